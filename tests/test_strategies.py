@@ -1,5 +1,5 @@
-"""The CPU part of benchmarks/verify_strategies.py: the same training under the cpu profile, under
-2-process gloo DDP and under FSDP2 really sharded over 2 gloo processes (benchmarks/fsdp_on_cpu.py
+"""The CPU part of benchmarks/verify_strategies.py: the same training as one process (in the test's own),
+under 2-process gloo DDP and under FSDP2 really sharded over 2 gloo processes (benchmarks/fsdp_on_cpu.py
 lifts accelerate's GPU-only gate), each export reloaded strictly into plain MONAI and compared.
 Resuming under DDP and FSDP2 is tests/test_preemption.py's SIGTERM test; here only FSDP2 in bf16
 with activation checkpointing resumes."""
@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -30,6 +31,20 @@ def _verify_strategies():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _one_process_outputs(verify_strategies, overrides: list[str], out: Path):
+    """The outputs of the reference (verify_strategies.export_outputs, loaded strictly into the plain
+    network) trained as one fp32 process on the global batch, in this one: the cpu profile's launch
+    until the ninety-eighth session, whose start (a launcher and a rank importing the stack) the
+    suite's process, with the stack imported, does not pay."""
+    from accelerated_seg.config import load_config
+    from accelerated_seg.train import train
+
+    train(load_config(None, [*overrides, f"--train.output_dir={out}"]))
+    info = json.loads((out / "run_info.json").read_text())
+    assert "single process" in info["strategy"] and not info["strategy_warning"], info["strategy"]
+    return verify_strategies.export_outputs(out / "model")
 
 
 
@@ -153,18 +168,24 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
     # finds that the network makes no such op and silences the warning (fsdp2_views.py); agreeing
     # with one process while really sharded shows it too.
     fsdp2_blocks = [p for p in verify_strategies.CPU_FSDP_PROFILES if p[0] == "fsdp2_blocks"]
-    # Every run saves half way (steps=4); resuming under DDP and FSDP2 is tested by the preemption
-    # tests, which resume bit-identical from the state a SIGTERM saved, so it is not repeated here.
-    records = verify_strategies.verify(verify_strategies.CPU_PROFILES + fsdp2_blocks, tmp_path, overrides,
-                                       tolerance=1e-4, steps=4, resume_profiles=set())
-    assert [r["exit"] for r in records] == [0, 0, 0], [r.get("error") for r in records]
+    # Every run saves half way (steps=4), as verify has the launches do; resuming under DDP and FSDP2 is
+    # tested by the preemption tests, which resume bit-identical from the state a SIGTERM saved, so it
+    # is not repeated here.
+    one = tmp_path / "one_process"
+    reference = _one_process_outputs(verify_strategies, [*overrides, "--train.save_every=2", "--train.keep_last=4"],
+                                     one)
+    ddp = [p for p in verify_strategies.CPU_PROFILES if p[0] == "ddp"]
+    records = verify_strategies.verify(ddp + fsdp2_blocks, tmp_path, overrides, tolerance=1e-4, steps=4,
+                                       resume_profiles=set(), reference=reference)
+    assert [r["exit"] for r in records] == [0, 0], [r.get("error") for r in records]
     assert all(r["in_effect"] and r["export_loads_strict"] for r in records)
-    # Each launch's last checkpoint, exported in this one process, is the model that launch exported:
-    # DDP's names carry its wrapper's "module.", FSDP2's weights are in one shard per rank.
-    assert [r["checkpoint_export_identical"] for r in records] == [True, True, True]
-    assert "DDP (MULTI_CPU) on 2 process(es)" in records[1]["strategy"]
-    assert "FSDP (FSDP) on 2 process(es)" in records[2]["strategy"]
-    assert [r["outputs_match"] for r in records[1:]] == [True, True], [r["max_abs_output_diff"] for r in records]
+    # Each run's last checkpoint, exported in this one process, is the model that run exported: DDP's
+    # names carry its wrapper's "module.", FSDP2's weights are in one shard per rank.
+    assert verify_strategies.checkpoint_export_identical(one)
+    assert [r["checkpoint_export_identical"] for r in records] == [True, True]
+    assert "DDP (MULTI_CPU) on 2 process(es)" in records[0]["strategy"]
+    assert "FSDP (FSDP) on 2 process(es)" in records[1]["strategy"]
+    assert [r["outputs_match"] for r in records] == [True, True], [r["max_abs_output_diff"] for r in records]
     # FSDP2 really sharded: the model and optimizer state saved as one shard per rank.
     step = tmp_path / "fsdp2_blocks" / "checkpoints" / "step_2"
     layout = json.loads((step / "strategy.json").read_text())
@@ -174,7 +195,7 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
 
 
 def _launch_fsdp2_on_cpu(*args: str, config_file: Path = ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml",
-                         mixed_precision: str = "bf16") -> subprocess.CompletedProcess:
+                         mixed_precision: str = "bf16", launch_args: tuple = ()) -> subprocess.CompletedProcess:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -182,7 +203,7 @@ def _launch_fsdp2_on_cpu(*args: str, config_file: Path = ROOT / "configs" / "acc
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(config_file), "--num_processes", "2",
-           "--mixed_precision", mixed_precision, "--main_process_port", str(port),
+           "--mixed_precision", mixed_precision, "--main_process_port", str(port), *launch_args,
            str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
            "--no-report", *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
@@ -246,19 +267,49 @@ def test_channels_last_weights_are_refused_before_the_data_work_where_the_strate
     assert "NotImplementedError" not in proc.stderr and "preprocessed cache" not in proc.stdout
 
 
-def test_a_full_state_dict_fsdp_checkpoint_exports_as_the_run_did(tiny_dataset, tmp_path):
-    """FSDP's FULL_STATE_DICT layout (one pytorch_model_fsdp.bin), which no shipped profile uses but a
-    user's may: accelerated-seg export reads it too."""
-    profile = tmp_path / "fsdp2_full_state_dict.yaml"
+@pytest.fixture(scope="module")
+def segresnet_sharded_by_size(tiny_dataset, tmp_path_factory):
+    """One launch for the two tests below (each its own launch until the ninety-eighth session): SegResNet
+    under fsdp2.yaml's size-based policy, its threshold lowered so that the network's down_layers, an
+    nn.ModuleList, is above it, and the profile's checkpoints saved as FULL_STATE_DICT, which no shipped
+    profile does but a user's may."""
+    work = tmp_path_factory.mktemp("segresnet_sharded_by_size")
+    profile = work / "fsdp2_full_state_dict.yaml"
     shipped = (ROOT / "configs" / "accelerate" / "fsdp2.yaml").read_text()
     assert "fsdp_state_dict_type: SHARDED_STATE_DICT" in shipped
     profile.write_text(shipped.replace("SHARDED_STATE_DICT", "FULL_STATE_DICT"))
-    run = tmp_path / "run"
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=2, train__val_every=0),
-                                config_file=profile, mixed_precision="no")
+    overrides = tiny_overrides(tiny_dataset, "unused", **{
+        "train.max_steps": 2, "train.val_every": 0, "train.save_every": 2, "train.global_batch_size": 4,
+        "train.batch_size": "null", "model.name": "segresnet", "model.args": "{init_filters: 8}"})
+    overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
+    run = work / "run"
+    proc = _launch_fsdp2_on_cpu(*overrides, f"--train.output_dir={run}", config_file=profile, mixed_precision="no",
+                                launch_args=("--fsdp_min_num_params", "2000"))
+    return SimpleNamespace(proc=proc, run=run, overrides=overrides)
+
+
+def test_a_full_state_dict_fsdp_checkpoint_exports_as_the_run_did(segresnet_sharded_by_size, tmp_path):
+    """FSDP's FULL_STATE_DICT layout (one pytorch_model_fsdp.bin), which no shipped profile uses but a
+    user's may: accelerated-seg export reads it too."""
+    proc, run = segresnet_sharded_by_size.proc, segresnet_sharded_by_size.run
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (run / "checkpoints" / "step_2" / "pytorch_model_fsdp.bin").is_file()
     assert_checkpoint_exports_as_training_did(run, tmp_path / "exported")
+
+
+def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(segresnet_sharded_by_size,
+                                                                                     tmp_path):
+    """fsdp2.yaml's size-based policy on SegResNet, whose down_layers is an nn.ModuleList above the
+    threshold: accelerate would call fully_shard on it, which torch refuses (the shipped profile failed
+    this way for 5 of the 6 registry networks). wrapping.fsdp2_valid_units_only passes over it;
+    the network trains sharded and ends where one process does."""
+    verify_strategies = _verify_strategies()
+    proc = segresnet_sharded_by_size.proc
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "FSDP (FSDP) on 2 process(es)" in proc.stdout
+    one = _one_process_outputs(verify_strategies, segresnet_sharded_by_size.overrides, tmp_path / "one")
+    diff = (one - verify_strategies.export_outputs(segresnet_sharded_by_size.run / "model")).abs().max()
+    assert float(diff) <= 1e-4
 
 
 def test_fsdp2_resumes_sgd_with_the_rate_of_the_resumed_run(tiny_dataset, tmp_path):
@@ -286,29 +337,6 @@ def test_fsdp2_resumes_sgd_with_the_rate_of_the_resumed_run(tiny_dataset, tmp_pa
     assert rates[3] == pytest.approx(0.02 * lr_multiplier(2, schedule, 4))
     saved = torch.load(run / "checkpoints" / "step_4" / "custom_checkpoint_0.pkl", weights_only=False)
     assert saved["base_lrs"] == [0.02]
-
-
-def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(tiny_dataset, tmp_path,
-                                                                                     monkeypatch):
-    """fsdp2.yaml's size-based policy on SegResNet, whose down_layers is an nn.ModuleList above the
-    threshold: accelerate would call fully_shard on it, which torch refuses (the shipped profile failed
-    this way for 5 of the 6 registry networks). wrapping.fsdp2_valid_units_only passes over it;
-    the network trains sharded and ends where one process does."""
-    verify_strategies = _verify_strategies()
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    overrides = tiny_overrides(tiny_dataset, "unused", **{
-        "train.max_steps": 2, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
-        "train.batch_size": "null", "model.name": "segresnet", "model.args": "{init_filters: 8}"})
-    overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
-    one = verify_strategies.run_profile("cpu", 1, {}, tmp_path / "one", overrides, fp32=True)
-    sharded = verify_strategies.run_profile(
-        "fsdp2", 2, {"ACCELERATE_USE_CPU": "true"}, tmp_path / "fsdp2", overrides, keep_stdout=True,
-        script=verify_strategies.FSDP_ON_CPU, launch_args=["--fsdp_min_num_params", "2000"])
-    assert one["exit"] == 0 and sharded["exit"] == 0, (one.get("error"), sharded.get("error"))
-    assert "FSDP (FSDP) on 2 process(es)" in sharded["strategy"]
-    diff = (verify_strategies.export_outputs(tmp_path / "one" / "model")
-            - verify_strategies.export_outputs(tmp_path / "fsdp2" / "model")).abs().max()
-    assert float(diff) <= 1e-4
 
 
 def test_a_cpu_run_does_not_print_deepspeeds_no_gpu_warning():
