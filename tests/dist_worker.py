@@ -10,6 +10,9 @@ SEED_OUT=P writes the seed of torch's generator at the first training step to ``
 FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
 GONE_AFTER_MAIN_LOADS=<checkpoint> deletes the checkpoint a resume loads once the main process has loaded it and
 before rank 1 does, as another run's rotation (keep_last) would between the two.
+AGAIN_INTO=<folder> trains the same overrides once more, into that folder, in the same processes after the run (a
+test's uninterrupted reference, without the start of a launch of its own); its summary is the result's "again".
+The fault knobs stay armed, counting on from the first run: one spent there (a SIGNAL_CALL passed) does not fire.
 """
 
 import os
@@ -94,6 +97,9 @@ def main() -> None:
             from accelerated_seg.train import train
 
         result = {"ok": True, **train(load_config(None, overrides))}
+        if os.environ.get("AGAIN_INTO"):
+            again = [o for o in overrides if not o.startswith("--train.output_dir=")]
+            result["again"] = train(load_config(None, [*again, f"--train.output_dir={os.environ['AGAIN_INTO']}"]))
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file
         result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
     write_result_and_exit(prefix, rank, result)

@@ -123,12 +123,16 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
     # 2 ranks x 2 = 4 patches per step, 3 steps per epoch. Rank 1 signals itself during its 5th
     # forward (step 5, mid-epoch 1); rank 0 learns it at step 5's all-reduce and both stop there.
     # Under FSDP2 (really sharded, benchmarks/fsdp_on_cpu.py) the state saved is one shard per rank.
+    # The same processes then train the uninterrupted run the resume must end as (AGAIN_INTO): a
+    # launch of its own until the ninety-eighth session.
     common = {"train.max_steps": 8, "train.val_every": 0, "train.save_every": 3}
-    interrupted = tmp_path / "interrupted"
+    interrupted, full = tmp_path / "interrupted", tmp_path / "full"
     results = launch_two(tmp_path / "cut", tiny_overrides(tiny_dataset, interrupted, **common),
-                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM"},
+                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM",
+                                    "AGAIN_INTO": str(full)},
                          fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(True, 5), (True, 5)]
+    assert [(r["again"]["preempted"], r["again"]["step"]) for r in results] == [(False, 8), (False, 8)]
     assert [p.name for p in complete_checkpoints(interrupted / "checkpoints")] == ["step_3", "step_5"]
     assert not (interrupted / "model").exists()
     if fsdp_profile:
@@ -142,8 +146,6 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
                                                              **{"train.resume": "latest"}),
                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"}, fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(False, 8), (False, 8)]
-    full = tmp_path / "full"
-    launch_two(tmp_path / "full", tiny_overrides(tiny_dataset, full, **common), fsdp_profile=fsdp_profile)
     _same_weights(full, interrupted)
 
 
