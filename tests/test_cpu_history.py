@@ -327,6 +327,9 @@ def test_each_hosts_efficiency_and_projection_in_the_targets_table_are_the_files
     assert len(groups) >= 5  # the last host, after ", and", was read as the one before it until the ninety-sixth
     for *shown, host in groups:
         spans = re.findall(r"([a-z]+(?:-[a-z]+)?) to ([a-z]+(?:-[a-z]+)?)", host)
+        # a session after the spans on its own ("eighty-seventh to ninety-first, ninety-ninth)"), since the
+        # ninety-ninth, whose host had been away for seven sessions
+        spans += [(alone, alone) for alone in re.findall(r", ([a-z]+(?:-[a-z]+)?)\)", host)]
         sessions = [rows[session_of[n]] for first, last in spans
                     for n in range(_ordinal(first), _ordinal(last) + 1) if session_of.get(n) in rows]
         efficiency = [100 * r["efficiency_2proc"] for r in sessions]
