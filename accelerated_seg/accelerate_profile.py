@@ -39,27 +39,42 @@ def read_profile(path: str | Path, named: str | None = None) -> dict:
         UnreadableProfile: the file cannot be read as an accelerate config.
         ConfigError: a top-level dynamo_backend beside a dynamo_config that it replaces, and so drops.
     """
-    named = named or str(path)
-    profile = _read_mapping(path, named)
+    return read_profile_as_written(path, named)[1]
+
+
+def read_profile_as_written(path: str | Path, named: str | None = None) -> tuple[dict, dict]:
+    """(the accelerate config at ``path`` as its file holds it, as the launch reads it: :func:`read_profile`), from
+    one reading of the file: a message quotes the file's own keys (:func:`mixed_precision_key`), which the launch
+    rewrites. Raises as :func:`read_profile`."""
+    written = _read_mapping(path, named or str(path))
     from accelerate.commands.config.config_args import BaseConfig
 
-    processed = BaseConfig.process_config(dict(profile))
-    given, read = profile.get("dynamo_config"), processed.get("dynamo_config")
-    if "dynamo_backend" in profile and given and given != read and (_compiles(given) or _compiles(read)):
+    processed = BaseConfig.process_config(dict(written))
+    given, read = written.get("dynamo_config"), processed.get("dynamo_config")
+    if "dynamo_backend" in written and given and given != read and (_compiles(given) or _compiles(read)):
         raise ConfigError(f"{path}: the accelerate config has a top-level dynamo_backend (an older accelerate's key), "
                           f"which accelerate launch reads in place of the dynamo_config beside it, so dynamo_config "
                           f"{given} is ignored and the run compiles as {read or 'not at all'}: move dynamo_backend "
                           f"into dynamo_config, or remove one of them")
-    return processed
+    return written, processed
 
 
-def mixed_precision_key(path: str | Path) -> str:
-    """The key the accelerate config at ``path`` (one :func:`read_profile` reads) gives its precision with, as a
-    remedy must name it: "fp16" for an older accelerate's ``fp16: true``, which the launch reads as mixed_precision
-    fp16 where mixed_precision is missing, else "mixed_precision". A profile of fp16 beside a DeepSpeed json was told
-    to "Remove mixed_precision", a key its file does not have (ninety-eighth session)."""
-    profile = _read_mapping(path, str(path))
-    return "fp16" if "mixed_precision" not in profile and "fp16" in profile else "mixed_precision"
+def mixed_precision_key(written: dict) -> str:
+    """The key an accelerate config as its file holds it (``written``: :func:`read_profile_as_written`'s first)
+    gives its precision with, as a remedy must name it: "fp16" for an older accelerate's ``fp16: true``, which the
+    launch reads as mixed_precision fp16 where mixed_precision is missing, else "mixed_precision". A profile of fp16
+    beside a DeepSpeed json was told to "Remove mixed_precision", a key its file does not have (ninety-eighth
+    session). It took the file's path and read the file again, after its callers had read it (until the
+    ninety-ninth session)."""
+    return "fp16" if "mixed_precision" not in written and "fp16" in written else "mixed_precision"
+
+
+def as_written(written: dict, key: str) -> str:
+    """``key: value`` as the accelerate config's file (``written``) holds it, for a message: ``fp16: 'yes'`` of an
+    older profile, which the launch reads as fp16 as it reads ``fp16: true`` (any value of truth), was quoted
+    ``fp16: true`` until the ninety-ninth session."""
+    value = written[key]
+    return f"{key}: {str(value).lower() if isinstance(value, bool) else repr(value)}"  # YAML's true, 'yes' quoted
 
 
 def _read_mapping(path: str | Path, named: str) -> dict:

@@ -212,39 +212,37 @@ def launched_mixed_precision() -> str | None:
     accelerate as fp16), else None: none set, or the profile cannot be told or read. A DeepSpeed launch given
     ``--mixed_precision`` exports nothing of the profile's, which it ignores beside a DeepSpeed json
     (``strategy.mixed_precision_beside_a_json_problem``)."""
-    return (_launched_profile() or {}).get("mixed_precision")
+    return launched_mixed_precision_as_written()[0]
 
 
-def launched_mixed_precision_key() -> str:
-    """The key the launched profile's file gives its precision with (``accelerate_profile.mixed_precision_key``),
-    "mixed_precision" where the profile cannot be told or read."""
-    from .accelerate_profile import mixed_precision_key
-    from .config import ConfigError
-
-    if (path := launched_config_file()) is None:
-        return "mixed_precision"
-    try:
-        return mixed_precision_key(path)
-    except ConfigError:
-        return "mixed_precision"
+def launched_mixed_precision_as_written() -> tuple[str | None, dict | None]:
+    """(:func:`launched_mixed_precision`, the launched profile as its file holds it, whose key of the precision a
+    message names: ``accelerate_profile.mixed_precision_key``), from one reading of the file; (None, None) where
+    the profile cannot be told or read. The key was found by reading the file again, until the ninety-ninth
+    session."""
+    if (read := _launched_profile()) is None:
+        return None, None
+    written, profile = read
+    return profile.get("mixed_precision"), written
 
 
 def launched_parallelism_config() -> dict:
     """The ``parallelism_config`` section of the launched profile, read as plan reads it, else {}: none, or the
     profile cannot be told or read. The launch exports its sizes only through torchrun and DeepSpeed's launcher;
     a one-process launch drops them (``strategy.parallelism_error``)."""
-    section = (_launched_profile() or {}).get("parallelism_config")
+    section = read[1].get("parallelism_config") if (read := _launched_profile()) else None
     return section if isinstance(section, dict) else {}
 
 
-def _launched_profile() -> dict | None:
-    """The launched profile as plan reads it, else None where it cannot be told or read."""
-    from .accelerate_profile import read_profile
+def _launched_profile() -> tuple[dict, dict] | None:
+    """The launched profile (as its file holds it, as plan reads it: ``accelerate_profile.read_profile_as_written``),
+    else None where it cannot be told or read."""
+    from .accelerate_profile import read_profile_as_written
     from .config import ConfigError
 
     if (path := launched_config_file()) is None:
         return None
     try:
-        return read_profile(path)
+        return read_profile_as_written(path)
     except ConfigError:  # unreadable, or a dynamo_config replaced: profile_keys_error says it first
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .accelerate_profile import mixed_precision_key, read_profile
+from .accelerate_profile import read_profile_as_written
 from .config import ConfigError
 from .deepspeed_precision_blocks import PRECISION_BLOCKS, switched_on
 from .strategy import (COPIED_SECTIONS, JSON_DECIDES, MIXED_PRECISION, PRECISION_OF_MIXED, deepspeed_json_problem,
@@ -64,7 +64,7 @@ def read_launch_profile(path: str | Path, precision: str | None = None) -> Launc
             of a launch training refuses, until the ninety-eighth session.
     """
     where = str(path)
-    profile = read_profile(path, f"--accelerate-config {where}")
+    written, profile = read_profile_as_written(path, f"--accelerate-config {where}")  # written: as its file holds it
     # the profile's own errors first, then its DeepSpeed json's: a typo'd key beside a missing json was
     # refused for the json alone, which did not name the profile (ninety-fifth session)
     mixed = profile.get("mixed_precision")
@@ -84,7 +84,7 @@ def read_launch_profile(path: str | Path, precision: str | None = None) -> Launc
         deepspeed_json = None if named_json is None else read_deepspeed_json(named_json)
     except ConfigError as error:
         raise ConfigError(f"{where}: {error}") from None
-    if problem := _deepspeed_problem(profile, named_json, deepspeed_json, mixed_precision_key(path)) or (
+    if problem := _deepspeed_problem(profile, named_json, deepspeed_json, written) or (
             precision and deepspeed_json is not None and precision_against_the_json_problem(
                 named_json, deepspeed_json, MIXED_PRECISION[precision], PLAN_PRECISION)):
         raise ConfigError(f"{where}: {problem}")
@@ -129,14 +129,15 @@ def _deepspeed_json_file(profile: dict) -> str | None:
 
 
 def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: dict | None,
-                       precision_key: str) -> str | None:
+                       written: dict) -> str | None:
     """Why accelerate or DeepSpeed would refuse a DeepSpeed profile's ZeRO settings, as training's ranks say it
     (``strategy.deepspeed_launch_error``), else None: a zero_stage outside 0 to 3; beside a json, profile fields the
     json decides, a json without zero_optimization or with a stage outside 0 to 3. Until the ninety-fifth session
     plan printed these as a strategy it does not model ("ZeRO stage 4"), and training refused them naming the json
     alone. A top-level mixed_precision beside a json, which the launch refuses, or ignores where it is given
     --mixed_precision (``strategy.mixed_precision_beside_a_json_problem``), after those fields and before the json's
-    content, as the ranks say them; until the ninety-sixth session plan passed it, and took its precision."""
+    content, as the ranks say them; until the ninety-sixth session plan passed it, and took its precision. ``written``
+    is the profile as its file holds it, whose own precision key that message quotes."""
     if str(profile.get("distributed_type")) != "DEEPSPEED":
         return None
     section = profile.get("deepspeed_config") or {}
@@ -145,7 +146,7 @@ def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: di
     beside = [field for field in map(str, section) if field in JSON_DECIDES]
     return (fields_beside_a_json_problem(named_json, beside)
             or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"), deepspeed_json,
-                                                     precision_key)
+                                                     written)
             or deepspeed_json_problem(named_json, deepspeed_json))
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from accelerate.utils import DistributedType, parse_flag_from_env, patch_environment
 
+from .accelerate_profile import as_written, mixed_precision_key
 from .config import ConfigError
 from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
                                         switched_on)
@@ -357,12 +358,11 @@ def _deepspeed_launch_problem() -> str | None:
         return problem
     # the launch names mixed_precision among the fields where it took the profile's, without --mixed_precision;
     # with one, the profile's is ignored, and only the profile tells it
-    mixed = launched_profile.launched_mixed_precision()
+    mixed, written = launched_profile.launched_mixed_precision_as_written()
     if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
         mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
     asked = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
-    key = launched_profile.launched_mixed_precision_key()
-    return (mixed_precision_beside_a_json_problem(file, mixed, config, key) or deepspeed_json_problem(file, config)
+    return (mixed_precision_beside_a_json_problem(file, mixed, config, written) or deepspeed_json_problem(file, config)
             or precision_against_the_json_problem(file, config, asked, precision_asked_by(asked)))
 
 
@@ -381,10 +381,12 @@ def fields_beside_a_json_problem(file, clash: list[str]) -> str | None:
             f"them from the accelerate config (a json's 'auto' entries take the experiment's values)") if clash else None
 
 
-def mixed_precision_beside_a_json_problem(file, mixed, config: dict, key: str = "mixed_precision") -> str | None:
-    """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none; ``key``: the key the
-    profile's file writes it with, "fp16" for an older accelerate's ``fp16: true``) of a profile that names
-    the DeepSpeed json ``file`` (read as ``config``) is refused, else None. A launch without
+def mixed_precision_beside_a_json_problem(file, mixed, config: dict, written: dict | None = None) -> str | None:
+    """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none) of a profile that names
+    the DeepSpeed json ``file`` (read as ``config``) is refused, else None; ``written``: the profile as its file
+    holds it, where it can be told, whose own key and value the message quotes and the remedy names (an older
+    accelerate's ``fp16: 'yes'``, read as mixed_precision fp16: ``accelerate_profile.mixed_precision_key``; it was
+    quoted ``fp16: true`` until the ninety-ninth session). A launch without
     ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses beside a json (its
     ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and ``--mixed_precision``
     meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the profile's says nothing:
@@ -394,7 +396,9 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict, key: str = 
     asking for fp16)."""
     if mixed is None:
         return None
-    setting = f"mixed_precision {mixed!r}" if key == "mixed_precision" else f"{key}: true (mixed_precision {mixed!r})"
+    key = mixed_precision_key(written or {})
+    setting = (f"mixed_precision {mixed!r}" if key == "mixed_precision" else
+               f"{as_written(written, key)} (mixed_precision {mixed!r})")
     refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets {setting} at its "
                f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
                f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "

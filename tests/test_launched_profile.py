@@ -352,7 +352,8 @@ _JSONS = ['{"zero_optimization": {"stage": 2}, "bf16": {"enabled": true}}',
 
 @pytest.mark.parametrize("json_text", _JSONS)
 @pytest.mark.parametrize("top, named", [("mixed_precision: bf16", "bf16"), ("mixed_precision: 'no'", "no"),
-                                        ("fp16: true", "fp16")])  # an older accelerate's fp16, read as fp16
+                                        ("fp16: true", "fp16"),  # an older accelerate's fp16, read as fp16
+                                        ("fp16: 'yes'", "fp16")])  # any value of truth: quoted as the file has it
 @pytest.mark.parametrize("option", [None, "bf16"])  # no json here refuses bf16 as asked
 def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_and_training_alike(
         tmp_path, monkeypatch, json_text, top, named, option):
@@ -360,7 +361,7 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
     _deepspeed_config_checks: a ValueError in every rank), and ignores it where it has one. plan passed it and took
     its precision where the json had no bf16/fp16 block, training refused it in words for the deepspeed_config
     section ("Remove them from the accelerate config"), and said nothing where --mixed_precision was given (until
-    the ninety-sixth session)."""
+    the ninety-sixth session). An older fp16: 'yes' was quoted as fp16: true (until the ninety-ninth session)."""
     from accelerated_seg.config import ConfigError
     from accelerated_seg.plan_profile import read_launch_profile
     from accelerated_seg.strategy import construction_error
@@ -377,7 +378,7 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     key = top.split(":")[0]  # the remedy names the key in the file: fp16 was told "Remove mixed_precision"
-    setting = f"mixed_precision '{named}'" if key == "mixed_precision" else "fp16: true (mixed_precision 'fp16')"
+    setting = f"mixed_precision '{named}'" if key == "mixed_precision" else f"{top} (mixed_precision 'fp16')"
     said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets {setting} at "
             f"its top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
             f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
@@ -397,6 +398,33 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
                        f"deepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
     assert construction_error() is None
     assert read_launch_profile(profile).precision == ("bf16" if '"enabled": true' in json_text else "fp32")
+
+
+@pytest.mark.parametrize("top, setting", [("mixed_precision: bf16", "mixed_precision 'bf16'"),
+                                          ("fp16: 1", "fp16: 1 (mixed_precision 'fp16')")])
+def test_plan_and_a_rank_read_the_profile_once_to_refuse_its_mixed_precision_beside_a_json(tmp_path, monkeypatch,
+                                                                                            top, setting):
+    """The key the message names was found by reading and parsing the file again, after plan and the rank had read
+    it (until the ninety-ninth session); the value is quoted as the file holds it (fp16: 1, not true)."""
+    from accelerated_seg import accelerate_profile
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+    from accelerated_seg.strategy import deepspeed_launch_error
+
+    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
+    json_file.write_text(_JSONS[2])
+    profile.write_text(f"distributed_type: DEEPSPEED\n{top}\ndeepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file),
+                        "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,mixed_precision"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    reads = []
+    read = accelerate_profile._read_mapping
+    monkeypatch.setattr(accelerate_profile, "_read_mapping", lambda *args: reads.append(args) or read(*args))
+    with pytest.raises(ConfigError, match=f"sets {re.escape(setting)} .* Remove {top.split(':')[0]} from"):
+        read_launch_profile(profile)
+    assert len(reads) == 1
+    assert f"sets {setting} " in deepspeed_launch_error() and len(reads) == 2
 
 
 @pytest.mark.distributed  # real accelerate launches of DeepSpeed, one process on the CPU
