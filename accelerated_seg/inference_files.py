@@ -771,21 +771,24 @@ def _written_by_predict(path: str, as_it_stands: tuple) -> str | None:
         if label_map_digest(np.asanyarray(image.dataobj)) != descrip[len(PREDICTION_DESCRIP) + 1:]:
             return "changed since predict wrote it"
         return None
-    except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
-        return "not written by predict"
+    except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError, HeaderDataError):  # no NIfTI, or
+        return "not written by predict"  # a header nibabel refuses (a traceback until the ninety-ninth session)
 
 
 def marked_by_predict(path: str | Path) -> bool:
     """Whether the header of ``path`` carries predict's description (``PREDICTION_DESCRIP``), changed since or
     not: the header alone is read, to tell predict's folder from another tool's (evaluate's advice for a
     missing case). Its first bytes alone, since the ninety-seventh session (nib.load before, with nibabel's
-    sniffing of every image class: 1.8-2.3 ms a file, for 200 predictions 0.36-0.46 s of an error's wait)."""
+    sniffing of every image class: 1.8-2.3 ms a file, for 200 predictions 0.36-0.46 s of an error's wait).
+    A header that nibabel's checks refuse (a datatype code it does not know, a vox_offset inside the header) is
+    not ours, as ``written_by_predict`` says of it: read unchecked, one whose descrip held the mark answered True
+    until the ninety-ninth session."""
     try:
         with ImageOpener(str(path)) as stream:  # decompresses a .gz only as far as the header
             block = stream.read(nib.Nifti2Header.sizeof_hdr)
         klass = next((klass for klass in (nib.Nifti1Header, nib.Nifti2Header)  # nib.load's order
                       if klass.may_contain_header(block)), None)
-        return klass is not None and klass(block[:klass.sizeof_hdr], check=False)["descrip"].item().startswith(
+        return klass is not None and klass(block[:klass.sizeof_hdr], check=True)["descrip"].item().startswith(
             PREDICTION_DESCRIP)
     except (OSError, EOFError, ValueError, zlib.error, HeaderDataError):  # unreadable, not gzip as named, a
         return False  # folder, a damaged header: not ours

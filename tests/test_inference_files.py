@@ -299,6 +299,36 @@ def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is
     assert written_by_predict(tmp_path / "missing.nii.gz") == "not written by predict"
 
 
+@pytest.mark.parametrize("name", ["case.nii", "case.nii.gz"])
+@pytest.mark.parametrize("offset, value", [(70, 999), (70, 0), (108, 10.0)])  # datatype 999 and 0; vox_offset 10
+def test_a_header_nibabels_checks_refuse_is_not_predicts_though_its_descrip_carries_the_mark(tmp_path, name, offset,
+                                                                                             value):
+    """Read unchecked, such a header whose descrip held predict's mark was predict's to evaluate's advice ("predict
+    this case ... which wrote the others"), and ``written_by_predict`` let nib.load's HeaderDataError out of
+    predict's check of its outputs as a traceback (until the ninety-ninth session): it is not ours, to either."""
+    import gzip
+    import struct
+
+    from accelerated_seg.inference_files import (_check_only_predictions_replaced, label_map_descrip,
+                                                 marked_by_predict, written_by_predict)
+
+    labels = np.zeros((4, 4, 4), np.uint8)
+    image = nib.Nifti1Image(labels, np.eye(4))
+    image.header["descrip"] = label_map_descrip(labels)
+    nib.save(image, tmp_path / "case.nii")
+    assert marked_by_predict(tmp_path / "case.nii") and written_by_predict(tmp_path / "case.nii") is None
+    damaged = bytearray((tmp_path / "case.nii").read_bytes())
+    struct.pack_into("<h" if offset == 70 else "<f", damaged, offset, value)  # nifti1's datatype; vox_offset
+    (tmp_path / "case.nii").unlink()
+    (tmp_path / name).write_bytes(gzip.compress(damaged) if name.endswith(".gz") else damaged)
+    with pytest.raises(nib.spatialimages.HeaderDataError):  # nibabel's own checks refuse it
+        nib.load(tmp_path / name)
+    assert not marked_by_predict(tmp_path / name)
+    assert written_by_predict(tmp_path / name) == "not written by predict"
+    with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / name))} \(not written by predict\) already"):
+        _check_only_predictions_replaced([tmp_path / name])
+
+
 def test_predicts_mark_is_read_from_the_header_alone_with_nib_loads_answers(tmp_path):
     """``marked_by_predict`` (evaluate's advice for a missing case asks it of every prediction) read each file
     with nib.load until the ninety-seventh session; it reads the header alone since, and answers as before:
