@@ -222,11 +222,12 @@ def test_a_label_of_several_volumes_all_nan_is_said_to_be_all_nan_before_its_vol
     assert_single_error(check_one_bad_case(tmp_path, case), case.label, "is 4D with 3 volumes", "argmax")
 
 
-@pytest.mark.parametrize("shape", [SHAPE, (*SHAPE, 1)], ids=["3d", "trailing_1"])
+@pytest.mark.parametrize("shape", [SHAPE, (*SHAPE, 1), (*SHAPE, 1, 1)], ids=["3d", "trailing_1", "trailing_1_1"])
 def test_a_label_of_nan_alone_is_said_to_be_so_not_a_probability_map(tmp_path, shape):
     """Told "non-integer label values [nan] ... all within 0..1, as a probability map's do: give the label map of
     class values" until the ninety-seventh session, as if NaN were probabilities: it holds no class at all, as
-    evaluate says it."""
+    evaluate says it. One behind two size-1 axes, one volume as evaluate reads it, was told "not 3D" instead until
+    the ninety-ninth session."""
     case = make_case(tmp_path, "nan", label=np.full(shape, np.nan, np.float32))
     error = assert_single_error(check_one_bad_case(tmp_path, case), case.label)
     assert error.endswith("nan.nii.gz: every voxel (512) is NaN, so the label holds no class at all; the program "

@@ -16,7 +16,7 @@ from accelerated_seg.data.check_report import CheckReport
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
 from accelerated_seg.data.io import header_error, nifti_without_its_extension, read_nifti
-from accelerated_seg.data.voxel_slabs import slabs
+from accelerated_seg.data.voxel_slabs import grid_shape, slabs
 
 
 def over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, report: CheckReport) -> bool:
@@ -72,15 +72,18 @@ def _several_volumes_all_nan_said(label: nib.Nifti1Image) -> str:
     """``all_nan_said`` of a float label of several volumes without a finite voxel (a diverged model's
     probability map), "" of any other: refused as "3 volumes" with their argmax as the remedy until the
     ninety-seventh session, though that argmax is class 0 in every voxel, background alone that would pass.
-    Read in slabs, on this error's way alone, and only until a finite voxel."""
-    if label.get_data_dtype().kind != "f" or math.prod(label.shape[3:]) <= 1:
+    One 3D map behind a run of size-1 axes, (x, y, z, 1, 1), is one volume as evaluate and the channels'
+    stacking read it, so said as a (x, y, z, 1) one is: it was refused as "not 3D" until the ninety-ninth
+    session, its NaN unsaid. Read in slabs, on this error's way alone, and only until a finite voxel."""
+    trailing = label.shape[3:]
+    if label.get_data_dtype().kind != "f" or not trailing or 0 in label.shape:
         return ""
     only_nan = True
     for slab in slabs(label):
         if np.isfinite(slab).any():
             return ""
         only_nan = only_nan and bool(np.isnan(slab).all())
-    return all_nan_said(label.shape, only_nan, "label")
+    return all_nan_said(label.shape if math.prod(trailing) > 1 else grid_shape(label), only_nan, "label")
 
 
 def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
