@@ -181,7 +181,7 @@ class Segmentation:
                                    f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
                                    f"init_from=None) to train a new network of its design")
             settings["init_from"] = str(self.loaded_from)
-        cfg = dataset._config(settings, "fit")
+        cfg = dataset.unchecked_config(settings, "fit")
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config

@@ -193,19 +193,33 @@ class Dataset:
         """A full run config with a copy of these data settings; each of ``settings`` is a ``TrainConfig``
         field (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...).
         Its data settings, edited, leave the Dataset as it is, and ``fit`` refuses the config."""
-        cfg = self._config(settings, "Dataset.config")
+        cfg = self.unchecked_config(settings, "Dataset.config")
         # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
         # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
         # as made: one edited afterwards is checked by Dataset.fit, in its own words (optim.lr).
         checked_config(cfg, "Dataset.config", DATASET_FIT_NAMES)
         return cfg
 
-    def _config(self, settings: dict, where: str) -> Config:
-        """``config(**settings)``, its refusal said by ``where``, the method the caller called (the batch
-        given twice was said with no method's name, ninety-first session)."""
+    def unchecked_config(self, settings: dict, caller: str) -> Config:
+        """``config(**settings)`` before its values are checked: a full run config with a copy of these data
+        settings and this Dataset's batch, for a caller that checks the values in its own words
+        (``Segmentation.fit``: ``lr``, as its keywords, where ``Dataset.config`` says them as its own). Public
+        since the ninety-ninth session: ``Segmentation.fit`` called the private ``_config`` it was before.
+
+        Args:
+            settings: ``TrainConfig`` and ``OptimConfig`` fields by name (``max_steps``, ``lr``...).
+            caller: the method called, which the refusal names (``"fit"``; the batch given twice was said with no
+                method's name until the ninety-first session).
+
+        Returns:
+            The run config, its values as given (``lr=-1`` too): check it with ``checked_config``.
+
+        Raises:
+            ConfigError: ``batch_size`` given, other than ``Dataset.batch(n)``'s.
+        """
         batch = settings.get("batch_size")
         if batch is not None and self.batch_size is not None and batch != self.batch_size:
-            raise ConfigError(f"{where}: the per-device batch is given twice, as Dataset.batch({self.batch_size}) "
+            raise ConfigError(f"{caller}: the per-device batch is given twice, as Dataset.batch({self.batch_size}) "
                               f"and as batch_size={batch!r}; give it once")
         return run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
@@ -289,7 +303,7 @@ class Dataset:
         if config is not None:
             self._check_its_config(config, train_settings)
         # lr="1e-3", as fit; a config's own settings are named as it names them
-        cfg = checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
+        cfg = checked_config(config or self.unchecked_config(train_settings, "Dataset.fit"), "Dataset.fit",
                               DATASET_FIT_NAMES if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)

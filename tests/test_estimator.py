@@ -766,6 +766,12 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         with pytest.raises(ConfigError, match=rf"^{said}: the per-device batch is given twice, as Dataset.batch\(2\) "
                                               rf"and as batch_size=3; give it once"):
             call()
+    # the run config before its values are checked, public for Segmentation.fit, which checks them in its own
+    # words (it called the private Dataset._config until the ninety-ninth session)
+    assert data.unchecked_config({"lr": -1.0}, "fit").optim.lr == -1.0
+    assert data.batch(2).unchecked_config({}, "fit").train.batch_size == 2
+    with pytest.raises(ConfigError, match=r"^fit: the per-device batch is given twice"):
+        data.batch(2).unchecked_config({"batch_size": 3}, "fit")
 
 
 def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(tiny_dataset, tmp_path, monkeypatch):
