@@ -414,7 +414,18 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     # network's outputs are known to every check before training (one per region)
     regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order,
                                manifest.ignore_value)
-    return dataclasses.replace(manifest, regions=regions)
+    return dataclasses.replace(manifest, regions=regions, labels=_named_by_regions(manifest, regions, class_names))
+
+
+def _named_by_regions(manifest: Manifest, regions: Regions, class_names: tuple | None) -> dict[int, str]:
+    """The classes' names under ``regions``: each value one region paints named after it, as a config's
+    ``data.regions`` names the values only regions name (``named_by_regions``: check's classes, the export's
+    "labels"), where ``class_names`` names none; from_files' ``class_<value>`` names no structure, and stayed
+    beside the regions' names until the ninety-ninth session. A value no region paints keeps its name."""
+    if class_names is not None:
+        return manifest.labels
+    painted = regions.painted_names()
+    return {index: painted.get(value, manifest.labels[index]) for index, value in enumerate(manifest.label_values)}
 
 
 # Dataset.augment takes data.augment and data.augment_on as its profile and on

@@ -466,6 +466,31 @@ def test_data_regions_over_a_datasets_own_regions_name_the_values_they_paint_as_
         0: "background", 1: "edema", 2: "non-enhancing", 3: "enhancing"}
 
 
+def test_from_files_regions_name_the_values_they_paint_as_a_configs_data_regions_do(tmp_path):
+    """Dataset.from_files(..., regions=...) kept its classes class_1, class_2, class_3 beside the regions until the
+    ninety-ninth session, where a config's data.regions over the same files names each value after the region
+    that paints it (check's classes, the export's "labels"); class_names given still name them."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest, with_regions
+    from accelerated_seg.estimator import Dataset
+
+    regions = {"whole tumor": [1, 2, 3], "tumor core": [2, 3], "enhancing tumor": [3]}
+    root = write_nnunet(tmp_path / "nnunet", channels=("T1",), labels={"background": 0, **regions})
+    data = DataConfig(dataset=str(root / "dataset.json"), regions=regions)
+    configured = with_regions(data, load_manifest(data, tmp_path))
+    pairs = [(str(case.images[0]), str(case.label)) for case in configured.training + configured.validation]
+    given = Dataset.from_files(pairs, block_shape=8, n_classes=4, regions=regions).manifest
+    assert given.labels == configured.labels == {0: "background", 1: "whole tumor", 2: "tumor core",
+                                                 3: "enhancing tumor"}
+    assert given.regions == configured.regions
+    named = ["background", "edema", "non-enhancing", "enhancing"]
+    assert list(Dataset.from_files(pairs, block_shape=8, n_classes=4, regions=regions,
+                                   class_names=named).manifest.labels.values()) == named
+    fewer = Dataset.from_files(pairs, block_shape=8, n_classes=4, regions={"all": [1, 2, 3], "core": [2, 3]},
+                               region_order=[1, 3]).manifest  # 2 is painted by none of them: its own name
+    assert fewer.labels == {0: "background", 1: "all", 2: "class_2", 3: "core"}
+
+
 def test_nnunet_ignore_label_is_read_as_the_value_of_unannotated_voxels(tmp_path):
     manifest = load_nnunet(write_nnunet(tmp_path, labels={"background": 0, "tumor": 1, "ignore": 2}))
     assert manifest.labels == {0: "background", 1: "tumor"} and manifest.label_values == [0, 1]

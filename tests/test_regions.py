@@ -331,6 +331,9 @@ def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset
     model.fit(data, steps=3)
     config = json.loads((tmp_path / "run" / "model" / "config.json").read_text())
     assert config["regions"]["names"] == ["findings", "lesion"] and config["model"]["args"]["out_channels"] == 2
+    # each value named after the region that paints it, as data.regions names them (class_1, class_2 before the
+    # ninety-ninth session)
+    assert config["labels"] == {"0": "background", "1": "findings", "2": "lesion"}
     summary = model.evaluate(data)
     assert summary["classes"] == {"1": "findings", "2": "lesion"}
     assert summary["per_class"]["1"]["dice"]["n"] == len(held_out)
