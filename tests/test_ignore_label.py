@@ -5,6 +5,7 @@ evaluate on them alone, and predict dense segmentations."""
 import dataclasses
 import json
 import math
+import re
 import shutil
 
 import nibabel as nib
@@ -74,7 +75,7 @@ def test_the_ignore_entry_is_taken_out_of_either_kind_of_declaration(raw, expect
     ({"background": 0, "tumour": 1, "ignore": 0}, False, "a whole number above the classes"),
     ({"0": "background", "1": "tumour", "x": "ignore"}, False, "a whole number above the classes"),
     ({"0": "background", "1": "ignore", "2": "IGNORE"}, False, '2 entries are called "ignore"'),
-    ({"background": 0, "tumour": 1, "ignore": 2}, True, "data.binarize .* would merge it into the foreground"),
+    ({"background": 0, "tumour": 1, "ignore": 2}, True, "data.binarize would merge it into the foreground"),
 ])
 def test_an_ignore_label_that_cannot_work_is_one_error_naming_the_file(raw, binarize, message):
     with pytest.raises(DataError, match=message) as raised:
@@ -88,6 +89,46 @@ def test_an_ignore_label_leaves_room_for_one_class_fewer():
         split_ignore(many, "dataset.json")
     del many["class_255"]
     assert split_ignore(many, "dataset.json")[1] == 256
+
+
+@pytest.mark.parametrize("labels, binarize, way", [
+    ({"background": 0, "tumour": 1, "ignore": 1}, False, r"give the unannotated voxels a value of their own, the "
+                                                         r'highest, in the label files and here, e\.g\. "ignore": 2$'),
+    ({"0": "background", "1": "tumour", "0.5": "ignore"}, False,
+     r'above the classes\' values .*, e\.g\. "2": "ignore"$'),
+    ({"0": "background", "1": "ignore", "2": "IGNORE"}, False, "keep one, the value of the unannotated voxels, and "
+                                                               "rename or remove the others$"),
+    ({"background": 0, "tumour": 1, "ignore": 2}, True, r"train the classes on the annotated voxels with "
+                                                        r"{binarize_off}, or remove the \"ignore\" entry"),
+    ({"background": 0, **{f"class_{v}": v for v in range(1, 256)}, "ignore": 256}, False,
+     r"merge classes into at most 255, or remove the \"ignore\" entry and give those voxels a class"),
+], ids=["a_class_value", "not_whole", "twice", "binarize", "no_room"])
+def test_an_ignore_label_refused_is_said_of_the_labels_as_the_caller_gave_them_with_the_way_on(tmp_path, labels,
+                                                                                              binarize, way):
+    """A CSV's classes given as a config's data.labels were refused as a "labels argument", and a datalist's given
+    as load_msd's labels= as data.labels, until the ninety-ninth session; binarize with an ignore label and no room
+    for it gave no way on."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_csv, load_manifest
+
+    for index in range(2):
+        nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.uint8), np.eye(4)), tmp_path / f"case_{index}.nii.gz")
+    table = tmp_path / "cases.csv"
+    table.write_text("image,label\n" + "".join(f"case_{i}.nii.gz,case_{i}.nii.gz\n" for i in range(2)))
+    datalist = tmp_path / "datalist.json"
+    datalist.write_text(json.dumps({"training": [{"image": f"case_{i}.nii.gz", "label": f"case_{i}.nii.gz"}
+                                                 for i in range(2)]}))
+    config = DataConfig(dataset=str(table), labels=labels, binarize=binarize)
+    for read, said, binarize_off in (
+            (lambda: load_manifest(config, tmp_path), f"data.labels (the classes of {table})", "data.binarize=false"),
+            (lambda: load_csv(table, labels=labels, binarize=binarize), f"the labels argument (the classes of {table})",
+             "binarize=False"),
+            (lambda: load_msd(datalist, labels=labels, binarize=binarize),
+             f"the labels argument (the classes of {datalist})", "binarize=False")):
+        with pytest.raises(DataError) as refused:
+            read()
+        assert str(refused.value).startswith(f"{said}: "), refused.value
+        assert re.search(way.replace("{binarize_off}", re.escape(binarize_off)), str(refused.value)), refused.value
 
 
 def test_evaluate_refuses_a_prediction_that_holds_the_ignore_value(tmp_path):

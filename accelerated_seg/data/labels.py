@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.model_folders import Names
 
 if TYPE_CHECKING:
     from accelerated_seg.regions import Regions
@@ -204,7 +205,15 @@ def named_by_regions(labels: Mapping[int, str], label_values: Sequence[int], reg
     return named
 
 
-def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int | None]:
+def labels_given(names: Names) -> str:
+    """The ``labels`` a CSV's, a datalist's or the pairs' reader was given, as its caller names them, for the
+    messages of their declaration: a config's ``data.labels`` (check's ``--labels`` sets it), or the ``labels``
+    argument from Python; "labels argument" of both until the ninety-ninth session."""
+    said = names.setting("data.labels")
+    return said if "." in said else f"the {said} argument"
+
+
+def split_ignore(raw: Any, where: str, binarize: bool = False, names: Names = Names()) -> tuple[Any, int | None]:
     """nnU-Net v2's ignore label, ``{"background": 0, "tumour": 1, "ignore": 2}`` (or MSD's ``"2": "ignore"``):
     the value of voxels nobody annotated, as (the declaration without it, that value or None).
 
@@ -212,9 +221,17 @@ def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int
     learns from the annotated voxels alone and validation scores them alone. nnU-Net requires the value
     to be the highest; any value that no class uses is taken here, so every dataset made for nnU-Net is.
 
+    Args:
+        raw: the declaration, either way round.
+        where: where it came from, as the caller names it (``cases.csv``'s ``data.labels``, a dataset.json's
+            ``"labels"``), which begins each message.
+        binarize: whether the labels are binarized, which an ignore label cannot go with.
+        names: how the caller names the settings (``data.binarize`` in a config, ``binarize`` as a keyword).
+
     Raises:
         DataError: two ignore entries, a value that is not a whole number > 0 or that a class uses,
-            binarize with an ignore label, or no room left for it among the stored class indices.
+            binarize with an ignore label, or no room left for it among the stored class indices; each names
+            ``where`` and what to do (since the ninety-ninth session: the last two gave no way on).
     """
     if not isinstance(raw, Mapping):
         return raw, None
@@ -225,24 +242,40 @@ def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int
         return raw, None
     if len(entries) > 1:
         raise DataError(f'{where}: {len(entries)} entries are called "ignore" ({[key for key, _ in entries]}); '
-                        "declare one value for the unannotated voxels")
+                        "keep one, the value of the unannotated voxels, and rename or remove the others")
     key, value = entries[0]
     ignore = value if name_to_value else _whole_number(key)
-    if not isinstance(ignore, int) or ignore <= 0:
-        raise DataError(f'{where}: the "ignore" label has value {value if name_to_value else key!r}; it is a whole '
-                        'number above the classes\' values (nnU-Net: the highest), e.g. "ignore": 3')
     rest = {k: v for k, v in raw.items() if k != key}
     used = list(rest.values()) if name_to_value else [_whole_number(k) for k in rest]
+    example = _ignore_example(used, name_to_value)
+    if not isinstance(ignore, int) or ignore <= 0:
+        raise DataError(f'{where}: the "ignore" label has value {value if name_to_value else key!r}; give it a whole '
+                        f"number above the classes' values (nnU-Net: the highest), e.g. {example}")
     if any(ignore == v or (isinstance(v, list) and ignore in v) for v in used):
         raise DataError(f'{where}: the "ignore" label\'s value {ignore} is a class\'s (or a region\'s) value too; '
-                        "give the unannotated voxels a value of their own, the highest")
+                        f"give the unannotated voxels a value of their own, the highest, in the label files and "
+                        f"here, e.g. {example}")
     if binarize:
-        raise DataError(f'{where}: declares an "ignore" label, and data.binarize (Dataset.binarize()) would merge '
-                        "it into the foreground with every other value above 0; declare the classes instead")
+        setting = names.setting("data.binarize")
+        raise DataError(f'{where}: declares an "ignore" label, and {setting} would merge it into the foreground with '
+                        f"every other value above 0; train the classes on the annotated voxels with "
+                        f"{names.set_to('data.binarize', False)}, or remove the \"ignore\" entry to binarize "
+                        f"labels annotated in every voxel")
     if len(rest) >= MAX_CLASSES:
         raise DataError(f"{where}: {len(rest)} classes and an ignore label, but the stored labels (one byte per "
-                        f"voxel) hold the ignore label as class index {len(rest)}: at most {MAX_CLASSES - 1} classes")
+                        f"voxel) hold the ignore label as class index {len(rest)}: at most {MAX_CLASSES - 1} classes "
+                        f"beside it; merge classes into at most {MAX_CLASSES - 1}, or remove the \"ignore\" entry "
+                        f"and give those voxels a class ({MAX_CLASSES} classes at most without it)")
     return rest, ignore
+
+
+def _ignore_example(used: list, name_to_value: bool) -> str:
+    """An "ignore" entry in the declaration's own form, its value one above the highest value in ``used`` (the
+    classes' and the regions'): ``"ignore": 3`` of nnU-Net's, ``"3": "ignore"`` of the Decathlon's."""
+    values = [v for value in used for v in (value if isinstance(value, list) else [value])
+              if isinstance(v, int) and not isinstance(v, bool)]
+    above = max(values, default=0) + 1
+    return f'"ignore": {above}' if name_to_value else f'"{above}": "ignore"'
 
 
 def as_class_indices(values: np.ndarray, lookup: Mapping[int, int] | None,

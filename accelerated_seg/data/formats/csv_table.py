@@ -10,7 +10,7 @@ from pathlib import Path
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
-from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 
@@ -53,13 +53,16 @@ def load_csv(
 
     Raises:
         DataError: A required column or cell is missing, a split value is unknown, or the
-            labels argument is malformed; the message names the CSV line.
+            labels (``labels``, a config's ``data.labels``) are malformed; the message names the CSV line, or
+            the labels as the caller gave them.
     """
     settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     csv_path = Path(path).expanduser().absolute()
     root = csv_path.parent
-    declared, ignore_value = split_ignore(labels_declaration(labels), f"{csv_path}: labels argument", binarize)
-    label_names, label_values = parse_labels(declared, f"{csv_path}: labels argument", binarize)
+    # as the caller gave them: a config's data.labels was said "labels argument" until the ninety-ninth session
+    given = f"{labels_given(names)} (the classes of {csv_path})"
+    declared, ignore_value = split_ignore(labels_declaration(labels), given, binarize, names)
+    label_names, label_values = parse_labels(declared, given, binarize)
     header, rows = _read_csv_rows(csv_path)
     image_columns = _image_columns(header, csv_path)
     _refuse_a_misspelt_split(header, csv_path, settings.said("validation_fraction"))

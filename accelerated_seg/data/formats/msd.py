@@ -11,7 +11,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import PathLike, file_stem, folder_named, is_blank, resolve
-from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 
@@ -61,15 +61,17 @@ def load_msd(
     root = json_path.parent
 
     declared_in, declaration = f"{json_path}: \"labels\"", content.get("labels")
-    if declaration in (None, {}, []) and labels is not None:  # a datalist: the classes come from data.labels
-        declared_in, declaration = "data.labels", labels_declaration(labels)
+    datalist = declaration in (None, {}, []) and labels is not None
+    if datalist:  # a MONAI datalist: the classes come from data.labels (labels= from Python)
+        # as the caller gave them: data.labels of every caller until the ninety-ninth session, a keyword's too
+        declared_in, declaration = f"{labels_given(names)} (the classes of {json_path})", labels_declaration(labels)
     elif labels is not None:
         raise labels_declared_twice(json_path)
     elif declaration in (None, {}, []):  # "declare them" alone sent a datalist's user to data.labels, refused then
         raise DataError(f'{declared_in}: missing or empty; declare the classes there ("labels": {{"0": '
                         f'"background", "1": "tumour"}}), or, for a MONAI datalist without them, with data.labels '
                         f"(check: --labels; load_cases: labels=)")
-    declared, ignore_value = split_ignore(declaration, declared_in, binarize)
+    declared, ignore_value = split_ignore(declaration, declared_in, binarize, names)
     labels, label_values = parse_labels(declared, declared_in, binarize)
     channels = parse_channels(content, json_path)
 
@@ -100,7 +102,7 @@ def load_msd(
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how,
-        source_format="datalist" if declared_in == "data.labels" else "msd",
+        source_format="datalist" if datalist else "msd",
         ignore_value=ignore_value, source_file=json_path,
     )
 

@@ -65,7 +65,7 @@ def load_nnunet(
             "load them as MSD)"
         )
     channels = parse_channels(content, json_path)
-    declared, ignore_value = split_ignore(content.get("labels"), f'{json_path}: "labels"', binarize)
+    declared, ignore_value = split_ignore(content.get("labels"), f'{json_path}: "labels"', binarize, names)
     declared, regions = split_regions(declared)
     labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize, NNUNET_LABELS_EXAMPLE)
     if regions is not None and not binarize:  # binarize trains every value as one foreground class

@@ -11,7 +11,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
 from accelerated_seg.data.formats.paths import PathLike, folder_named, is_blank, unique_ids
-from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 
@@ -61,8 +61,9 @@ def from_pairs(
     """
     settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     base = Path(root).expanduser().absolute() if root is not None else Path.cwd()
-    declared, ignore_value = split_ignore(labels_declaration(labels), f"{where}: labels argument", binarize)
-    label_names, label_values = parse_labels(declared, f"{where}: labels argument", binarize)
+    given = f"{where}: {labels_given(names)}"  # data.labels of load_cases(pairs, names=Names()), a config's words
+    declared, ignore_value = split_ignore(labels_declaration(labels), given, binarize, names)
+    label_names, label_values = parse_labels(declared, given, binarize)
 
     parsed = _parse_pairs(pairs, "pairs", base, where)
     parsed_validation = (_parse_pairs(validation_pairs, "validation_pairs", base, where)
