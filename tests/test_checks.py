@@ -234,6 +234,15 @@ def test_a_label_of_nan_alone_is_said_to_be_so_not_a_probability_map(tmp_path, s
                           "writing it failed: export the label again from its source"), error
 
 
+def test_a_label_behind_trailing_size_1_axes_is_told_to_drop_them(tmp_path):
+    """A (x, y, z, 1, 1) label of classes, one volume as evaluate reads it, was told "not 3D ...; store each 3D
+    volume as its own file" until the ninety-ninth session, a remedy that does not fit it."""
+    case = make_case(tmp_path, "bad", label=clean_label()[..., None, None])
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "shape (8, 8, 8, 1, 1) is one 3D volume "
+                        "behind 2 size-1 axes", "drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)"
+                        ".reshape(img.shape[:3]), img.affine, img.header))")
+
+
 def test_an_image_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(tmp_path):
     case = make_case(tmp_path, "vector", image=np.zeros((*SHAPE, 1, 2), np.float32))
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "is NIfTI's vector layout (x, y, z, 1, 2",

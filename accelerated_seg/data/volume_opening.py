@@ -116,6 +116,10 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
         return (
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
+    if all(length == 1 for length in shape[3:]):  # told "store each 3D volume as its own file" until the 99th session
+        return (f"shape {shape} is one 3D volume behind {len(shape) - 3} size-1 axes, which training's loader would "
+                "take for more spatial axes; drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)"
+                ".reshape(img.shape[:3]), img.affine, img.header))")
     return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
 
 
