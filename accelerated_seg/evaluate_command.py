@@ -85,14 +85,25 @@ def run(args, _) -> int:
         shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
-        print("every non-zero value of the predictions and references scored as class 1: --merge-foreground"
-              if args.merge_foreground else "every non-zero value of the references scored as class 1: "
-              f"{args.dataset_json} is a model trained binarized (data.binarize), which predicts 0 and 1")
+        print(_merged_line(summary, args))
     earlier = ("" if not replaced else ", replacing the earlier evaluation there (--overwrite)" if args.overwrite
                else ", replacing the earlier evaluation there (the same folders and settings)")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {output}{earlier}")
     return 0
+
+
+def _merged_line(summary: dict, args) -> str:
+    """What class 1 is, in the words of summary.json's merged_foreground note (``merged_foreground_note``). It said
+    "every non-zero value ... scored as class 1" until the ninety-ninth session, the note's old wording: a value
+    below 0 and the ignore value are not merged."""
+    but = f", but the ignore value {summary['ignore_value']}" if "ignore_value" in summary else ""
+    if args.merge_foreground:
+        return (f"class 1 is the foreground: every value above 0 in the references and in the predictions merged "
+                f"into one{but} (--merge-foreground)")
+    return (f"class 1 is the foreground: every value above 0 in the references merged into one{but}, as "
+            f"{args.dataset_json}, a model trained with data.binarize, saw them; its predictions (0 and 1) taken "
+            f"as written")
 
 
 def _hd95_cases(scores: dict, num_cases: int) -> str:

@@ -436,7 +436,9 @@ def test_a_binarized_models_config_json_scores_every_reference_value_as_its_fore
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(model / "config.json"),
                  "--output", str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
-    assert "every non-zero value of the references scored as class 1" in said
+    assert (f"class 1 is the foreground: every value above 0 in the references merged into one, as "
+            f"{model / 'config.json'}, a model trained with data.binarize, saw them; its predictions (0 and 1) taken "
+            f"as written\n") in said  # in the words of summary.json's note: "every non-zero value" before
     # Such a model writes 0 and 1 alone: a 2 in its predictions is another model's, refused (implied, the merge
     # takes the references alone; --merge-foreground given takes the predictions too)
     merged = (nib.load(pred_dir / "a.nii.gz").get_fdata() > 0).astype(np.uint8)
@@ -600,7 +602,8 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     assert main(["evaluate", str(pred_dir), str(label_dir), "--merge-foreground", "--output",
                  str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
-    assert "every non-zero value of the predictions and references scored as class 1: --merge-foreground" in said
+    assert ("class 1 is the foreground: every value above 0 in the references and in the predictions merged into "
+            "one (--merge-foreground)\n") in said
     with pytest.raises(ValueError, match="leaves two classes, not num_classes 3"):
         evaluate_folders(pred_dir, label_dir, merge_foreground=True, num_classes=3)
     # a model that predicts another class than the references hold is scored as asked
@@ -623,6 +626,10 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     scored = evaluate_folders(tmp_path / "perfect", tmp_path / "sparse", dataset_json=dataset, merge_foreground=True,
                               output_dir=tmp_path / "sparse_out")
     assert scored["per_class"]["1"]["dice"]["mean"] == 1.0
+    assert main(["evaluate", str(tmp_path / "perfect"), str(tmp_path / "sparse"), "--labels", str(dataset),
+                 "--merge-foreground", "--output", str(tmp_path / "sparse_cli")]) == 0
+    assert ("class 1 is the foreground: every value above 0 in the references and in the predictions merged into "
+            "one, but the ignore value 3 (--merge-foreground)\n") in capsys.readouterr().out  # as the note says
     dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"}}))
     with pytest.raises(ValueError, match=r"names the classes \[1, 2\], but merge_foreground=True scores every "
                                          r"foreground"):
@@ -652,7 +659,7 @@ def test_merge_foreground_merges_the_predictions_foreground_as_it_merges_the_ref
     assert main(["evaluate", str(pred_dir), str(label_dir), "--merge-foreground", "--output",
                  str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
-    assert "class 2" not in said and "every non-zero value of the predictions and references scored as class 1" in said
+    assert "class 2" not in said and "every value above 0 in the references and in the predictions merged" in said
     scored = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert scored["classes"] == {"1": "class_1"} and scored["per_class"]["1"]["dice"]["mean"] == 1.0
     # class 2 was refused as a value outside the classes scored [0, 1] where they were given
