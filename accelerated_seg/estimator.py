@@ -366,9 +366,13 @@ class Segmentation:
 
         Predictions and references are scored as class indices 0..C-1: the references' values
         mapped as training mapped them, so binarized and remapped datasets (BraTS' 4) score as they
-        were trained. ``output_dir/predictions`` and ``output_dir/labels`` belong to this method and
-        are rebuilt on every call, so an earlier call's cases never mix in; such folders that another
-        program wrote are refused (FileExistsError), not deleted. ``options`` are ``predict``'s;
+        were trained. A binarized dataset's references are written as they are and merged by
+        ``evaluate_folders``, as ``accelerated-seg evaluate`` merges them given a binarized model's
+        config.json, so that summary.json says so alike (``merged_foreground`` and its note; this method
+        merged them itself, unsaid, before the ninety-ninth session). ``output_dir/predictions`` and
+        ``output_dir/labels`` belong to this method and are rebuilt on every call, so an earlier call's
+        cases never mix in; such folders that another program wrote are refused (FileExistsError), not
+        deleted. ``options`` are ``predict``'s;
         ``keep_largest`` scores the predictions post-processed, so that its effect on the Dice is measured
         on validation cases before it is used (as nnU-Net chooses its post-processing).
 
@@ -428,8 +432,13 @@ class Segmentation:
             (folder / _EVALUATE_MARKER).touch()
         written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
         from_prediction = {int(value): index for index, value in enumerate(written)}
-        from_label = dataset.manifest.label_map or {}
-        merge_label = dataset.manifest.binarized  # every value > 0 is foreground, declared or not
+        regions = export_regions(config)
+        # A binarized dataset's references (every value > 0 foreground, declared or not) are written as they are,
+        # for evaluate_folders to merge and say so, as the command does; a region model's are merged here, since
+        # evaluate_folders scores regions over the values as written
+        binarized = dataset.manifest.binarized and regions is None
+        merge_label = dataset.manifest.binarized and regions is not None
+        from_label = {} if dataset.manifest.binarized else dataset.manifest.label_map or {}
         cases = {case.id: case for case in dataset.manifest.validation}
         # The model loaded once and the cases pipelined, as predict does for a folder (predict_file per case
         # loaded the model again for every case before the thirty-third session). Closed before the
@@ -443,13 +452,14 @@ class Segmentation:
                     image = nib.load(str(source))
                     classes = as_class_indices(read_label_map(Path(source), role), lookup, merge_foreground=merge)
                     write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
-        if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
+        if regions is not None:  # both maps hold class indices: regions over them
             return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
                                     ignore_value=dataset.manifest.ignore_index)
         # named as training logged them (dice_foreground), not class_1
         names = {int(index): name for index, name in config.get("labels", {}).items()}
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
-                                ignore_value=dataset.manifest.ignore_index, class_names=names)
+                                ignore_value=dataset.manifest.ignore_index, class_names=names,
+                                binarized_references=binarized)
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""

@@ -359,8 +359,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
                      regions: Regions | None = None, ignore_value: int | None = None,
-                     merge_foreground: bool | None = None, class_names: Mapping[int, str] | None = None,
-                     setting_names: SettingNames = SettingNames(), overwrite: bool = False) -> dict:
+                     merge_foreground: bool | None = None, binarized_references: bool = False,
+                     class_names: Mapping[int, str] | None = None, setting_names: SettingNames = SettingNames(),
+                     overwrite: bool = False) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -387,6 +388,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: the
             references' alone where ``dataset_json`` is the config.json of a model trained so (it predicts 0
             and 1: a 2 is refused).
+        binarized_references: the references are a dataset's trained binarized (``data.binarize``,
+            ``Dataset.binarize()``): merged as a binarized model's config.json given as ``dataset_json`` merges
+            them, the references alone (``Segmentation.evaluate``, whose dataset says so where no such file does).
         class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
             as training logged them); ``class_<c>`` otherwise.
         setting_names: how the errors name the settings above: by these keyword arguments unless given
@@ -420,7 +424,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     settings = evaluation_settings(pred_dir, label_dir, num_classes=num_classes,
                                    dataset_json=str(dataset_json.resolve()) if dataset_json is not None else None,
                                    tolerance_mm=tolerance_mm, geometry_atol_mm=geometry_atol_mm, regions=regions,
-                                   ignore_value=ignore_value, merge_foreground=merge_foreground, class_names=class_names)
+                                   ignore_value=ignore_value, merge_foreground=merge_foreground, class_names=class_names,
+                                   # recorded where given alone: an earlier evaluation's settings stay the same
+                                   **({"binarized_references": True} if binarized_references else {}))
     reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
     reoriented = {}  # case -> both orientations, where they differ: scored reoriented without a word before
     for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
@@ -441,11 +447,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     if ignore_value is None and dataset_json is not None:
         ignore_value = ignore_from_json(dataset_json)
     # Asked for, the merge takes the predictions too (a multi-class model's output against masks); implied by a
-    # binarized model's config.json, the references alone: such a model writes 0 and 1, so a 2 is another
-    # model's predictions, refused as before
+    # binarized model's config.json or dataset, the references alone: such a model writes 0 and 1, so a 2 is
+    # another model's predictions, refused as before
     merge_predictions = bool(merge_foreground)
     if merge_foreground is None:
-        merge_foreground = dataset_json is not None and binarized_from_json(dataset_json)
+        merge_foreground = binarized_references or (dataset_json is not None and binarized_from_json(dataset_json))
     if merge_foreground and num_classes not in (None, 2):
         raise ValueError(f"merging the references' foreground into class 1 leaves two classes, not "
                          f"{setting_names.num_classes} {num_classes}: drop one of the two")

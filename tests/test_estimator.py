@@ -157,6 +157,16 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     scored = model.evaluate(data, output_dir=tmp_path / "eval")
     assert scored["num_cases"] == len(val_pairs) == 3
     assert scored["classes"] == {"1": "foreground"}  # as training named it (dice_foreground); class_1 before
+    # The references merged by evaluate_folders, as the command merges them given the model's config.json, and
+    # said alike: the method merged them itself before the ninety-ninth session, and its summary said nothing
+    from accelerated_seg.evaluate import evaluate_folders
+
+    assert scored["merged_foreground"] is True
+    by_command = evaluate_folders(tmp_path / "eval" / "predictions", tmp_path / "eval" / "labels",
+                                  dataset_json=out / "model", output_dir=tmp_path / "by_command")
+    assert scored["conventions"]["merged_foreground"] == by_command["conventions"]["merged_foreground"]
+    assert "as a model trained with data.binarize saw them" in scored["conventions"]["merged_foreground"]
+    assert scored["per_class"] == by_command["per_class"]
     # The model is loaded once for every case (once per case before the thirty-third session), the cases
     # go through predict's pipeline, and each scored prediction is what predict gives for that case.
     assert len(loads) == 1
@@ -184,7 +194,9 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
         Segmentation.load(out / "model").evaluate(fewer, output_dir=tmp_path / "eval")  # loaded as it is now
     (out / "model" / "config.json").write_text(exported_text)
     model = Segmentation.load(out / "model")
-    assert set(np.unique(nib.load(written).get_fdata())) <= {0, 1}
+    # the reference as the dataset holds it (its 2 too), which evaluate_folders merges
+    values = set(np.unique(nib.load(written).get_fdata()))
+    assert values == set(np.unique(nib.load(val_pairs[0][1]).get_fdata())) and 2 in values
     # A predictions folder that evaluate did not write (accelerated-seg predict's, say) is not deleted.
     (tmp_path / "mine" / "predictions").mkdir(parents=True)
     (tmp_path / "mine" / "predictions" / "case.nii.gz").write_bytes(b"the user's")
