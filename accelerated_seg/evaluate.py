@@ -52,6 +52,7 @@ the output folder and writes the two files, and ``evaluate_setting_names`` names
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from decimal import Decimal
@@ -81,7 +82,7 @@ from .evaluate_classes import (
 )
 from .evaluate_grids import GEOMETRY_ATOL_MM, SHEAR_NOTED_DEGREES, check_same_grid, shear_degrees, voxel_spacing
 from .evaluate_output import (check_earlier_evaluation, check_output_folder, check_output_outside_the_labels,
-                              evaluation_settings, write_evaluation)
+                              evaluation_settings, input_digests, write_evaluation)
 from .evaluate_setting_names import SettingNames
 from .label_map_reading import read_label_map
 from .regions import Regions
@@ -397,7 +398,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             (``accelerated-seg evaluate`` gives its flags).
         overwrite: replace an earlier evaluation in ``output_dir`` that scored other folders or with other
             settings; without it that is refused before any case is scored. One of the same folders and
-            settings (summary.json's ``settings``) is replaced either way.
+            settings (summary.json's ``settings``) is replaced either way, and so is one whose folders were moved
+            or renamed since, where their files hold what it scored (summary.json's ``inputs_sha256``).
 
     Returns:
         The summary written to ``summary.json``.
@@ -468,8 +470,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
                            setting_names.tolerance_mm)
+    # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json
+    digests = functools.cache(lambda: input_digests(pairs, dataset_json))
     # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
-    check_earlier_evaluation(output_dir, settings, overwrite, setting_names)
+    check_earlier_evaluation(output_dir, settings, overwrite, setting_names, digests)
     # the label values a file may hold: a region's values (and the classes of the dataset a model's regions
     # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
     # classes scored
@@ -535,6 +539,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         "predictions_without_label": [str(p) for p in unmatched],
         # what a later evaluation into this folder compares with its own: the same is replaced, another refused
         "settings": settings,
+        # and what the files held, by which the same evaluation from folders moved since is told (99th session)
+        "inputs_sha256": digests(),
     }
     write_evaluation(output_dir, rows, summary, setting_names.output_dir)
     return summary

@@ -17,6 +17,7 @@ def run(args, _) -> int:
         from nibabel.filebasedimages import ImageFileError
 
         from .evaluate import SettingNames, evaluate_folders
+        from .evaluate_output import earlier_evaluation
 
     # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
     flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
@@ -25,6 +26,7 @@ def run(args, _) -> int:
     output = Path(args.output or Path(args.pred_dir) / "evaluation")
     # evaluate_folders refuses an earlier evaluation of other folders or settings unless --overwrite
     replaced = (output / "summary.json").is_file() or (output / "metrics.csv").is_file()
+    earlier = earlier_evaluation(output).get("settings")  # where it scored them, to say a move
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
@@ -86,11 +88,26 @@ def run(args, _) -> int:
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
         print(_merged_line(summary, args))
-    earlier = ("" if not replaced else ", replacing the earlier evaluation there (--overwrite)" if args.overwrite
-               else ", replacing the earlier evaluation there (the same folders and settings)")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
-          f"and summary.json to {output}{earlier}")
+          f"and summary.json to {output}{_replaced(replaced, args.overwrite, earlier, summary['settings'])}")
     return 0
+
+
+def _replaced(replaced: bool, overwrite: bool, earlier, settings: dict) -> str:
+    """What the last line says of an earlier evaluation replaced: by --overwrite, or as the same one, from the
+    same folders or from folders moved since that hold the same files (evaluate_output's INPUT_PLACES)."""
+    from .evaluate_output import INPUT_PLACES
+
+    if not replaced:
+        return ""
+    if overwrite:
+        return ", replacing the earlier evaluation there (--overwrite)"
+    moved = [str(earlier[key]) for key in INPUT_PLACES
+             if isinstance(earlier, dict) and earlier.get(key) != settings.get(key)]
+    if moved:
+        return (f", replacing the earlier evaluation there (the same files and settings; it scored them in "
+                f"{' and '.join(moved)}, moved since)")
+    return ", replacing the earlier evaluation there (the same folders and settings)"
 
 
 def _merged_line(summary: dict, args) -> str:

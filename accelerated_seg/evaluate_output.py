@@ -1,23 +1,29 @@
 """Where ``accelerated-seg evaluate`` writes: the output folder (``pred_dir/evaluation`` by default), refused
 before any case is scored where evaluate cannot write or would replace what it did not write
 (``check_output_folder``), or where it lies among the reference labels (``check_output_outside_the_labels``);
-an earlier evaluation there replaced only where it scored the same folders with the same settings, or the
-caller said to (``check_earlier_evaluation``); and ``metrics.csv`` and ``summary.json``, written there
-together at the end (``write_evaluation``). Moved out of ``evaluate.py`` in the ninety-sixth session; the checks
-are importable from there as before.
+an earlier evaluation there replaced only where it scored the same folders (or the same files, moved) with the
+same settings, or the caller said to (``check_earlier_evaluation``); and ``metrics.csv`` and ``summary.json``,
+written there together at the end (``write_evaluation``). Moved out of ``evaluate.py`` in the ninety-sixth
+session; the checks are importable from there as before.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .data.errors import DataError
 from .evaluate_setting_names import SettingNames
 from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_files_together
+
+# The settings that say where the inputs lie: a folder moved or renamed since holds the same evaluation where its
+# files hold what they held (summary.json's inputs_sha256)
+INPUT_PLACES = ("prediction_folder", "label_folder", "dataset_json")
+
 
 def check_output_outside_the_labels(output_dir: Path, label_dir: Path, pred_dir: Path,
                                     setting_names: SettingNames = SettingNames()) -> None:
@@ -71,33 +77,85 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
 
 
 def check_earlier_evaluation(output_dir: Path, settings: dict, overwrite: bool,
-                             setting_names: SettingNames = SettingNames()) -> None:
+                             setting_names: SettingNames = SettingNames(),
+                             digests: Callable[[], dict[str, str]] | None = None) -> None:
     """Refuse, before any case is scored, to replace an earlier evaluation in ``output_dir`` that scored
     other folders or with other settings (``settings``, as ``evaluation_settings`` records them in
     summary.json), unless ``overwrite``. The same evaluation again (predictions made anew, say) replaces the
-    earlier one: what a rerun means. Before the ninety-seventh session any earlier evaluation was replaced
-    without a word: one against another annotator's labels, in the default ``PRED/evaluation``, was lost.
+    earlier one: what a rerun means; so does one whose folders (or dataset.json) were moved or renamed since,
+    where their files hold what the earlier one scored (``digests``: ``input_digests`` of the files now, worked
+    out only then). Before the ninety-seventh session any earlier evaluation was replaced without a word: one
+    against another annotator's labels, in the default ``PRED/evaluation``, was lost; until the ninety-ninth
+    session a folder moved with its evaluation inside was refused as another evaluation.
 
     Raises:
         DataError: naming the folder, what differs, and how to keep or replace it.
     """
-    summary = output_dir / "summary.json"
-    if overwrite or not (summary.is_file() or (output_dir / "metrics.csv").is_file()):
+    if overwrite or not ((output_dir / "summary.json").is_file() or (output_dir / "metrics.csv").is_file()):
         return
-    try:
-        earlier = json.loads(summary.read_text(encoding="utf-8")).get("settings")
-    except (OSError, ValueError, AttributeError):  # gone, unreadable: nothing tells what it scored
-        earlier = None
-    if earlier == settings:
+    earlier = earlier_evaluation(output_dir)
+    if earlier.get("settings") == settings:
         return
-    if isinstance(earlier, dict):
-        differing = [key for key in settings if earlier.get(key) != settings[key]]
-        what = "; ".join(f"{key} {json.dumps(earlier.get(key))}, now {json.dumps(settings[key])}" for key in differing)
+    if isinstance(earlier.get("settings"), dict):
+        differing, moved = _differences(earlier, settings, digests)
+        if set(differing) <= moved:  # the same files and settings, from folders moved or renamed
+            return
+        what = "; ".join(said for key, said in differing.items() if key not in moved)  # a move is no difference
     else:  # written before the ninety-seventh session, or its summary.json removed
         what = "its folders and settings are not recorded in a summary.json"
     raise DataError(f"{setting_names.output_dir} {output_dir} holds an earlier evaluation of other inputs or "
                     f"settings ({what}), which this one would replace: give {setting_names.output_dir} another "
                     f"folder to keep it, or {setting_names.overwrite} to replace it")
+
+
+def earlier_evaluation(output_dir: Path) -> dict:
+    """The summary.json of the evaluation in ``output_dir``; {} where there is none or it cannot be read."""
+    try:
+        earlier = json.loads((output_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # gone, unreadable: nothing tells what it scored
+        return {}
+    return earlier if isinstance(earlier, dict) else {}
+
+
+def _differences(earlier: dict, settings: dict, digests: Callable[[], dict[str, str]] | None
+                 ) -> tuple[dict[str, str], set[str]]:
+    """({setting that differs: how it is said}, those of them that name a folder or file moved since, whose files
+    hold what the earlier evaluation's held). A folder that holds other files is said so."""
+    before, recorded = earlier["settings"], earlier.get("inputs_sha256")
+    recorded = recorded if isinstance(recorded, dict) else {}  # none before the ninety-ninth session
+    differing, moved = {}, set()
+    for key in [*settings, *(key for key in before if key not in settings)]:
+        if before.get(key) == settings.get(key):
+            continue
+        differing[key] = f"{key} {json.dumps(before.get(key))}, now {json.dumps(settings.get(key))}"
+        if (key in INPUT_PLACES and key in recorded and None not in (before.get(key), settings.get(key))
+                and digests is not None):
+            if recorded[key] == digests().get(key):
+                moved.add(key)
+            else:
+                differing[key] += " (other files)"
+    return differing, moved
+
+
+def input_digests(pairs: Sequence[tuple[str, Path, Path]], dataset_json: Path | None) -> dict[str, str]:
+    """What the inputs held, as summary.json's ``inputs_sha256`` records it: SHA-256 of the files scored in each
+    folder (by name: each one's name and bytes), and of ``dataset_json``'s bytes. An evaluation from folders
+    moved since is the same one where these agree (``check_earlier_evaluation``)."""
+    digests = {"prediction_folder": _files_digest([pred for _, pred, _ in pairs]),
+               "label_folder": _files_digest([label for _, _, label in pairs])}
+    if dataset_json is not None:
+        with open(dataset_json, "rb") as file:
+            digests["dataset_json"] = hashlib.file_digest(file, "sha256").hexdigest()
+    return digests
+
+
+def _files_digest(paths: Sequence[Path]) -> str:
+    """SHA-256 over each file's name and the SHA-256 of its bytes, in the order of the names."""
+    whole = hashlib.sha256()
+    for path in sorted(paths, key=lambda path: path.name):
+        with open(path, "rb") as file:
+            whole.update(path.name.encode("utf-8") + b"\0" + hashlib.file_digest(file, "sha256").digest())
+    return whole.hexdigest()
 
 
 def evaluation_settings(pred_dir: Path, label_dir: Path, **given) -> dict:

@@ -861,8 +861,10 @@ def test_an_earlier_evaluation_is_replaced_by_the_same_one_alone_unless_overwrit
     first = summary.read_text(), metrics.read_text()
     # Other labels, another tolerance, other classes: refused, naming what differs, the earlier files untouched
     shutil.copytree(label_dir, tmp_path / "second_reader")
+    save(tmp_path / "second_reader" / "c.nii.gz", sphere(np.array([30.0, 37.0, 50.0])))  # read otherwise
     for other, differs in ((["evaluate", str(pred_dir), str(tmp_path / "second_reader"), "--labels", str(dataset)],
-                            f'label_folder "{label_dir.resolve()}", now "{(tmp_path / "second_reader").resolve()}"'),
+                            f'label_folder "{label_dir.resolve()}", now "{(tmp_path / "second_reader").resolve()}" '
+                            f'(other files)'),
                            (command + ["--tolerance", "2"], "tolerance_mm 1.0, now 2.0"),
                            (["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"],
                             "num_classes null, now 3")):
@@ -888,6 +890,55 @@ def test_an_earlier_evaluation_is_replaced_by_the_same_one_alone_unless_overwrit
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=2.0)
     assert "settings" not in json.loads(summary.read_text())
     assert evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=2.0, overwrite=True)["settings"]
+
+
+def test_the_same_evaluation_from_folders_moved_since_is_replaced_and_other_files_there_are_refused(folders, tmp_path,
+                                                                                                    capsys):
+    """A project moved or renamed with its evaluation inside (PRED/evaluation) was refused as another evaluation
+    ("prediction_folder ..., now ..."), where its files and settings were those scored: recorded by the folders'
+    paths alone (until the ninety-ninth session). Told by what the files hold now (summary.json's inputs_sha256)."""
+    pred_dir, label_dir, dataset = folders
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    capsys.readouterr()
+    first = json.loads((pred_dir / "evaluation" / "summary.json").read_text())
+    assert set(first["inputs_sha256"]) == {"prediction_folder", "label_folder", "dataset_json"}
+    moved = tmp_path / "project_v1"
+    moved.mkdir()
+    for path in (pred_dir, label_dir, dataset):
+        shutil.move(path, moved / path.name)
+    pred_dir, label_dir, dataset = moved / "pred", moved / "labels", moved / "dataset.json"
+    command = ["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]
+    assert main(command) == 0
+    assert (f"replacing the earlier evaluation there (the same files and settings; it scored them in "
+            f"{tmp_path.resolve() / 'pred'} and {tmp_path.resolve() / 'labels'} and "
+            f"{tmp_path.resolve() / 'dataset.json'}, moved since)\n") in capsys.readouterr().out
+    again = json.loads((pred_dir / "evaluation" / "summary.json").read_text())
+    assert again["settings"]["prediction_folder"] == str(pred_dir.resolve())
+    assert (again["per_class"], again["inputs_sha256"]) == (first["per_class"], first["inputs_sha256"])
+    # Moved again, with another setting: refused naming the setting alone (the move is none)
+    shutil.move(moved, tmp_path / "project_v2")
+    pred_dir, label_dir, dataset = (tmp_path / "project_v2" / path.name for path in (pred_dir, label_dir, dataset))
+    command = ["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]
+    assert main(command + ["--tolerance", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --output {pred_dir / 'evaluation'} holds an earlier evaluation of other inputs or settings "
+        f"(tolerance_mm 1.0, now 2.0), which this one would replace: give --output another folder to keep it, or "
+        f"--overwrite to replace it\n")
+    # ... or with a prediction made anew: the moved folder holds other files than those scored
+    save(pred_dir / "c.nii.gz", sphere(np.array([30.0, 37.0, 50.0])) * 0)
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert (f'(prediction_folder "{(moved / "pred").resolve()}", now "{pred_dir.resolve()}" (other files)), which '
+            f'this one would replace') in err
+    assert json.loads((pred_dir / "evaluation" / "summary.json").read_text()) == again  # left as it was
+    # One written before the files were recorded (the ninety-seventh and ninety-eighth sessions) is told by the
+    # folders alone, as then
+    del again["inputs_sha256"]
+    (pred_dir / "evaluation" / "summary.json").write_text(json.dumps(again))
+    assert main(command) == 2
+    assert f'(prediction_folder "{(moved / "pred").resolve()}", now "{pred_dir.resolve()}"; label_folder' in \
+        capsys.readouterr().err
+    assert main(command + ["--overwrite"]) == 0
 
 
 def test_evaluate_command(folders, capsys):
