@@ -244,12 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
                                          "as one; give PRED and LABELS before it, or after -- at the end"),
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
     p.add_argument("--merge-foreground", action="store_true", default=None,
-                   help="score every non-zero value of the predictions and references as class 1: masks "
-                        "saved as 0 and 255, a multi-class model's output against them (implied where --labels "
-                        "is the config.json of a model trained with data.binarize)")
+                   help="score every value above 0 in the references and in the predictions as one class 1, the "
+                        "foreground (an ignore label's value stays out): masks saved as 0 and 255, a multi-class "
+                        "model's output against them (implied, for the references alone, where --labels is the "
+                        "config.json of a model trained with data.binarize)")
     p.add_argument("--output", type=path_argument,
                    help="folder for metrics.csv and summary.json (default: PRED/evaluation); an earlier "
-                        "evaluation there of the same folders and settings is replaced, another refused")
+                        "evaluation there of the same folders (or the same files, moved since) and settings is "
+                        "replaced, another refused")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier evaluation in the output folder made of other folders or settings")
 

@@ -674,6 +674,18 @@ def test_merge_foreground_merges_the_predictions_foreground_as_it_merges_the_ref
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True, output_dir=tmp_path / "ign")
 
 
+def test_evaluates_help_says_the_merge_and_the_earlier_evaluation_replaced_as_the_summary_and_the_docs_do(capsys):
+    """--merge-foreground's help said "every non-zero value ... as class 1" (a value below 0 and an ignore label's
+    are not merged), and --output's the same folders alone, where a moved folder of the same files is the same
+    evaluation too (ninety-ninth session)."""
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("score every value above 0 in the references and in the predictions as one class 1, the foreground (an "
+            "ignore label's value stays out)") in said and "non-zero" not in said
+    assert "an earlier evaluation there of the same folders (or the same files, moved since) and settings" in said
+
+
 def test_summarys_merged_foreground_note_says_which_values_class_1_merges_on_which_side_over_which_voxels(tmp_path):
     """The note said 'every non-zero value ... scored as class 1 (... masks saved as 0 and 255)': not which
     side's values were merged where the predictions were not, nor that an ignore value's voxels stay out
