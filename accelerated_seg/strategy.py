@@ -386,7 +386,8 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict, written: di
     the DeepSpeed json ``file`` (read as ``config``) is refused, else None; ``written``: the profile as its file
     holds it, where it can be told, whose own key and value the message quotes and the remedy names (an older
     accelerate's ``fp16: 'yes'``, read as mixed_precision fp16: ``accelerate_profile.mixed_precision_key``; it was
-    quoted ``fp16: true`` until the ninety-ninth session). A launch without
+    quoted ``fp16: true`` until the ninety-ninth session, and a mixed_precision without the colon its file writes,
+    ``mixed_precision 'bf16'``). A launch without
     ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses beside a json (its
     ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and ``--mixed_precision``
     meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the profile's says nothing:
@@ -396,9 +397,11 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict, written: di
     asking for fp16)."""
     if mixed is None:
         return None
-    key = mixed_precision_key(written or {})
-    setting = (f"mixed_precision {mixed!r}" if key == "mixed_precision" else
-               f"{as_written(written, key)} (mixed_precision {mixed!r})")
+    written = written or {}
+    key = mixed_precision_key(written)
+    setting = as_written(written, key) if key in written else f"{key}: {mixed!r}"  # a rank that cannot tell it
+    if key == "fp16":
+        setting += f" (read as mixed_precision: {mixed!r})"
     refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets {setting} at its "
                f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
                f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "

@@ -694,7 +694,7 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
                                             r"it, which accelerate refuses"),
     # the launch's precision, which it took from the profile: said on its own, once the fields are gone
     ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,mixed_precision", "ACCELERATE_MIXED_PRECISION": "bf16"},
-     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets mixed_precision "
+     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets mixed_precision: "
                                             r"'bf16' at its top, which accelerate refuses beside a json"),
 ])
 def test_a_deepspeed_launch_accelerate_would_refuse_is_one_clear_error_before_any_work(

@@ -361,7 +361,8 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
     _deepspeed_config_checks: a ValueError in every rank), and ignores it where it has one. plan passed it and took
     its precision where the json had no bf16/fp16 block, training refused it in words for the deepspeed_config
     section ("Remove them from the accelerate config"), and said nothing where --mixed_precision was given (until
-    the ninety-sixth session). An older fp16: 'yes' was quoted as fp16: true (until the ninety-ninth session)."""
+    the ninety-sixth session). An older fp16: 'yes' was quoted as fp16: true, and mixed_precision: bf16 as
+    mixed_precision 'bf16', without the colon the file writes (until the ninety-ninth session)."""
     from accelerated_seg.config import ConfigError
     from accelerated_seg.plan_profile import read_launch_profile
     from accelerated_seg.strategy import construction_error
@@ -378,7 +379,7 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     key = top.split(":")[0]  # the remedy names the key in the file: fp16 was told "Remove mixed_precision"
-    setting = f"mixed_precision '{named}'" if key == "mixed_precision" else f"{top} (mixed_precision 'fp16')"
+    setting = f"mixed_precision: '{named}'" if key == "mixed_precision" else f"{top} (read as mixed_precision: 'fp16')"
     said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets {setting} at "
             f"its top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
             f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
@@ -387,7 +388,7 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}") and construction_error() == str(planned.value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: what the launch exports
-    untold = said.replace(f"sets {setting}", f"sets mixed_precision '{named}'").replace(f"Remove {key} ",
+    untold = said.replace(f"sets {setting}", f"sets mixed_precision: '{named}'").replace(f"Remove {key} ",
                                                                                         "Remove mixed_precision ")
     assert construction_error() == (untold + str(planned.value).split(said)[1] if not option else None)
     # without it, the json decides: plan reads its precision, and training says nothing
@@ -400,8 +401,8 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
     assert read_launch_profile(profile).precision == ("bf16" if '"enabled": true' in json_text else "fp32")
 
 
-@pytest.mark.parametrize("top, setting", [("mixed_precision: bf16", "mixed_precision 'bf16'"),
-                                          ("fp16: 1", "fp16: 1 (mixed_precision 'fp16')")])
+@pytest.mark.parametrize("top, setting", [("mixed_precision: bf16", "mixed_precision: 'bf16'"),
+                                          ("fp16: 1", "fp16: 1 (read as mixed_precision: 'fp16')")])
 def test_plan_and_a_rank_read_the_profile_once_to_refuse_its_mixed_precision_beside_a_json(tmp_path, monkeypatch,
                                                                                             top, setting):
     """The key the message names was found by reading and parsing the file again, after plan and the rank had read
@@ -434,7 +435,7 @@ def test_a_one_process_deepspeed_launch_and_plan_agree_on_a_mixed_precision_besi
     ignored without a word."""
     (tmp_path / "ds.json").write_text(_JSONS[1])
     profile = "distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: ds.json}\n"
-    said = ("the accelerate config names a DeepSpeed json (ds.json) and also sets mixed_precision 'bf16' at its top, "
+    said = ("the accelerate config names a DeepSpeed json (ds.json) and also sets mixed_precision: 'bf16' at its top, "
             "which accelerate refuses beside a json")
     for options in ((), ("--mixed_precision", "fp16")):
         training, planned = _launch_one_process(tmp_path, profile, _RANK_AND_PLAN_ONLY, "mixed_precision: bf16\n",
