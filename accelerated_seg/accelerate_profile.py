@@ -44,7 +44,7 @@ def read_profile(path: str | Path, named: str | None = None) -> dict:
 
 def read_profile_as_written(path: str | Path, named: str | None = None) -> tuple[dict, dict]:
     """(the accelerate config at ``path`` as its file holds it, as the launch reads it: :func:`read_profile`), from
-    one reading of the file: a message quotes the file's own keys (:func:`mixed_precision_key`), which the launch
+    one reading of the file: a message quotes the file's own keys (:func:`mixed_precision_keys`), which the launch
     rewrites. Raises as :func:`read_profile`."""
     written = _read_mapping(path, named or str(path))
     from accelerate.commands.config.config_args import BaseConfig
@@ -59,14 +59,17 @@ def read_profile_as_written(path: str | Path, named: str | None = None) -> tuple
     return written, processed
 
 
-def mixed_precision_key(written: dict) -> str:
-    """The key an accelerate config as its file holds it (``written``: :func:`read_profile_as_written`'s first)
-    gives its precision with, as a remedy must name it: "fp16" for an older accelerate's ``fp16: true``, which the
-    launch reads as mixed_precision fp16 where mixed_precision is missing, else "mixed_precision". A profile of fp16
-    beside a DeepSpeed json was told to "Remove mixed_precision", a key its file does not have (ninety-eighth
-    session). It took the file's path and read the file again, after its callers had read it (until the
+def mixed_precision_keys(written: dict) -> list[str]:
+    """The keys an accelerate config as its file holds it (``written``: :func:`read_profile_as_written`'s first)
+    gives its precision with, as a remedy must name them: "fp16" for an older accelerate's ``fp16: true``, which the
+    launch reads as mixed_precision fp16 where mixed_precision is missing, else "mixed_precision", and both where
+    the file has mixed_precision and an fp16 of truth, which the launch reads once mixed_precision is removed. A
+    profile of fp16 beside a DeepSpeed json was told to "Remove mixed_precision", a key its file does not have
+    (ninety-eighth session). It took the file's path and read the file again, after its callers had read it, and
+    named mixed_precision alone beside an fp16 of truth, which was refused in turn once it was removed (until the
     ninety-ninth session)."""
-    return "fp16" if "mixed_precision" not in written and "fp16" in written else "mixed_precision"
+    older = bool(written.get("fp16"))  # any value of truth is fp16 to the launch (accelerate's process_config)
+    return ["mixed_precision"] * ("mixed_precision" in written or not older) + ["fp16"] * older
 
 
 def as_written(written: dict, key: str) -> str:

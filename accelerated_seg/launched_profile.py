@@ -216,8 +216,8 @@ def launched_mixed_precision() -> str | None:
 
 
 def launched_mixed_precision_as_written() -> tuple[str | None, dict | None]:
-    """(:func:`launched_mixed_precision`, the launched profile as its file holds it, whose key of the precision a
-    message names: ``accelerate_profile.mixed_precision_key``), from one reading of the file; (None, None) where
+    """(:func:`launched_mixed_precision`, the launched profile as its file holds it, whose keys of the precision a
+    message names: ``accelerate_profile.mixed_precision_keys``), from one reading of the file; (None, None) where
     the profile cannot be told or read. The key was found by reading the file again, until the ninety-ninth
     session."""
     if (read := _launched_profile()) is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from accelerate.utils import DistributedType, parse_flag_from_env, patch_environment
 
-from .accelerate_profile import as_written, mixed_precision_key
+from .accelerate_profile import as_written, mixed_precision_keys
 from .config import ConfigError
 from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
                                         switched_on)
@@ -385,27 +385,29 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict, written: di
     """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none) of a profile that names
     the DeepSpeed json ``file`` (read as ``config``) is refused, else None; ``written``: the profile as its file
     holds it, where it can be told, whose own key and value the message quotes and the remedy names (an older
-    accelerate's ``fp16: 'yes'``, read as mixed_precision fp16: ``accelerate_profile.mixed_precision_key``; it was
+    accelerate's ``fp16: 'yes'``, read as mixed_precision fp16: ``accelerate_profile.mixed_precision_keys``; it was
     quoted ``fp16: true`` until the ninety-ninth session, and a mixed_precision without the colon its file writes,
-    ``mixed_precision 'bf16'``). A launch without
-    ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses beside a json (its
-    ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and ``--mixed_precision``
-    meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the profile's says nothing:
-    refused alike whatever the json holds, bf16/fp16 blocks, "auto" or none, as `accelerate config` writes no
-    mixed_precision beside a json. The remedy says what the json's blocks must hold to train the profile's
-    precision once it is removed (until the ninety-eighth session it showed "bf16": {"enabled": true} to a profile
-    asking for fp16)."""
+    ``mixed_precision 'bf16'``). Beside mixed_precision, an older fp16 of truth is named too, in one message: the
+    launch reads it once mixed_precision is removed, and it was refused in turn (until the ninety-ninth session).
+    A launch without ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses
+    beside a json (its ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and
+    ``--mixed_precision`` meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the
+    profile's says nothing: refused alike whatever the json holds, bf16/fp16 blocks, "auto" or none, as `accelerate
+    config` writes no mixed_precision beside a json. The remedy says what the json's blocks must hold to train the
+    profile's precision once it is removed (until the ninety-eighth session it showed "bf16": {"enabled": true} to a
+    profile asking for fp16)."""
     if mixed is None:
         return None
     written = written or {}
-    key = mixed_precision_key(written)
-    setting = as_written(written, key) if key in written else f"{key}: {mixed!r}"  # a rank that cannot tell it
-    if key == "fp16":
+    keys = mixed_precision_keys(written)
+    # a rank that cannot tell its profile quotes the precision the launch took
+    setting = " and ".join(as_written(written, key) if key in written else f"{key}: {mixed!r}" for key in keys)
+    if keys == ["fp16"]:
         setting += f" (read as mixed_precision: {mixed!r})"
     refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets {setting} at its "
                f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
-               f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
-               f"accelerate config")
+               f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove "
+               f"{' and '.join(keys)} from the accelerate config")
     if str(mixed) not in PRECISION_OF_MIXED:  # none this package trains with: any block to write is a guess
         return (f"{refused} and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "
                 f"\"auto\" to take accelerate launch's --mixed_precision)")

@@ -350,19 +350,31 @@ _JSONS = ['{"zero_optimization": {"stage": 2}, "bf16": {"enabled": true}}',
           '{"zero_optimization": {"stage": 2}}']
 
 
+# A profile's top-level precision: its lines, the launch's mixed_precision, the message's setting, the keys to remove.
+_TOPS = [("mixed_precision: bf16", "bf16", "mixed_precision: 'bf16'", "mixed_precision"),
+         ("mixed_precision: 'no'", "no", "mixed_precision: 'no'", "mixed_precision"),
+         # an older accelerate's fp16, read as fp16; any value of truth: quoted as the file has it
+         ("fp16: true", "fp16", "fp16: true (read as mixed_precision: 'fp16')", "fp16"),
+         ("fp16: 'yes'", "fp16", "fp16: 'yes' (read as mixed_precision: 'fp16')", "fp16"),
+         # beside mixed_precision, an fp16 of truth is read once mixed_precision is removed; one of none is not
+         ("mixed_precision: bf16\nfp16: true", "bf16", "mixed_precision: 'bf16' and fp16: true",
+          "mixed_precision and fp16"),
+         ("mixed_precision: bf16\nfp16: false", "bf16", "mixed_precision: 'bf16'", "mixed_precision")]
+
+
 @pytest.mark.parametrize("json_text", _JSONS)
-@pytest.mark.parametrize("top, named", [("mixed_precision: bf16", "bf16"), ("mixed_precision: 'no'", "no"),
-                                        ("fp16: true", "fp16"),  # an older accelerate's fp16, read as fp16
-                                        ("fp16: 'yes'", "fp16")])  # any value of truth: quoted as the file has it
+@pytest.mark.parametrize("top, named, setting, removed", _TOPS)
 @pytest.mark.parametrize("option", [None, "bf16"])  # no json here refuses bf16 as asked
 def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_and_training_alike(
-        tmp_path, monkeypatch, json_text, top, named, option):
+        tmp_path, monkeypatch, json_text, top, named, setting, removed, option):
     """accelerate refuses it, whatever the json holds, where the launch has no --mixed_precision (its
     _deepspeed_config_checks: a ValueError in every rank), and ignores it where it has one. plan passed it and took
     its precision where the json had no bf16/fp16 block, training refused it in words for the deepspeed_config
     section ("Remove them from the accelerate config"), and said nothing where --mixed_precision was given (until
     the ninety-sixth session). An older fp16: 'yes' was quoted as fp16: true, and mixed_precision: bf16 as
-    mixed_precision 'bf16', without the colon the file writes (until the ninety-ninth session)."""
+    mixed_precision 'bf16', without the colon the file writes, and beside mixed_precision an fp16: true was
+    refused in turn once mixed_precision was removed (until the ninety-ninth session): the keys named, and they
+    alone, are removed in one round."""
     from accelerated_seg.config import ConfigError
     from accelerated_seg.plan_profile import read_launch_profile
     from accelerated_seg.strategy import construction_error
@@ -378,24 +390,24 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
                         "ACCELERATE_MIXED_PRECISION": option or named}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
-    key = top.split(":")[0]  # the remedy names the key in the file: fp16 was told "Remove mixed_precision"
-    setting = f"mixed_precision: '{named}'" if key == "mixed_precision" else f"{top} (read as mixed_precision: 'fp16')"
+    # the remedy names the keys in the file: fp16 was told "Remove mixed_precision"
     said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets {setting} at "
             f"its top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
-            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
+            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {removed} from the "
             f"accelerate config")
     with pytest.raises(ConfigError) as planned:
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}") and construction_error() == str(planned.value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: what the launch exports
-    untold = said.replace(f"sets {setting}", f"sets mixed_precision: '{named}'").replace(f"Remove {key} ",
+    untold = said.replace(f"sets {setting}", f"sets mixed_precision: '{named}'").replace(f"Remove {removed} ",
                                                                                         "Remove mixed_precision ")
     assert construction_error() == (untold + str(planned.value).split(said)[1] if not option else None)
-    # without it, the json decides: plan reads its precision, and training says nothing
+    # without the keys it names, the json decides: plan reads its precision, and training says nothing
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "deepspeed_config_file")
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as the launch exports it without one
-    profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
+    left = "".join(f"{line}\n" for line in top.splitlines() if line.split(":")[0] not in removed.split(" and "))
+    profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n{left}"
                        f"deepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
     assert construction_error() is None
     assert read_launch_profile(profile).precision == ("bf16" if '"enabled": true' in json_text else "fp32")
