@@ -36,7 +36,7 @@ from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, resolve, unique_ids
-from .data.io import resource_fork
+from .data.io import header_notes_unsaid, resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
@@ -762,7 +762,8 @@ def written_by_predict(path: str | Path) -> str | None:
 def _written_by_predict(path: str, as_it_stands: tuple) -> str | None:
     """``written_by_predict`` of ``path``, read; ``as_it_stands`` keys the cache (any write changes its ctime)."""
     try:
-        image = nib.load(path)
+        with header_notes_unsaid():  # a header nibabel refuses is answered below, where it printed its own line too
+            image = nib.load(path)
         descrip = image.header["descrip"].item()
         if descrip == PREDICTION_DESCRIP:
             return None
@@ -782,14 +783,19 @@ def marked_by_predict(path: str | Path) -> bool:
     sniffing of every image class: 1.8-2.3 ms a file, for 200 predictions 0.36-0.46 s of an error's wait).
     A header that nibabel's checks refuse (a datatype code it does not know, a vox_offset inside the header) is
     not ours, as ``written_by_predict`` says of it: read unchecked, one whose descrip held the mark answered True
-    until the ninety-ninth session."""
+    until the ninety-ninth session. nibabel's own line on such a header is kept off stderr (``header_notes_unsaid``)
+    here and in ``written_by_predict``: printed above evaluate's advice and predict's refusal until the ninety-ninth
+    session."""
     try:
         with ImageOpener(str(path)) as stream:  # decompresses a .gz only as far as the header
             block = stream.read(nib.Nifti2Header.sizeof_hdr)
         klass = next((klass for klass in (nib.Nifti1Header, nib.Nifti2Header)  # nib.load's order
                       if klass.may_contain_header(block)), None)
-        return klass is not None and klass(block[:klass.sizeof_hdr], check=True)["descrip"].item().startswith(
-            PREDICTION_DESCRIP)
+        if klass is None:
+            return False
+        with header_notes_unsaid():  # a header nibabel refuses is answered below, where it printed its own line too
+            header = klass(block[:klass.sizeof_hdr], check=True)
+        return header["descrip"].item().startswith(PREDICTION_DESCRIP)
     except (OSError, EOFError, ValueError, zlib.error, HeaderDataError):  # unreadable, not gzip as named, a
         return False  # folder, a damaged header: not ours
 

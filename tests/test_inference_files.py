@@ -3,6 +3,7 @@
 
 import json
 import re
+import sys
 
 import nibabel as nib
 import numpy as np
@@ -302,10 +303,13 @@ def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is
 @pytest.mark.parametrize("name", ["case.nii", "case.nii.gz"])
 @pytest.mark.parametrize("offset, value", [(70, 999), (70, 0), (108, 10.0)])  # datatype 999 and 0; vox_offset 10
 def test_a_header_nibabels_checks_refuse_is_not_predicts_though_its_descrip_carries_the_mark(tmp_path, name, offset,
-                                                                                             value):
+                                                                                             value, monkeypatch,
+                                                                                             capsys):
     """Read unchecked, such a header whose descrip held predict's mark was predict's to evaluate's advice ("predict
     this case ... which wrote the others"), and ``written_by_predict`` let nib.load's HeaderDataError out of
-    predict's check of its outputs as a traceback (until the ninety-ninth session): it is not ours, to either."""
+    predict's check of its outputs as a traceback (until the ninety-ninth session): it is not ours, to either.
+    nibabel's own line on it ("data code 999 not recognized; not attempting fix") came out on stderr above our
+    answer, from each read (until the ninety-ninth session): kept off it, and nibabel's logger as it was."""
     import gzip
     import struct
 
@@ -321,12 +325,19 @@ def test_a_header_nibabels_checks_refuse_is_not_predicts_though_its_descrip_carr
     struct.pack_into("<h" if offset == 70 else "<f", damaged, offset, value)  # nifti1's datatype; vox_offset
     (tmp_path / "case.nii").unlink()
     (tmp_path / name).write_bytes(gzip.compress(damaged) if name.endswith(".gz") else damaged)
-    with pytest.raises(nib.spatialimages.HeaderDataError):  # nibabel's own checks refuse it
+    level = nib.imageglobals.logger.level
+    for handler in nib.imageglobals.logger.handlers:  # nibabel's, bound to the stderr of its import: this test's
+        monkeypatch.setattr(handler, "stream", sys.stderr)
+    capsys.readouterr()
+    with pytest.raises(nib.spatialimages.HeaderDataError):  # nibabel's own checks refuse it, and say so
         nib.load(tmp_path / name)
+    said = capsys.readouterr().err
+    assert said.strip() and any(words in said for words in ("not recognized", "not supported", "too low")), said
     assert not marked_by_predict(tmp_path / name)
     assert written_by_predict(tmp_path / name) == "not written by predict"
     with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / name))} \(not written by predict\) already"):
         _check_only_predictions_replaced([tmp_path / name])
+    assert capsys.readouterr().err == "" and nib.imageglobals.logger.level == level
 
 
 def test_predicts_mark_is_read_from_the_header_alone_with_nib_loads_answers(tmp_path):

@@ -5,14 +5,10 @@ their findings gathered into one report, in the cases' order, with the warnings 
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
-
-import nibabel as nib
 
 from accelerated_seg.data.case_check import check_case
 from accelerated_seg.data.cases import Case
@@ -22,6 +18,7 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.fingerprint import case_key, source_fingerprint_or_none
 from accelerated_seg.data.grid_agreement import GRID_ATOL_MM
+from accelerated_seg.data.io import header_notes_unsaid
 
 if TYPE_CHECKING:
     from accelerated_seg.regions import Regions
@@ -134,7 +131,7 @@ def check_cases(
         return _Findings(report, tally, source)
 
     def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
-        with _header_repairs_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
+        with header_notes_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
             found = map(check_one, (cases[p] for p in positions)) if workers <= 1 else \
                 pool.map(check_one, (cases[p] for p in positions))
             return list(zip(positions, found))
@@ -193,18 +190,3 @@ class _Findings:
                        Tally.from_record(findings["tally"]), source, recalled=True)
         except (KeyError, TypeError, ValueError):
             return None
-
-
-
-@contextlib.contextmanager
-def _header_repairs_unsaid():
-    """nibabel's own notes on the headers it repairs or gives up on ("sizeof_hdr should be 348 ...",
-    "pixdim[1,2,3] should be non-zero ...") printed above the check's report on the same files, which
-    says what is wrong and what to do."""
-    logger = nib.imageglobals.logger
-    level = logger.level
-    logger.setLevel(logging.ERROR + 1)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)

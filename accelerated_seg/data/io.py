@@ -9,7 +9,9 @@ checked. :func:`read_nifti` therefore reads the whole stream up front, and
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import logging
 import math
 import os
 import zlib
@@ -84,6 +86,23 @@ def resource_fork(path: str | Path) -> str | None:
     return ("a macOS resource fork (an AppleDouble \"._\" file: Finder's record of the file of the same name "
             "without \"._\"), not a scan; list the file itself, and remove such files: find <dataset folder> "
             "-name '._*' -delete")
+
+
+@contextlib.contextmanager
+def header_notes_unsaid():
+    """nibabel's own notes on the headers read meanwhile, kept off stderr (its logger's level is raised above
+    them): those of headers it repairs or gives up on ("sizeof_hdr should be 348 ...", "pixdim[1,2,3] should be
+    non-zero ...") printed above the data check's report on the same files, which says what is wrong and what to
+    do; and a refusal ("data code 999 not recognized; not attempting fix") where the read answers nibabel's
+    HeaderDataError itself: predict's mark for evaluate's advice and predict's check of its outputs printed it
+    until the ninety-ninth session. The logger is the process's: another thread's note meanwhile goes unsaid too."""
+    logger = nib.imageglobals.logger
+    level = logger.level
+    logger.setLevel(logging.ERROR + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def affine_problem(affine) -> str | None:
