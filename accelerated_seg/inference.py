@@ -43,8 +43,8 @@ from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
 from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_said, grid_difference,
-                          intensity_spread, non_finite_counts, stacking_shift, vector_layout_advice, volumes_in,
-                          without_orientation)
+                          intensity_spread, non_finite_counts, size_1_axes_advice, stacking_shift,
+                          vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
@@ -704,6 +704,9 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
         if held == expected:
             continue
         if advice := vector_layout_advice(image.shape):  # "holds not 3D volume(s)" said nothing of it
+            raise DataError(f"{path}: {advice}")
+        # one volume behind (x, y, z, 1, 1)'s size-1 axes, as the checks say it: "1 values per voxel" until the 99th
+        if expected == 1 and (advice := size_1_axes_advice(image.shape, stacked=len(paths) > 1)):
             raise DataError(f"{path}: {advice}")
         if expected > 1:
             raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "

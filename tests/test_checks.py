@@ -243,6 +243,24 @@ def test_a_label_behind_trailing_size_1_axes_is_told_to_drop_them(tmp_path):
                         ".reshape(img.shape[:3]), img.affine, img.header))")
 
 
+@pytest.mark.parametrize("channels", [1, 2], ids=["image", "second_channel"])
+def test_an_image_behind_trailing_size_1_axes_is_told_to_drop_them(tmp_path, channels):
+    """A (x, y, z, 1, 1) image was told of NIfTI's vector layout, "1 values per voxel ... drop its fourth axis to
+    store them as channels (x, y, z, 1)", until the ninety-ninth session. Read alone, training's loader keeps the
+    size-1 axes as spatial ones (MONAI's reorientation fails); a channel beside others it stacks as one volume,
+    which the checks and predict do not read, so that one is told to drop them without a word of the loader."""
+    case = make_case(tmp_path, "bad", image=clean_image()[..., None, None])
+    if channels == 1:
+        report, why = check_one_bad_case(tmp_path, case), "which training's loader would take for more spatial axes"
+    else:
+        first = save(tmp_path / "imagesTr" / "bad_0000.nii.gz", clean_image())
+        case = Case(id=case.id, images=(first, *case.images), label=case.label)
+        report, why = check_cases([case], NUM_CLASSES, num_channels=2), "which the checks and predict do not read as one"
+    assert_single_error(report, case.images[-1], f"shape (8, 8, 8, 1, 1) is one 3D volume behind 2 size-1 axes, {why}; "
+                        "drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj).reshape(img.shape[:3]), "
+                        "img.affine, img.header))")
+
+
 def test_an_image_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(tmp_path):
     case = make_case(tmp_path, "vector", image=np.zeros((*SHAPE, 1, 2), np.float32))
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "is NIfTI's vector layout (x, y, z, 1, 2",

@@ -314,6 +314,16 @@ def test_a_scan_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(scans, t
         predict_file(model, [tmp_path / "v.nii.gz"], tmp_path / "seg.nii.gz")
 
 
+def test_a_scan_behind_trailing_size_1_axes_is_told_to_drop_them(scans, tmp_path):
+    """(x, y, z, 1, 1), one volume: told of the vector layout, "1 values per voxel ... drop its fourth axis", until
+    the ninety-ninth session; the loader would keep the size-1 axes as spatial ones, as the checks say."""
+    scan = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    nib.save(nib.Nifti1Image(np.asanyarray(scan.dataobj)[..., None, None], scan.affine), tmp_path / "s.nii.gz")
+    with pytest.raises(DataError, match=r"s\.nii\.gz: shape \(20, 20, 16, 1, 1\) is one 3D volume behind 2 size-1 "
+                                        r"axes, which training's loader would take for more spatial axes; drop them"):
+        predict_file(export(tmp_path / "model"), [tmp_path / "s.nii.gz"], tmp_path / "seg.nii.gz")
+
+
 def test_a_single_slice_is_segmented_with_a_warning(scans, tmp_path):
     """The demo's model reached Dice 0.44 and 0.11 on a phantom's middle slice alone, 0.98 and 0.88 on that slice
     of the whole phantom, without a word (benchmarks/results/header_variants_2cpu.json)."""

@@ -116,17 +116,32 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
         return (
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
-    if all(length == 1 for length in shape[3:]):  # told "store each 3D volume as its own file" until the 99th session
-        return (f"shape {shape} is one 3D volume behind {len(shape) - 3} size-1 axes, which training's loader would "
-                "take for more spatial axes; drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)"
-                ".reshape(img.shape[:3]), img.affine, img.header))")
+    # case_check names each of a case's several channel files "image channel <index>"
+    if advice := size_1_axes_advice(shape, stacked=role.startswith("image channel")):
+        return advice  # told "store each 3D volume as its own file" (a label) until the ninety-ninth session
     return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
+
+
+def size_1_axes_advice(shape: tuple[int, ...], stacked: bool = False) -> str:
+    """What to do with one 3D volume stored behind a run of size-1 axes, (x, y, z, 1, 1); "" for another shape.
+    Training's loader (MONAI's) reads a file alone as (1, x, y, z, 1), one channel of four spatial axes, on which
+    its reorientation fails; as one of a case's channel files (``stacked``) the loader's stacking reads one volume
+    (``preprocess.NiftiReader``), but the checks' value reading and predict do not, so it is refused there too,
+    with no word of the loader. An image was told of NIfTI's vector layout, "1 values per voxel", until the
+    ninety-ninth session."""
+    if len(shape) < 5 or any(length != 1 for length in shape[3:]):
+        return ""
+    why = ("which the checks and predict do not read as one" if stacked
+           else "which training's loader would take for more spatial axes")
+    return (f"shape {shape} is one 3D volume behind {len(shape) - 3} size-1 axes, {why}; drop them (nibabel: "
+            "nib.Nifti1Image(np.asanyarray(img.dataobj).reshape(img.shape[:3]), img.affine, img.header))")
 
 
 def vector_layout_advice(shape: tuple[int, ...]) -> str:
     """What to do with a 5D (x, y, z, 1, C) image, NIfTI's layout of C values per voxel (ITK writes its
-    multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape."""
-    if len(shape) != 5 or shape[3] != 1:
+    multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape,
+    (x, y, z, 1, 1) among them: one volume, ``size_1_axes_advice``'s."""
+    if len(shape) != 5 or shape[3] != 1 or shape[4] == 1:
         return ""
     return (f"shape {shape} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, as ITK "
             f"writes multi-component images); drop its fourth axis to store them as channels (x, y, z, {shape[4]}) "
