@@ -897,6 +897,25 @@ def test_a_validation_pair_of_other_channels_is_named_as_given(tmp_path):
                    validation_pairs=[(["c0.nii.gz", "c1.nii.gz"], "c_seg.nii.gz")], root=tmp_path)
 
 
+@pytest.mark.parametrize(
+    "pairs, labels, said",
+    [
+        ([("a.nii.gz",)], None, "load_cases: source[0] is ('a.nii.gz',), 1 item where a pair has 2; "),
+        ([("a.nii.gz", "a_seg.nii.gz"), (["b0.nii.gz", "b1.nii.gz"], "b_seg.nii.gz")], None,
+         "load_cases: source[1] has 2 image file(s) but source[0] has 1; "),
+        ([("a.nii.gz", "a_seg.nii.gz")], {"x": "y"}, "load_cases: the labels argument: keys must be label values"),
+    ],
+    ids=["malformed", "channels", "labels"],
+)
+def test_pairs_given_to_load_cases_are_refused_in_its_words(tmp_path, monkeypatch, pairs, labels, said):
+    """Told "from_pairs: pairs[0] ...", a function and an argument the caller of load_cases(pairs) never named,
+    until the ninety-ninth session."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DataError) as raised:
+        load_cases(pairs, labels=labels)
+    assert str(raised.value).startswith(said), raised.value
+
+
 # --- load_cases dispatch ----------------------------------------------------------------------
 
 

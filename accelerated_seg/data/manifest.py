@@ -215,7 +215,8 @@ def load_cases(
     """
     split = dict(validation_fraction=validation_fraction, num_folds=num_folds, fold=fold, seed=seed, names=names)
     if isinstance(source, (list, tuple)):
-        return from_pairs(source, labels, binarize=binarize, **split)
+        # named as called: "from_pairs: pairs[1] ..." named a function and an argument never given
+        return from_pairs(source, labels, binarize=binarize, where="load_cases", pairs_name="source", **split)
 
     path = Path(source).expanduser().absolute()
     if path.suffix.lower() == ".csv":

@@ -23,7 +23,7 @@ def from_pairs(
     validation_pairs: Sequence[tuple[PathLike | Sequence[PathLike], PathLike]] | None = None,
     root: PathLike | None = None,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
-    where: str = "from_pairs", names: Names = KEYWORD_NAMES,
+    where: str = "from_pairs", names: Names = KEYWORD_NAMES, pairs_name: str = "pairs",
 ) -> Manifest:
     """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``, or
     from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its "fold" keys split it, as a dataset.json's do;
@@ -46,12 +46,16 @@ def from_pairs(
         fold: Which fold is validated on (0-based).
         seed: Seed of the split shuffle.
         binarize: Merge every non-background label value into one "foreground" class.
-        where: What the messages say was given the pairs: ``"from_pairs"``, or its caller (``Dataset.from_files``).
+        where: What the messages say was given the pairs: ``"from_pairs"``, or the function the user called
+            (``Dataset.from_files``, ``load_cases``; until the ninety-ninth session ``load_cases(pairs)`` was told
+            of "from_pairs", a function it had not called).
         names: How the messages and ``Manifest.split`` name the split settings (:class:`SplitSettings`): by
             default as this function's keywords (``num_folds``, ``seed``; :data:`KEYWORD_NAMES`), or as its caller's
             (``Dataset.from_files``' ``split_seed``). Both said here since the ninety-fourth session: the
             estimator rewrote the words of the messages and of the split by a regular expression, and a direct
             call was told of a config's ``data.num_folds``.
+        pairs_name: What the messages call ``pairs`` (``pairs[1]``): the argument of ``where`` that held them
+            (``load_cases``' ``source``).
 
     Returns:
         The Manifest.
@@ -65,13 +69,13 @@ def from_pairs(
     declared, ignore_value = split_ignore(labels_declaration(labels), given, binarize, names)
     label_names, label_values = parse_labels(declared, given, binarize)
 
-    parsed = _parse_pairs(pairs, "pairs", base, where)
+    parsed = _parse_pairs(pairs, pairs_name, base, where)
     parsed_validation = (_parse_pairs(validation_pairs, "validation_pairs", base, where)
                          if validation_pairs is not None else [])
     if not parsed and not parsed_validation:  # validation pairs alone are a test set (estimator's evaluate)
         raise DataError(f"{where}: no pairs; pass at least one (image, label) pair")
     # each named as given: the validation pairs were counted on from the pairs ("pair 2" of validation_pairs[0])
-    named = [*((f"pairs[{i}]", images) for i, (images, _) in enumerate(parsed)),
+    named = [*((f"{pairs_name}[{i}]", images) for i, (images, _) in enumerate(parsed)),
              *((f"validation_pairs[{i}]", images) for i, (images, _) in enumerate(parsed_validation))]
     first, first_images = named[0]
     for position, images in named:
