@@ -244,20 +244,35 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     except (ConfigError, DataError) as error:
         refusal = error
     _raise_any_refusal(refusal, accelerator.process_index)
-    model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
 
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
     errors: list[str] = []
     in_a_folder = nifti_stem(output) is None  # each label map replaces predict's of its case under the other ending
-    from accelerate.utils import gather_object
+    from accelerate.utils import broadcast_object_list, gather_object
 
-    # The lock is held until every process has written its share (the gather below waits for all).
-    with holding_output_folder(output, written, accelerator):
+    from .ranks_stop_together import stopping_together
+    from .results_so_far import OutOfMemory
+    from .windows_stop import WrittenWhole
+
+    whole = WrittenWhole(output, rank, continue_prediction, len(jobs))
+    # One process's own error stops every process at once, the main process saying which cases are written whole:
+    # the others waited for it in a collective (a case's reduction, the gather below) until the process group's
+    # timeout. By windows in a case's reading or network since the ninety-sixth session (out of memory) and the
+    # ninety-seventh (any), anywhere there since the ninety-eighth (in setting up, writing, an interrupt on the main
+    # thread); since the ninety-ninth before the split too (moving the model, taking the folder's lock, --continue's
+    # reading) and by cases (outside a case, whose own errors are gathered). Its lock is the one the line is said
+    # under: each case is written under it. The folder's lock is held until every process has written its share
+    # (the gather below waits for all), and while the line is said.
+    with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
+            whole.entered_alike(holding_output_folder(output, written, accelerator)), \
+            whole.any_error_stops_every_process():
+        model.to(device).eval()
         if continue_prediction:  # every process reads the same headers before any writes: the same cases left
             jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
             cases = [case for case, _, _ in jobs]
+            whole.to_write = len(jobs)
             accelerator.wait_for_everyone()
         mode = choose_split(split, len(cases), num_processes)
         if mode == "cases":
@@ -268,8 +283,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
                 say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
             mine = [jobs[index] for index in shares[rank]]
+            whole.each_process_writes = True
             with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                       keep_largest=keep, run_key=run_key, in_a_folder=in_a_folder)) as done:
+                                       keep_largest=keep, run_key=run_key, writing=whole.writing,
+                                       in_a_folder=in_a_folder)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     if error is not None:  # reported by every process below, no hang
                         # A file's unusable voxels are the input's fault, said in one line; anything else
@@ -285,20 +302,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                     if progress:
                         progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
         else:
-            from accelerate.utils import broadcast_object_list
-
-            from .ranks_stop_together import stopping_together
-            from .results_so_far import OutOfMemory
-            from .windows_stop import WrittenWhole
-
-            whole = WrittenWhole(output, rank, continue_prediction, len(jobs))
-            # One process's own error stops every process at once, the main process saying which cases are written
-            # whole: the others waited for it in a collective (a case's reduction) until the process group's timeout.
-            # In a case's reading or network since the ninety-sixth session (out of memory) and the ninety-seventh
-            # (any), anywhere here since the ninety-eighth (in setting up, writing, an interrupt on the main thread).
-            # Its lock is the one the line is said under: each case is written under it.
-            with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
-                    whole.any_error_stops_every_process(), _warned_by_the_main_process(accelerator):
+            with _warned_by_the_main_process(accelerator):
                 if say:
                     say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
                 window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)

@@ -72,8 +72,10 @@ _INSIDE: list[_Watcher] = []
 def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str]) -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
     process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``).
-    Yields a lock to hold while writing what that line names. The process group may start inside (benchmark
-    train's with its first configuration's Accelerator)."""
+    Yields a lock to hold while writing what that line names: the main process says the line under it, and every
+    other rank ends once a write under it is done (at most ``SAID_WAIT_S``; since the ninety-ninth session, for
+    predict --split cases, where each process writes). The process group may start inside (benchmark train's with its
+    first configuration's Accelerator)."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
@@ -184,6 +186,9 @@ class _Watcher(threading.Thread):
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1)
             else:
+                # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
+                # none begun after; not for ever: the writing thread may be the one that published, waiting for this
+                self.writing.acquire(timeout=SAID_WAIT_S)
                 said = _wait_for(lambda: store.check([SAID]))
                 leave_for_the_launcher(store.get(SAID).decode() if said else message)
                 store.add(LEFT, 1)

@@ -7,6 +7,9 @@ every process through ``ranks_stop_together`` from where it arises (a case's rea
 pipeline would hand on only after the case before it; or anywhere else in the work), and gives the line the main
 process says: the error, with the cases written whole (each written under the lock the line is said under, so no
 file is half-written) and what a rerun does. Moved out of inference_distributed.py in the ninety-eighth session.
+Since the ninety-ninth it covers the whole of predict_distributed's work after the checks, under either split: before
+the split (moving the model, the folder's lock, --continue's reading), where the others waited in the next
+collective, and under split=cases, where each process writes its own cases under its own such lock.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class WrittenWhole:
 
     def __init__(self, output: Path, rank: int, continued: bool = False, to_write: int | None = None):
         self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, to_write
+        # split=cases: each process writes its own cases, which the main process's line cannot name
+        self.each_process_writes = False
         # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
         # said to give --continue, given already)
         self.again = ("the same command, with its --continue, passes over them and predicts the others" if continued
@@ -112,6 +117,21 @@ class WrittenWhole:
             met_by_every_rank(stage, met=False)
 
     @contextlib.contextmanager
+    def entered_alike(self, context):
+        """Around the work, ``context`` (the output folder's lock, ``holding_output_folder``), whose refusal every
+        process raises alike (``ranks.on_main`` hands the main process's to all): raised as it is, stopping no one.
+        Anything else in entering it (an interrupt on one process) stops every process, which waited for the main
+        process in on_main's broadcast until the process group's timeout (until the ninety-ninth session)."""
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(context)
+            except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all
+                if not isinstance(error, Exception):  # a refusal (an Exception) is every process's alike
+                    self.stop_every_process(error, f"process {self.rank}")
+                raise
+            yield
+
+    @contextlib.contextmanager
     def any_error_stops_every_process(self):
         """Around the work: an error of this process's own outside a case's stages (setting up, the main process's
         writing, an interrupt on the main thread) stops every process as one in a stage does. Until the
@@ -136,6 +156,9 @@ class WrittenWhole:
         in ``message`` goes under the line."""
         self.said = True
         line, newline, traceback_lines = message.partition("\n")
+        if self.each_process_writes:  # each finishes the case it is writing, and begins none (ranks_stop_together)
+            return (f"{line} (the cases written before it are whole in {self.output}; no file is half-written, and "
+                    f"{self.again}){newline}{traceback_lines}")
         if not self.cases:
             return f"{line} (no case was written){newline}{traceback_lines}"
         if len(self.cases) == self.to_write:  # none left for a rerun to predict

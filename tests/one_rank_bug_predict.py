@@ -1,8 +1,9 @@
-"""``accelerated-seg predict --split windows`` under a launch, run by test_inference_distributed: process 1 fails
-in the second case, once the main process has written the first, and waits there as a process stuck in a
-collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable; ``slow``,
-none, but a sleep to be interrupted in. Where (ONE_RANK_STAGE): the case's reading (``prepare_case``, the default),
-its network (``case_prediction``), or ``setup``, before any case (the windows' share being set up).
+"""``accelerated-seg predict`` under a launch (``--split windows``, or ``cases``), run by test_inference_distributed:
+process 1 fails in the second case, once the main process has written the first, and waits there as a process stuck
+in a collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable;
+``slow``, none, but a sleep to be interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where
+(ONE_RANK_STAGE): the case's reading (``prepare_case``, the default), its network (``case_prediction``), or before any
+case: ``setup`` (the windows' share being set up), ``left_to_predict`` (--continue's reading, before the split).
 ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
 
 import os
@@ -18,14 +19,16 @@ from one_rank_out_of_memory_predict import failing_in_the_second_case, predict_w
 
 def an_error() -> None:
     first = Path(sys.argv[sys.argv.index("--output") + 1]) / "small_0.nii.gz"
-    while not first.exists() and STAGE != "setup":  # the line then names it written whole (written under a lock)
+    while not first.exists() and STAGE not in BEFORE_ANY_CASE:  # the line then names it written whole (under a lock)
         time.sleep(0.05)
     Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
     if os.environ.get("ONE_RANK_ERROR") == "slow":
         time.sleep(300)
+    if os.environ.get("ONE_RANK_ERROR") == "interrupt":
+        raise KeyboardInterrupt
     if os.environ.get("ONE_RANK_ERROR") == "data":
         raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
-    raise ValueError(f"a bug in {'setting up' if STAGE == 'setup' else 'reading'}")
+    raise ValueError(f"a bug in {BEFORE_ANY_CASE.get(STAGE, 'reading')}")
 
 
 def failing_in_the_setup() -> None:
@@ -35,8 +38,19 @@ def failing_in_the_setup() -> None:
     inference_distributed.output_channels = output_channels
 
 
+def failing_before_the_split() -> None:
+    def left_to_predict(*args, **kwargs):
+        an_error()
+
+    inference_distributed.left_to_predict = left_to_predict
+
+
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
+#: The stages before any case, and what the bug says it was in.
+BEFORE_ANY_CASE = {"setup": "setting up", "left_to_predict": "continuing"}
+BY_CASES = "cases" in sys.argv  # process 1's first case is the second
 
 if __name__ == "__main__":
-    predict_with_process_1_changed(failing_in_the_setup if STAGE == "setup"
-                                   else lambda: failing_in_the_second_case(STAGE, an_error))
+    predict_with_process_1_changed(
+        failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
+        else lambda: failing_in_the_second_case(STAGE, an_error, call=1 if BY_CASES else 2))

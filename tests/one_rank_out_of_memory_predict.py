@@ -14,12 +14,13 @@ import accelerated_seg.inference as inference
 from accelerated_seg.cli import end_process, main
 
 
-def failing_in_the_second_case(stage: str, fail: Callable[[], None]) -> None:
-    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work."""
+def failing_in_the_second_case(stage: str, fail: Callable[[], None], call: int = 2) -> None:
+    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work: its ``call``-th
+    call on this process (under --split cases process 1's first case is the second, ``call=1``)."""
     work, calls = getattr(inference, stage), itertools.count(1)
 
     def changed(*args, **kwargs):
-        if next(calls) == 2:
+        if next(calls) == call:
             fail()
         return work(*args, **kwargs)
 

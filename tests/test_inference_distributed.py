@@ -19,6 +19,7 @@ import torch
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.exported_model import write_export
 from accelerated_seg.inference import predict_file, sliding_window_logits
+from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
@@ -189,6 +190,42 @@ def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path
                                                                  f"written whole in {tmp_path})")
 
 
+@pytest.mark.parametrize("error, published", [
+    (ConfigError("--output out is held by another predict"), None),  # the main process's, handed to every process
+    (KeyboardInterrupt(), "predict interrupted in process 1"),  # met by this process alone
+])
+def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_process(error, published, monkeypatch,
+                                                                                      tmp_path):
+    """The output folder's lock is taken on the main process, its refusal raised on every process alike (ranks.on_main):
+    said as it is. An interrupt there is one process's own, and left the others in on_main's broadcast (until the
+    ninety-ninth session)."""
+    import contextlib
+
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    @contextlib.contextmanager
+    def folder_lock():
+        raise error
+        yield
+
+    stops = []
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
+    with pytest.raises(type(error)):
+        with WrittenWhole(tmp_path, 1).entered_alike(folder_lock()):
+            pass
+    assert [str(stop) for stop in stops] == ([] if published is None else [published])
+
+
+def test_the_stopping_line_by_cases_says_each_processs_cases_written_are_whole(tmp_path):
+    """Under split=cases each process writes its own cases: the main process's line cannot name them all."""
+    whole = WrittenWhole(tmp_path, 0, continued=True)
+    whole.each_process_writes = True
+    assert whole.in_full("process 1: ValueError: a bug\nTraceback") == (
+        f"process 1: ValueError: a bug (the cases written before it are whole in {tmp_path}; no file is "
+        f"half-written, and the same command, with its --continue, passes over them and predicts the others)"
+        f"\nTraceback")
+
+
 # --------------------------------------------------------------------------------------------------
 # Real 2-process runs
 # --------------------------------------------------------------------------------------------------
@@ -315,21 +352,46 @@ def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(dat
 
 
 @pytest.mark.distributed
-def test_one_processs_bug_outside_a_cases_stages_by_windows_stops_every_process(data, tmp_path, monkeypatch):
-    """An error of one process's own outside a case's reading and network (here a bug in setting up the windows'
-    share) was said by that process alone: the main process, in the first case's reduction, ended in gloo's
-    "Connection closed by peer", said as its own bug with a traceback (until the ninety-eighth session)."""
-    monkeypatch.setenv("ONE_RANK_STAGE", "setup")
+@pytest.mark.parametrize("stage, options, words", [
+    ("setup", ("--split", "windows"), "setting up"), ("left_to_predict", ("--continue",), "continuing")])
+def test_one_processs_bug_before_any_case_stops_every_process(stage, options, words, data, tmp_path, monkeypatch):
+    """An error of one process's own before any case was said by that process alone: the main process, in the next
+    collective, ended in gloo's "Connection closed by peer" as its own error (on other nodes, or where the process
+    stays, it waits there for the process group's timeout). In setting up the windows' share (the first case's
+    reduction; until the ninety-eighth session), or before the split is chosen (moving the model, taking the output
+    folder's lock, --continue's reading of the outputs, here: the wait for every process after it; until the
+    ninety-ninth)."""
+    monkeypatch.setenv("ONE_RANK_STAGE", stage)
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
-    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", *options, timeout=120)
     stopped_after = time.time() - float((tmp_path / "raised").read_text())
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert said_alone(proc) == ["error: process 1: ValueError: a bug in setting up (no case was written)"], \
+    assert said_alone(proc) == [f"error: process 1: ValueError: a bug in {words} (no case was written)"], \
         proc.stderr[-3000:]
     under = proc.stderr.split("(no case was written)\n", 1)[1]
     assert under.startswith("Traceback (most recent call last):\n") and "Connection closed" not in proc.stderr
     assert stopped_after < 30, stopped_after
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock"]
+
+
+@pytest.mark.distributed
+def test_one_processs_interrupt_by_cases_stops_every_process(data, tmp_path, monkeypatch):
+    """Under --split cases an error of one process's own outside a case's yielded failure (here a KeyboardInterrupt,
+    a scheduler's SIGINT to that process alone, in its case's network) left the main process, its own case written,
+    in the gather of the failures until the process group's timeout (until the ninety-ninth session). Each process
+    writes its own cases under the lock the line is said under: the line says those written are whole."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "interrupt")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "cases", timeout=120)
+    out = tmp_path / "out"
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the launcher's, for its ranks' 130
+    # said first, by the main process, as it was met; the launcher's table of its ranks' status 130 follows
+    line = (f"predict interrupted in process 1 (the cases written before it are whole in {out}; no file is "
+            f"half-written, and the same command with --continue predicts the others)")
+    assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
+    assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")
 
 
 @pytest.mark.distributed
