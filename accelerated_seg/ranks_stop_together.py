@@ -59,7 +59,7 @@ SAID_WAIT_S = 10.0
 #: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
-MESSAGE, SAID, FIRST, LEFT, INTERRUPTED = "message", "said", "first", "left", "interrupted"
+MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
 #: The status of a process Ctrl-C ended, as a shell reports it (cli's EXIT_INTERRUPTED, which imports the commands).
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
@@ -72,10 +72,10 @@ _INSIDE: list[_Watcher] = []
 def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str]) -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
     process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``).
-    Yields a lock to hold while writing what that line names: the main process says the line under it, and every
-    other rank ends once a write under it is done (at most ``SAID_WAIT_S``; since the ninety-ninth session, for
-    predict --split cases, where each process writes). The process group may start inside (benchmark train's with its
-    first configuration's Accelerator)."""
+    Yields a lock to hold while writing what that line names: every rank takes it once a write under it is done (at
+    most ``SAID_WAIT_S``), and the main process says the line once every other has (since the ninety-ninth session,
+    for predict --split cases, where each process writes: ``note_for_the_line``). The process group may start inside
+    (benchmark train's with its first configuration's Accelerator)."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
@@ -123,6 +123,23 @@ def met_by_every_rank(name: str, met: bool) -> bool:
             return True
         time.sleep(POLL_S)
     return not met
+
+
+def note_for_the_line(note: str) -> None:
+    """Inside ``stopping_together``, on a rank other than the main process, under the lock it yields: keep ``note``
+    for the main process's line (``notes``), as predict --split cases keeps each case a process wrote whole. Nothing
+    in one process or without a process group: there is no other rank's line to say it."""
+    if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix + "notes/")) is not None:
+        store.set(str(store.add("count", 1)), note)
+
+
+def notes() -> list[str]:
+    """On the main process, in the line's ``in_full``: the notes the other ranks kept (``note_for_the_line``), in
+    the order kept; none where there is no store."""
+    if not _INSIDE or (store := _store(_INSIDE[-1].prefix + "notes/")) is None:
+        return []
+    kept = [str(number) for number in range(1, int(store.add("count", 0)) + 1)]
+    return [store.get(key).decode() for key in kept if store.check([key])]  # a rank ended between its two calls
 
 
 def _publish(watcher: _Watcher, error: BaseException) -> None:
@@ -176,6 +193,8 @@ class _Watcher(threading.Thread):
         try:
             interrupted = store.check([INTERRUPTED])
             if rank == 0:
+                # every other rank's file being written is written whole first, and named (``note_for_the_line``)
+                _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
                     if interrupted:
@@ -189,6 +208,7 @@ class _Watcher(threading.Thread):
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)
+                store.add(HELD, 1)
                 said = _wait_for(lambda: store.check([SAID]))
                 leave_for_the_launcher(store.get(SAID).decode() if said else message)
                 store.add(LEFT, 1)

@@ -9,7 +9,8 @@ process says: the error, with the cases written whole (each written under the lo
 file is half-written) and what a rerun does. Moved out of inference_distributed.py in the ninety-eighth session.
 Since the ninety-ninth it covers the whole of predict_distributed's work after the checks, under either split: before
 the split (moving the model, the folder's lock, --continue's reading), where the others waited in the next
-collective, and under split=cases, where each process writes its own cases under its own such lock.
+collective, and under split=cases, where each process writes its own cases under its own such lock, and notes them
+for the main process's line.
 """
 
 from __future__ import annotations
@@ -44,13 +45,14 @@ def named_out_of_memory(error: BaseException, row: str):
 
 
 class WrittenWhole:
-    """The cases the main process has written under split=windows, for the line that stops every process
-    (``ranks_stop_together``): each case's writing holds the lock that line is said under, so the line names
-    each case whose files are whole, and no write starts after it (the process is ending)."""
+    """The cases the main process has written under split=windows (every process under split=cases, the others'
+    noted in the store), for the line that stops every process (``ranks_stop_together``): each case's writing holds
+    the lock that line is said under, so the line names each case whose files are whole, and no write starts after it
+    (the process is ending)."""
 
     def __init__(self, output: Path, rank: int, continued: bool = False, to_write: int | None = None):
         self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, to_write
-        # split=cases: each process writes its own cases, which the main process's line cannot name
+        # split=cases: each process writes its own cases, which the main process's line names from the others' notes
         self.each_process_writes = False
         # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
         # said to give --continue, given already)
@@ -64,10 +66,14 @@ class WrittenWhole:
 
     @contextlib.contextmanager
     def writing(self, job):
+        from .ranks_stop_together import note_for_the_line
+
         with self.lock:
             if not self.said:
                 yield
                 self.cases.append(job[0].id)
+                if self.each_process_writes and self.rank != 0:  # for the main process's line
+                    note_for_the_line(job[0].id)
                 return
         threading.Event().wait()  # the line is said and this process about to end: no file begun
 
@@ -154,11 +160,11 @@ class WrittenWhole:
     def in_full(self, message: str) -> str:
         """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback
         in ``message`` goes under the line."""
+        from .ranks_stop_together import notes
+
         self.said = True
+        self.cases += notes() if self.each_process_writes else []  # the other processes', written whole (ninety-ninth)
         line, newline, traceback_lines = message.partition("\n")
-        if self.each_process_writes:  # each finishes the case it is writing, and begins none (ranks_stop_together)
-            return (f"{line} (the cases written before it are whole in {self.output}; no file is half-written, and "
-                    f"{self.again}){newline}{traceback_lines}")
         if not self.cases:
             return f"{line} (no case was written){newline}{traceback_lines}"
         if len(self.cases) == self.to_write:  # none left for a rerun to predict

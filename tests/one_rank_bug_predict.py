@@ -1,10 +1,11 @@
 """``accelerated-seg predict`` under a launch (``--split windows``, or ``cases``), run by test_inference_distributed:
-process 1 fails in the second case, once the main process has written the first, and waits there as a process stuck
-in a collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable;
-``slow``, none, but a sleep to be interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where
-(ONE_RANK_STAGE): the case's reading (``prepare_case``, the default), its network (``case_prediction``), or before any
-case: ``setup`` (the windows' share being set up), ``left_to_predict`` (--continue's reading, before the split).
-ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
+process 1 fails in the second case it reads (by cases: of four, its second, once its first is written), once the main
+process has written those before it, and waits there as a process stuck in a collective would. The error
+(ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable; ``slow``, none, but a sleep to be
+interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where (ONE_RANK_STAGE): the case's reading
+(``prepare_case``, the default), its network (``case_prediction``), or before any case: ``setup`` (the windows'
+share being set up), ``left_to_predict`` (--continue's reading, before the split). ONE_RANK_STARTED, when given, is
+made as it raises or sleeps."""
 
 import os
 import sys
@@ -18,8 +19,9 @@ from one_rank_out_of_memory_predict import failing_in_the_second_case, predict_w
 
 
 def an_error() -> None:
-    first = Path(sys.argv[sys.argv.index("--output") + 1]) / "small_0.nii.gz"
-    while not first.exists() and STAGE not in BEFORE_ANY_CASE:  # the line then names it written whole (under a lock)
+    output = Path(sys.argv[sys.argv.index("--output") + 1])
+    # the line then names them written whole (each under a lock)
+    while not all((output / name).exists() for name in MAIN_PROCESS_WRITES) and STAGE not in BEFORE_ANY_CASE:
         time.sleep(0.05)
     Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
     if os.environ.get("ONE_RANK_ERROR") == "slow":
@@ -48,9 +50,11 @@ def failing_before_the_split() -> None:
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
 #: The stages before any case, and what the bug says it was in.
 BEFORE_ANY_CASE = {"setup": "setting up", "left_to_predict": "continuing"}
-BY_CASES = "cases" in sys.argv  # process 1's first case is the second
+#: The label maps the main process writes before process 1 fails (by cases, of four scans: small_1 and small_3 are
+#: process 1's).
+MAIN_PROCESS_WRITES = ("small_0.nii.gz", "small_2.nii.gz") if "cases" in sys.argv else ("small_0.nii.gz",)
 
 if __name__ == "__main__":
     predict_with_process_1_changed(
         failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
-        else lambda: failing_in_the_second_case(STAGE, an_error, call=1 if BY_CASES else 2))
+        else lambda: failing_in_the_second_case(STAGE, an_error))

@@ -14,13 +14,12 @@ import accelerated_seg.inference as inference
 from accelerated_seg.cli import end_process, main
 
 
-def failing_in_the_second_case(stage: str, fail: Callable[[], None], call: int = 2) -> None:
-    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work: its ``call``-th
-    call on this process (under --split cases process 1's first case is the second, ``call=1``)."""
+def failing_in_the_second_case(stage: str, fail: Callable[[], None]) -> None:
+    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work."""
     work, calls = getattr(inference, stage), itertools.count(1)
 
     def changed(*args, **kwargs):
-        if next(calls) == call:
+        if next(calls) == 2:
             fail()
         return work(*args, **kwargs)
 

@@ -216,14 +216,16 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
     assert [str(stop) for stop in stops] == ([] if published is None else [published])
 
 
-def test_the_stopping_line_by_cases_says_each_processs_cases_written_are_whole(tmp_path):
-    """Under split=cases each process writes its own cases: the main process's line cannot name them all."""
-    whole = WrittenWhole(tmp_path, 0, continued=True)
-    whole.each_process_writes = True
+def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted(monkeypatch, tmp_path):
+    """Under split=cases each process writes its own cases, and notes them for the main process's line."""
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    monkeypatch.setattr(ranks_stop_together, "notes", lambda: ["b"])
+    whole = WrittenWhole(tmp_path, 0, continued=True, to_write=3)
+    whole.each_process_writes, whole.cases = True, ["a"]
     assert whole.in_full("process 1: ValueError: a bug\nTraceback") == (
-        f"process 1: ValueError: a bug (the cases written before it are whole in {tmp_path}; no file is "
-        f"half-written, and the same command, with its --continue, passes over them and predicts the others)"
-        f"\nTraceback")
+        f"process 1: ValueError: a bug (written whole: a, b in {tmp_path}; no file is half-written, and the same "
+        f"command, with its --continue, passes over them and predicts the others)\nTraceback")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -375,23 +377,29 @@ def test_one_processs_bug_before_any_case_stops_every_process(stage, options, wo
 
 
 @pytest.mark.distributed
-def test_one_processs_interrupt_by_cases_stops_every_process(data, tmp_path, monkeypatch):
+def test_one_processs_interrupt_by_cases_stops_every_process_naming_every_processs_cases_written(data, tmp_path,
+                                                                                                 monkeypatch):
     """Under --split cases an error of one process's own outside a case's yielded failure (here a KeyboardInterrupt,
-    a scheduler's SIGINT to that process alone, in its case's network) left the main process, its own case written,
-    in the gather of the failures until the process group's timeout (until the ninety-ninth session). Each process
-    writes its own cases under the lock the line is said under: the line says those written are whole."""
+    a scheduler's SIGINT to that process alone, in its second case's network) left the main process, its own cases
+    written, in the gather of the failures until the process group's timeout (until the ninety-ninth session). Each
+    process writes its own cases under the lock the line is said under, and notes them for the main process's line."""
     monkeypatch.setenv("ONE_RANK_ERROR", "interrupt")
     monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
-    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "cases", timeout=120)
+    args = predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "cases")
+    scans = [str(data / "scans" / f"small_{number}.nii.gz") for number in (2, 3)]
+    output_flag = args.index("--output")
+    proc = launch_two(tmp_path / "x", args[:output_flag] + scans + args[output_flag:], timeout=120)
     out = tmp_path / "out"
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the launcher's, for its ranks' 130
     # said first, by the main process, as it was met; the launcher's table of its ranks' status 130 follows
-    line = (f"predict interrupted in process 1 (the cases written before it are whole in {out}; no file is "
+    line = (f"predict interrupted in process 1 (written whole: small_0, small_2, small_1 in {out}; no file is "
             f"half-written, and the same command with --continue predicts the others)")
     assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
     assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
-    read(out / "small_0.nii.gz")
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz", "small_1.nii.gz",
+                                                           "small_2.nii.gz"]
+    for name in ("small_0", "small_1", "small_2"):
+        read(out / f"{name}.nii.gz")
 
 
 @pytest.mark.distributed
