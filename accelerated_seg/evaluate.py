@@ -384,11 +384,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
             Dice of the annotated voxels alone; HD95 and surface Dice of the cases whose label holds none
             (NaN in the others, which the summary's ``cases_annotated_in_part`` names).
-        merge_foreground: every non-zero value of the predictions and the references is class 1, as a model
-            trained with ``data.binarize`` saw them, or as a mask saved as 0 and 255 means, whatever classes the
-            predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: the
-            references' alone where ``dataset_json`` is the config.json of a model trained so (it predicts 0
-            and 1: a 2 is refused).
+        merge_foreground: class 1 is the foreground, every value above 0 in the references and in the
+            predictions merged into one, as a model trained with ``data.binarize`` saw them, or as a mask saved as
+            0 and 255 means, whatever classes the predictions tell apart (``--merge-foreground``); the ignore
+            value stays out of it. None: the references' alone where ``dataset_json`` is the config.json of a
+            model trained so (it predicts 0 and 1: a 2 is refused).
         binarized_references: the references are a dataset's trained binarized (``data.binarize``,
             ``Dataset.binarize()``): merged as a binarized model's config.json given as ``dataset_json`` merges
             them, the references alone (``Segmentation.evaluate``, whose dataset says so where no such file does).
@@ -487,7 +487,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
             label = merged_foreground(label, ignore_value)
             pred = merged_foreground(pred, ignore_value) if merge_predictions else pred
-        require_known_values(pred, pred_path, known, setting_names, prediction=True)
+        require_known_values(pred, pred_path, known, setting_names, prediction=True, ignore_value=ignore_value)
         require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
                               setting_names, reference=ignore_value is None and not merge_foreground)
         affine = nib.load(label_path).affine

@@ -65,7 +65,7 @@ def classes_to_score(pairs, num_classes: int | None, dataset_json, given: Mappin
                 found.update(values)
         if merge_foreground:
             predicted, referenced = ({min(value, 1) for value in found} for found in (predicted, referenced))
-        _require_shared_classes(predicted - {0}, referenced - {0}, named)
+        _require_shared_classes(predicted - {0}, referenced - {0}, named, ignore_value)
         names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
     if not names:
         raise DataError(f"no foreground class to score: every label and prediction is all background; give "
@@ -73,7 +73,8 @@ def classes_to_score(pairs, num_classes: int | None, dataset_json, given: Mappin
     return names
 
 
-def _require_shared_classes(predicted: set[int], referenced: set[int], named: SettingNames) -> None:
+def _require_shared_classes(predicted: set[int], referenced: set[int], named: SettingNames,
+                            ignore_value: int | None = None) -> None:
     """Raise where the classes are taken from the files and the predictions' foreground values share
     none with the references': every Dice is then 0, whatever the predictions' overlap. A binary mask
     saved as 0 and 255 against predictions of 0 and 1 was scored so, as two classes, without a word
@@ -91,8 +92,7 @@ def _require_shared_classes(predicted: set[int], referenced: set[int], named: Se
         merge = "if the model segments the references' structures as one foreground"
     else:
         merge = ""
-    way = (f"; {merge}, {named.merge_foreground} scores every non-zero value of the predictions and the references "
-           f"as class 1" if merge else "")
+    way = f"; {merge}, {merge_foreground_said(named, ignore_value)}" if merge else ""
     raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
                     f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
                     f"{way}; to score each value as a class all the same, give {named.dataset_json} a dataset.json "
@@ -100,11 +100,11 @@ def _require_shared_classes(predicted: set[int], referenced: set[int], named: Se
 
 
 def require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], named: SettingNames,
-                          reference: bool = False, prediction: bool = False) -> None:
+                          reference: bool = False, prediction: bool = False, ignore_value: int | None = None) -> None:
     """Raise for a value outside the classes scored; in a reference without an ignore label, one such
     value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare, or,
     where it is the reference's only foreground value (or a ``prediction``'s), the foreground of a mask
-    saved as 0 and 255."""
+    saved as 0 and 255, which the merge takes in (but ``ignore_value``, the references' unannotated voxels)."""
     values = set(np.unique(array).tolist())
     unknown = sorted(values - {0, *classes})
     if unknown:
@@ -112,7 +112,7 @@ def require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], 
                   f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
         # a prediction too: another tool's binary masks, saved as 0 and 255, against references of 0 and 1
         mask = (f"; if the {'reference' if reference else 'prediction'} is a mask saved as 0 and {unknown[0]}, "
-                f"{named.merge_foreground} scores every non-zero value as class 1"
+                f"{merge_foreground_said(named, ignore_value)}"
                 if (reference or prediction) and values - {0} == {unknown[0]} else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
@@ -126,6 +126,15 @@ def merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray
     if ignore_value is not None:
         foreground &= array != ignore_value
     return np.where(foreground, 1, array)
+
+
+def merge_foreground_said(named: SettingNames, ignore_value: int | None = None) -> str:
+    """What the merge does, for the refusals that name it, in the words of summary.json's note
+    (``merged_foreground_note``). They said it "scores every non-zero value as class 1" until the ninety-ninth
+    session: a value below 0 and the ignore value are not merged."""
+    but = f", but the ignore value {ignore_value}" if ignore_value is not None else ""
+    return (f"{named.merge_foreground} makes class 1 the foreground: every value above 0 in the references and in "
+            f"the predictions merged into one{but}")
 
 
 def merged_foreground_note(merge_predictions: bool, ignore_value: int | None) -> str:

@@ -584,18 +584,26 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     pred_dir, label_dir = tmp_path / "pred", tmp_path / "labels"
     with pytest.raises(DataError, match=r"the predictions hold the values \[1\] and the references \[255\] \(besides "
                                         r"background\): no class in common, so every Dice would be 0; if the "
-                                        r"references are masks saved as 0 and 255, merge_foreground=True scores"):
+                                        r"references are masks saved as 0 and 255, merge_foreground=True makes "
+                                        r"class 1 the foreground"):
         evaluate_folders(pred_dir, label_dir)
     with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
                                         r"\[0, 1\]; .*; if the reference is a mask saved as 0 and 255, "
-                                        r"merge_foreground=True scores every non-zero value as class 1"):
+                                        r"merge_foreground=True makes class 1 the foreground: every value above 0 "
+                                        r"in the references and in the predictions merged into one$"):
         evaluate_folders(pred_dir, label_dir, num_classes=2)
     # another tool's binary masks saved as 0 and 255 against references of 0 and 1: told the same way since the
     # ninety-fifth session ("check num_classes / dataset_json, or the file" alone)
     with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
                                         r"\[0, 1\]; .*; if the prediction is a mask saved as 0 and 255, "
-                                        r"merge_foreground=True scores every non-zero value as class 1"):
+                                        r"merge_foreground=True makes class 1 the foreground: every value above 0 "
+                                        r"in the references and in the predictions merged into one$"):
         evaluate_folders(label_dir, pred_dir, num_classes=2, output_dir=tmp_path / "swapped")
+    # they said "scores every non-zero value as class 1" until the ninety-ninth session: the ignore value is not
+    with pytest.raises(DataError, match=r"if the prediction is a mask saved as 0 and 255, merge_foreground=True "
+                                        r"makes class 1 the foreground: every value above 0 in the references and "
+                                        r"in the predictions merged into one, but the ignore value 3$"):
+        evaluate_folders(label_dir, pred_dir, num_classes=2, ignore_value=3, output_dir=tmp_path / "swapped")
     summary = evaluate_folders(pred_dir, label_dir, merge_foreground=True)
     assert summary["classes"] == {"1": "class_1"} and summary["merged_foreground"] is True
     assert summary["per_class"]["1"]["dice"]["max"] == 1.0 and 0.8 < summary["per_class"]["1"]["dice"]["min"] < 1
@@ -613,7 +621,9 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     # references of several structures against a binary model's 1: the refusal names the merge too (a review)
     save(tmp_path / "aseg" / "a.nii.gz", 2 * sphere(centre) + 39 * sphere(centre + [0, 0, 30.0], radius_mm=8.0))
     with pytest.raises(DataError, match=r"references \[2, 39\] .*; if the model segments the references' structures "
-                                        r"as one foreground, merge_foreground=True scores"):
+                                        r"as one foreground, merge_foreground=True makes class 1 "
+                                        r"the foreground: every value above 0 in the references and in the "
+                                        r"predictions merged into one;"):
         evaluate_folders(pred_dir, tmp_path / "aseg", output_dir=tmp_path / "aseg_out")
     # a declared ignore label's voxels stay out of the merge (they were merged into the foreground: a review)
     reference = sphere(centre).astype(np.uint8)
@@ -747,8 +757,9 @@ def test_a_multi_class_models_predictions_against_masks_of_one_value_are_refused
     assert capsys.readouterr().err == (
         "error: the predictions hold the values [1, 2] and the references [255] (besides background): no class in "
         "common, so every Dice would be 0; if the references are masks saved as 0 and 255, --merge-foreground "
-        "scores every non-zero value of the predictions and the references as class 1; to score each value as a "
-        "class all the same, give --labels a dataset.json naming them (or --num-classes above the largest)\n")
+        "makes class 1 the foreground: every value above 0 in the references and in the predictions merged into "
+        "one; to score each value as a class all the same, give --labels a dataset.json naming them (or "
+        "--num-classes above the largest)\n")
     assert main(["evaluate", pred_dir, label_dir, "--merge-foreground", "--output", str(tmp_path / "merged")]) == 0
     merged = json.loads((tmp_path / "merged" / "summary.json").read_text())
     assert merged["classes"] == {"1": "class_1"} and merged["per_class"]["1"]["dice"]["mean"] == 1.0
@@ -1097,16 +1108,20 @@ def test_evaluate_folders_errors_name_its_keyword_arguments_and_the_commands_err
         ((pred_dir, tmp_path / "masks"), {"num_classes": 3}, ["--num-classes", "3"],
          "check num_classes / dataset_json, or the file; if 255 marks unannotated voxels, give dataset_json a "
          "dataset.json that names it the \"ignore\" label; if the reference is a mask saved as 0 and 255, "
-         "merge_foreground=True scores every non-zero value as class 1",
+         "merge_foreground=True makes class 1 the foreground: every value above 0 in the references and in the "
+         "predictions merged into one",
          "check --num-classes / --labels, or the file; if 255 marks unannotated voxels, give --labels a dataset.json "
          "that names it the \"ignore\" label; if the reference is a mask saved as 0 and 255, --merge-foreground "
-         "scores every non-zero value as class 1"),
+         "makes class 1 the foreground: every value above 0 in the references and in the predictions merged into "
+         "one"),
         ((tmp_path / "multi", tmp_path / "mask"), {}, [],
-         "if the references are masks saved as 0 and 255, merge_foreground=True scores every non-zero value of the "
-         "predictions and the references as class 1; to score each value as a class all the same, give "
+         "if the references are masks saved as 0 and 255, merge_foreground=True makes class 1 the foreground: "
+         "every value above 0 in the references and in the predictions merged into one; to score each value as a "
+         "class all the same, give "
          "dataset_json a dataset.json naming them (or num_classes above the largest)",
-         "if the references are masks saved as 0 and 255, --merge-foreground scores every non-zero value of the "
-         "predictions and the references as class 1; to score each value as a class all the same, give --labels "
+         "if the references are masks saved as 0 and 255, --merge-foreground makes class 1 the foreground: every "
+         "value above 0 in the references and in the predictions merged into one; to score each value as a class "
+         "all the same, give --labels "
          "a dataset.json naming them (or --num-classes above the largest)")]
     for (predictions, labels), keywords, flags, from_python, from_the_command in refusals:
         with pytest.raises(ValueError) as refused:
