@@ -423,12 +423,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
-    settings = evaluation_settings(pred_dir, label_dir, num_classes=num_classes,
-                                   dataset_json=str(dataset_json.resolve()) if dataset_json is not None else None,
-                                   tolerance_mm=tolerance_mm, geometry_atol_mm=geometry_atol_mm, regions=regions,
-                                   ignore_value=ignore_value, merge_foreground=merge_foreground, class_names=class_names,
-                                   # recorded where given alone: an earlier evaluation's settings stay the same
-                                   **({"binarized_references": True} if binarized_references else {}))
+    # the settings as given (regions and ignore_value are taken from dataset_json below), but for the merge
+    settings_given = functools.partial(
+        evaluation_settings, pred_dir, label_dir, num_classes=num_classes,
+        dataset_json=str(dataset_json.resolve()) if dataset_json is not None else None, tolerance_mm=tolerance_mm,
+        geometry_atol_mm=geometry_atol_mm, regions=regions, ignore_value=ignore_value, class_names=class_names)
     reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
     reoriented = {}  # case -> both orientations, where they differ: scored reoriented without a word before
     for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
@@ -472,6 +471,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                            setting_names.tolerance_mm)
     # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json
     digests = functools.cache(lambda: input_digests(pairs, dataset_json))
+    # What was merged, not how it was asked: merge_foreground=False and None (no --merge-foreground) are the same
+    # evaluation but beside a binarized model's config.json, and binarized_references=True is that config.json's
+    # merge. Recorded as given until the ninety-ninth session, False and None were told apart as settings.
+    merged = True if merge_predictions else "references" if merge_foreground else False
+    settings = settings_given(merge_foreground=merged)
     # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
     check_earlier_evaluation(output_dir, settings, overwrite, setting_names, digests)
     # the label values a file may hold: a region's values (and the classes of the dataset a model's regions

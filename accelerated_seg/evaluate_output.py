@@ -94,6 +94,8 @@ def check_earlier_evaluation(output_dir: Path, settings: dict, overwrite: bool,
     if overwrite or not ((output_dir / "summary.json").is_file() or (output_dir / "metrics.csv").is_file()):
         return
     earlier = earlier_evaluation(output_dir)
+    if isinstance(earlier.get("settings"), dict):
+        earlier = {**earlier, "settings": _merge_as_taken(earlier)}
     if earlier.get("settings") == settings:
         return
     if isinstance(earlier.get("settings"), dict):
@@ -106,6 +108,19 @@ def check_earlier_evaluation(output_dir: Path, settings: dict, overwrite: bool,
     raise DataError(f"{setting_names.output_dir} {output_dir} holds an earlier evaluation of other inputs or "
                     f"settings ({what}), which this one would replace: give {setting_names.output_dir} another "
                     f"folder to keep it, or {setting_names.overwrite} to replace it")
+
+
+def _merge_as_taken(earlier: dict) -> dict:
+    """An earlier summary.json's settings with ``merge_foreground`` as evaluate records it since the ninety-ninth
+    session, as it took effect: true (the references and the predictions merged), "references" (the references
+    alone, as a binarized model's config.json or dataset implies) or false. One written before recorded it as
+    given (null, false or true, and ``binarized_references`` true where that was given); what it merged is
+    told by its ``merged_foreground``, so that it stays the same evaluation as one of the same effect."""
+    settings = {key: value for key, value in earlier["settings"].items() if key != "binarized_references"}
+    if "merge_foreground" in settings:  # recorded with the settings since the ninety-seventh session
+        settings["merge_foreground"] = (True if settings["merge_foreground"] is True
+                                        else "references" if earlier.get("merged_foreground") else False)
+    return settings
 
 
 def earlier_evaluation(output_dir: Path) -> dict:
@@ -160,7 +175,8 @@ def _files_digest(paths: Sequence[Path]) -> str:
 
 def evaluation_settings(pred_dir: Path, label_dir: Path, **given) -> dict:
     """What makes an evaluation the same as another, as summary.json records it: the folders scored (absolute)
-    and the settings as given (``given``, in JSON's terms: a {1: 2.0} tolerance reads back as {"1": 2.0})."""
+    and the settings (``given``, in JSON's terms: a {1: 2.0} tolerance reads back as {"1": 2.0}); evaluate gives
+    them as given, but ``merge_foreground`` as it took effect (``_merge_as_taken``)."""
     def plain(value):  # a Regions, numpy's numbers and arrays, a mapping or sequence of another type
         if hasattr(value, "to_dict") or hasattr(value, "tolist"):
             return value.to_dict() if hasattr(value, "to_dict") else value.tolist()

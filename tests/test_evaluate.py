@@ -964,6 +964,54 @@ def test_the_same_evaluation_from_folders_moved_since_is_replaced_and_other_file
     assert main(command + ["--overwrite"]) == 0
 
 
+def test_the_merge_is_recorded_as_it_took_effect_so_an_explicit_false_is_the_same_evaluation(folders, tmp_path):
+    """merge_foreground=False and None (no --merge-foreground) were recorded apart in summary.json's settings, so
+    the same evaluation rerun with an explicit False was refused as another ("merge_foreground null, now
+    false"): the same but beside a binarized model's config.json. Recorded as it took effect since the
+    ninety-ninth session (true, "references", false); one written before is read by what it merged."""
+    from accelerated_seg.data.preprocess import PreprocessSettings
+
+    pred_dir, label_dir, dataset = folders
+    out = tmp_path / "same"
+    assert evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=out)["settings"][
+        "merge_foreground"] is False
+    evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=out, merge_foreground=False)
+    # one written before, as given (null beside false): the same evaluation still
+    summary = json.loads((out / "summary.json").read_text())
+    (out / "summary.json").write_text(json.dumps({**summary, "settings": {**summary["settings"],
+                                                                         "merge_foreground": None}}))
+    evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=out, merge_foreground=False)
+    # what differs in effect still differs: both sides merged against neither
+    with pytest.raises(DataError, match="merge_foreground false, now true"):
+        evaluate_folders(pred_dir, label_dir, output_dir=out, merge_foreground=True, dataset_json=None)
+    # a binarized model's config.json merges the references alone, unless merge_foreground=False (a 2 refused)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "model": {"name": "unet"}, "num_classes": 2, "labels": {"0": "background", "1": "foreground"},
+        "preprocessing": PreprocessSettings(binarize=True).to_dict()}))
+    for case in ("a", "b", "c"):  # such a model's predictions: 0 and 1
+        save(pred_dir / f"{case}.nii.gz", (nib.load(pred_dir / f"{case}.nii.gz").get_fdata() > 0).astype(np.uint8))
+    out = tmp_path / "binarized"
+    implied = evaluate_folders(pred_dir, label_dir, dataset_json=model, output_dir=out)
+    assert implied["settings"]["merge_foreground"] == "references" and "binarized_references" not in implied[
+        "settings"]
+    for merge, now in ((False, "false"), (True, "true")):
+        with pytest.raises(DataError, match=f'merge_foreground "references", now {now}'):
+            evaluate_folders(pred_dir, label_dir, dataset_json=model, output_dir=out, merge_foreground=merge)
+    # one written before: null, and binarized_references true where Segmentation.evaluate gave it
+    (out / "summary.json").write_text(json.dumps({**implied, "settings": {
+        **implied["settings"], "merge_foreground": None, "binarized_references": True}}))
+    evaluate_folders(pred_dir, label_dir, dataset_json=model, output_dir=out)
+    # binarized_references=True is that merge: recorded alike, no setting of its own
+    out = tmp_path / "dataset"
+    evaluate_folders(pred_dir, label_dir, num_classes=2, output_dir=out, binarized_references=True)
+    evaluate_folders(pred_dir, label_dir, num_classes=2, output_dir=out, binarized_references=True,
+                     merge_foreground=None)
+    with pytest.raises(DataError, match=r'\(merge_foreground "references", now false\)'):
+        evaluate_folders(pred_dir, label_dir, num_classes=2, output_dir=out)
+
+
 def test_evaluate_command(folders, capsys):
     pred_dir, label_dir, dataset = folders
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
