@@ -11,6 +11,7 @@ plain MONAI (``build_from_spec``) and load ``model.safetensors`` into it with ``
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, replace
@@ -339,6 +340,7 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     of ``spec`` on the meta device (``constructed``), or what its constructor raised, not built again.
     ``names``: how the caller names ``model.args``, ``data.patch_size`` and the arguments MONAI's constructor
     refuses (the estimator rewrote the first two in the messages, the ninety-third session says them so).
+    A check passed in this process is not made again (``_PASSED_HERE``).
 
     What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
     ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
@@ -348,10 +350,13 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     Raises:
         ConfigError: naming ``model.args`` and ``data.patch_size`` (as ``names`` does), with MONAI's or torch's reason.
     """
+    if (passed := _check_key(spec, patch_size, batch)) in _PASSED_HERE:
+        return
     built = _built_or_refused(spec) if built is None else built
     refused = built if isinstance(built, Exception) else None
     failure = _forward_failure(spec, patch_size, batch, built)
     if failure is None:
+        _PASSED_HERE.add(passed)
         return
     reason = str(failure).splitlines()[0].rstrip(".")
     args, patch = names.setting("model.args"), names.setting("data.patch_size")
@@ -369,6 +374,31 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
     # 256x256x256 too" (ninety-second session's audit)
     raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change {args}") from None
+
+
+# The (network, patch, batch) whose check_trainable passed in this process, not checked again: the estimator checks
+# before it launches or writes anything and training checks the same in the same process, and the CPU run's
+# memory check (plan._trainable_spec) a third time, each a meta-device build and forward pass (a SwinUNETR's build
+# alone takes up to a second on 2 cores). A multi-GPU fit's ranks, forked by the notebook launcher, inherit it.
+# Failures are not kept: each is said again where it is met (ninety-ninth session).
+_PASSED_HERE: set[tuple] = set()
+
+
+def _check_key(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> tuple:
+    """What decides ``check_trainable``'s outcome: the network, the patch and the batch (the messages' ``names``
+    do not)."""
+    return _network_key(spec), tuple(int(edge) for edge in patch_size), int(batch)
+
+
+def _network_key(spec: ModelSpec) -> tuple:
+    return spec.name, spec.monai_class, json.dumps(spec.args, sort_keys=True, default=repr)
+
+
+def _passed_here(spec: ModelSpec) -> bool:
+    """Whether ``check_trainable`` passed a network of ``spec`` in this process, at some patch and batch: MONAI's
+    constructor takes its arguments."""
+    network = _network_key(spec)
+    return any(key[0] == network for key in _PASSED_HERE)
 
 
 def _constructor_refusal(spec: ModelSpec, patch_size: Sequence[int], reason: str, names: Names) -> str:
@@ -416,17 +446,21 @@ def _argument_said(spec: ModelSpec, key: str, patch_size: Sequence[int], names: 
 _DERIVED_FROM_THE_PATCH = {"dynunet": {"strides", "kernel_size", "upsample_kernel_size", "filters"}}
 
 
-def constructed(spec: ModelSpec, patch_size: Sequence[int], names: Names = Names()) -> nn.Module:
+def constructed(spec: ModelSpec, patch_size: Sequence[int], names: Names = Names()) -> nn.Module | None:
     """The network of ``spec`` on the meta device, for ``check_trainable`` to pass a batch through later;
     what MONAI's constructor refuses of ``model.args`` (a UNet's ``channels`` and ``strides`` of other
     lengths, a SwinUNETR ``feature_size`` not a multiple of 12) needs no batch, so training says it before
     the demo's phantoms, the run folder or the cache are written: it did so only once they were (ninety-third
     session). Well under a second; SwinUNETR's, built on the CPU and moved to the meta device, takes longest.
+    None, nothing built, where ``check_trainable`` passed this network in this process (the estimator's check
+    before it trains in the same process): its constructor took these arguments (ninety-ninth session).
 
     Raises:
         ConfigError: as ``check_trainable`` says a refused construction, whose retry on larger cubes tells
             whether the patch is to blame (DynUNet's levels derived from it).
     """
+    if _passed_here(spec):
+        return None
     built = _built_or_refused(spec)
     if isinstance(built, Exception):
         # batch 1: the forward passes on larger cubes are the only ones made, and one patch is the strictest

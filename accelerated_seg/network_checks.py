@@ -43,10 +43,11 @@ def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int, built:
 
 
 class Built(NamedTuple):
-    """The network as ``network_before_writing`` built it, on the meta device, and the spec it was built of."""
+    """The network as ``network_before_writing`` built it, on the meta device, and the spec it was built of;
+    the network None where this process had checked it already (``models.constructed``)."""
 
     spec: ModelSpec
-    network: nn.Module
+    network: nn.Module | None
 
 
 def network_before_writing(cfg: Config, manifest: Manifest, names: Names = Names()) -> Built:

@@ -353,6 +353,31 @@ def test_every_registry_network_passes_the_check_at_its_test_size(name):
     check_trainable(model_spec(name, 2, 3, (size,) * 3, args), (size,) * 3, batch=2)
 
 
+def test_a_check_passed_in_this_process_is_not_made_again_and_a_failure_is_said_each_time(monkeypatch):
+    """The estimator checks the network before it trains, and training checks it again in the same process (the
+    CPU run's memory check a third time), each a meta-device build and forward pass (ninety-ninth session)."""
+    import accelerated_seg.models as models
+
+    monkeypatch.setattr(models, "_PASSED_HERE", set(), raising=False)  # not earlier tests' passes
+    passes = []
+    real = models._forward_failure
+    monkeypatch.setattr(models, "_forward_failure", lambda *args: passes.append(args[1:3]) or real(*args))
+    args, size = SMALL["unet"]
+    spec = model_spec("unet", 1, 3, (size,) * 3, args)
+    assert models.constructed(spec, (size,) * 3) is not None  # built: nothing passed yet
+    for _ in range(2):
+        models.check_trainable(spec, (size,) * 3, batch=2)
+    assert passes == [((size,) * 3, 2)]
+    assert models.constructed(spec, (size,) * 3) is None  # its constructor took these arguments: not built again
+    models.check_trainable(spec, (size,) * 3, batch=1)  # another batch (or patch) is another check
+    assert passes == [((size,) * 3, 2), ((size,) * 3, 1)]
+    failing = model_spec("segresnet", 1, 3, (256,) * 3, {"use_conv_final": False, "init_filters": 8})
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="cannot train"):
+            models.check_trainable(failing, (256,) * 3)
+    assert passes[2:] == [((256,) * 3, 1)] * 2
+
+
 def test_what_the_data_decides_is_not_a_model_argument():
     with pytest.raises(ConfigError, match=r"\['in_channels', 'out_channels'\] contradict the run: in_channels is "
                                           r"the number of image channels \(1\); out_channels is the number of "

@@ -1036,6 +1036,32 @@ def test_the_network_built_before_anything_is_written_is_not_built_again_for_its
     assert spec == built.spec and not (tmp_path / "run").exists()
 
 
+def test_a_network_the_estimator_checked_is_neither_built_nor_passed_through_again_by_training(
+        tiny_config, tmp_path, monkeypatch):
+    """The estimator's fit checks the network on its blocks before it writes anything (estimator_launch), and
+    training then built it for the constructor's check and passed a batch through it again, in the same process
+    (ninety-ninth session); a network or batch of its own is still built and checked."""
+    import accelerated_seg.models
+    from accelerated_seg.data.prepare import counts_before_writing
+    from accelerated_seg.models import check_trainable, model_spec
+    from accelerated_seg.network_checks import checked_network_and_loss, network_before_writing
+
+    monkeypatch.setattr(accelerated_seg.models, "_PASSED_HERE", set(), raising=False)
+    cfg = tiny_config(tmp_path / "run", data__dataset="synthetic")
+    manifest = counts_before_writing(cfg.data, cfg.train.output_dir)
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
+                      cfg.model.args)
+    check_trainable(spec, cfg.data.patch_size, 2)  # as estimator_launch.check_the_network_fits_the_blocks does
+    real = accelerated_seg.models.meta_network
+    monkeypatch.setattr(accelerated_seg.models, "meta_network", lambda spec: pytest.fail("built again"))
+    built = network_before_writing(cfg, manifest)
+    assert checked_network_and_loss(cfg, manifest, 2, built)[0] == spec
+    built_anew = []
+    monkeypatch.setattr(accelerated_seg.models, "meta_network", lambda spec: built_anew.append(spec) or real(spec))
+    checked_network_and_loss(cfg, manifest, 3, built)  # another batch: checked on a network built for it
+    assert built_anew == [spec]
+
+
 @pytest.mark.parametrize("damage, what", [
     (lambda case: case.images[0].unlink(), "image"),
     (lambda case: case.label.unlink(), "label"),
