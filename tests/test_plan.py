@@ -63,6 +63,17 @@ def test_activations_grow_linearly_with_batch_and_voxels():
     assert large.saved / small.saved == pytest.approx(8, rel=0.01)  # per-channel statistics do not scale
 
 
+def test_the_measurement_builds_the_network_once_and_steps_copies_of_it(facts, monkeypatch):
+    """Each of the four bf16 steps was measured on a network built anew, SwinUNETR's 0.3-1 s each on 2 cores (the
+    CPU run's memory check makes this measurement before its first step); a copy of the one built measures the
+    same (ninety-ninth session)."""
+    builds = []
+    monkeypatch.setattr(plan, "meta_network", lambda spec: builds.append(spec) or meta_network(spec))
+    again = plan.measure_model("unet3d_mlperf", PATCH, "bf16", model_args=SMALL_ARGS)
+    assert len(builds) == 1
+    assert again == facts
+
+
 def test_mixed_precision_halves_the_convolution_activations(facts):
     fp32 = plan.measure_model("unet3d_mlperf", PATCH, "fp32", model_args=SMALL_ARGS)
     ratio = facts.saved["autocast"].per_sample / fp32.saved["autocast"].per_sample
