@@ -23,7 +23,7 @@ from conftest import number_tensorboard_writers_from, tensorboard_curve, tensorb
 from faults import folder_removed_at
 
 
-def _pieces(seed=0, shuffle=False, dropout=0.0, own_generator=False):
+def _pieces(seed=0, shuffle=False, dropout=0.0, own_generator=False, num_res_units=1):
     """A plain MONAI U-Net (initialised from ``seed``), AdamW, and 3 batches of 2 random (image,
     label) pairs, in a fixed order or shuffled each epoch; ``own_generator``: the loader has one."""
     images = torch.randn(6, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
@@ -31,7 +31,7 @@ def _pieces(seed=0, shuffle=False, dropout=0.0, own_generator=False):
     loader = DataLoader(TensorDataset(images, labels), batch_size=2, shuffle=shuffle,
                         generator=torch.Generator().manual_seed(0) if own_generator else None)
     torch.manual_seed(seed)
-    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, dropout=dropout)
+    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=num_res_units, dropout=dropout)
     return model, loader, DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters(), lr=1e-2)
 
 
