@@ -13,8 +13,12 @@ before rank 1 does, as another run's rotation (keep_last) would between the two.
 AGAIN_INTO=<folder> trains the same overrides once more, into that folder, in the same processes after the run (a
 test's uninterrupted reference, without the start of a launch of its own); its summary is the result's "again".
 The fault knobs stay armed, counting on from the first run: one spent there (a SIGNAL_CALL passed) does not fire.
+THEN_RUNS=<json list of [prefix, overrides]> trains each of those runs too, one after another in the same processes
+after the first, each rank's outcome in its own ``<prefix>.rank<N>.json``: refusals that each had a launch of their own
+(each launch's start costs the suite seconds of its 2 cores), whose ranks must also stay in step for the next run.
 """
 
+import json
 import os
 import signal
 import sys
@@ -91,6 +95,14 @@ def main() -> None:
         exported_model.write_state_as_export = full_disk
     if os.environ.get("GONE_AFTER_MAIN_LOADS"):
         gone_after_main_loads(Path(os.environ["GONE_AFTER_MAIN_LOADS"]), rank)
+    for then_prefix, then_overrides in json.loads(os.environ.get("THEN_RUNS", "[]")):
+        Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(outcome(overrides)))
+        prefix, overrides = then_prefix, then_overrides
+    write_result_and_exit(prefix, rank, outcome(overrides))
+
+
+def outcome(overrides: list[str]) -> dict:
+    """This rank's result of training ``overrides`` (and of AGAIN_INTO's run after it), else its error."""
     try:
         with importing_without_collection():
             from accelerated_seg.config import load_config
@@ -102,7 +114,7 @@ def main() -> None:
             result["again"] = train(load_config(None, [*again, f"--train.output_dir={os.environ['AGAIN_INTO']}"]))
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file
         result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
-    write_result_and_exit(prefix, rank, result)
+    return result
 
 
 if __name__ == "__main__":

@@ -75,21 +75,6 @@ def test_ddp_trains_validates_each_case_once_and_exports(ddp_launch):
     assert seeds == [layer_seed(0, 0), layer_seed(0, 1)] and len({*seeds, 0, layer_seed(1, 0)}) == 4
 
 
-def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(tiny_dataset, tmp_path):
-    """The main process alone holds the folder's lock (run_lock.py); its refusal reaches the other rank."""
-    from accelerated_seg.run_lock import hold_run_folder
-
-    out = tmp_path / "busy"
-    live = hold_run_folder(out)
-    try:
-        results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2}),
-                             expect_ok=False, timeout=180)
-    finally:
-        live.release()
-    for r in results:
-        assert not r["ok"] and f"{out} is in use by another run (process {os.getpid()} on" in r["error"], r
-
-
 def test_a_key_the_launch_does_not_know_in_the_profiles_fsdp_config_is_refused_on_every_rank(tiny_dataset, tmp_path):
     """accelerate launch drops a key of fsdp_config it does not know without a word (`fsdp_offload_param` for
     `fsdp_offload_params` ran without offloading), and exports nothing that names it: since the ninety-fourth
@@ -109,55 +94,66 @@ def test_a_key_the_launch_does_not_know_in_the_profiles_fsdp_config_is_refused_o
     assert not out.exists()  # refused before anything is written
 
 
-def test_a_save_that_fails_on_the_main_process_alone_stops_both_ranks_with_its_message(tiny_dataset, tmp_path):
-    """The main process alone writes the export: its error, raised there before the barrier, left rank 1
-    waiting (gloo: "Connection closed by peer" after our message; NCCL: its timeout), the seventy-third
-    session's review."""
-    out = tmp_path / "run"
-    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2,
-                                                                                   "train.val_every": 0}),
-                         env_extra={"FULL_DISK_AT_EXPORT": "1"}, expect_ok=False, timeout=180)
-    for r in results:
-        assert not r["ok"] and r["error"].startswith("CheckpointNotSaved: saving the export model/"), r
+def test_refusals_reach_both_ranks_without_a_hang_one_run_after_another(tiny_config, tiny_dataset, tmp_path):
+    """Four refusals, which had a launch each until the ninety-ninth session (each launch's start costs the suite
+    seconds of its 2 cores), are four runs of one launch, one after another in the same ranks: each reaches both
+    ranks, and leaves them in step for the next (run in order of how far each gets). They are:
 
-
-def test_a_checkpoint_gone_after_the_main_process_loaded_it_is_refused_on_both_ranks_without_a_hang(tiny_config,
-                                                                                                    tiny_dataset,
-                                                                                                    tmp_path):
-    """Another run still training may rotate the checkpoint a resume loads away (keep_last) between the
-    ranks' loads: rank 1 met accelerate's ValueError traceback, and the main process, loaded, went on to
-    wait for it (until the ninety-second session). Both now refuse it as gone, and nothing is written."""
-    other, out = tmp_path / "other", tmp_path / "run"
-    train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
-    rotating = other / "checkpoints" / "step_1"
-    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{
-        "train.max_steps": 3, "train.val_every": 0, "train.resume": str(rotating)}),
-        env_extra={"GONE_AFTER_MAIN_LOADS": str(rotating)}, expect_ok=False, timeout=180)
-    for r in results:
-        assert not r["ok"] and r["error"].startswith(f"ConfigError: train.resume={str(rotating)!r} was removed after "
-                                                     f"the resume found it ({other / 'checkpoints'} holds step_2; "), r
-    assert not out.exists()
-
-
-def test_both_ranks_check_cases_and_refuse_a_broken_dataset_with_the_same_whole_report(tiny_dataset, tmp_path):
-    """Every rank checks a share of the cases (main process alone, the others waited as long as NCCL's
-    timeout for a large cohort); the shares' findings travel to every rank, which all refuse alike."""
+    - a folder in use by another run: the main process alone holds the folder's lock (run_lock.py); its refusal
+      reaches the other rank;
+    - a broken dataset: every rank checks a share of the cases (main process alone, the others waited as long as
+      NCCL's timeout for a large cohort); the shares' findings travel to every rank, which all refuse alike;
+    - a checkpoint gone after the main process loaded it: another run still training may rotate the checkpoint a
+      resume loads away (keep_last) between the ranks' loads: rank 1 met accelerate's ValueError traceback, and the
+      main process, loaded, went on to wait for it (until the ninety-second session). Both now refuse it as gone,
+      and nothing is written;
+    - a save that fails on the main process alone: the main process alone writes the export: its error, raised
+      there before the barrier, left rank 1 waiting (gloo: "Connection closed by peer" after our message; NCCL: its
+      timeout), the seventy-third session's review."""
     import shutil
 
     import nibabel as nib
     import numpy as np
 
+    from accelerated_seg.run_lock import hold_run_folder
+
+    busy = tmp_path / "busy"
     data = Path(shutil.copytree(Path(tiny_dataset).parent, tmp_path / "data"))
     listed = json.loads((data / "dataset.json").read_text())["training"]
     broken = [data / entry["label"] for entry in listed[:2]]  # the first case of each rank's share
     for path in broken:
         label = nib.load(path)
         nib.save(nib.Nifti1Image(np.full(label.shape, 7, np.uint8), label.affine), path)
-    results = launch_two(tmp_path / "result", tiny_overrides(data / "dataset.json", tmp_path / "run"),
-                         expect_ok=False, timeout=180)
-    assert results[0]["error"] == results[1]["error"]
-    assert results[0]["error"].startswith("DataError: ") and all(str(path) in results[0]["error"] for path in broken)
-    assert not (tmp_path / "run" / "checkpoints").exists()
+    other, resumed = tmp_path / "other", tmp_path / "resumed"
+    train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    rotating = other / "checkpoints" / "step_1"
+    runs = {"broken": tiny_overrides(data / "dataset.json", tmp_path / "broken_run"),
+            "gone": tiny_overrides(tiny_dataset, resumed, **{"train.max_steps": 3, "train.val_every": 0,
+                                                             "train.resume": str(rotating)}),
+            "full_disk": tiny_overrides(tiny_dataset, tmp_path / "full_disk", **{"train.max_steps": 2,
+                                                                                 "train.val_every": 0})}
+    then = [[str(tmp_path / name), overrides] for name, overrides in runs.items()]
+    live = hold_run_folder(busy)
+    try:
+        results = launch_two(tmp_path / "busy_result", tiny_overrides(tiny_dataset, busy, **{"train.max_steps": 2}),
+                             env_extra={"THEN_RUNS": json.dumps(then), "GONE_AFTER_MAIN_LOADS": str(rotating),
+                                        "FULL_DISK_AT_EXPORT": "1"}, expect_ok=False, timeout=300)
+    finally:
+        live.release()
+    for r in results:
+        assert not r["ok"] and f"{busy} is in use by another run (process {os.getpid()} on" in r["error"], r
+    broken_results, gone, full_disk = ([json.loads(Path(f"{tmp_path / name}.rank{rank}.json").read_text())
+                                        for rank in range(2)] for name in runs)
+    assert broken_results[0]["error"] == broken_results[1]["error"]
+    assert broken_results[0]["error"].startswith("DataError: ") and all(
+        str(path) in broken_results[0]["error"] for path in broken)
+    assert not (tmp_path / "broken_run" / "checkpoints").exists()
+    for r in gone:
+        assert not r["ok"] and r["error"].startswith(f"ConfigError: train.resume={str(rotating)!r} was removed after "
+                                                     f"the resume found it ({other / 'checkpoints'} holds step_2; "), r
+    assert not resumed.exists()
+    for r in full_disk:
+        assert not r["ok"] and r["error"].startswith("CheckpointNotSaved: saving the export model/"), r
 
 
 # Global batch 4 on both sides; the first variant trains a DynUNet with a deep supervision head
