@@ -232,11 +232,15 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
         assert len(two) == len(one)
         for i, (a, b) in enumerate(zip(two, one)):
             torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6, msg=f"rank {rank}: gradient {i} differs")
-    # Parameters after the last fp32 step.
+    # Parameters after the last fp32 step, within a tenth of one AdamW step (lr 1e-3): a rank that trained on its own
+    # gradient, unreduced, moves them by whole steps. Adam's m/sqrt(v) turns the float noise of a gradient near 0
+    # into a fraction of a step, which adds up over the steps: 1e-5 held for 3 steps and on the AMD hosts, but the
+    # deep supervision variant's 4 steps (since the ninety-eighth session) differed by up to 4.0e-5 (its bottleneck's
+    # convolutions) on the Xeon of family 6 model 167, where the first step's gradients still agreed to 1e-4.
     two = load_file(folder / "two" / "model" / "model.safetensors")
     one = load_file(tmp_path / "one" / "model" / "model.safetensors")
     for key in one:
-        torch.testing.assert_close(two[key], one[key], rtol=0, atol=1e-5, msg=f"{key} differs")
+        torch.testing.assert_close(two[key], one[key], rtol=0, atol=1e-4, msg=f"{key} differs")
 
 
 def test_non_finite_loss_on_one_rank_is_skipped_by_both_without_a_hang(tiny_dataset, tmp_path):
