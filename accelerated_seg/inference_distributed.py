@@ -256,7 +256,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     from .results_so_far import OutOfMemory
     from .windows_stop import WrittenWhole
 
-    whole = WrittenWhole(output, rank, continue_prediction, len(jobs))
+    whole = WrittenWhole(output, rank, continue_prediction, [case.id for case in cases])
     # One process's own error stops every process at once, the main process saying which cases are written whole:
     # the others waited for it in a collective (a case's reduction, the gather below) until the process group's
     # timeout. By windows in a case's reading or network since the ninety-sixth session (out of memory) and the
@@ -272,7 +272,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         if continue_prediction:  # every process reads the same headers before any writes: the same cases left
             jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
             cases = [case for case, _, _ in jobs]
-            whole.to_write = len(jobs)
+            whole.to_write = [case.id for case in cases]
             accelerator.wait_for_everyone()
         mode = choose_split(split, len(cases), num_processes)
         if mode == "cases":

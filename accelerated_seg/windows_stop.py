@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 
 from .config import ConfigError
@@ -50,8 +51,9 @@ class WrittenWhole:
     the lock that line is said under, so the line names each case whose files are whole, and no write starts after it
     (the process is ending)."""
 
-    def __init__(self, output: Path, rank: int, continued: bool = False, to_write: int | None = None):
-        self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, to_write
+    def __init__(self, output: Path, rank: int, continued: bool = False, to_write: Sequence[str] = ()):
+        # to_write: the ids of the cases this run writes, in the order of its inputs (predict_distributed's result)
+        self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, list(to_write)
         # split=cases: each process writes its own cases, which the main process's line names from the others' notes
         self.each_process_writes = False
         # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
@@ -164,13 +166,21 @@ class WrittenWhole:
 
         self.said = True
         self.cases += notes() if self.each_process_writes else []  # the other processes', written whole (ninety-ninth)
+        self.cases = self.in_input_order(self.cases)
         line, newline, traceback_lines = message.partition("\n")
         if not self.cases:
             return f"{line} (no case was written){newline}{traceback_lines}"
-        if len(self.cases) == self.to_write:  # none left for a rerun to predict
+        if len(self.cases) == len(self.to_write):  # none left for a rerun to predict
             return f"{line} (every case is written whole in {self.output}){newline}{traceback_lines}"
         return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
                 f"{self.again}){newline}{traceback_lines}")
+
+    def in_input_order(self, cases: list[str]) -> list[str]:
+        """``cases`` in the order of the inputs, as predict_distributed returns them, so a user reads which are done:
+        under split=cases the main process's came first, then the others' as they were written (until the
+        ninety-ninth session). A case not among ``to_write`` goes last."""
+        position = {case: index for index, case in enumerate(self.to_write)}
+        return sorted(cases, key=lambda case: position.get(case, len(position)))
 
 
 def _stopping(error: BaseException, where: str) -> BaseException:

@@ -184,7 +184,7 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
 def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path):
     """An interrupt as the main process wrote the last case said "the same command with --continue predicts the
     others", of none (ninety-eighth session)."""
-    whole = WrittenWhole(tmp_path, 0, to_write=2)
+    whole = WrittenWhole(tmp_path, 0, to_write=["a", "b"])
     whole.cases = ["a", "b"]
     assert whole.in_full("predict interrupted in process 0") == (f"predict interrupted in process 0 (every case is "
                                                                  f"written whole in {tmp_path})")
@@ -216,16 +216,18 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
     assert [str(stop) for stop in stops] == ([] if published is None else [published])
 
 
-def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted(monkeypatch, tmp_path):
-    """Under split=cases each process writes its own cases, and notes them for the main process's line."""
+def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted_in_input_order(monkeypatch, tmp_path):
+    """Under split=cases each process writes its own cases, and notes them for the main process's line, which names
+    them in the order of the inputs: the main process's came first, then the others' as written (until the
+    ninety-ninth session)."""
     import accelerated_seg.ranks_stop_together as ranks_stop_together
 
-    monkeypatch.setattr(ranks_stop_together, "notes", lambda: ["b"])
-    whole = WrittenWhole(tmp_path, 0, continued=True, to_write=3)
-    whole.each_process_writes, whole.cases = True, ["a"]
+    monkeypatch.setattr(ranks_stop_together, "notes", lambda: ["d", "a"])
+    whole = WrittenWhole(tmp_path, 0, continued=True, to_write=["a", "b", "c", "d", "e"])
+    whole.each_process_writes, whole.cases = True, ["c", "b"]
     assert whole.in_full("process 1: ValueError: a bug\nTraceback") == (
-        f"process 1: ValueError: a bug (written whole: a, b in {tmp_path}; no file is half-written, and the same "
-        f"command, with its --continue, passes over them and predicts the others)\nTraceback")
+        f"process 1: ValueError: a bug (written whole: a, b, c, d in {tmp_path}; no file is half-written, and the "
+        f"same command, with its --continue, passes over them and predicts the others)\nTraceback")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -392,7 +394,8 @@ def test_one_processs_interrupt_by_cases_stops_every_process_naming_every_proces
     out = tmp_path / "out"
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the launcher's, for its ranks' 130
     # said first, by the main process, as it was met; the launcher's table of its ranks' status 130 follows
-    line = (f"predict interrupted in process 1 (written whole: small_0, small_2, small_1 in {out}; no file is "
+    # in the order of the inputs, as predict returns them (small_0, small_2, small_1 until the ninety-ninth session)
+    line = (f"predict interrupted in process 1 (written whole: small_0, small_1, small_2 in {out}; no file is "
             f"half-written, and the same command with --continue predicts the others)")
     assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
     assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
