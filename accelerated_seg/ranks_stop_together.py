@@ -197,8 +197,9 @@ class _Watcher(threading.Thread):
                 _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
-                    if interrupted:
+                    if interrupted:  # and in the launcher's table, whose row for this rank gave only its link
                         print(line, file=sys.stderr, flush=True)
+                        leave_for_the_launcher(line, interrupted=True)
                     else:
                         say_the_error(line)
                 store.set(SAID, line)
@@ -210,7 +211,9 @@ class _Watcher(threading.Thread):
                 self.writing.acquire(timeout=SAID_WAIT_S)
                 store.add(HELD, 1)
                 said = _wait_for(lambda: store.check([SAID]))
-                leave_for_the_launcher(store.get(SAID).decode() if said else message)
+                # an interrupt as the main process says it, not "error: predict interrupted ..." (until the
+                # ninety-ninth session)
+                leave_for_the_launcher(store.get(SAID).decode() if said else message, interrupted=interrupted)
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
             sys.stdout.flush()

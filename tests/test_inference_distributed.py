@@ -399,6 +399,9 @@ def test_one_processs_interrupt_by_cases_stops_every_process_naming_every_proces
             f"half-written, and the same command with --continue predicts the others)")
     assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
     assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
+    # each process's row of the table says it as the line does: no "error: " for process 1 and no link for the main
+    # process (until the ninety-ninth session)
+    assert proc.stderr.count(f"traceback : {line}\n") == 2, proc.stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz", "small_1.nii.gz",
                                                            "small_2.nii.gz"]
     for name in ("small_0", "small_1", "small_2"):

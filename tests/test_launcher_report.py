@@ -32,6 +32,15 @@ def test_the_launchers_report_shows_our_error_line_in_place_of_its_link(tmp_path
     assert "To enable traceback see" not in report
 
 
+def test_an_interrupt_is_left_for_the_launcher_as_said_not_as_an_error(tmp_path, monkeypatch):
+    """A process that an interrupt of another stopped (ranks_stop_together) left "error: predict interrupted ..."
+    in the launcher's table, where the main process says no error (until the ninety-ninth session)."""
+    error_file = tmp_path / "error.json"
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(error_file))
+    leave_for_the_launcher("predict interrupted in process 1 (no case was written)", interrupted=True)
+    assert "traceback : predict interrupted in process 1 (no case was written)\n" in _launcher_report(error_file)
+
+
 def test_nothing_is_written_outside_the_launcher(tmp_path, monkeypatch):
     monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
     monkeypatch.chdir(tmp_path)
