@@ -228,113 +228,126 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
                              fp32_setting=fp32_setting, names=names)
     device = accelerator.device
-    refusal = None
-    try:
-        with _warned_by_the_main_process(accelerator):
-            # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
-            # ninety-third session), as they all ran the check before the others were silenced
-            check_precision(options.precision, device, fp32_setting)
-            model, config = load_for_prediction(model_dir)
-            keep = kept_whole(config, keep_largest)
-            cases = list(inputs) if given_cases else collect_cases(inputs, config)
-        output = home_expanded(output)
-        # Every process, before any work: under split=windows only the main process writes, and a refusal
-        # from it alone would leave the others waiting in the first reduction.
-        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
-    except (ConfigError, DataError) as error:
-        refusal = error
-    _raise_any_refusal(refusal, accelerator.process_index)
-    say = progress if progress and accelerator.is_main_process else None
-
-    jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
-    errors: list[str] = []
-    in_a_folder = nifti_stem(output) is None  # each label map replaces predict's of its case under the other ending
+    output = home_expanded(output)
     from accelerate.utils import broadcast_object_list, gather_object
 
     from .ranks_stop_together import stopping_together
     from .results_so_far import OutOfMemory
     from .windows_stop import WrittenWhole
 
-    whole = WrittenWhole(output, rank, continue_prediction, [case.id for case in cases])
+    whole = WrittenWhole(output, rank, continue_prediction)
     # One process's own error stops every process at once, the main process saying which cases are written whole:
     # the others waited for it in a collective (a case's reduction, the gather below) until the process group's
     # timeout. By windows in a case's reading or network since the ninety-sixth session (out of memory) and the
     # ninety-seventh (any), anywhere there since the ninety-eighth (in setting up, writing, an interrupt on the main
     # thread); since the ninety-ninth before the split too (moving the model, taking the folder's lock, --continue's
-    # reading) and by cases (outside a case, whose own errors are gathered). Its lock is the one the line is said
-    # under: each case is written under it. The folder's lock is held until every process has written its share
-    # (the gather below waits for all), and while the line is said.
-    with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
-            whole.entered_alike(holding_output_folder(output, written, accelerator)), \
-            whole.any_error_stops_every_process():
-        model.to(device).eval()
-        if continue_prediction:  # every process reads the same headers before any writes: the same cases left
-            jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
-            cases = [case for case, _, _ in jobs]
-            whole.to_write = [case.id for case in cases]
-            accelerator.wait_for_everyone()
-        mode = choose_split(split, len(cases), num_processes)
-        if mode == "cases":
-            settings = preprocess_settings(config)
-            voxels = [case_voxels(case, settings.spacing) for case in cases]
-            shares = balance_by_voxels(voxels, num_processes)
-            if say:
-                loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
-                say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
-            mine = [jobs[index] for index in shares[rank]]
-            whole.each_process_writes = True
-            with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                       keep_largest=keep, run_key=run_key, writing=whole.writing,
-                                       in_a_folder=in_a_folder)) as done:
-                for number, ((case, label_path, _), error) in enumerate(done, 1):
-                    if error is not None:  # reported by every process below, no hang
-                        # A file's unusable voxels are the input's fault, said in one line; anything else
-                        # is a bug to report.
-                        where = ("" if isinstance(error, DataError)
-                                 else "\n" + "".join(traceback.format_exception(error)))
-                        # Only for the input's fault: after a failed write the map there may be this run's.
-                        earlier = (remove_earlier_prediction(label_path, other_ending=in_a_folder)
-                                   if isinstance(error, DataError) else "")
-                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}"
-                                      f"{where}")
-                        continue
-                    if progress:
-                        progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
-        else:
-            with _warned_by_the_main_process(accelerator):
+    # reading), by cases (outside a case, whose own errors are gathered), an interrupt in the checks or the gather
+    # of their refusals (the others waited in that gather, or in taking the folder's lock), and after the work
+    # until the last wait for every process (the main process, in that wait outside the watch, ended in gloo's
+    # "Connection closed by peer" 10 s after the error; on other nodes it waits for the timeout). Its lock is the
+    # one the line is said under: each case is written under it.
+    with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
+        refusal = None
+        # The checks' errors are raised as they were: most every process meets alike (a model's file missing, said
+        # with the flag's words and status 2), which the line would say as one process's. Only an interrupt stops.
+        with whole.raised_alike(Exception):
+            try:
+                with _warned_by_the_main_process(accelerator):
+                    # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
+                    # ninety-third session), as they all ran the check before the others were silenced
+                    check_precision(options.precision, device, fp32_setting)
+                    model, config = load_for_prediction(model_dir)
+                    keep = kept_whole(config, keep_largest)
+                    cases = list(inputs) if given_cases else collect_cases(inputs, config)
+                # Every process, before any work: under split=windows only the main process writes, and a refusal
+                # from it alone would leave the others waiting in the first reduction.
+                outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
+            except (ConfigError, DataError) as error:
+                refusal = error
+        with whole.raised_alike(ConfigError, DataError):  # handed to every process; anything else is this one's
+            _raise_any_refusal(refusal, accelerator.process_index)
+        say = progress if progress and accelerator.is_main_process else None
+
+        jobs = [(case, path, probabilities_path(path) if probabilities else None)
+                for case, path in zip(cases, outputs)]
+        run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+        errors: list[str] = []
+        in_a_folder = nifti_stem(output) is None  # each label map replaces predict's of its case under the other ending
+        whole.to_write = [case.id for case in cases]
+        # The folder's lock is held until every process has written its share (the gather below waits for all), and
+        # while the line is said (the inner scope stops every process before it is released); released before the
+        # last wait, where the others wait for the main process.
+        with whole.entered_alike(holding_output_folder(output, written, accelerator)), \
+                whole.any_error_stops_every_process():
+            model.to(device).eval()
+            if continue_prediction:  # every process reads the same headers before any writes: the same cases left
+                jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
+                cases = [case for case, _, _ in jobs]
+                whole.to_write = [case.id for case in cases]
+                accelerator.wait_for_everyone()
+            mode = choose_split(split, len(cases), num_processes)
+            if mode == "cases":
+                settings = preprocess_settings(config)
+                voxels = [case_voxels(case, settings.spacing) for case in cases]
+                shares = balance_by_voxels(voxels, num_processes)
                 if say:
-                    say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-                window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
-                with closing(segment_cases(model, config, jobs, device=device, options=options,
-                                           window_logits=window_logits, write=accelerator.is_main_process,
-                                           sequential=sequential, keep_largest=keep, run_key=run_key,
-                                           reading=whole.stopping_every_process, writing=whole.writing,
+                    loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
+                    say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
+                mine = [jobs[index] for index in shares[rank]]
+                whole.each_process_writes = True
+                with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
+                                           keep_largest=keep, run_key=run_key, writing=whole.writing,
                                            in_a_folder=in_a_folder)) as done:
                     for number, ((case, label_path, _), error) in enumerate(done, 1):
-                        # A file that cannot be used fails alike on every process (the same file, the same
-                        # checks, before the case's first window), so all of them go on to the next case and
-                        # the main process reports it; until the seventieth session the first such case stopped
-                        # the run, leaving every later case unsegmented and unreported. Anything else stops it.
-                        if isinstance(error, DataError):
-                            if accelerator.is_main_process:  # which alone writes, and so removes
-                                removed = remove_earlier_prediction(label_path, other_ending=in_a_folder)
-                                errors.append(f"case {case.id}: {error}{removed}")
+                        if error is not None:  # reported by every process below, no hang
+                            # A file's unusable voxels are the input's fault, said in one line; anything else
+                            # is a bug to report.
+                            where = ("" if isinstance(error, DataError)
+                                     else "\n" + "".join(traceback.format_exception(error)))
+                            # Only for the input's fault: after a failed write the map there may be this run's.
+                            earlier = (remove_earlier_prediction(label_path, other_ending=in_a_folder)
+                                       if isinstance(error, DataError) else "")
+                            errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}"
+                                          f"{where}")
                             continue
-                        # The main process's own error in writing (out of memory named) stops every process now.
-                        if error is not None:
-                            error = whole.stop_every_process(error, f"process {rank}, case {case.id}")
-                        # Where it cannot (no store), the others learn it here: they waited for it in the next
-                        # case's reduction (seventy-third session's review).
-                        handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
-                        if error is not None or handed is not None:
-                            raise error or handed
-                        if say:
-                            say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
-        failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+                        if progress:
+                            progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
+            else:
+                with _warned_by_the_main_process(accelerator):
+                    if say:
+                        say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
+                    window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
+                    with closing(segment_cases(model, config, jobs, device=device, options=options,
+                                               window_logits=window_logits, write=accelerator.is_main_process,
+                                               sequential=sequential, keep_largest=keep, run_key=run_key,
+                                               reading=whole.stopping_every_process, writing=whole.writing,
+                                               in_a_folder=in_a_folder)) as done:
+                        for number, ((case, label_path, _), error) in enumerate(done, 1):
+                            # A file that cannot be used fails alike on every process (the same file, the same
+                            # checks, before the case's first window), so all of them go on to the next case and
+                            # the main process reports it; until the seventieth session the first such case stopped
+                            # the run, leaving every later case unsegmented and unreported. Anything else stops it.
+                            if isinstance(error, DataError):
+                                if accelerator.is_main_process:  # which alone writes, and so removes
+                                    removed = remove_earlier_prediction(label_path, other_ending=in_a_folder)
+                                    errors.append(f"case {case.id}: {error}{removed}")
+                                continue
+                            # The main process's own error in writing (out of memory named) stops every process now.
+                            if error is not None:
+                                error = whole.stop_every_process(error, f"process {rank}, case {case.id}")
+                            # Where it cannot (no store), the others learn it here: they waited for it in the next
+                            # case's reduction (seventy-third session's review).
+                            handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
+                            if error is not None or handed is not None:
+                                raise error or handed
+                            if say:
+                                say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+            failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+        # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
+        # in it. An interrupt in it is raised as it returns, once no process waits for this one.
+        accelerator.wait_for_everyone()
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
-    accelerator.wait_for_everyone()
     return outputs
 
 

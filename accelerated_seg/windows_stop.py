@@ -10,7 +10,8 @@ file is half-written) and what a rerun does. Moved out of inference_distributed.
 Since the ninety-ninth it covers the whole of predict_distributed's work after the checks, under either split: before
 the split (moving the model, the folder's lock, --continue's reading), where the others waited in the next
 collective, and under split=cases, where each process writes its own cases under its own such lock, and notes them
-for the main process's line.
+for the main process's line; and (``raised_alike``) an interrupt in the checks or the gather of their refusals, and
+what follows the work until the last wait for every process, the refusals still raised alike.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ class WrittenWhole:
         self.passed: set[str] = set()  # the stages this process has said it passed (``met_by_every_rank``)
         self.here = threading.local()  # the stage running on this thread
         self.lock = threading.Lock()  # stopping_together's, once entered
+        # an error that stops no more processes: every process raises it alike (raised_alike), or an inner
+        # any_error_stops_every_process has stopped them with it
+        self.handled: BaseException | None = None
         self.counting = threading.Lock()
 
     @contextlib.contextmanager
@@ -125,29 +129,44 @@ class WrittenWhole:
             met_by_every_rank(stage, met=False)
 
     @contextlib.contextmanager
+    def raised_alike(self, *kinds: type[BaseException]):
+        """Inside ``any_error_stops_every_process``, around a step whose errors of ``kinds`` every process raises
+        alike: the checks' refusals, handed to every process by a gather (``_raise_any_refusal``) or by
+        ``ranks.on_main``. Such an error passes as it is, stopping no one; anything else in the step (an interrupt
+        on one process, a bug in the gather) is this process's own, and stops every process: the others waited for
+        it in the gather, or the next collective, until the process group's timeout (until the ninety-ninth
+        session)."""
+        try:
+            yield
+        except kinds as error:
+            self.handled = error
+            raise
+
+    @contextlib.contextmanager
     def entered_alike(self, context):
         """Around the work, ``context`` (the output folder's lock, ``holding_output_folder``), whose refusal every
-        process raises alike (``ranks.on_main`` hands the main process's to all): raised as it is, stopping no one.
-        Anything else in entering it (an interrupt on one process) stops every process, which waited for the main
-        process in on_main's broadcast until the process group's timeout (until the ninety-ninth session)."""
+        process raises alike (``ranks.on_main`` hands the main process's to all): entered ``raised_alike``, so
+        anything else in entering it (an interrupt on one process, which left the others in on_main's broadcast
+        until the ninety-ninth session) stops every process, as does one in its exit (the lock's release), inside
+        ``any_error_stops_every_process``."""
         with contextlib.ExitStack() as stack:
-            try:
+            with self.raised_alike(Exception):
                 stack.enter_context(context)
-            except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all
-                if not isinstance(error, Exception):  # a refusal (an Exception) is every process's alike
-                    self.stop_every_process(error, f"process {self.rank}")
-                raise
             yield
 
     @contextlib.contextmanager
     def any_error_stops_every_process(self):
         """Around the work: an error of this process's own outside a case's stages (setting up, the main process's
         writing, an interrupt on the main thread) stops every process as one in a stage does. Until the
-        ninety-eighth session it was said by this process alone, the others left in a collective."""
+        ninety-eighth session it was said by this process alone, the others left in a collective. An error every
+        process raises alike (``raised_alike``) passes as it is, and so does one an inner such scope has met (the
+        work's, inside the folder's lock, which is held while the line is said)."""
         try:
             yield
         except BaseException as error:  # noqa: BLE001 - an interrupt stops them all too
-            self.stop_every_process(error, f"process {self.rank}")
+            if error is not self.handled:
+                self.handled = error
+                self.stop_every_process(error, f"process {self.rank}")
             raise
 
     def stop_every_process(self, error: BaseException, where: str) -> BaseException:

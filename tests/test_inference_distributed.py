@@ -210,8 +210,9 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
 
     stops = []
     monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
+    whole = WrittenWhole(tmp_path, 1)
     with pytest.raises(type(error)):
-        with WrittenWhole(tmp_path, 1).entered_alike(folder_lock()):
+        with whole.any_error_stops_every_process(), whole.entered_alike(folder_lock()):
             pass
     assert [str(stop) for stop in stops] == ([] if published is None else [published])
 
@@ -376,6 +377,29 @@ def test_one_processs_bug_before_any_case_stops_every_process(stage, options, wo
     assert under.startswith("Traceback (most recent call last):\n") and "Connection closed" not in proc.stderr
     assert stopped_after < 30, stopped_after
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock"]
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("stage, error, said", [
+    ("refusals", "interrupt", "predict interrupted in process 1 (no case was written)"),
+    ("failures", "bug", "error: process 1: ValueError: a bug in gathering (every case is written whole in {out})"),
+])
+def test_one_processs_error_around_the_work_stops_every_process(stage, error, said, data, tmp_path, monkeypatch):
+    """Outside the work's watch until the ninety-ninth session: process 1 interrupted as the gather of the checks'
+    refusals returned left the main process in taking the folder's lock until the process group's timeout (the launch
+    timed out at 45 s); a bug after the cases' gathered failures, in the last wait for every process, where the main
+    process ended 10 s later in gloo's "Connection closed by peer", said as its own error (on other nodes, or with
+    NCCL, it waits for the timeout)."""
+    monkeypatch.setenv("ONE_RANK_STAGE", stage)
+    monkeypatch.setenv("ONE_RANK_ERROR", error)
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", timeout=120)
+    stopped_after = time.time() - float((tmp_path / "raised").read_text())
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    line = said.format(out=tmp_path / "out")
+    assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
+    assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
+    assert stopped_after < 30, stopped_after
 
 
 @pytest.mark.distributed
