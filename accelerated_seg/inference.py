@@ -43,8 +43,8 @@ from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
 from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_said, grid_difference,
-                          intensity_spread, non_finite_counts, size_1_axes_advice, stacking_shift,
-                          vector_layout_advice, volumes_in, without_orientation)
+                          intensity_spread, non_finite_counts, one_volume, stacking_shift, vector_layout_advice,
+                          volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
@@ -674,7 +674,8 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
 
 def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
-    one voxel grid for all and finite voxels in each; return the images in the order of ``paths``. One
+    one voxel grid for all and finite voxels in each; return the images in the order of ``paths``, one stored
+    behind size-1 axes, (x, y, z, 1, 1), as its (x, y, z) volume (``one_volume``, as the checks read it). One
     path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
     BrainTumour files do."""
     in_channels = config["in_channels"]
@@ -705,15 +706,14 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
             continue
         if advice := vector_layout_advice(image.shape):  # "holds not 3D volume(s)" said nothing of it
             raise DataError(f"{path}: {advice}")
-        # one volume behind (x, y, z, 1, 1)'s size-1 axes, as the checks say it: "1 values per voxel" until the 99th
-        if expected == 1 and (advice := size_1_axes_advice(image.shape, stacked=len(paths) > 1)):
-            raise DataError(f"{path}: {advice}")
         if expected > 1:
             raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
                             f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
                             f"3D file per channel, in the order {channel_order(config)}")
         raise DataError(f"{path}: a {len(image.shape)}D image {image.shape} holds {held or 'not'} 3D volume(s), but "
                         f"the model takes one channel: give the one 3D volume it was trained on")
+    # one volume behind size-1 axes, (x, y, z, 1, 1), read as (x, y, z), as the checks and training read it
+    channel_images = [one_volume(image) for image in channel_images]
     for path, image in zip(paths, channel_images):
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and

@@ -234,31 +234,60 @@ def test_a_label_of_nan_alone_is_said_to_be_so_not_a_probability_map(tmp_path, s
                           "writing it failed: export the label again from its source"), error
 
 
-def test_a_label_behind_trailing_size_1_axes_is_told_to_drop_them(tmp_path):
-    """A (x, y, z, 1, 1) label of classes, one volume as evaluate reads it, was told "not 3D ...; store each 3D
-    volume as its own file" until the ninety-ninth session, a remedy that does not fit it."""
-    case = make_case(tmp_path, "bad", label=clean_label()[..., None, None])
-    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "shape (8, 8, 8, 1, 1) is one 3D volume "
-                        "behind 2 size-1 axes", "drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)"
-                        ".reshape(img.shape[:3]), img.affine, img.header))")
+def behind_size_1_axes(array):
+    """``array`` stored (x, y, z, 1, 1), one 3D volume behind two size-1 axes, as some tools write it."""
+    return array[..., None, None]
+
+
+def loaded(case):
+    """What training's loader (``preprocess``) reads of ``case``, without resampling or cropping."""
+    from accelerated_seg.data.preprocess import PreprocessSettings, case_dict, preprocess
+
+    return preprocess(settings=PreprocessSettings(crop_foreground=False))(case_dict(case))
+
+
+def test_a_label_behind_trailing_size_1_axes_is_checked_and_loaded_as_its_volume(tmp_path):
+    """A (x, y, z, 1, 1) label of classes was refused ("not 3D", then "drop them") until the ninety-ninth session:
+    training's loader read it as (1, x, y, z, 1), four spatial axes, and its reorientation failed. Its values
+    are checked as a 3D label's are, and the loader reads the label map itself."""
+    case = make_case(tmp_path, "ok", label=behind_size_1_axes(clean_label()))
+    assert check_cases([case], NUM_CLASSES).errors == []
+    np.testing.assert_array_equal(loaded(case)["label"][0].numpy(), clean_label())
+    undeclared = clean_label()
+    undeclared[0, 0, 0] = 7
+    case = make_case(tmp_path, "bad", label=behind_size_1_axes(undeclared))
+    assert_single_error(check_cases([case], NUM_CLASSES), case.label, "label values [7] are not declared")
 
 
 @pytest.mark.parametrize("channels", [1, 2], ids=["image", "second_channel"])
-def test_an_image_behind_trailing_size_1_axes_is_told_to_drop_them(tmp_path, channels):
-    """A (x, y, z, 1, 1) image was told of NIfTI's vector layout, "1 values per voxel ... drop its fourth axis to
-    store them as channels (x, y, z, 1)", until the ninety-ninth session. Read alone, training's loader keeps the
-    size-1 axes as spatial ones (MONAI's reorientation fails); a channel beside others it stacks as one volume,
-    which the checks and predict do not read, so that one is told to drop them without a word of the loader."""
-    case = make_case(tmp_path, "bad", image=clean_image()[..., None, None])
-    if channels == 1:
-        report, why = check_one_bad_case(tmp_path, case), "which training's loader would take for more spatial axes"
-    else:
-        first = save(tmp_path / "imagesTr" / "bad_0000.nii.gz", clean_image())
+def test_an_image_behind_trailing_size_1_axes_is_checked_and_loaded_as_its_volume(tmp_path, channels):
+    """A (x, y, z, 1, 1) image was refused until the ninety-ninth session: alone, training's loader kept its
+    size-1 axes as spatial ones (MONAI's reorientation failed); beside other channels, the checks' intensity
+    reading (IntensitySpread's einsum, z-score on) could not read it. Both read its (x, y, z) volume now, its
+    NaN told as a 3D image's is."""
+    case = make_case(tmp_path, "ok", image=behind_size_1_axes(clean_image()))
+    if channels == 2:
+        first = save(tmp_path / "imagesTr" / "ok_0000.nii.gz", clean_image(seed=1))
         case = Case(id=case.id, images=(first, *case.images), label=case.label)
-        report, why = check_cases([case], NUM_CLASSES, num_channels=2), "which the checks and predict do not read as one"
-    assert_single_error(report, case.images[-1], f"shape (8, 8, 8, 1, 1) is one 3D volume behind 2 size-1 axes, {why}; "
-                        "drop them (nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj).reshape(img.shape[:3]), "
-                        "img.affine, img.header))")
+    assert check_cases([case], NUM_CLASSES, num_channels=channels).errors == []
+    image = loaded(case)["image"]
+    assert tuple(image.shape) == (channels, *SHAPE)
+    stored = clean_image()
+    np.testing.assert_allclose(image[-1].numpy(), (stored - stored.mean()) / stored.std(), rtol=1e-4, atol=1e-4)
+    with_nan = clean_image()
+    with_nan[0, 0, 0] = np.nan
+    case = make_case(tmp_path, "nan", image=behind_size_1_axes(with_nan))
+    assert_single_error(check_cases([case], NUM_CLASSES), case.images[0], "1 NaN")
+
+
+@pytest.mark.parametrize("role", ["image", "label"])
+def test_a_file_of_two_volumes_behind_a_size_1_axis_is_still_refused(tmp_path, role):
+    """(x, y, z, 2, 1) holds two volumes: only size-1 axes are dropped (ninety-ninth session)."""
+    two = np.stack([clean_label(), clean_label()], axis=-1)[..., None]
+    case = make_case(tmp_path, "bad", **{role: two.astype(np.float32 if role == "image" else np.uint8)})
+    path = case.label if role == "label" else case.images[0]
+    assert_single_error(check_cases([case], NUM_CLASSES), path, "shape (8, 8, 8, 2, 1) is not 3D (x, y, z; trailing "
+                        "size-1 axes are allowed); store each 3D volume as its own file")
 
 
 def test_an_image_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(tmp_path):

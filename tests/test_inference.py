@@ -314,14 +314,23 @@ def test_a_scan_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(scans, t
         predict_file(model, [tmp_path / "v.nii.gz"], tmp_path / "seg.nii.gz")
 
 
-def test_a_scan_behind_trailing_size_1_axes_is_told_to_drop_them(scans, tmp_path):
-    """(x, y, z, 1, 1), one volume: told of the vector layout, "1 values per voxel ... drop its fourth axis", until
-    the ninety-ninth session; the loader would keep the size-1 axes as spatial ones, as the checks say."""
+def test_a_scan_behind_trailing_size_1_axes_is_segmented_as_its_volume(scans, tmp_path):
+    """(x, y, z, 1, 1), one volume behind size-1 axes, as some tools write it: refused until the ninety-ninth
+    session (told of the vector layout, then to drop the axes). Its label map is the 3D scan's, on its grid, and
+    a (x, y, z, 2, 1) scan is still refused."""
     scan = nib.load(scans / "imagesTr" / "case_001.nii.gz")
-    nib.save(nib.Nifti1Image(np.asanyarray(scan.dataobj)[..., None, None], scan.affine), tmp_path / "s.nii.gz")
-    with pytest.raises(DataError, match=r"s\.nii\.gz: shape \(20, 20, 16, 1, 1\) is one 3D volume behind 2 size-1 "
-                                        r"axes, which training's loader would take for more spatial axes; drop them"):
-        predict_file(export(tmp_path / "model"), [tmp_path / "s.nii.gz"], tmp_path / "seg.nii.gz")
+    voxels = np.asanyarray(scan.dataobj)
+    nib.save(nib.Nifti1Image(voxels[..., None, None], scan.affine, scan.header), tmp_path / "s.nii.gz")
+    model = export(tmp_path / "model")
+    written = predict_file(model, [tmp_path / "s.nii.gz"], tmp_path / "seg.nii.gz")
+    assert_same_geometry(written, scans / "imagesTr" / "case_001.nii.gz")
+    assert nib.load(written).shape == scan.shape
+    plain = predict_file(model, [scans / "imagesTr" / "case_001.nii.gz"], tmp_path / "plain.nii.gz")
+    np.testing.assert_array_equal(read_labels(written), read_labels(plain))
+    nib.save(nib.Nifti1Image(np.stack([voxels, voxels], axis=-1)[..., None], scan.affine), tmp_path / "two.nii.gz")
+    with pytest.raises(DataError, match=r"two\.nii\.gz: a 5D image \(20, 20, 16, 2, 1\) holds not 3D volume\(s\), but "
+                                        r"the model takes one channel"):
+        predict_file(model, [tmp_path / "two.nii.gz"], tmp_path / "two_seg.nii.gz")
 
 
 def test_a_single_slice_is_segmented_with_a_warning(scans, tmp_path):
@@ -513,7 +522,8 @@ def test_channels_that_place_voxels_apart_by_more_than_a_rounding_are_refused_as
 def test_a_case_whose_channels_mix_x_y_z_1_and_x_y_z_files_is_one_case(scans, tmp_path):
     """The checks take a (x, y, z, 1) file for one volume, as a (x, y, z) one; MONAI's stacking of one
     beside the other stopped predict, and training's preprocessing, with numpy's "all the input arrays
-    must have same number of dimensions" (an audit's probe)."""
+    must have same number of dimensions" (an audit's probe). One stored (x, y, z, 1, 1) is read so too since the
+    ninety-ninth session: the checks and predict refused it."""
     from accelerated_seg.data.cases import Case
     from accelerated_seg.data.checks import check_cases
     from accelerated_seg.data.preprocess import case_dict
@@ -521,12 +531,12 @@ def test_a_case_whose_channels_mix_x_y_z_1_and_x_y_z_files_is_one_case(scans, tm
     model = export(tmp_path / "model", in_channels=2)
     scan = nib.load(scans / "imagesTr" / "case_001.nii.gz")
     expected = None
-    for name, trailing in (("3d", (False, False)), ("first_4d", (True, False)), ("second_4d", (False, True))):
+    for name, size_1_axes in (("3d", (0, 0)), ("first_4d", (1, 0)), ("second_4d", (0, 1)), ("second_5d", (0, 2))):
         channels = (tmp_path / name / "c_0000.nii.gz", tmp_path / name / "c_0001.nii.gz")
         channels[0].parent.mkdir()
-        for path, four in zip(channels, trailing):
+        for path, axes in zip(channels, size_1_axes):
             voxels = np.asanyarray(scan.dataobj)
-            nib.save(nib.Nifti1Image(voxels[..., None] if four else voxels, scan.affine, scan.header), path)
+            nib.save(nib.Nifti1Image(voxels.reshape(voxels.shape + (1,) * axes), scan.affine, scan.header), path)
         assert check_cases([Case(name, channels, None)], 3, num_channels=2).errors == []  # training takes it
         assert preprocess(keys=["image"])(case_dict(Case(name, channels, None)))["image"].shape[0] == 2
         labels = read_labels(predict_cases(model, [channels[0].parent], tmp_path / f"{name}_pred")[0])

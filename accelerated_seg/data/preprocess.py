@@ -31,6 +31,7 @@ from monai.transforms import (
 from monai.utils import ensure_tuple
 
 from .preprocess_settings import PreprocessSettings
+from .volume_opening import one_volume
 
 ORIENTATION = "RAS"
 
@@ -116,25 +117,22 @@ class NiftiReader(NibabelReader):
         return images if len(images) > 1 else images[0]
 
     def get_data(self, img):
-        """MONAI's ``get_data``, with the channels of a case (several files) stacked on the first one's grid,
-        each as its one 3D volume.
+        """MONAI's ``get_data``, with each file one stored behind size-1 axes, (x, y, z, 1, 1), read as its
+        (x, y, z) volume (``one_volume``), and the channels of a case (several files) stacked on the first one's
+        grid.
 
-        The checks (``data.checks``, predict's reading) require the channels to share one grid within
-        ``GRID_ATOL_MM``, a header's rounding, and take a (x, y, z, 1) file for one volume as a (x, y, z) one
-        is. MONAI's stacking requires ``np.allclose``'s 1e-8 where an affine's entry is 0, and arrays of one
-        layout: a case whose channel's affine differed by 1e-6 in a rotation entry, or one of whose channels
-        was stored (x, y, z, 1) beside (x, y, z) ones, passed the checks, then stopped training's
-        preprocessing and predict with MONAI's traceback (an audit's probes)."""
-        images = ensure_tuple(img)
+        The checks (``data.checks``, predict's reading) read a file so, and require the channels to share one
+        grid within ``GRID_ATOL_MM``, a header's rounding. MONAI's loader read a (x, y, z, 1, 1) file alone as
+        (1, x, y, z, 1), four spatial axes, on which its reorientation failed (the checks refused such a file
+        until the ninety-ninth session). Its stacking requires ``np.allclose``'s 1e-8 where an affine's entry is
+        0, and arrays of one layout: a case whose channel's affine differed by 1e-6 in a rotation entry, or one
+        of whose channels was stored (x, y, z, 1) beside (x, y, z) ones, passed the checks, then stopped
+        training's preprocessing and predict with MONAI's traceback (an audit's probes)."""
+        images = [one_volume(image) for image in ensure_tuple(img)]
         if len(images) > 1:
             first = images[0].affine
-            img = [type(image)(_one_volume(image.dataobj), first, image.header) for image in images]
-        return super().get_data(img)
-
-
-def _one_volume(data):
-    """A (x, y, z, 1) volume's voxels as (x, y, z), without reading them (nibabel's proxies reshape lazily)."""
-    return data.reshape(data.shape[:3]) if len(data.shape) > 3 and all(n == 1 for n in data.shape[3:]) else data
+            images = [type(image)(image.dataobj, first, image.header) for image in images]
+        return super().get_data(images if len(images) > 1 else images[0])
 
 
 class ImagesReadAlready(NiftiReader):

@@ -16,7 +16,7 @@ from accelerated_seg.data.check_report import CheckReport
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
 from accelerated_seg.data.io import header_error, nifti_without_its_extension, read_nifti
-from accelerated_seg.data.voxel_slabs import grid_shape, slabs
+from accelerated_seg.data.voxel_slabs import slabs
 
 
 def over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, report: CheckReport) -> bool:
@@ -40,8 +40,9 @@ def over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, re
 
 def open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1,
                  channels_declared_in: str = "the dataset") -> nib.Nifti1Image | None:
-    """Read and fully verify a file; return it only if it is a readable 3D volume, or a 4D stack of
-    ``volumes`` 3D volumes (channels, as ``channels_declared_in`` declares them) where more than one is expected."""
+    """Read and fully verify a file; return it only if it is a readable 3D volume (one behind size-1 axes as
+    (x, y, z): ``one_volume``), or a 4D stack of ``volumes`` 3D volumes (channels, as ``channels_declared_in``
+    declares them) where more than one is expected."""
     context = f"{case_id} ({role})"
     try:
         image = read_nifti(path, verify_stream=True)
@@ -65,25 +66,22 @@ def open_volume(path: Path, case_id: str, role: str, report: CheckReport, volume
     if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
         report.errors.append(f"{context}: {error}")
         return None
-    return image
+    return one_volume(image)
 
 
 def _several_volumes_all_nan_said(label: nib.Nifti1Image) -> str:
     """``all_nan_said`` of a float label of several volumes without a finite voxel (a diverged model's
     probability map), "" of any other: refused as "3 volumes" with their argmax as the remedy until the
     ninety-seventh session, though that argmax is class 0 in every voxel, background alone that would pass.
-    One 3D map behind a run of size-1 axes, (x, y, z, 1, 1), is one volume as evaluate and the channels'
-    stacking read it, so said as a (x, y, z, 1) one is: it was refused as "not 3D" until the ninety-ninth
-    session, its NaN unsaid. Read in slabs, on this error's way alone, and only until a finite voxel."""
-    trailing = label.shape[3:]
-    if label.get_data_dtype().kind != "f" or not trailing or 0 in label.shape:
+    Read in slabs, on this error's way alone, and only until a finite voxel."""
+    if label.get_data_dtype().kind != "f" or math.prod(label.shape[3:]) <= 1 or 0 in label.shape:
         return ""
     only_nan = True
     for slab in slabs(label):
         if np.isfinite(slab).any():
             return ""
         only_nan = only_nan and bool(np.isnan(slab).all())
-    return all_nan_said(label.shape if math.prod(trailing) > 1 else grid_shape(label), only_nan, "label")
+    return all_nan_said(label.shape, only_nan, "label")
 
 
 def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
@@ -116,31 +114,13 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
         return (
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
-    # case_check names each of a case's several channel files "image channel <index>"
-    if advice := size_1_axes_advice(shape, stacked=role.startswith("image channel")):
-        return advice  # told "store each 3D volume as its own file" (a label) until the ninety-ninth session
-    return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
-
-
-def size_1_axes_advice(shape: tuple[int, ...], stacked: bool = False) -> str:
-    """What to do with one 3D volume stored behind a run of size-1 axes, (x, y, z, 1, 1); "" for another shape.
-    Training's loader (MONAI's) reads a file alone as (1, x, y, z, 1), one channel of four spatial axes, on which
-    its reorientation fails; as one of a case's channel files (``stacked``) the loader's stacking reads one volume
-    (``preprocess.NiftiReader``), but the checks' value reading and predict do not, so it is refused there too,
-    with no word of the loader. An image was told of NIfTI's vector layout, "1 values per voxel", until the
-    ninety-ninth session."""
-    if len(shape) < 5 or any(length != 1 for length in shape[3:]):
-        return ""
-    why = ("which the checks and predict do not read as one" if stacked
-           else "which training's loader would take for more spatial axes")
-    return (f"shape {shape} is one 3D volume behind {len(shape) - 3} size-1 axes, {why}; drop them (nibabel: "
-            "nib.Nifti1Image(np.asanyarray(img.dataobj).reshape(img.shape[:3]), img.affine, img.header))")
+    return f"shape {shape} is not 3D (x, y, z; trailing size-1 axes are allowed); store each 3D volume as its own file"
 
 
 def vector_layout_advice(shape: tuple[int, ...]) -> str:
     """What to do with a 5D (x, y, z, 1, C) image, NIfTI's layout of C values per voxel (ITK writes its
     multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape,
-    (x, y, z, 1, 1) among them: one volume, ``size_1_axes_advice``'s."""
+    (x, y, z, 1, 1) among them: one volume (``one_volume``)."""
     if len(shape) != 5 or shape[3] != 1 or shape[4] == 1:
         return ""
     return (f"shape {shape} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, as ITK "
@@ -150,6 +130,25 @@ def vector_layout_advice(shape: tuple[int, ...]) -> str:
 
 
 def volumes_in(shape: tuple[int, ...]) -> int | None:
-    """How many 3D volumes a NIfTI file of ``shape`` holds: 1 for (x, y, z) or (x, y, z, 1), C for
-    (x, y, z, C) (channels, as the Decathlon's 4D files keep them), None for anything else (a slice, 5D)."""
-    return 1 if len(shape) == 3 else int(shape[3]) if len(shape) == 4 else None
+    """How many 3D volumes a NIfTI file of ``shape`` holds: 1 for (x, y, z) or one behind size-1 axes, (x, y, z, 1)
+    or (x, y, z, 1, 1) (read as (x, y, z): ``one_volume``), C for (x, y, z, C) (channels, as the Decathlon's 4D
+    files keep them), None for anything else (a slice, (x, y, z, 1, 2), (x, y, z, 2, 1))."""
+    if len(shape) == 3 or _behind_size_1_axes(shape):
+        return 1
+    return int(shape[3]) if len(shape) == 4 else None
+
+
+def one_volume(image: nib.Nifti1Image) -> nib.Nifti1Image:
+    """``image`` as its (x, y, z) volume where it stores that behind size-1 axes, (x, y, z, 1, 1), as some tools
+    write it; any other image as it is (never a size-1 axis among x, y, z, nor a 4th axis of several volumes).
+    The checks, training's loader (``preprocess.NiftiReader``) and predict each read a file through this, so they
+    read it alike, as ITK (SimpleITK, nnU-Net's reader) and evaluate do. Until the ninety-ninth session they
+    refused it: MONAI's loader read it alone as (1, x, y, z, 1), four spatial axes, and its reorientation failed.
+    Lazily: nibabel's proxy reshapes without reading the voxels, and the header keeps the placement."""
+    if len(image.shape) == 3 or not _behind_size_1_axes(image.shape):
+        return image
+    return type(image)(image.dataobj.reshape(image.shape[:3]), image.affine, image.header)
+
+
+def _behind_size_1_axes(shape: tuple[int, ...]) -> bool:
+    return len(shape) > 3 and all(length == 1 for length in shape[3:])
