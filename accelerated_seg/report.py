@@ -16,6 +16,7 @@ import numpy as np
 from .config import Config
 from .data.labels import as_class_indices
 from .data.prepare import load_manifest
+from .data.volume_opening import one_volume
 from .files import replace_atomically
 from .inference import predict_file
 
@@ -127,5 +128,7 @@ def plot_curves(ax, metrics: dict, loss: str = "dice_ce") -> None:
 
 
 def _canonical(path) -> np.ndarray:
-    """RAS voxel order, so every case is shown the same way up whatever its affine."""
-    return np.asanyarray(nib.as_closest_canonical(nib.load(str(path))).dataobj)
+    """RAS voxel order, so every case is shown the same way up whatever its affine; a volume stored behind
+    size-1 axes, (x, y, z, 1, 1), as the (x, y, z) one training read (``one_volume``: matplotlib's TypeError
+    on it, after the training, until the ninety-ninth session)."""
+    return np.asanyarray(nib.as_closest_canonical(one_volume(nib.load(str(path)))).dataobj)

@@ -2619,6 +2619,17 @@ def test_the_report_draws_only_annotated_voxels_and_picks_their_slice():
     assert annotated_slice(label, ignore_value=None)[1] == 0  # dense labels: every value above 0 counts
 
 
+def test_the_report_draws_a_volume_stored_behind_size_1_axes_as_its_volume(tmp_path):
+    """(x, y, z, 1, 1), which training reads as (x, y, z) since the ninety-ninth session: the report drew it as
+    a 5D array, matplotlib's TypeError after the training."""
+    from accelerated_seg.report import _canonical
+
+    label = np.zeros((6, 6, 8), np.uint8)
+    label[2:4, 2:4, 5] = 1
+    nib.save(nib.Nifti1Image(label[..., None, None], np.diag([-1.0, 1.0, 2.0, 1.0])), tmp_path / "l.nii.gz")
+    np.testing.assert_array_equal(_canonical(tmp_path / "l.nii.gz"), label[::-1])  # LAS stored, drawn RAS
+
+
 def test_augmentation_on_the_gpu_asked_for_on_a_cpu_runs_as_asked_and_says_so(tiny_config, tmp_path, capsys):
     """data.augment_on: gpu on a CPU device moves the resampling into the training process: it ran so
     without a word (seventy-third session's probe)."""
