@@ -247,25 +247,25 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # "Connection closed by peer" 10 s after the error; on other nodes it waits for the timeout). Its lock is the
     # one the line is said under: each case is written under it.
     with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
-        refusal = None
-        # The checks' errors are raised as they were: most every process meets alike (a model's file missing, said
-        # with the flag's words and status 2), which the line would say as one process's. Only an interrupt stops.
+        met = None
+        try:
+            with _warned_by_the_main_process(accelerator):
+                # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
+                # ninety-third session), as they all ran the check before the others were silenced
+                check_precision(options.precision, device, fp32_setting)
+                model, config = load_for_prediction(model_dir)
+                keep = kept_whole(config, keep_largest)
+                cases = list(inputs) if given_cases else collect_cases(inputs, config)
+            # Every process, before any work: under split=windows only the main process writes, and a refusal
+            # from it alone would leave the others waiting in the first reduction.
+            outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
+        except Exception as error:  # noqa: BLE001 - every process learns it in the gather below; an interrupt stops
+            met = error
+        gathered = _gathered_checks(met, rank)  # an error of this process's own in it (an interrupt) stops every one
+        # The checks' errors, every process's in hand, are raised alike: the one each met where all met one (most
+        # are met alike: a model's file missing, said with the flag's words and status 2), else the first's, named.
         with whole.raised_alike(Exception):
-            try:
-                with _warned_by_the_main_process(accelerator):
-                    # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
-                    # ninety-third session), as they all ran the check before the others were silenced
-                    check_precision(options.precision, device, fp32_setting)
-                    model, config = load_for_prediction(model_dir)
-                    keep = kept_whole(config, keep_largest)
-                    cases = list(inputs) if given_cases else collect_cases(inputs, config)
-                # Every process, before any work: under split=windows only the main process writes, and a refusal
-                # from it alone would leave the others waiting in the first reduction.
-                outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
-            except (ConfigError, DataError) as error:
-                refusal = error
-        with whole.raised_alike(ConfigError, DataError):  # handed to every process; anything else is this one's
-            _raise_any_refusal(refusal, accelerator.process_index)
+            _raise_what_the_checks_met(met, gathered)
         say = progress if progress and accelerator.is_main_process else None
 
         jobs = [(case, path, probabilities_path(path) if probabilities else None)
@@ -351,23 +351,54 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     return outputs
 
 
-def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:
-    """Raise on every process the refusal (ConfigError, DataError) that any met in the checks before the
-    work, its own first. The processes see the same files as a rule, and so refuse alike; where they do
-    not (a node's own output folder read-only, a scan on one node's disk only), those that passed went on
-    to the first collective: the main process ended there in gloo's "Connection reset by peer" traceback,
-    the refusal unsaid, and other nodes' processes wait there for the backend's timeout.
+#: The refusals of the checks before the work, by name: raised on every process as the process that met it did.
+_REFUSALS = {kind.__name__: kind for kind in (ConfigError, DataError)}
 
-    A refusal that not every process met is raised alike on all, naming the process that met it: the first
-    of a node's processes to refuse says the line (``launcher_report.say_the_error``), and where that was
-    the refusing process, its own words lost the "process 1:" that says where to look (a race, found in
-    the ninety-third session's suite)."""
+#: What the gather of the checks carries of a process's error: (its rank, the type's name, the message, and which
+#: refusal it is, None for none).
+WhatTheChecksMet = tuple[int, str, str, str | None]
+
+
+def _gathered_checks(met: Exception | None, rank: int) -> list[WhatTheChecksMet | None]:
+    """What each process met in the checks before the work, gathered on every process: text, not the exception,
+    since an exception of any kind (a bug's, an OSError's) need not pickle, nor unpickle where its __init__ takes
+    other arguments than its message. A refusal's words alone; any other error's type and message, a bug's
+    traceback under them (an OSError says its file)."""
     from accelerate.utils import gather_object
 
-    gathered = gather_object([(rank, refusal)])
-    refused = [(process, error) for process, error in gathered if error is not None]
-    if refusal is not None and len(refused) == len(gathered):  # every process refused: each its own
-        raise refusal
-    if refused:
-        process, error = refused[0]
-        raise type(error)(f"process {process}: {error}")
+    if met is None:
+        return gather_object([None])
+    refusal = next((name for name, kind in _REFUSALS.items() if isinstance(met, kind)), None)
+    words = str(met)
+    if refusal is None and not isinstance(met, OSError):
+        words += "\n" + "".join(traceback.format_exception(met)).rstrip("\n")
+    return gather_object([(rank, type(met).__name__, words, refusal)])
+
+
+def _raise_what_the_checks_met(met: Exception | None, gathered: Sequence[WhatTheChecksMet | None]) -> None:
+    """Raise on every process what any met in the checks before the work (``_gathered_checks``). Where every
+    process met an error, each raises its own, as in one process (a refusal met alike, said with the flag's
+    words and status 2). The processes see the same files as a rule, and so meet alike; where they do not
+    (a node's own output folder read-only, a scan on one node's disk only, a bug or a MemoryError of one
+    process), those that passed went on to the first collective: the main process ended there in gloo's
+    "Connection reset by peer" traceback, the error unsaid, and other nodes' processes wait there for the
+    backend's timeout (a refusal until the eighty-ninth session, any other error until the ninety-ninth).
+
+    An error that not every process met is raised alike on all, naming the process that met it (the first):
+    a refusal as itself, with status 2; any other as a RuntimeError (status 1) that says its type and message,
+    and a bug's traceback, the process that met it raising it from its own. That process names itself too: the
+    first of a node's processes to raise it says the line (``launcher_report.say_the_error``), and where that was
+    the process that met it, its own words lacked the "process 1:" that says where to look (a race, found in the
+    ninety-third session's suite)."""
+    errors = [entry for entry in gathered if entry is not None]
+    if met is not None and len(errors) == len(gathered):  # every process met one: each its own
+        raise met
+    if not errors:
+        return
+    process, kind, words, refusal = errors[0]
+    if refusal is not None:
+        raise _REFUSALS[refusal](f"process {process}: {words}")
+    line, newline, under = words.partition("\n")
+    said = f"{kind}: {line}" if line else kind  # a MemoryError says nothing more
+    raise RuntimeError(f"process {process}: {said} (met by that process alone, in the checks before the work: no case "
+                       f"was written){newline}{under}") from met

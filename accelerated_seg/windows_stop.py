@@ -131,7 +131,7 @@ class WrittenWhole:
     @contextlib.contextmanager
     def raised_alike(self, *kinds: type[BaseException]):
         """Inside ``any_error_stops_every_process``, around a step whose errors of ``kinds`` every process raises
-        alike: the checks' refusals, handed to every process by a gather (``_raise_any_refusal``) or by
+        alike: the checks' refusals, handed to every process by a gather (``_raise_what_the_checks_met``) or by
         ``ranks.on_main``. Such an error passes as it is, stopping no one; anything else in the step (an interrupt
         on one process, a bug in the gather) is this process's own, and stops every process: the others waited for
         it in the gather, or the next collective, until the process group's timeout (until the ninety-ninth

@@ -4,9 +4,10 @@ process has written those before it, and waits there as a process stuck in a col
 (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable; ``slow``, none, but a sleep to be
 interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where (ONE_RANK_STAGE): the case's reading
 (``prepare_case``, the default), its network (``case_prediction``), or before any case: ``setup`` (the windows'
-share being set up), ``left_to_predict`` (--continue's reading, before the split), ``refusals`` (as the gather of
-the checks' refusals returns); or after every case: ``failures`` (as the gather of the cases' failures returns, before
-the last wait for every process). ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
+share being set up), ``left_to_predict`` (--continue's reading, before the split), ``checked_outputs`` (the last
+of the checks before the work), ``refusals`` (as the gather of the checks' errors returns); or after every case:
+``failures`` (as the gather of the cases' failures returns, before the last wait for every process).
+ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
 
 import itertools
 import os
@@ -49,6 +50,13 @@ def failing_before_the_split() -> None:
     inference_distributed.left_to_predict = left_to_predict
 
 
+def failing_in_the_checks() -> None:
+    def checked_outputs(*args, **kwargs):
+        an_error()
+
+    inference_distributed.checked_outputs = checked_outputs
+
+
 def failing_as_a_gather_returns(number: int) -> None:
     """accelerate's ``gather_object`` fails on its ``number``-th call, once every process has passed it (where an
     interrupt that came in the collective is raised)."""
@@ -67,10 +75,11 @@ def failing_as_a_gather_returns(number: int) -> None:
 
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
 #: What a bug says it was in, by stage outside a case's.
-IN_WORDS = {"setup": "setting up", "left_to_predict": "continuing", "refusals": "checking", "failures": "gathering"}
+IN_WORDS = {"setup": "setting up", "left_to_predict": "continuing", "checked_outputs": "checking the outputs",
+            "refusals": "checking", "failures": "gathering"}
 #: The stages before any case.
-BEFORE_ANY_CASE = ("setup", "left_to_predict", "refusals")
-#: The gathers of predict_distributed, in the order called: the checks' refusals, the cases' failures.
+BEFORE_ANY_CASE = ("setup", "left_to_predict", "checked_outputs", "refusals")
+#: The gathers of predict_distributed, in the order called: the checks' errors, the cases' failures.
 GATHERS = {"refusals": 1, "failures": 2}
 #: The label maps the main process writes before process 1 fails (by cases, of four scans: small_1 and small_3 are
 #: process 1's).
@@ -79,5 +88,6 @@ MAIN_PROCESS_WRITES = ("small_0.nii.gz", "small_2.nii.gz") if "cases" in sys.arg
 if __name__ == "__main__":
     predict_with_process_1_changed(
         failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
+        else failing_in_the_checks if STAGE == "checked_outputs"
         else (lambda: failing_as_a_gather_returns(GATHERS[STAGE])) if STAGE in GATHERS
         else lambda: failing_in_the_second_case(STAGE, an_error))

@@ -23,6 +23,8 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
+    _gathered_checks,
+    _raise_what_the_checks_met,
     balance_by_voxels,
     case_voxels,
     choose_split,
@@ -217,6 +219,54 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
     assert [str(stop) for stop in stops] == ([] if published is None else [published])
 
 
+def checks_met_on_two_processes(monkeypatch, met_on_1: Exception | None, met_on_0: Exception | None = None):
+    """What ``_raise_what_the_checks_met`` raises on process 0 and on process 1, given what each met in the checks,
+    the gather of the two taken by hand."""
+    import accelerate.utils
+
+    monkeypatch.setattr(accelerate.utils, "gather_object", lambda objects: objects)
+    gathered = _gathered_checks(met_on_0, 0) + _gathered_checks(met_on_1, 1)
+    raised = []
+    for met in (met_on_0, met_on_1):
+        with pytest.raises(Exception) as error:
+            _raise_what_the_checks_met(met, gathered)
+        raised.append(error.value)
+    return raised
+
+
+@pytest.mark.parametrize("error, said", [
+    (ValueError("a bug"), "ValueError: a bug"),  # a bug: its traceback under the line
+    (FileNotFoundError(2, "No such file or directory", "model.safetensors"),
+     "FileNotFoundError: [Errno 2] No such file or directory: 'model.safetensors'"),
+    (MemoryError(), "MemoryError"),
+])
+def test_an_error_one_process_alone_meets_in_the_checks_is_raised_on_every_process_naming_it(error, said,
+                                                                                             monkeypatch):
+    """Said by that process alone until the ninety-ninth session (the refusals alone were gathered), the others in
+    the gather ending in gloo's "Connection closed by peer"; the gather carries text, no exception pickled."""
+    line = f"process 1: {said} (met by that process alone, in the checks before the work: no case was written)"
+    traced = not isinstance(error, OSError)  # which says its file
+    try:  # as met: with its traceback
+        raise error
+    except Exception as met:  # noqa: BLE001
+        on_0, on_1 = checks_met_on_two_processes(monkeypatch, met)
+    for raised in (on_0, on_1):
+        assert type(raised) is RuntimeError
+        first, *under = str(raised).split("\n")
+        assert first == line
+        assert (under[:1] == ["Traceback (most recent call last):"] and under[-1] == said) if traced else under == []
+    assert on_1.__cause__ is error and on_0.__cause__ is None  # its own traceback kept where it was met
+
+
+def test_the_checks_refusal_is_raised_alike_and_each_processs_own_where_every_process_met_one(monkeypatch):
+    refusal = DataError("small_1.nii.gz: cannot be read")
+    on_0, on_1 = checks_met_on_two_processes(monkeypatch, refusal)
+    assert [type(on_0), str(on_0)] == [type(on_1), str(on_1)] == [DataError, "process 1: small_1.nii.gz: cannot be "
+                                                                             "read"]
+    errors = (ConfigError("--model m: no config.json"), KeyError("spacing"))
+    assert checks_met_on_two_processes(monkeypatch, errors[1], errors[0]) == list(errors)  # as in one process
+
+
 def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted_in_input_order(monkeypatch, tmp_path):
     """Under split=cases each process writes its own cases, and notes them for the main process's line, which names
     them in the order of the inputs: the main process's came first, then the others' as written (until the
@@ -381,15 +431,20 @@ def test_one_processs_bug_before_any_case_stops_every_process(stage, options, wo
 
 @pytest.mark.distributed
 @pytest.mark.parametrize("stage, error, said", [
+    ("checked_outputs", "bug", "error: process 1: ValueError: a bug in checking the outputs (met by that process "
+                               "alone, in the checks before the work: no case was written)\nTraceback (most recent "
+                               "call last):"),
     ("refusals", "interrupt", "predict interrupted in process 1 (no case was written)"),
     ("failures", "bug", "error: process 1: ValueError: a bug in gathering (every case is written whole in {out})"),
 ])
 def test_one_processs_error_around_the_work_stops_every_process(stage, error, said, data, tmp_path, monkeypatch):
-    """Outside the work's watch until the ninety-ninth session: process 1 interrupted as the gather of the checks'
-    refusals returned left the main process in taking the folder's lock until the process group's timeout (the launch
-    timed out at 45 s); a bug after the cases' gathered failures, in the last wait for every process, where the main
-    process ended 10 s later in gloo's "Connection closed by peer", said as its own error (on other nodes, or with
-    NCCL, it waits for the timeout)."""
+    """Outside the work's watch until the ninety-ninth session: a bug of process 1 alone in the checks before the
+    work (here in checking the outputs; an OSError reading a file it alone sees is another) was said by it alone, the
+    main process ending in gloo's "Connection closed by peer" in the gather of the checks' refusals, as its own error;
+    process 1 interrupted as that gather returned left the main process in taking the folder's lock until the process
+    group's timeout (the launch timed out at 45 s); a bug after the cases' gathered failures, in the last wait for
+    every process, where the main process ended 10 s later in gloo's "Connection closed by peer", said as its own
+    error (on other nodes, or with NCCL, it waits for the timeout)."""
     monkeypatch.setenv("ONE_RANK_STAGE", stage)
     monkeypatch.setenv("ONE_RANK_ERROR", error)
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
