@@ -242,7 +242,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # ninety-seventh (any), anywhere there since the ninety-eighth (in setting up, writing, an interrupt on the main
     # thread); since the ninety-ninth before the split too (moving the model, taking the folder's lock, --continue's
     # reading), by cases (outside a case, whose own errors are gathered), an interrupt in the checks or the gather
-    # of their refusals (the others waited in that gather, or in taking the folder's lock), and after the work
+    # of their errors (the others waited in that gather, or in taking the folder's lock), and after the work
     # until the last wait for every process (the main process, in that wait outside the watch, ended in gloo's
     # "Connection closed by peer" 10 s after the error; on other nodes it waits for the timeout). Its lock is the
     # one the line is said under: each case is written under it.

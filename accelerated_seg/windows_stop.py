@@ -131,11 +131,11 @@ class WrittenWhole:
     @contextlib.contextmanager
     def raised_alike(self, *kinds: type[BaseException]):
         """Inside ``any_error_stops_every_process``, around a step whose errors of ``kinds`` every process raises
-        alike: the checks' refusals, handed to every process by a gather (``_raise_what_the_checks_met``) or by
-        ``ranks.on_main``. Such an error passes as it is, stopping no one; anything else in the step (an interrupt
-        on one process, a bug in the gather) is this process's own, and stops every process: the others waited for
-        it in the gather, or the next collective, until the process group's timeout (until the ninety-ninth
-        session)."""
+        alike: the checks' errors, handed to every process by a gather (``_raise_what_the_checks_met``; the refusals
+        alone until the ninety-ninth session), or the folder lock's refusal, by ``ranks.on_main``. Such an error
+        passes as it is, stopping no one; anything else in the step (an interrupt on one process, a bug in the
+        gather) is this process's own, and stops every process: the others waited for it in the gather, or the next
+        collective, until the process group's timeout (until the ninety-ninth session)."""
         try:
             yield
         except kinds as error:
