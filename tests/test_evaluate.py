@@ -964,6 +964,27 @@ def test_the_same_evaluation_from_folders_moved_since_is_replaced_and_other_file
     assert main(command + ["--overwrite"]) == 0
 
 
+def test_the_inputs_digest_needs_no_hashlib_file_digest_which_python_3_10_lacks(folders, monkeypatch):
+    """inputs_sha256 was made with hashlib.file_digest, new in Python 3.11: on 3.10, which pyproject's
+    requires-python supports, every evaluation ended in its AttributeError (ninety-ninth session). The digests are
+    those it made: SHA-256 over each scored file's name and the SHA-256 of its bytes, and dataset.json's."""
+    import hashlib
+
+    pred_dir, label_dir, dataset = folders
+    monkeypatch.delattr(hashlib, "file_digest", raising=False)  # as on Python 3.10
+    recorded = evaluate_folders(pred_dir, label_dir, dataset_json=dataset)["inputs_sha256"]
+
+    def of_files(folder):
+        whole = hashlib.sha256()
+        for case in "abc":
+            path = folder / f"{case}.nii.gz"
+            whole.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        return whole.hexdigest()
+
+    assert recorded == {"prediction_folder": of_files(pred_dir), "label_folder": of_files(label_dir),
+                        "dataset_json": hashlib.sha256(dataset.read_bytes()).hexdigest()}
+
+
 def test_the_merge_is_recorded_as_it_took_effect_so_an_explicit_false_is_the_same_evaluation(folders, tmp_path):
     """merge_foreground=False and None (no --merge-foreground) were recorded apart in summary.json's settings, so
     the same evaluation rerun with an explicit False was refused as another ("merge_foreground null, now
