@@ -25,6 +25,11 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
         raise DataError(f"predict: x is {type(x).__name__} {_shown(x)}; give the scan as a path (a list of paths "
                         f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
                         f"(C, X, Y, Z)")
+    if array.ndim == 5 and array.shape[3:] == (1, 1):
+        # (X, Y, Z, 1, 1): get_fdata() of a volume stored behind size-1 axes, which predict reads from its path or
+        # image as (X, Y, Z) (data.volume_opening.one_volume); told to give x[0], a slice, as a batch until the
+        # ninety-ninth session. A batch's last axes are a volume's, never two of size 1
+        array = array.reshape(array.shape[:3])
     if array.ndim not in (3, 4):
         # (B, C, X, Y, Z): a batch of a MONAI loader's or a network's input, as a notebook has it at hand
         batch = f" (a batch of {array.shape[0]}: give one case, x[0], per call)" if array.ndim == 5 else ""

@@ -1750,6 +1750,22 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
         model.predict([str(scan), str(scan)])
 
 
+def test_an_array_of_a_volume_stored_behind_size_1_axes_is_predicted_as_the_volume(tmp_path):
+    """get_fdata() of a file stored (x, y, z, 1, 1), which predict reads from its path or image as its (x, y, z)
+    volume, was refused as a batch of x cases and told to give x[0], a slice (until the ninety-ninth session)."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    volume = np.random.default_rng(0).normal(size=(16, 16, 16)).astype(np.float32)
+    stored = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(volume[..., None, None], np.eye(4)), stored)
+    by_path = np.asanyarray(model.predict(str(stored)).dataobj)  # an image, as the path's
+    assert by_path.shape == (16, 16, 16) and len(np.unique(by_path)) > 1
+    np.testing.assert_array_equal(model.predict(nib.load(stored).get_fdata()), by_path)
+    np.testing.assert_array_equal(model.predict(volume), by_path)
+
+
 def _fits_started(monkeypatch) -> list:
     """Each fit's train.init_from, in place of the training itself."""
     import accelerated_seg.train as training
