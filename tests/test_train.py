@@ -1027,10 +1027,13 @@ def test_the_network_built_before_anything_is_written_is_not_built_again_for_its
     from accelerated_seg.data.prepare import counts_before_writing
     from accelerated_seg.network_checks import checked_network_and_loss, network_before_writing
 
+    # not an earlier test's pass of this network (models._PASSED_HERE), after which none is built to be reused
+    monkeypatch.setattr(accelerated_seg.models, "_PASSED_HERE", set())
     cfg = tiny_config(tmp_path / "run", data__dataset="synthetic", model__name="swinunetr", model__args="{}",
                       data__patch_size="[64, 32, 32]")
     manifest = counts_before_writing(cfg.data, cfg.train.output_dir)
     built = network_before_writing(cfg, manifest)
+    assert built.network is not None
     monkeypatch.setattr(accelerated_seg.models, "meta_network", lambda spec: pytest.fail("built again"))
     spec, _ = checked_network_and_loss(cfg, manifest, 2, built)
     assert spec == built.spec and not (tmp_path / "run").exists()
