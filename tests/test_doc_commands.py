@@ -376,7 +376,7 @@ def test_every_profile_or_experiment_a_page_names_alone_is_in_configs():
 def test_every_extra_a_pip_install_names_is_one_the_package_declares():
     """`pip install -e ".[tensorboard,viz]"`, `"accelerated_seg[gpu]"`: pip only warns of an extra it does not know,
     and installs the package without what the page promised."""
-    import tomllib
+    tomllib = pytest.importorskip("tomllib", reason="reads pyproject.toml with Python 3.11's tomllib (3.10 has none)")
 
     declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
                    ["optional-dependencies"])
