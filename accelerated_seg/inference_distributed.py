@@ -351,8 +351,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     return outputs
 
 
-#: The refusals of the checks before the work, by name: raised on every process as the process that met it did.
-_REFUSALS = {kind.__name__: kind for kind in (ConfigError, DataError)}
+#: The refusals of the checks before the work, by name: raised on every process as the process that met it did, with
+#: status 2 as in one process. An OSError is one (a file only that process sees), as predict says it in one process
+#: and where every process meets it; earlier in the ninety-ninth session it was said as a bug is, with status 1.
+_REFUSALS = {kind.__name__: kind for kind in (ConfigError, DataError, OSError)}
 
 #: What the gather of the checks carries of a process's error: (its rank, the type's name, the message, and which
 #: refusal it is, None for none).
@@ -362,15 +364,15 @@ WhatTheChecksMet = tuple[int, str, str, str | None]
 def _gathered_checks(met: Exception | None, rank: int) -> list[WhatTheChecksMet | None]:
     """What each process met in the checks before the work, gathered on every process: text, not the exception,
     since an exception of any kind (a bug's, an OSError's) need not pickle, nor unpickle where its __init__ takes
-    other arguments than its message. A refusal's words alone; any other error's type and message, a bug's
-    traceback under them (an OSError says its file)."""
+    other arguments than its message. A refusal's words alone (an OSError's say its file); any other error's type and
+    message, its traceback under them."""
     from accelerate.utils import gather_object
 
     if met is None:
         return gather_object([None])
     refusal = next((name for name, kind in _REFUSALS.items() if isinstance(met, kind)), None)
     words = str(met)
-    if refusal is None and not isinstance(met, OSError):
+    if refusal is None:
         words += "\n" + "".join(traceback.format_exception(met)).rstrip("\n")
     return gather_object([(rank, type(met).__name__, words, refusal)])
 
@@ -385,8 +387,8 @@ def _raise_what_the_checks_met(met: Exception | None, gathered: Sequence[WhatThe
     backend's timeout (a refusal until the eighty-ninth session, any other error until the ninety-ninth).
 
     An error that not every process met is raised alike on all, naming the process that met it (the first):
-    a refusal as itself, with status 2; any other as a RuntimeError (status 1) that says its type and message,
-    and a bug's traceback, the process that met it raising it from its own. That process names itself too: the
+    a refusal (``_REFUSALS``) as itself, with status 2; any other as a RuntimeError (status 1) that says its type,
+    message and traceback, the process that met it raising it from its own. That process names itself too: the
     first of a node's processes to raise it says the line (``launcher_report.say_the_error``), and where that was
     the process that met it, its own words lacked the "process 1:" that says where to look (a race, found in the
     ninety-third session's suite)."""
