@@ -10,8 +10,8 @@ file is half-written) and what a rerun does. Moved out of inference_distributed.
 Since the ninety-ninth it covers the whole of predict_distributed's work after the checks, under either split: before
 the split (moving the model, the folder's lock, --continue's reading), where the others waited in the next
 collective, and under split=cases, where each process writes its own cases under its own such lock, and notes them
-for the main process's line; and (``raised_alike``) an interrupt in the checks or the gather of their refusals, and
-what follows the work until the last wait for every process, the refusals still raised alike.
+for the main process's line; and an interrupt in the checks or the gather of their errors, and what follows the work
+until the last wait for every process, the checks' errors still raised alike (``raised_alike``).
 """
 
 from __future__ import annotations
@@ -131,9 +131,9 @@ class WrittenWhole:
     @contextlib.contextmanager
     def raised_alike(self, *kinds: type[BaseException]):
         """Inside ``any_error_stops_every_process``, around a step whose errors of ``kinds`` every process raises
-        alike: the checks' errors, handed to every process by a gather (``_raise_what_the_checks_met``; the refusals
-        alone until the ninety-ninth session), or the folder lock's refusal, by ``ranks.on_main``. Such an error
-        passes as it is, stopping no one; anything else in the step (an interrupt on one process, a bug in the
+        alike: the checks' errors, handed to every process by the gather before it (``_raise_what_the_checks_met``;
+        the refusals alone until the ninety-ninth session), or the folder lock's refusal, by ``ranks.on_main``. Such
+        an error passes as it is, stopping no one; anything else (an interrupt on one process, in the step or in that
         gather) is this process's own, and stops every process: the others waited for it in the gather, or the next
         collective, until the process group's timeout (until the ninety-ninth session)."""
         try:
