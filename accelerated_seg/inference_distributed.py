@@ -236,16 +236,14 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     from .windows_stop import WrittenWhole
 
     whole = WrittenWhole(output, rank, continue_prediction)
-    # One process's own error stops every process at once, the main process saying which cases are written whole:
-    # the others waited for it in a collective (a case's reduction, the gather below) until the process group's
-    # timeout. By windows in a case's reading or network since the ninety-sixth session (out of memory) and the
-    # ninety-seventh (any), anywhere there since the ninety-eighth (in setting up, writing, an interrupt on the main
-    # thread); since the ninety-ninth before the split too (moving the model, taking the folder's lock, --continue's
-    # reading), by cases (outside a case, whose own errors are gathered), an interrupt in the checks or the gather
-    # of their errors (the others waited in that gather, or in taking the folder's lock), and after the work
-    # until the last wait for every process (the main process, in that wait outside the watch, ended in gloo's
-    # "Connection closed by peer" 10 s after the error; on other nodes it waits for the timeout). Its lock is the
-    # one the line is said under: each case is written under it.
+    # Inside, one process's own error stops every process at once, the main process saying it in one line with the
+    # cases written whole: the others waited for it in the next collective (a case's reduction, a gather, the last
+    # wait) until the process group's timeout. What every process raises alike (the checks' errors, the folder lock's
+    # refusal) passes as it is (``WrittenWhole.raised_alike``). Each case is written under the lock the line is said
+    # under, so the line names every case whose files are whole. It covered a case's stages under split=windows from
+    # the ninety-sixth session (out of memory) and the ninety-seventh (any error), the rest of that split's work from
+    # the ninety-eighth, and from the ninety-ninth the whole of the work: an interrupt in the checks or their gather,
+    # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
     with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
         met = None
         try:
@@ -344,7 +342,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                                 say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
             failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
         # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
-        # in it. An interrupt in it is raised as it returns, once no process waits for this one.
+        # in it. An interrupt in it is raised as it returns, once no process waits for this one, and is published all
+        # the same (it cannot be told from one met before the others arrived): where they have returned, no watcher
+        # of theirs answers, so the main process says the line SAID_WAIT_S (ranks_stop_together) late and ends one
+        # later; another process leaves it in the launcher's table alone, after one.
         accelerator.wait_for_everyone()
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
