@@ -446,7 +446,7 @@ def test_one_processs_bug_before_any_case_stops_every_process(stage, options, wo
 ])
 def test_one_processs_error_around_the_work_stops_every_process(stage, error, said, data, tmp_path, monkeypatch):
     """Outside the work's watch until the ninety-ninth session: a bug of process 1 alone in the checks before the
-    work (here in checking the outputs; an OSError reading a file it alone sees is another) was said by it alone, the
+    work (here in checking the outputs; a MemoryError is another; an OSError is refused alike) was said by it alone, the
     main process ending in gloo's "Connection closed by peer" in the gather of the checks' refusals, as its own error;
     process 1 interrupted as that gather returned left the main process in taking the folder's lock until the process
     group's timeout (the launch timed out at 45 s); a bug after the cases' gathered failures, in the last wait for
