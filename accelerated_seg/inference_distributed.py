@@ -210,8 +210,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         Every case's label map, in case order, on every process. All files exist when it returns.
 
     Raises:
-        DataError: bad inputs (found identically by every process, before any work).
-        RuntimeError: a case failed on some process; the message holds each failure.
+        ConfigError, DataError, OSError: bad settings or inputs, found before any work, as a rule by every process
+            alike; one that a process alone met is raised on every process naming it (``process 1: ...``).
+        RuntimeError: a case failed on some process (the message holds each failure), or a process alone met another
+            error in the checks before the work. An error of one process's own after them, or an interrupt, ends
+            every process (``ranks_stop_together``: status 1, 130 for an interrupt) with the main process's line
+            instead.
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
