@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from accelerated_seg.benchmark import machine_info  # noqa: E402
-from accelerated_seg.files import write_text_atomically  # noqa: E402
+from accelerated_seg.files import check_script_output, write_text_atomically  # noqa: E402
 
 CASES = {
     "four_refusals": {
@@ -65,6 +65,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
+    # before anything is checked out or measured: a file there is replaced only when it is this script's own result
+    check_script_output(parser, args.output, result_key="benchmark", kind="suite_cuts_2cpu")
     old = Path(tempfile.mkdtemp(prefix="suite_before_")) / "tree"
     subprocess.run(["git", "worktree", "add", "--detach", str(old), args.before], cwd=ROOT, check=True,
                    capture_output=True)

@@ -269,7 +269,8 @@ OUTPUTS = {"case_table_memory.py": [], "cpu_bf16_emulation.py": [], "cpu_bf16_tw
            "fit_resume_draws.py": [], "fixed_step_cost.py": [], "predict_tail.py": [], "resampling_dtype.py": [],
            "header_variants.py": ["--model", "m", "--image", "i.nii.gz", "--label", "l.nii.gz", "--work", "w"],
            "prepare_case_ab.py": ["--trees", "a", "b"], "scaling_projection.py": ["--one", "r1.json"],
-           "transform_memory.py": [], "worker_start.py": [], "verify_strategies.py": [],
+           "suite_cuts_ab.py": ["--before", "HEAD"], "transform_memory.py": [], "worker_start.py": [],
+           "verify_strategies.py": [],
            "verify_zero3_leaf_blocks.py": []}
 
 
