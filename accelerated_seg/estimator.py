@@ -268,7 +268,9 @@ class Segmentation:
                 (list of images for several channels); or an array (X, Y, Z) / (C, X, Y, Z): numpy,
                 a torch tensor, or anything ``np.asarray`` takes. (X, Y, Z, C), as ``get_fdata()`` gives
                 a 4D file, is read so where only its last axis is the model's channel count; (X, Y, Z, 1, 1),
-                of a volume stored behind size-1 axes, as (X, Y, Z).
+                of a volume stored behind size-1 axes, as (X, Y, Z); a list of one array per channel, each read
+                as its file would be ((X, Y, Z, 1) or (X, Y, Z, 1, 1) as (X, Y, Z)), and those stacked,
+                (C, X, Y, Z, 1, 1), as (C, X, Y, Z).
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
             options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, transforms_on_device,

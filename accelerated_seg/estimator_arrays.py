@@ -8,16 +8,19 @@ import numpy as np
 from .config import ConfigError
 from .data.errors import DataError
 from .data.io import affine_problem
+from .data.volume_opening import behind_size_1_axes
 
 
 def checked_channels(x, in_channels: int) -> np.ndarray:
     """An array input to ``predict`` as float32 (C, X, Y, Z), or a DataError that names the array."""
-    if hasattr(x, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
-        x = x.detach().cpu().numpy()
+    x = given = _as_numpy(x)
+    if isinstance(x, (list, tuple)):  # one array per channel, each read as its channel's file would be
+        # a tensor requiring grad among them was numpy's RuntimeError until the hundredth session
+        x = [one_volume_array(_as_numpy(item)) for item in x]
     try:
         array = np.asarray(x)
     except ValueError:  # numpy's "inhomogeneous shape" traceback, for a list of arrays of other shapes
-        shapes = ", ".join(str(np.shape(item)) for item in x) if isinstance(x, (list, tuple)) else "?"
+        shapes = ", ".join(str(tuple(np.shape(item))) for item in given) if isinstance(x, (list, tuple)) else "?"
         raise DataError(f"predict: a list of arrays of different shapes ({shapes}); give one array per channel, "
                         f"all of the scan's shape, or one (C, X, Y, Z) array") from None
     if array.ndim == 0 or (array.dtype == object and not isinstance(x, np.ndarray)):
@@ -25,16 +28,10 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
         raise DataError(f"predict: x is {type(x).__name__} {_shown(x)}; give the scan as a path (a list of paths "
                         f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
                         f"(C, X, Y, Z)")
-    if array.ndim == 5 and array.shape[3:] == (1, 1):
-        # (X, Y, Z, 1, 1): get_fdata() of a volume stored behind size-1 axes, which predict reads from its path or
-        # image as (X, Y, Z) (data.volume_opening.one_volume); told to give x[0], a slice, as a batch until the
-        # ninety-ninth session. A batch's last axes are a volume's, never two of size 1
-        array = array.reshape(array.shape[:3])
+    array = _without_size_1_axes(array)
     if array.ndim not in (3, 4):
-        # (B, C, X, Y, Z): a batch of a MONAI loader's or a network's input, as a notebook has it at hand
-        batch = f" (a batch of {array.shape[0]}: give one case, x[0], per call)" if array.ndim == 5 else ""
         raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
-                        f"{in_channels} channel(s) first{batch}")
+                        f"{in_channels} channel(s) first{_what_a_5d_array_may_be(array.shape)}")
     if 0 in array.shape:  # else MONAI's reorientation fails on it, as a traceback
         raise DataError(f"predict: an array of shape {array.shape} holds no voxels; give the whole volume")
     if array.ndim == 4 and array.shape[0] != in_channels and array.shape[-1] == in_channels:
@@ -54,6 +51,43 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
         raise DataError(f"predict: the array holds {bad} non-finite value(s) (NaN or Inf); replace them (e.g. with "
                         f"the background intensity) first")
     return channels
+
+
+def _as_numpy(x):
+    """A torch tensor, possibly on a GPU or requiring grad, as a numpy array; anything else as it is."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+
+
+def one_volume_array(item):
+    """One channel's array as its (X, Y, Z) volume where it holds that behind size-1 axes, (X, Y, Z, 1) or
+    (X, Y, Z, 1, 1), as ``data.volume_opening.one_volume`` reads such a channel's file; any other item as it is.
+    A list of them stacked to (C, X, Y, Z, 1, 1) was refused until the hundredth session."""
+    shape = getattr(item, "shape", None)
+    if shape is None or not hasattr(item, "reshape") or not behind_size_1_axes(tuple(shape), spatial=3):
+        return item
+    return item.reshape(tuple(shape[:3]))
+
+
+def _without_size_1_axes(array: np.ndarray) -> np.ndarray:
+    """``array`` without the size-1 axes behind its volume: (X, Y, Z, 1, 1), get_fdata() of a volume stored so,
+    which predict reads from its path or image as (X, Y, Z) (``data.volume_opening.one_volume``; told to give
+    x[0], a slice, as a batch until the ninety-ninth session); (C, X, Y, Z, 1, 1), its channels' arrays stacked
+    (refused until the hundredth session). A batch's last axes are a volume's, never two of size 1. One size-1
+    axis behind four, (C, X, Y, Z, 1), is kept: it may as well be a batch of single slices, (B, C, X, Y, 1)."""
+    for spatial in (3, 4):  # the volume's reading first, as its file is read
+        if array.ndim >= spatial + 2 and behind_size_1_axes(array.shape, spatial):
+            return array.reshape(array.shape[:spatial])
+    return array
+
+
+def _what_a_5d_array_may_be(shape: tuple[int, ...]) -> str:
+    """What to take of a 5D array: (B, C, X, Y, Z), a batch of a MONAI loader's or a network's input, as a
+    notebook has it at hand; or, where its last axis has size 1, channels stored behind it."""
+    if len(shape) != 5:
+        return ""
+    behind = (f"; or, for channels behind a size-1 axis, (C, X, Y, Z, 1) or (X, Y, Z, C, 1), x[..., 0]"
+              if shape[-1] == 1 else "")
+    return f" (a batch of {shape[0]}: give one case, x[0], per call{behind})"
 
 
 def _shown(x) -> str:

@@ -1766,6 +1766,31 @@ def test_an_array_of_a_volume_stored_behind_size_1_axes_is_predicted_as_the_volu
     np.testing.assert_array_equal(model.predict(volume), by_path)
 
 
+def test_channels_given_as_arrays_behind_size_1_axes_are_predicted_as_their_files_are(tmp_path):
+    """One array per channel, each get_fdata() of a file stored (x, y, z, 1, 1) or (x, y, z, 1), which predict
+    reads from the files as (x, y, z) channels, was refused as a 6D (or 5D, "a batch of 2") array, as were those
+    arrays stacked, (C, X, Y, Z, 1, 1), and a list of tensors requiring grad (until the hundredth session)."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2, spacing=None))
+    first, second = np.random.default_rng(0).normal(size=(2, 16, 16, 16)).astype(np.float32)
+    paths = [tmp_path / f"scan_{c:04d}.nii.gz" for c in range(2)]
+    for channel, path in zip((first, second), paths):
+        nib.save(nib.Nifti1Image(channel[..., None, None], np.eye(4)), path)
+    by_paths = np.asanyarray(model.predict([str(path) for path in paths]).dataobj)
+    assert by_paths.shape == (16, 16, 16) and len(np.unique(by_paths)) > 1
+    stored = [nib.load(path).get_fdata() for path in paths]
+    for given in (stored, [channel[..., 0] for channel in stored], np.stack(stored),
+                  [torch.from_numpy(channel).requires_grad_() for channel in stored], [first, second]):
+        np.testing.assert_array_equal(model.predict(given), by_paths)
+    # (X, Y, Z, 2, 1): not one volume behind size-1 axes, as its file is refused; what to take of it is said
+    with pytest.raises(DataError, match=r"^predict: an array of shape \(16, 16, 16, 2, 1\); give \(X, Y, Z\), or "
+                                        r"\(C, X, Y, Z\) with the model's 2 channel\(s\) first \(a batch of 16: .*"
+                                        r"\(X, Y, Z, C, 1\), x\[\.\.\., 0\]\)$"):
+        model.predict(np.stack([first, second], axis=-1)[..., None])
+
+
 def _fits_started(monkeypatch) -> list:
     """Each fit's train.init_from, in place of the training itself."""
     import accelerated_seg.train as training

@@ -133,7 +133,7 @@ def volumes_in(shape: tuple[int, ...]) -> int | None:
     """How many 3D volumes a NIfTI file of ``shape`` holds: 1 for (x, y, z) or one behind size-1 axes, (x, y, z, 1)
     or (x, y, z, 1, 1) (read as (x, y, z): ``one_volume``), C for (x, y, z, C) (channels, as the Decathlon's 4D
     files keep them), None for anything else (a slice, (x, y, z, 1, 2), (x, y, z, 2, 1))."""
-    if len(shape) == 3 or _behind_size_1_axes(shape):
+    if len(shape) == 3 or behind_size_1_axes(shape):
         return 1
     return int(shape[3]) if len(shape) == 4 else None
 
@@ -145,10 +145,11 @@ def one_volume(image: nib.Nifti1Image) -> nib.Nifti1Image:
     read it alike, as ITK (SimpleITK, nnU-Net's reader) and evaluate do. Until the ninety-ninth session they
     refused it: MONAI's loader read it alone as (1, x, y, z, 1), four spatial axes, and its reorientation failed.
     Lazily: nibabel's proxy reshapes without reading the voxels, and the header keeps the placement."""
-    if len(image.shape) == 3 or not _behind_size_1_axes(image.shape):
+    if len(image.shape) == 3 or not behind_size_1_axes(image.shape):
         return image
     return type(image)(image.dataobj.reshape(image.shape[:3]), image.affine, image.header)
 
 
-def _behind_size_1_axes(shape: tuple[int, ...]) -> bool:
-    return len(shape) > 3 and all(length == 1 for length in shape[3:])
+def behind_size_1_axes(shape: tuple[int, ...], spatial: int = 3) -> bool:
+    """Whether ``shape`` is its first ``spatial`` axes followed by size-1 axes alone, one or more."""
+    return len(shape) > spatial and all(length == 1 for length in shape[spatial:])
