@@ -80,6 +80,15 @@ def as_written(written: dict, key: str) -> str:
     return f"{key}: {str(value).lower() if isinstance(value, bool) else repr(value)}"  # YAML's true, 'yes' quoted
 
 
+def precision_as_written(written: dict, mixed) -> str:
+    """The setting the launch took the accelerate config's precision ``mixed`` from, ``key: value`` as its file
+    (``written``) holds it, for a message: its mixed_precision (``mixed_precision: 'bf16'``), else an older
+    accelerate's fp16 of truth (``fp16: true (read as mixed_precision: 'fp16')``)."""
+    if mixed_precision_keys(written) == ["fp16"]:
+        return f"{as_written(written, 'fp16')} (read as mixed_precision: {mixed!r})"
+    return as_written(written, "mixed_precision") if "mixed_precision" in written else f"mixed_precision: {mixed!r}"
+
+
 def _read_mapping(path: str | Path, named: str) -> dict:
     """The accelerate config at ``path`` as its file holds it, before accelerate rewrites its older keys; an
     UnreadableProfile naming it as ``named`` where it is no accelerate config."""

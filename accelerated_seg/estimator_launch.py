@@ -70,11 +70,9 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, st
     ninety-eighth session), else a value other than "no" that cannot be traced."""
     if (option := launched_profile.launched_mixed_precision_option()) is not None:
         return f"accelerate launch's --mixed_precision {option}", option, _LAUNCH_OPTION
-    if (key := launched_profile.launched_mixed_precision()) is not None:
-        if key == wanted:
-            return None
-        return (f"the accelerate config {launched_profile.launched_config_file()}'s mixed_precision {key!r}", key,
-                _LAUNCH_OPTION)
+    if (profile := launched_profile.launched_mixed_precision()) is not None:
+        key, setting = profile
+        return None if key == wanted else (setting, key, _LAUNCH_OPTION)
     if (variable := launched_profile.environment_precision_setting()) is not None:
         return variable.format(mixed=launched), launched, "ACCELERATE_MIXED_PRECISION={mixed}"
     if launched != "no":

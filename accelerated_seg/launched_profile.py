@@ -207,19 +207,38 @@ def profile_keys_error() -> str | None:
     return None
 
 
-def launched_mixed_precision() -> str | None:
-    """The top-level ``mixed_precision`` of the launched profile, read as plan reads it (``fp16: true`` of an older
-    accelerate as fp16), else None: none set, or the profile cannot be told or read. A DeepSpeed launch given
-    ``--mixed_precision`` exports nothing of the profile's, which it ignores beside a DeepSpeed json
-    (``strategy.mixed_precision_beside_a_json_problem``)."""
-    return launched_mixed_precision_as_written()[0]
+def launched_mixed_precision() -> tuple[str, str] | None:
+    """(the top-level ``mixed_precision`` of the launched profile, read as plan reads it (``fp16: true`` of an older
+    accelerate as fp16), the setting as its file writes it: "the accelerate config FILE's mixed_precision: 'bf16'"),
+    else None: none set, or the profile cannot be told or read. A DeepSpeed launch given ``--mixed_precision``
+    exports nothing of the profile's, which it ignores beside a DeepSpeed json
+    (``strategy.mixed_precision_beside_a_json_problem``). The setting was said ``mixed_precision 'bf16'``, without
+    the colon its file writes, until the hundredth session."""
+    from .accelerate_profile import precision_as_written
+
+    mixed, written = launched_mixed_precision_as_written()
+    if mixed is None:
+        return None
+    return mixed, f"the accelerate config {launched_config_file()}'s {precision_as_written(written, mixed)}"
+
+
+def launch_precision_setting(launched: str) -> str:
+    """Who gave the launch its precision ``launched`` (its ACCELERATE_MIXED_PRECISION), in the words they wrote it:
+    the launcher's own ``--mixed_precision fp8``, else the launched profile's ``mixed_precision: 'fp8'`` as its file
+    writes it, else the variable set for torchrun run directly, else the variable the launch exports."""
+    if (option := launched_mixed_precision_option()) is not None:
+        return f"accelerate launch's --mixed_precision {option}"
+    if (profile := launched_mixed_precision()) is not None:
+        return profile[1]
+    variable = environment_precision_setting() or "ACCELERATE_MIXED_PRECISION={mixed}, as the launch exports it"
+    return variable.format(mixed=launched)
 
 
 def launched_mixed_precision_as_written() -> tuple[str | None, dict | None]:
-    """(:func:`launched_mixed_precision`, the launched profile as its file holds it, whose keys of the precision a
-    message names: ``accelerate_profile.mixed_precision_keys``), from one reading of the file; (None, None) where
-    the profile cannot be told or read. The key was found by reading the file again, until the ninety-ninth
-    session."""
+    """(the launched profile's top-level ``mixed_precision``, read as plan reads it, the profile as its file holds
+    it, whose keys of the precision a message names: ``accelerate_profile.mixed_precision_keys``), from one reading
+    of the file; (None, None) where the profile cannot be told or read. The key was found by reading the file again,
+    until the ninety-ninth session."""
     if (read := _launched_profile()) is None:
         return None, None
     written, profile = read

@@ -153,7 +153,7 @@ def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: di
 def _refuse_a_precision_not_trained(where: str, mixed) -> str:
     """plan's precision for the launch's mixed_precision (None, "no", "bf16", "fp16"), else ConfigError."""
     if (precision := PRECISION_OF_MIXED.get(str(mixed or "no"))) is None:
-        raise ConfigError(f"{where}: mixed_precision {mixed!r} is not one this package trains with; use no, bf16 "
+        raise ConfigError(f"{where}: mixed_precision: {mixed!r} is not one this package trains with; use no, bf16 "
                           f"or fp16")
     return precision
 

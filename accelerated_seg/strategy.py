@@ -210,10 +210,12 @@ def construction_error() -> str | None:
     import torch
     from accelerate.utils import parse_flag_from_env
 
-    if os.environ.get("ACCELERATE_MIXED_PRECISION", "no").lower() == "fp8":
-        return ("the launch asks for mixed_precision fp8, which accelerated_seg does not train with: accelerate's fp8 "
-                "converts linear layers (Transformer Engine, MS-AMP, torchao), and these networks are mostly 3D "
-                "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
+    if (launched := os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower() == "fp8":
+        # the setting as it was written (the ninety-ninth session's form), "mixed_precision fp8" until the hundredth
+        return (f"the launch asks for fp8 ({launched_profile.launch_precision_setting(launched)}), which "
+                f"accelerated_seg does not train with: accelerate's fp8 converts linear layers (Transformer Engine, "
+                f"MS-AMP, torchao), and these networks are mostly 3D convolutions. Choose bf16 (or fp16) in the "
+                f"accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
         # the profile's own keys before the json it names, as plan says them
         return _unknown_deepspeed_fields() or profile_keys_error() or parallelism_error() or deepspeed_launch_error()

@@ -13,15 +13,16 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.estimator_launch import launch_precision
 
 
-def _launch(monkeypatch, exported: str, option: str | None = None, profile_key: str | None = None,
+def _launch(monkeypatch, exported: str, option: str | None = None, profile_line: str | None = None,
             profile: Path | None = None) -> None:
     """What accelerate launch exports (ACCELERATE_MIXED_PRECISION ``exported``), its own --mixed_precision
-    (``option``) and the launched profile (``profile``, whose top-level mixed_precision is ``profile_key``)."""
+    (``option``) and the launched profile (``profile``, whose top-level precision is the line ``profile_line``)."""
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", exported)
     for name in ("ACCELERATE_USE_DEEPSPEED", "ACCELERATE_DEEPSPEED_CONFIG_FILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: option)
-    monkeypatch.setattr(launched_profile, "launched_mixed_precision", lambda: profile_key)
+    if profile is not None and profile_line is not None:  # read from the file, as a rank reads it
+        profile.write_text(f"distributed_type: 'NO'\n{profile_line}\n")
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
 
 
@@ -49,15 +50,23 @@ def test_the_launchs_own_mixed_precision_option_against_the_code_is_one_error_na
 
 
 def test_the_profiles_own_mixed_precision_against_the_code_is_one_error_naming_the_file(monkeypatch, tmp_path):
-    """A profile's mixed_precision: 'no' (configs/accelerate/cpu.yaml's) is a setting of the user's, not a default."""
+    """A profile's mixed_precision: 'no' (configs/accelerate/cpu.yaml's) is a setting of the user's, not a default.
+    Its setting is quoted as the file writes it, key: value (``mixed_precision 'no'`` until the hundredth session),
+    as the refusal of one beside a DeepSpeed json quotes it."""
     profile = tmp_path / "cpu.yaml"
-    _launch(monkeypatch, "no", profile_key="no", profile=profile)
+    _launch(monkeypatch, "no", profile_line="mixed_precision: 'no'", profile=profile)
     with pytest.raises(ConfigError, match=rf"^fit: Segmentation\(precision='bf16'\), but the accelerate config "
-                                          rf"{profile}'s mixed_precision 'no' asks for no mixed precision: give it "
+                                          rf"{profile}'s mixed_precision: 'no' asks for no mixed precision: give it "
                                           rf"once, either by leaving precision out or by launching with "
                                           rf"--mixed_precision bf16$"):
         launch_precision("bf16")
-    _launch(monkeypatch, "bf16", profile_key="bf16", profile=profile)
+    # an older accelerate's fp16, any value of truth, read as mixed_precision fp16
+    _launch(monkeypatch, "fp16", profile_line="fp16: 'yes'", profile=profile)
+    with pytest.raises(ConfigError, match=rf"^fit: Segmentation\(precision='fp32'\), but the accelerate config "
+                                          rf"{profile}'s fp16: 'yes' \(read as mixed_precision: 'fp16'\) asks for "
+                                          rf"mixed precision fp16: .* --mixed_precision no$"):
+        launch_precision("fp32")
+    _launch(monkeypatch, "bf16", profile_line="mixed_precision: bf16", profile=profile)
     assert launch_precision("bf16") == "bf16"
 
 

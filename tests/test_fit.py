@@ -654,8 +654,9 @@ def test_mixed_precision_fp8_is_one_clear_error_before_any_work(tmp_path, monkey
     """accelerate's bare ValueError ("requires transformer_engine or MS-AMP") before the twenty-ninth session;
     with those installed it would convert only linear layers of these convolutional networks."""
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp8")  # an accelerate config's mixed_precision: fp8
-    with pytest.raises(ConfigError, match=r"the launch asks for mixed_precision fp8, which accelerated_seg does not "
-                                          r"train with: .*Choose bf16 \(or fp16\)"):
+    with pytest.raises(ConfigError, match=r"the launch asks for fp8 \(ACCELERATE_MIXED_PRECISION=fp8, as the launch "
+                                          r"exports it\), which accelerated_seg does not train with: .*Choose bf16 "
+                                          r"\(or fp16\)"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
     assert not (tmp_path / "run").exists()
 

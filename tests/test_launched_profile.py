@@ -117,6 +117,26 @@ def test_a_typo_in_the_launched_dynamo_or_mpirun_config_is_named_in_any_launch(t
     assert profile_keys_error() is None
 
 
+@pytest.mark.parametrize("option, profile_line, asked_by", [
+    ("fp8", "mixed_precision: bf16", "accelerate launch's --mixed_precision fp8"),
+    (None, "mixed_precision: fp8", "the accelerate config {profile}'s mixed_precision: 'fp8'"),
+    (None, None, "ACCELERATE_MIXED_PRECISION=fp8, as the launch exports it")])  # the profile cannot be told
+def test_fp8_is_refused_naming_the_setting_that_asked_for_it_as_it_was_written(tmp_path, monkeypatch, option,
+                                                                              profile_line, asked_by):
+    """The refusal said "the launch asks for mixed_precision fp8" of every one (until the hundredth session), where
+    the others quote the profile's key: value as its file writes it and the launcher's option as it is given."""
+    from accelerated_seg.strategy import construction_error
+
+    profile = tmp_path / "mine.yaml"
+    if profile_line:
+        profile.write_text(f"distributed_type: MULTI_GPU\n{profile_line}\n")
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp8")
+    monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: option)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile if profile_line else None)
+    assert construction_error().startswith(f"the launch asks for fp8 ({asked_by.format(profile=profile)}), which "
+                                           f"accelerated_seg does not train with: ")
+
+
 @pytest.mark.parametrize("sections", [
     "fp8_config: {backend: TE, fp8_formt: HYBRID}", "fp8_config: {backend: TE, amax_history_length: 16}",
     "megatron_lm_config: {megatron_lm_tp_degre: 2}", "parallelism_config: {parallelism_config_tp_sise: 2}"])

@@ -759,7 +759,7 @@ def test_plan_refuses_fp8_before_naming_its_config_keys(tmp_path):
 
     (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nmixed_precision: fp8\nfp8_config: {backend: "
                                           "TE, amax_history_length: 16, amax_compute_algorithm: max}\n")
-    with pytest.raises(ConfigError, match=r"mixed_precision 'fp8' is not one this package trains with"):
+    with pytest.raises(ConfigError, match=r"mixed_precision: 'fp8' is not one this package trains with"):
         read_launch_profile(tmp_path / "launch.yaml")
 
 
@@ -857,12 +857,12 @@ def test_the_profile_line_says_what_gpus_and_precision_replaced_and_the_json_rec
 
 
 @pytest.mark.parametrize("profile, message", [
-    ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision 'fp8' is not one this package trains with"),
+    ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision: 'fp8' is not one this package trains with"),
     # beside a DeepSpeed json (here inline) whose bf16 block plan took in its place, where the ranks refuse the fp8
     # the launch exports first (until the ninety-sixth session)
     ("distributed_type: DEEPSPEED\nmixed_precision: fp8\ndeepspeed_config: {deepspeed_config_file: "
      "'{\"zero_optimization\": {\"stage\": 2}, \"bf16\": {\"enabled\": true}}'}\n",
-     r"mixed_precision 'fp8' is not one this package trains with"),
+     r"mixed_precision: 'fp8' is not one this package trains with"),
     ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
     ("distributed_type: NO\nnum_processes: 0\n", r"num_processes must be a whole number >= 1, got 0"),
     # Any mapping was a one-process fp32 launch: an experiment config given to the wrong option, say.
