@@ -929,7 +929,8 @@ def test_load_cases_dispatches_on_the_source(tmp_path):
     assert load_cases(nnunet).source_format == "nnunet"
     assert load_cases(nnunet / "dataset.json").source_format == "nnunet"
     assert load_cases(str(tmp_path / "cases.csv")).source_format == "csv"
-    assert load_cases([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")]).source_format == "pairs"
+    # pairs, made by load_cases (its advice names its keywords): "pairs" until the hundredth session
+    assert load_cases([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")]).source_format == "load_cases"
 
 
 def test_load_cases_passes_split_and_binarize_settings(tmp_path):
@@ -1285,6 +1286,11 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     pairs = replace(config_words, source_format="pairs")
     assert ways_to_validation_cases(pairs, "f", "n").startswith(
         "hold cases out (data.validation_fraction > 0, data.num_folds, or validation_pairs=")
+    # pairs read by load_cases, one of them: told of from_pairs as if they had called it (until the hundredth session)
+    read = replace(given_sounding, source_format="load_cases", training=given_sounding.training[:1])
+    assert ways_to_validation_cases(read, "f", "n") == (
+        "add cases: one case cannot be both trained on and held out, or list the held-out pairs as from_pairs(pairs, "
+        "validation_pairs=[(image, label), ...]) in place of load_cases")
     from accelerated_seg.data.manifest_named import pairs_checked
     from accelerated_seg.estimator_predict_checks import held_out_alone_warning
 

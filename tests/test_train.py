@@ -906,7 +906,16 @@ def test_a_manifest_given_without_validation_cases_is_told_what_splits_it_not_th
                                           r"leave validation_pairs out so that validation_fraction or num_folds holds "
                                           r"cases out$"):
         train(tiny_config(tmp_path / "pairs", **settings), manifest=pairs)
-    assert not any((tmp_path / name / "checkpoints").exists() for name in ("marked", "fraction", "pairs"))
+    # the same pairs read by load_cases, which takes no validation_pairs: told to give them to from_pairs as if it
+    # were from_pairs (until the hundredth session); its own keywords, and from_pairs in its place
+    read = load_cases([(c.images, c.label) for c in manifest.training], labels=labels, validation_fraction=0)
+    with pytest.raises(ConfigError, match=r"or read the pairs again by load_cases\(pairs, validation_fraction=\.\.\. "
+                                          r"> 0 or num_folds=\.\.\.\), which hold cases out, or list the held-out "
+                                          r"pairs as from_pairs\(pairs, validation_pairs=\[\(image, label\), "
+                                          r"\.\.\.\]\) in place of load_cases: train takes the split of a manifest "
+                                          r"given as it is$"):
+        train(tiny_config(tmp_path / "read", **settings), manifest=read)
+    assert not any((tmp_path / name / "checkpoints").exists() for name in ("marked", "fraction", "pairs", "read"))
 
 
 def test_a_patch_the_network_cannot_take_is_refused_before_the_demo_phantoms_are_written(tiny_config, tmp_path):

@@ -107,7 +107,9 @@ class Manifest:
         split: How ``validation`` was chosen, e.g. ``"given (dataset.json 'validation')"``,
             ``"fold 2 of 5 (seed 0)"`` or ``"fraction 0.2 (seed 0)"``; record it with the run.
         source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``
-            (``"datalist"``: a JSON without labels, which ``data.labels`` gave).
+            (``"datalist"``: a JSON without labels, which ``data.labels`` gave); of pairs, what the user called:
+            ``"pairs"`` (from_pairs), ``"load_cases"`` (``load_cases(pairs)``, ``"pairs"`` until the hundredth
+            session) or ``"from_files"`` (``Dataset.from_files``), whose keywords its advice names.
         regions: Region-based training (:mod:`accelerated_seg.regions`): the regions, in raw label
             values, that the network outputs instead of the classes; ``None`` for the classes.
         ignore_value: The raw value of unannotated voxels (nnU-Net's "ignore" label, sparse

@@ -215,8 +215,10 @@ def load_cases(
     """
     split = dict(validation_fraction=validation_fraction, num_folds=num_folds, fold=fold, seed=seed, names=names)
     if isinstance(source, (list, tuple)):
-        # named as called: "from_pairs: pairs[1] ..." named a function and an argument never given
-        return from_pairs(source, labels, binarize=binarize, where="load_cases", pairs_name="source", **split)
+        # named as called: "from_pairs: pairs[1] ..." named a function and an argument never given; made by
+        # load_cases (source_format), so that train's advice names its keywords, not from_pairs' validation_pairs
+        pairs = from_pairs(source, labels, binarize=binarize, where="load_cases", pairs_name="source", **split)
+        return dataclasses.replace(pairs, source_format="load_cases")
 
     path = Path(source).expanduser().absolute()
     if path.suffix.lower() == ".csv":

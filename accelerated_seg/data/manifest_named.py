@@ -15,6 +15,7 @@ _LABELS_DECLARED_IN = {
     "csv": "data.labels (check: --labels; load_csv: labels=; a CSV declares none: the default is "
            "0 = background, 1 = foreground)",
     "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
+    "load_cases": "the labels argument (the default is 0 = background, 1 = foreground)",
     # the estimator's pairs: from_files takes the classes as a count, not as a labels argument
     "from_files": "Dataset.from_files' n_classes (the classes are the values 0..n_classes-1), or its label_values "
                   "(the label files' own values of the classes, e.g. [0, 1, 2, 4])",

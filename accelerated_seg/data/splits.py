@@ -230,7 +230,7 @@ def _split_names(manifest: Manifest) -> Names:
 
 
 # How each maker of a Manifest from pairs (Manifest.source_format) names the split settings: as its keywords
-_PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": KEYWORD_NAMES}
+_PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": KEYWORD_NAMES, "load_cases": KEYWORD_NAMES}
 
 
 def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> str:
@@ -249,9 +249,11 @@ def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> s
     # that validates nothing is validation_pairs=[]: their 'fold' keys leave no fold empty (fold_keys_split)
     pairs = {"from_files": "Dataset.from_files", "pairs": "from_pairs"}.get(manifest.source_format)
     listed = f"validation_pairs=[(image, label), ...] to {pairs}"
+    origin, said = manifest.split_origin, _split_names(manifest).setting
+    if manifest.source_format == "load_cases":  # pairs: told of validation_pairs to from_pairs, not of its keywords
+        return _ways_for_pairs_read_by_load_cases(len(manifest.training), origin, said)
     if len(manifest.training) == 1:
         return f"add cases: one case cannot be both trained on and held out{f', or give {listed}' if pairs else ''}"
-    origin, said = manifest.split_origin, _split_names(manifest).setting
     if pairs:  # the names their reader was given, else its maker's keywords, whoever is given the pairs' manifest
         fraction, folds = said("data.validation_fraction"), said("data.num_folds")
         if not origin.given:
@@ -272,6 +274,22 @@ def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> s
         return f"hold cases out ({fraction} > 0, {folds}, or the dataset's own split)"
     return (f"list validation cases in the dataset's own split, or give the dataset without it so that {fraction} "
             f"or {folds} holds cases out")
+
+
+def _ways_for_pairs_read_by_load_cases(training: int, origin: SplitOrigin, said) -> str:
+    """``ways_to_validation_cases`` of pairs read by ``load_cases(pairs)``, which takes no validation_pairs: they
+    were told to give "validation_pairs=[(image, label), ...] to from_pairs", a function they had not called, as
+    if load_cases were it, until the hundredth session. Its keywords hold cases out, and from_pairs, called in its
+    place, takes them listed."""
+    listed = "or list the held-out pairs as from_pairs(pairs, validation_pairs=[(image, label), ...])"
+    if training == 1:
+        return f"add cases: one case cannot be both trained on and held out, {listed} in place of load_cases"
+    fraction, folds = said("data.validation_fraction"), said("data.num_folds")
+    again = f"load_cases(pairs, {fraction}=... > 0 or {folds}=...)"
+    if origin.given:  # the pairs' 'fold' keys
+        again = f"{again} without the pairs' 'fold' keys"
+    return (f"read the pairs again by {again}, which hold cases out, {listed} in place of load_cases: train takes "
+            f"the split of a manifest given as it is")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
