@@ -16,7 +16,7 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
     x = given = _as_numpy(x)
     if isinstance(x, (list, tuple)):  # one array per channel, each read as its channel's file would be
         # a tensor requiring grad among them was numpy's RuntimeError until the hundredth session
-        x = [one_volume_array(_as_numpy(item)) for item in x]
+        x = [_one_volume_array(_as_numpy(item)) for item in x]
     try:
         array = np.asarray(x)
     except ValueError:  # numpy's "inhomogeneous shape" traceback, for a list of arrays of other shapes
@@ -58,7 +58,7 @@ def _as_numpy(x):
     return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
-def one_volume_array(item):
+def _one_volume_array(item):
     """One channel's array as its (X, Y, Z) volume where it holds that behind size-1 axes, (X, Y, Z, 1) or
     (X, Y, Z, 1, 1), as ``data.volume_opening.one_volume`` reads such a channel's file; any other item as it is.
     A list of them stacked to (C, X, Y, Z, 1, 1) was refused until the hundredth session."""
