@@ -53,6 +53,7 @@ the output folder and writes the two files, and ``evaluate_setting_names`` names
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import warnings
 from decimal import Decimal
@@ -469,8 +470,12 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
                            setting_names.tolerance_mm)
-    # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json
-    digests = functools.cache(lambda: input_digests(pairs, dataset_json))
+    # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json;
+    # there, from the scoring's own read of each file (hashed): until the hundredth session every file was read
+    # again to hash it, from disk where the files scored exceed the page cache
+    hashed = {}  # path -> hashlib object, fed by read_label_map
+    digests = functools.cache(lambda: input_digests(pairs, dataset_json,
+                                                    {path: digest.digest() for path, digest in hashed.items()}))
     # What was merged, not how it was asked: merge_foreground=False and None (no --merge-foreground) are the same
     # evaluation but beside a binarized model's config.json, and binarized_references=True is that config.json's
     # merge. Recorded as given until the ninety-ninth session, False and None were told apart as settings.
@@ -485,7 +490,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
              if regions is not None else classes)
     rows, sheared, in_part = [], {}, []
     for case, pred_path, label_path in pairs:
-        pred, label = read_label_map(pred_path, "prediction"), read_label_map(label_path, "reference")
+        pred, label = (read_label_map(path, role, hashed.setdefault(path, hashlib.sha256()))
+                       for path, role in ((pred_path, "prediction"), (label_path, "reference")))
         if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
             pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own

@@ -152,22 +152,26 @@ def _differences(earlier: dict, settings: dict, digests: Callable[[], dict[str, 
     return differing, moved
 
 
-def input_digests(pairs: Sequence[tuple[str, Path, Path]], dataset_json: Path | None) -> dict[str, str]:
+def input_digests(pairs: Sequence[tuple[str, Path, Path]], dataset_json: Path | None,
+                  taken: Mapping[Path, bytes] | None = None) -> dict[str, str]:
     """What the inputs held, as summary.json's ``inputs_sha256`` records it: SHA-256 of the files scored in each
     folder (by name: each one's name and bytes), and of ``dataset_json``'s bytes. An evaluation from folders
-    moved since is the same one where these agree (``check_earlier_evaluation``)."""
-    digests = {"prediction_folder": _files_digest([pred for _, pred, _ in pairs]),
-               "label_folder": _files_digest([label for _, _, label in pairs])}
+    moved since is the same one where these agree (``check_earlier_evaluation``). ``taken``: the SHA-256 of
+    files already hashed as scoring read them (``read_label_map``'s ``digest``), not read again here."""
+    taken = taken or {}
+    digests = {"prediction_folder": _files_digest([pred for _, pred, _ in pairs], taken),
+               "label_folder": _files_digest([label for _, _, label in pairs], taken)}
     if dataset_json is not None:
         digests["dataset_json"] = _bytes_digest(dataset_json).hex()
     return digests
 
 
-def _files_digest(paths: Sequence[Path]) -> str:
-    """SHA-256 over each file's name and the SHA-256 of its bytes, in the order of the names."""
+def _files_digest(paths: Sequence[Path], taken: Mapping[Path, bytes]) -> str:
+    """SHA-256 over each file's name and the SHA-256 of its bytes (``taken``'s, where given), in the order of
+    the names."""
     whole = hashlib.sha256()
     for path in sorted(paths, key=lambda path: path.name):
-        whole.update(path.name.encode("utf-8") + b"\0" + _bytes_digest(path))
+        whole.update(path.name.encode("utf-8") + b"\0" + (taken.get(path) or _bytes_digest(path)))
     return whole.hexdigest()
 
 

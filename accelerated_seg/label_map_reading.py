@@ -7,6 +7,7 @@ a label map). Moved out of ``evaluate.py`` in the ninety-sixth session; importab
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,11 +15,15 @@ from .data.all_nan import all_nan_said
 from .data.errors import DataError
 from .data.io import read_nifti
 
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
-def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
+
+def read_label_map(path: Path, role: str | None = None, digest: Hash | None = None) -> np.ndarray:
     """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z); ``role``
-    ("prediction" or "reference", None where either) says what made a map of NaN alone, and what to do."""
-    image = read_nifti(path)
+    ("prediction" or "reference", None where either) says what made a map of NaN alone, and what to do;
+    ``digest`` (a hashlib object) takes the file's bytes in the same read (``read_nifti``)."""
+    image = read_nifti(path, digest=digest)
     array = np.asanyarray(image.dataobj)
     if array.ndim > 3:
         array = array.reshape(array.shape[:3])

@@ -1294,6 +1294,49 @@ def test_read_nifti_catches_a_truncated_uncompressed_file(tmp_path):
         read_nifti(path)
 
 
+def _damaged_files(folder: Path) -> list[Path]:
+    """A .nii.gz cut short, one with a flipped byte in its stream, a .nii cut short, and bytes that are no NIfTI."""
+    written = [write_nifti(folder / f"{name}", clean_image(), AFFINE) for name in ("cut.nii.gz", "flipped.nii.gz",
+                                                                                  "cut.nii")]
+    for path, damaged in zip(written, (lambda b: b[: len(b) // 2], lambda b: b[:40] + bytes([b[40] ^ 1]) + b[41:],
+                                       lambda b: b[:-100])):
+        path.write_bytes(damaged(path.read_bytes()))
+    (folder / "text.nii").write_bytes(b"not a NIfTI file at all\n" * 20)
+    return [*written, folder / "text.nii"]
+
+
+def test_read_nifti_hashes_the_bytes_it_reads_and_refuses_as_without_a_digest(tmp_path):
+    """read_nifti's digest takes the file's bytes as stored (compressed or not) in its one read, so evaluate's
+    inputs_sha256 reads no file again (hundredth session); a damaged file is refused with the same words."""
+    import hashlib
+
+    for name in ("volume.nii.gz", "volume.nii"):
+        path = write_nifti(tmp_path / name, clean_image(), AFFINE)
+        digest = hashlib.sha256()
+        image = read_nifti(path, digest=digest)
+        assert digest.digest() == hashlib.sha256(path.read_bytes()).digest()
+        assert np.array_equal(np.asarray(image.dataobj), np.asarray(read_nifti(path).dataobj))
+    for path in _damaged_files(tmp_path):
+        with pytest.raises(DataError) as without:
+            read_nifti(path)
+        with pytest.raises(DataError) as hashed:
+            read_nifti(path, digest=hashlib.sha256())
+        assert str(hashed.value) == str(without.value), path.name
+    with pytest.raises(ValueError, match="digest needs verify_stream=True"):
+        read_nifti(tmp_path / "volume.nii", verify_stream=False, digest=hashlib.sha256())
+
+
+def test_read_nifti_hashes_a_gzip_file_to_its_last_byte(tmp_path):
+    """The digest is of every byte stored: the zeros some tools pad a .nii.gz with after its stream too."""
+    import hashlib
+
+    path = write_nifti(tmp_path / "volume.nii.gz", clean_image(), AFFINE)
+    path.write_bytes(path.read_bytes() + bytes(512))
+    digest = hashlib.sha256()
+    read_nifti(path, digest=digest)
+    assert digest.digest() == hashlib.sha256(path.read_bytes()).digest()
+
+
 def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path, monkeypatch):
     """nibabel expands a leading ``~`` of a file name: the temporary went to the home folder while the
     rename looked for it in ``./~`` (seventy-fifth session)."""

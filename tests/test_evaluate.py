@@ -18,6 +18,7 @@ from accelerated_seg.evaluate import (
     case_metrics,
     evaluate_folders,
     float32_as_decimal,
+    match_cases,
     shear_degrees,
     statistics,
     tolerances,
@@ -983,6 +984,22 @@ def test_the_inputs_digest_needs_no_hashlib_file_digest_which_python_3_10_lacks(
 
     assert recorded == {"prediction_folder": of_files(pred_dir), "label_folder": of_files(label_dir),
                         "dataset_json": hashlib.sha256(dataset.read_bytes()).hexdigest()}
+
+
+def test_the_inputs_digest_is_taken_as_scoring_reads_each_file_not_by_reading_it_again(folders, monkeypatch):
+    """inputs_sha256 read every scored file a second time, after scoring it: from disk where the files exceed the
+    page cache (until the hundredth session). The files scored are hashed in scoring's own read; dataset.json,
+    which scoring does not read, alone is read for its digest."""
+    from accelerated_seg import evaluate_output
+
+    pred_dir, label_dir, dataset = folders
+    read_again = []
+    bytes_digest = evaluate_output._bytes_digest
+    monkeypatch.setattr(evaluate_output, "_bytes_digest", lambda path: read_again.append(path) or bytes_digest(path))
+    recorded = evaluate_folders(pred_dir, label_dir, dataset_json=dataset)["inputs_sha256"]
+    assert read_again == [dataset]
+    pairs, _ = match_cases(pred_dir, label_dir)
+    assert recorded == evaluate_output.input_digests(pairs, dataset)  # as the files hold, read apart
 
 
 def test_the_merge_is_recorded_as_it_took_effect_so_an_explicit_false_is_the_same_evaluation(folders, tmp_path):

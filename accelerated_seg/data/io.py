@@ -16,6 +16,7 @@ import math
 import os
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nibabel as nib
 import numpy as np
@@ -23,6 +24,9 @@ import numpy as np
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
 from accelerated_seg.files import sync_directory, sync_file, temporary_name
+
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
 _FIX = "re-export or re-download this file"
 _NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
@@ -32,7 +36,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _APPLE_DOUBLE_MAGIC = b"\x00\x05\x16\x07"
 
 
-def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Image:
+def read_nifti(path: str | Path, *, verify_stream: bool = True, digest: Hash | None = None) -> nib.Nifti1Image:
     """Open a ``.nii`` / ``.nii.gz`` file, failing now (not mid-training) if it is damaged.
 
     Args:
@@ -41,6 +45,9 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
             errors surface here, and keep the decompressed bytes so the voxels are
             served from memory without a second decompression. With ``False``
             this is a plain lazy ``nib.load`` (header checked only).
+        digest: A hashlib object (``hashlib.sha256()``) updated with the file's bytes (as stored, compressed
+            or not) as this one read takes them, so a caller that records them (evaluate's ``inputs_sha256``)
+            reads the file once, not a second time to hash it (hundredth session). Needs ``verify_stream``.
 
     Returns:
         The image (``Nifti2Image`` for NIfTI-2 files, a subclass of ``Nifti1Image``);
@@ -59,12 +66,14 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
     if (fork := resource_fork(path)) is not None:
         raise DataError(f"{path}: {fork}")
     if not verify_stream:
+        if digest is not None:
+            raise ValueError("read_nifti's digest needs verify_stream=True: a lazy load reads the header alone")
         try:
             return nib.load(path)
         except Exception as err:  # nibabel raises many unrelated types for bad headers
             raise DataError(f"{path}: cannot be read as NIfTI ({_describe(err)}); {_fix_for(path)}") from err
 
-    raw = _read_all_bytes(path)
+    raw = _read_all_bytes(path, digest)
     image = _image_from_bytes(raw, path)
     _require_complete_voxel_data(image, len(raw), path)
     return image
@@ -273,17 +282,37 @@ def write_nifti(
     return path
 
 
-def _read_all_bytes(path: Path) -> bytes:
-    """Return the decompressed file content; reading gzip to its end verifies length and CRC."""
+def _read_all_bytes(path: Path, digest: Hash | None = None) -> bytes:
+    """Return the decompressed file content; reading gzip to its end verifies length and CRC. ``digest`` is
+    updated with the stored bytes on the way, in this one read."""
     try:
-        if is_gzipped(path):
-            with gzip.open(path, "rb") as stream:
-                return stream.read()
-        return path.read_bytes()
+        with open(path, "rb") as file:
+            source = _Hashing(file, digest) if digest is not None else file
+            if is_gzipped(path):  # gzip.open(path)'s own reader: a damaged stream is refused as it always was
+                with gzip.GzipFile(fileobj=source, mode="rb") as stream:
+                    content = stream.read()
+            else:
+                content = source.read()
+            if digest is not None:  # whatever gzip left unread (nothing, but for a reader that stops early)
+                for _ in iter(lambda: source.read(1 << 20), b""):
+                    pass
+        return content
     except EOFError as err:
         raise DataError(f"{path}: truncated (the gzip stream ends early, e.g. an interrupted copy); {_FIX}") from err
     except (gzip.BadGzipFile, zlib.error, OSError) as err:
         raise DataError(f"{path}: corrupt or not a gzip file ({_describe(err)}); {_fix_for(path)}") from err
+
+
+class _Hashing:
+    """A binary file read through: each block read also goes into ``digest``."""
+
+    def __init__(self, file, digest: Hash):
+        self._file, self._digest = file, digest
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._file.read(size)
+        self._digest.update(block)
+        return block
 
 
 def _image_from_bytes(raw: bytes, path: Path) -> nib.Nifti1Image:
