@@ -2,7 +2,8 @@
 by which evaluate tells the same evaluation from folders moved since; ninety-ninth session) beside the
 evaluation itself: ``evaluate_folders`` of --cases pairs of two-class balls, --size^3 uint8 voxels, saved
 gzipped (.nii.gz, as predict writes them) and uncompressed (.nii, the most bytes to read per voxel). Median of
---repeats, one process; the digests read the files from the page cache, as they do after scoring. Writes
+--repeats, one process; the digests read the files from the page cache, as they did after scoring until the
+hundredth session (since, scoring's own read hashes them: evaluate_single_read.py). Writes
 benchmarks/results/evaluate_inputs_digest_cost_<cores>cpu.json; docs/inference.md quotes it."""
 import argparse
 import json

@@ -266,7 +266,8 @@ def test_scaling_projection_rewrites_its_own_result_and_refuses_another_file(tmp
 # it asks for: none of them is read before the output is checked.
 OUTPUTS = {"case_table_memory.py": [], "cpu_bf16_emulation.py": [], "cpu_bf16_two_voxels.py": [], "cpu_history.py": [],
            "deepspeed_cpu_adam_resume.py": [], "deepspeed_without_accelerate.py": [], "ensemble_demo.py": [],
-           "fit_resume_draws.py": [], "fixed_step_cost.py": [], "predict_tail.py": [], "resampling_dtype.py": [],
+           "evaluate_single_read.py": [], "fit_resume_draws.py": [], "fixed_step_cost.py": [], "predict_tail.py": [],
+           "resampling_dtype.py": [],
            "header_variants.py": ["--model", "m", "--image", "i.nii.gz", "--label", "l.nii.gz", "--work", "w"],
            "prepare_case_ab.py": ["--trees", "a", "b"], "scaling_projection.py": ["--one", "r1.json"],
            "suite_cuts_ab.py": ["--before", "HEAD"], "transform_memory.py": [], "worker_start.py": [],
