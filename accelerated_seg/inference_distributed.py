@@ -146,7 +146,7 @@ def shared_window_logits(accelerator, out_channels: int,
 
     Every process must call it for the same volume (it is a collective operation). The sum is taken
     on ``accelerator.device`` (what the process group's backend needs) and returned where the volume
-    is stitched. ``reducing`` is called before the sum (``windows_stop.WrittenWhole.reducing``).
+    is stitched. ``reducing`` is called before the sum (``predict_stop.WrittenWhole.reducing``).
     """
     from accelerate.utils import reduce
 
@@ -237,7 +237,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
 
     from .ranks_stop_together import stopping_together
     from .results_so_far import OutOfMemory
-    from .windows_stop import WrittenWhole
+    from .predict_stop import WrittenWhole
 
     whole = WrittenWhole(output, rank, continue_prediction)
     # Inside, one process's own error stops every process at once, the main process saying it in one line with the

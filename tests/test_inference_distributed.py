@@ -31,7 +31,7 @@ from accelerated_seg.inference_distributed import (
 )
 from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
-from accelerated_seg.windows_stop import WrittenWhole
+from accelerated_seg.predict_stop import WrittenWhole
 
 from processes import run_bounded, said_alone, stop_group  # tests/ is on sys.path (rootdir-style test imports)
 from test_distributed import ROOT, _free_port

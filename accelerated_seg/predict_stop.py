@@ -1,4 +1,4 @@
-"""How ``predict --split windows`` stops every process at once on one process's error, said in one line.
+"""How a launched ``predict`` (either ``--split``) stops every process at once on one process's error, said in one line.
 
 Under split=windows every process runs each case's windows and meets the others in the case's reduction; the main
 process alone writes. One process's error (out of memory, a bug, a file it alone reads differently, Ctrl-C) left
@@ -11,7 +11,8 @@ Since the ninety-ninth it covers the whole of predict_distributed's work after t
 the split (moving the model, the folder's lock, --continue's reading), where the others waited in the next
 collective, and under split=cases, where each process writes its own cases under its own such lock, and notes them
 for the main process's line; and an interrupt in the checks or the gather of their errors, and what follows the work
-until the last wait for every process, the checks' errors still raised alike (``raised_alike``).
+until the last wait for every process, the checks' errors still raised alike (``raised_alike``). Named
+windows_stop.py until the hundredth session, when it had served both splits for a session.
 """
 
 from __future__ import annotations
