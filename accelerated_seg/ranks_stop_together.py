@@ -60,6 +60,8 @@ SAID_WAIT_S = 10.0
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
+#: How many ranks other than the main process have written under the lock (``writes_for_the_line``).
+WRITERS = "writers"
 #: The status of a process Ctrl-C ended, as a shell reports it (cli's EXIT_INTERRUPTED, which imports the commands).
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
@@ -73,9 +75,10 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
     process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``).
     Yields a lock to hold while writing what that line names: every rank takes it once a write under it is done (at
-    most ``SAID_WAIT_S``), and the main process says the line once every other has (since the ninety-ninth session,
-    for predict --split cases, where each process writes: ``note_for_the_line``). The process group may start inside
-    (benchmark train's with its first configuration's Accelerator)."""
+    most ``SAID_WAIT_S``). Where another rank has written under it (``writes_for_the_line``: predict --split cases,
+    where each process writes), the main process says the line once every other has taken it (since the ninety-ninth
+    session); else at once. The process group may start inside (benchmark train's with its first configuration's
+    Accelerator)."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
@@ -123,6 +126,16 @@ def met_by_every_rank(name: str, met: bool) -> bool:
             return True
         time.sleep(POLL_S)
     return not met
+
+
+def writes_for_the_line() -> None:
+    """Inside ``stopping_together``, on a rank other than the main process, under the lock it yields, as it begins
+    a write the main process's line names: the main process then waits for every rank to take the lock (finishing
+    its write) before it says the line. Where no other rank writes (predict --split windows, benchmark train), it
+    says the line at once: until the hundredth session it waited for them all the same, up to ``SAID_WAIT_S``, and
+    a rank killed outright let the launcher stop the main process (SIGTERM) before its line."""
+    if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix)) is not None:
+        store.add(WRITERS, 1)
 
 
 def note_for_the_line(note: str) -> None:
@@ -193,8 +206,10 @@ class _Watcher(threading.Thread):
         try:
             interrupted = store.check([INTERRUPTED])
             if rank == 0:
-                # every other rank's file being written is written whole first, and named (``note_for_the_line``)
-                _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
+                # every other rank's file being written is written whole first, and named (``note_for_the_line``);
+                # no wait where none writes (a rank killed outright never answers)
+                if int(store.add(WRITERS, 0)):
+                    _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
                     if interrupted:  # and in the launcher's table, whose row for this rank gave only its link

@@ -7,10 +7,12 @@ interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where
 share being set up), ``left_to_predict`` (--continue's reading, before the split), ``checked_outputs`` (the last
 of the checks before the work), ``refusals`` (as the gather of the checks' errors returns); or after every case:
 ``failures`` (as the gather of the cases' failures returns, before the last wait for every process).
-ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
+ONE_RANK_STARTED, when given, is made as it raises or sleeps. ONE_RANK_KILLED_AFTER, when given: process 1 is killed
+outright (SIGKILL) that many seconds after it sees its error published, before it answers the main process."""
 
 import itertools
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -27,6 +29,8 @@ def an_error() -> None:
     while not all((output / name).exists() for name in MAIN_PROCESS_WRITES) and STAGE not in BEFORE_ANY_CASE:
         time.sleep(0.05)
     Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
+    if "ONE_RANK_KILLED_AFTER" in os.environ:
+        killed_when_it_sees_the_stop(float(os.environ["ONE_RANK_KILLED_AFTER"]))
     if os.environ.get("ONE_RANK_ERROR") == "slow":
         time.sleep(300)
     if os.environ.get("ONE_RANK_ERROR") == "interrupt":
@@ -34,6 +38,18 @@ def an_error() -> None:
     if os.environ.get("ONE_RANK_ERROR") == "data":
         raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
     raise ValueError(f"a bug in {IN_WORDS.get(STAGE, 'reading')}")
+
+
+def killed_when_it_sees_the_stop(after_s: float) -> None:
+    """This process's watcher, seeing the published error, is killed ``after_s`` later instead of answering the main
+    process (as the OOM killer or a node's failure ends a process): the launcher then stops every other process."""
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    def killed(*args):
+        time.sleep(after_s)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    ranks_stop_together._Watcher._end = killed
 
 
 def failing_in_the_setup() -> None:

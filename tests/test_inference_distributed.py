@@ -32,6 +32,7 @@ from accelerated_seg.inference_distributed import (
 from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.predict_stop import WrittenWhole
+from accelerated_seg.ranks_stop_together import SAID_WAIT_S
 
 from processes import run_bounded, said_alone, stop_group  # tests/ is on sys.path (rootdir-style test imports)
 from test_distributed import ROOT, _free_port
@@ -371,14 +372,24 @@ def test_one_processs_out_of_memory_by_windows_stops_every_process_naming_the_ca
 
 
 @pytest.mark.distributed
-def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_its_traceback(data, tmp_path):
+def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_its_traceback(data, tmp_path,
+                                                                                              monkeypatch):
     """Any other error on one process in a case's reading or network (here a bug in reading the second case) left
     the main process in that case's reduction until the process group's timeout (30 minutes; until the
-    ninety-seventh session): the process, the case and the traceback are said in the line that stops them all."""
+    ninety-seventh session): the process, the case and the traceback are said in the line that stops them all.
+
+    That process is then killed outright (3 s after it sees the stop) before it answers the main process. The main
+    process said the line only once every other held its write lock, up to SAID_WAIT_S (10 s), though under --split
+    windows no other process writes: the launcher stopped it first, and the line was lost (until the hundredth
+    session). It is said at once, before that kill."""
+    monkeypatch.setenv("ONE_RANK_KILLED_AFTER", "3")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
     # With --continue given, the line does not ask for it again (until the ninety-eighth session it did).
     proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", "--continue",
                              timeout=120)
+    stopped_after = time.time() - float((tmp_path / "raised").read_text())
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert stopped_after < SAID_WAIT_S, stopped_after  # the line came before the kill, 3 s in
     out = tmp_path / "out"
     assert said_alone(proc) == [
         f"error: process 1, case small_1: ValueError: a bug in reading (written whole: small_0 in {out}; no file is "
