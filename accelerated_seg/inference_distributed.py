@@ -211,11 +211,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
 
     Raises:
         ConfigError, DataError, OSError: bad settings or inputs, found before any work, as a rule by every process
-            alike; one that a process alone met is raised on every process naming it (``process 1: ...``).
+            alike; one that a process alone met, or different ones that each met, raised on every process naming
+            them (``process 1: ...``).
         RuntimeError: a case failed on some process (the message holds each failure), or a process alone met another
-            error in the checks before the work. An error of one process's own after them, or an interrupt, ends
-            every process (``ranks_stop_together``: status 1, 130 for an interrupt) with the main process's line
-            instead.
+            error in the checks before the work (or processes different ones, not all refusals). An error of one
+            process's own after them, or an interrupt, ends every process (``ranks_stop_together``: status 1, 130 for
+            an interrupt) with the main process's line instead.
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
@@ -384,7 +385,7 @@ def _gathered_checks(met: Exception | None, rank: int) -> list[WhatTheChecksMet 
 
 def _raise_what_the_checks_met(met: Exception | None, gathered: Sequence[WhatTheChecksMet | None]) -> None:
     """Raise on every process what any met in the checks before the work (``_gathered_checks``). Where every
-    process met an error, each raises its own, as in one process (a refusal met alike, said with the flag's
+    process met the same error, each raises its own, as in one process (a refusal met alike, said with the flag's
     words and status 2). The processes see the same files as a rule, and so meet alike; where they do not
     (a node's own output folder read-only, a scan on one node's disk only, a bug or a MemoryError of one
     process), those that passed went on to the first collective: the main process ended there in gloo's
@@ -396,16 +397,46 @@ def _raise_what_the_checks_met(met: Exception | None, gathered: Sequence[WhatThe
     message and traceback, the process that met it raising it from its own. That process names itself too: the
     first of a node's processes to raise it says the line (``launcher_report.say_the_error``), and where that was
     the process that met it, its own words lacked the "process 1:" that says where to look (a race, found in the
-    ninety-third session's suite)."""
+    ninety-third session's suite).
+
+    Errors that differ (each process its own kind or words, or some process none) are raised alike on every process
+    as one, naming each process and what it met: each process raised its own until the hundredth session, and the
+    user read a line per process. A refusal's kind where every one is a refusal (status 2), else a RuntimeError."""
     errors = [entry for entry in gathered if entry is not None]
-    if met is not None and len(errors) == len(gathered):  # every process met one: each its own
+    if met is not None and len(errors) == len(gathered) and _alike(errors):  # every process met it: each its own
         raise met
     if not errors:
         return
+    if len(errors) > 1:
+        raise _one_for_every_process(errors) from met
     process, kind, words, refusal = errors[0]
     if refusal is not None:
         raise _REFUSALS[refusal](f"process {process}: {words}")
-    line, newline, under = words.partition("\n")
-    said = f"{kind}: {line}" if line else kind  # a MemoryError says nothing more
-    raise RuntimeError(f"process {process}: {said} (met by that process alone, in the checks before the work: no case "
+    line, newline, under = _named(errors[0]).partition("\n")
+    raise RuntimeError(f"{line} (met by that process alone, in the checks before the work: no case "
                        f"was written){newline}{under}") from met
+
+
+def _alike(errors: Sequence[WhatTheChecksMet]) -> bool:
+    """Whether every process met the same error: its kind and its first line (a bug's traceback differs by process)."""
+    return len({(kind, words.partition("\n")[0]) for _, kind, words, _ in errors}) == 1
+
+
+def _named(error: WhatTheChecksMet) -> str:
+    """``process 1: <words>`` for a refusal (the flag's words); ``process 1: <type>: <words>`` for any other error,
+    its traceback under the line."""
+    process, kind, words, refusal = error
+    if refusal is None:
+        line, newline, under = words.partition("\n")
+        words = (f"{kind}: {line}" if line else kind) + newline + under  # a MemoryError says nothing more
+    return f"process {process}: {words}"
+
+
+def _one_for_every_process(errors: Sequence[WhatTheChecksMet]) -> Exception:
+    """One error naming what each process met in the checks, in one line, the bugs' tracebacks under it."""
+    lines, under = zip(*(_named(error).partition("\n")[::2] for error in errors))
+    message = "; ".join(lines) + " (in the checks before the work: no case was written)"
+    message += "".join(f"\n{traceback_lines}" for traceback_lines in under if traceback_lines)
+    refusals = [refusal for *_, refusal in errors]
+    kind = _REFUSALS[refusals[0]] if None not in refusals else RuntimeError
+    return kind(message)

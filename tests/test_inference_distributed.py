@@ -271,8 +271,31 @@ def test_the_checks_refusal_is_raised_alike_and_each_processs_own_where_every_pr
     on_0, on_1 = checks_met_on_two_processes(monkeypatch, refusal)
     assert [type(on_0), str(on_0)] == [type(on_1), str(on_1)] == [DataError, "process 1: small_1.nii.gz: cannot be "
                                                                              "read"]
-    errors = (ConfigError("--model m: no config.json"), KeyError("spacing"))
+    errors = (ConfigError("--model m: no config.json"), ConfigError("--model m: no config.json"))
     assert checks_met_on_two_processes(monkeypatch, errors[1], errors[0]) == list(errors)  # as in one process
+
+
+@pytest.mark.parametrize("met_on_0, met_on_1, kind, said", [
+    (ConfigError("--model m: no config.json"), DataError("small_1.nii.gz: cannot be read"), ConfigError,
+     "process 0: --model m: no config.json; process 1: small_1.nii.gz: cannot be read"),
+    (ConfigError("--model m: no config.json"), KeyError("spacing"), RuntimeError,
+     "process 0: --model m: no config.json; process 1: KeyError: 'spacing'"),
+])
+def test_different_errors_met_in_the_checks_are_one_error_naming_each_process(met_on_0, met_on_1, kind, said,
+                                                                             monkeypatch):
+    """Each process raised its own until the hundredth session, and the user read one line per process (the
+    main process's and another's, in whichever order they came); now one, alike on every process: a refusal's kind
+    where each error is a refusal (status 2), else a RuntimeError, a bug's traceback under the line."""
+    try:  # as met: with its traceback
+        raise met_on_1
+    except Exception as met:  # noqa: BLE001
+        on_0, on_1 = checks_met_on_two_processes(monkeypatch, met, met_on_0)
+    assert type(on_0) is type(on_1) is kind
+    assert str(on_0) == str(on_1)
+    line, *under = str(on_0).split("\n")
+    assert line == f"{said} (in the checks before the work: no case was written)"
+    assert under[:1] == ([] if kind is ConfigError else ["Traceback (most recent call last):"])
+    assert on_0.__cause__ is met_on_0 and on_1.__cause__ is met_on_1
 
 
 def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted_in_input_order(monkeypatch, tmp_path):
