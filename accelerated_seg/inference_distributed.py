@@ -26,6 +26,7 @@ With one process this is ``inference.predict_cases``. The process-agnostic piece
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import traceback
 import warnings
@@ -232,13 +233,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
                              fp32_setting=fp32_setting, names=names)
-    device = accelerator.device
     output = home_expanded(output)
-    from accelerate.utils import broadcast_object_list, gather_object
+    from accelerate.utils import gather_object
 
+    from .predict_stop import WrittenWhole
     from .ranks_stop_together import stopping_together
     from .results_so_far import OutOfMemory
-    from .predict_stop import WrittenWhole
 
     whole = WrittenWhole(output, rank, continue_prediction)
     # Inside, one process's own error stops every process at once, the main process saying it in one line with the
@@ -250,101 +250,24 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # the ninety-eighth, and from the ninety-ninth the whole of the work: an interrupt in the checks or their gather,
     # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
     with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
-        met = None
-        try:
-            with _warned_by_the_main_process(accelerator):
-                # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
-                # ninety-third session), as they all ran the check before the others were silenced
-                check_precision(options.precision, device, fp32_setting)
-                model, config = load_for_prediction(model_dir)
-                keep = kept_whole(config, keep_largest)
-                cases = list(inputs) if given_cases else collect_cases(inputs, config)
-            # Every process, before any work: under split=windows only the main process writes, and a refusal
-            # from it alone would leave the others waiting in the first reduction.
-            outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
-        except Exception as error:  # noqa: BLE001 - every process learns it in the gather below; an interrupt stops
-            met = error
-        gathered = _gathered_checks(met, rank)  # an error of this process's own in it (an interrupt) stops every one
-        # The checks' errors, every process's in hand, are raised alike: the one each met where all met one (most
-        # are met alike: a model's file missing, said with the flag's words and status 2), else the first's, named.
-        with whole.raised_alike(Exception):
-            _raise_what_the_checks_met(met, gathered)
-        say = progress if progress and accelerator.is_main_process else None
-
+        model, config, keep, cases, outputs, written = _checked_on_every_process(
+            accelerator, whole, model_dir, inputs, given_cases, output, options, fp32_setting, keep_largest,
+            probabilities, names)
+        work = _Work(accelerator, whole, model, config, options, keep, sequential, progress,
+                     run_key=prediction_key(given_folders(model_dir), prediction_settings(options, keep)),
+                     in_a_folder=nifti_stem(output) is None)  # each map replaces predict's under the other ending
         jobs = [(case, path, probabilities_path(path) if probabilities else None)
                 for case, path in zip(cases, outputs)]
-        run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
-        errors: list[str] = []
-        in_a_folder = nifti_stem(output) is None  # each label map replaces predict's of its case under the other ending
         whole.to_write = [case.id for case in cases]
         # The folder's lock is held until every process has written its share (the gather below waits for all), and
         # while the line is said (the inner scope stops every process before it is released); released before the
         # last wait, where the others wait for the main process.
         with whole.entered_alike(holding_output_folder(output, written, accelerator)), \
                 whole.any_error_stops_every_process():
-            model.to(device).eval()
-            if continue_prediction:  # every process reads the same headers before any writes: the same cases left
-                jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
-                cases = [case for case, _, _ in jobs]
-                whole.to_write = [case.id for case in cases]
-                accelerator.wait_for_everyone()
-            mode = choose_split(split, len(cases), num_processes)
-            if mode == "cases":
-                settings = preprocess_settings(config)
-                voxels = [case_voxels(case, settings.spacing) for case in cases]
-                shares = balance_by_voxels(voxels, num_processes)
-                if say:
-                    loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
-                    say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
-                mine = [jobs[index] for index in shares[rank]]
-                whole.each_process_writes = True
-                with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                           keep_largest=keep, run_key=run_key, writing=whole.writing,
-                                           in_a_folder=in_a_folder)) as done:
-                    for number, ((case, label_path, _), error) in enumerate(done, 1):
-                        if error is not None:  # reported by every process below, no hang
-                            # A file's unusable voxels are the input's fault, said in one line; anything else
-                            # is a bug to report.
-                            where = ("" if isinstance(error, DataError)
-                                     else "\n" + "".join(traceback.format_exception(error)))
-                            # Only for the input's fault: after a failed write the map there may be this run's.
-                            earlier = (remove_earlier_prediction(label_path, other_ending=in_a_folder)
-                                       if isinstance(error, DataError) else "")
-                            errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}"
-                                          f"{where}")
-                            continue
-                        if progress:
-                            progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
-            else:
-                with _warned_by_the_main_process(accelerator):
-                    if say:
-                        say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-                    window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
-                    with closing(segment_cases(model, config, jobs, device=device, options=options,
-                                               window_logits=window_logits, write=accelerator.is_main_process,
-                                               sequential=sequential, keep_largest=keep, run_key=run_key,
-                                               reading=whole.stopping_every_process, writing=whole.writing,
-                                               in_a_folder=in_a_folder)) as done:
-                        for number, ((case, label_path, _), error) in enumerate(done, 1):
-                            # A file that cannot be used fails alike on every process (the same file, the same
-                            # checks, before the case's first window), so all of them go on to the next case and
-                            # the main process reports it; until the seventieth session the first such case stopped
-                            # the run, leaving every later case unsegmented and unreported. Anything else stops it.
-                            if isinstance(error, DataError):
-                                if accelerator.is_main_process:  # which alone writes, and so removes
-                                    removed = remove_earlier_prediction(label_path, other_ending=in_a_folder)
-                                    errors.append(f"case {case.id}: {error}{removed}")
-                                continue
-                            # The main process's own error in writing (out of memory named) stops every process now.
-                            if error is not None:
-                                error = whole.stop_every_process(error, f"process {rank}, case {case.id}")
-                            # Where it cannot (no store), the others learn it here: they waited for it in the next
-                            # case's reduction (seventy-third session's review).
-                            handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
-                            if error is not None or handed is not None:
-                                raise error or handed
-                            if say:
-                                say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+            model.to(accelerator.device).eval()
+            jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
+            mode = choose_split(split, len(jobs), num_processes)
+            errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
             failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
         # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
         # in it. An interrupt in it is raised as it returns, once no process waits for this one, and is published all
@@ -355,6 +278,143 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     return outputs
+
+
+def _checked_on_every_process(accelerator, whole, model_dir, inputs, given_cases: bool, output: Path,
+                              options: PredictOptions, fp32_setting: str, keep_largest, probabilities: bool,
+                              names: PredictNames):
+    """The checks before the work, on every process, and what any process met in them raised on every one
+    (``_raise_what_the_checks_met``). Returns the model, its config, the classes kept whole, the cases, their
+    outputs and the files the run writes."""
+    met = None
+    try:
+        with _warned_by_the_main_process(accelerator):
+            # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
+            # ninety-third session), as they all ran the check before the others were silenced
+            check_precision(options.precision, accelerator.device, fp32_setting)
+            model, config = load_for_prediction(model_dir)
+            keep = kept_whole(config, keep_largest)
+            cases = list(inputs) if given_cases else collect_cases(inputs, config)
+        # Every process, before any work: under split=windows only the main process writes, and a refusal
+        # from it alone would leave the others waiting in the first reduction.
+        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
+    except Exception as error:  # noqa: BLE001 - every process learns it in the gather below; an interrupt stops
+        met = error
+    # an error of this process's own in the gather (an interrupt) stops every one
+    gathered = _gathered_checks(met, accelerator.process_index)
+    # The checks' errors, every process's in hand, are raised alike: the one each met where all met the same one
+    # (most are met alike: a model's file missing, said with the flag's words and status 2), else one naming each
+    # process that met one.
+    with whole.raised_alike(Exception):
+        _raise_what_the_checks_met(met, gathered)
+    return model, config, keep, cases, outputs, written
+
+
+@dataclasses.dataclass
+class _Work:
+    """What every step of the work after the checks shares (``predict_distributed``)."""
+
+    accelerator: object
+    whole: object  # predict_stop.WrittenWhole
+    model: torch.nn.Module
+    config: dict
+    options: PredictOptions
+    keep: tuple[int, ...]  # the classes kept to their largest component (``kept_whole``)
+    sequential: bool
+    progress: Callable[[str], None] | None
+    run_key: str
+    in_a_folder: bool
+
+    @property
+    def say(self) -> Callable[[str], None] | None:
+        """``progress`` on the main process, which alone says what every process does alike (the plan)."""
+        return self.progress if self.progress and self.accelerator.is_main_process else None
+
+
+def _left_for_this_run(work: _Work, jobs: list, outputs: list[Path], continue_prediction: bool):
+    """The jobs and outputs left to predict: with --continue, those not written whole by an earlier run. Every
+    process reads the same headers before any writes, so each is left the same cases."""
+    if not continue_prediction:
+        return jobs, outputs
+    jobs, outputs = left_to_predict(jobs, work.run_key, work.say, work.in_a_folder)
+    work.whole.to_write = [case.id for case, _, _ in jobs]
+    work.accelerator.wait_for_everyone()
+    return jobs, outputs
+
+
+def _segment_by_cases(work: _Work, jobs: list) -> list[str]:
+    """split=cases: this process's share of the cases (by voxel count), each written by it. Returns its cases'
+    failures, one line each, for every process to report together."""
+    accelerator, whole = work.accelerator, work.whole
+    rank, num_processes = accelerator.process_index, accelerator.num_processes
+    cases = [case for case, _, _ in jobs]
+    spacing = preprocess_settings(work.config).spacing
+    voxels = [case_voxels(case, spacing) for case in cases]
+    shares = balance_by_voxels(voxels, num_processes)
+    if work.say:
+        loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
+        work.say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
+    mine = [jobs[index] for index in shares[rank]]
+    whole.each_process_writes = True
+    errors: list[str] = []
+    with closing(segment_cases(work.model, work.config, mine, device=accelerator.device, options=work.options,
+                               sequential=work.sequential, keep_largest=work.keep, run_key=work.run_key,
+                               writing=whole.writing, in_a_folder=work.in_a_folder)) as done:
+        for number, ((case, label_path, _), error) in enumerate(done, 1):
+            if error is not None:  # reported by every process, no hang
+                errors.append(_case_failure(error, rank, case, label_path, work.in_a_folder))
+            elif work.progress:
+                work.progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
+    return errors
+
+
+def _case_failure(error: Exception, rank: int, case: InputCase, label_path: Path, in_a_folder: bool) -> str:
+    """A case's failure under split=cases, in one line: a file's unusable voxels are the input's fault, said in one
+    line (its earlier map removed); anything else is a bug to report, its traceback under the line."""
+    where = "" if isinstance(error, DataError) else "\n" + "".join(traceback.format_exception(error))
+    # Only for the input's fault: after a failed write the map there may be this run's.
+    earlier = (remove_earlier_prediction(label_path, other_ending=in_a_folder) if isinstance(error, DataError)
+               else "")
+    return f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}{where}"
+
+
+def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
+    """split=windows: every case's windows shared by every process, the main process writing. Returns the cases
+    whose files could not be used (on the main process; the others' none), for every process to report together."""
+    from accelerate.utils import broadcast_object_list
+
+    accelerator, whole = work.accelerator, work.whole
+    errors: list[str] = []
+    with _warned_by_the_main_process(accelerator):
+        if work.say:
+            work.say(f"split: the windows of each of {len(jobs)} case(s) over {accelerator.num_processes} processes")
+        window_logits = shared_window_logits(accelerator, output_channels(work.config), whole.reducing)
+        with closing(segment_cases(work.model, work.config, jobs, device=accelerator.device, options=work.options,
+                                   window_logits=window_logits, write=accelerator.is_main_process,
+                                   sequential=work.sequential, keep_largest=work.keep, run_key=work.run_key,
+                                   reading=whole.stopping_every_process, writing=whole.writing,
+                                   in_a_folder=work.in_a_folder)) as done:
+            for number, ((case, label_path, _), error) in enumerate(done, 1):
+                # A file that cannot be used fails alike on every process (the same file, the same checks, before
+                # the case's first window), so all of them go on to the next case and the main process reports it;
+                # until the seventieth session the first such case stopped the run, leaving every later case
+                # unsegmented and unreported. Anything else stops it.
+                if isinstance(error, DataError):
+                    if accelerator.is_main_process:  # which alone writes, and so removes
+                        removed = remove_earlier_prediction(label_path, other_ending=work.in_a_folder)
+                        errors.append(f"case {case.id}: {error}{removed}")
+                    continue
+                # The main process's own error in writing (out of memory named) stops every process now.
+                if error is not None:
+                    error = whole.stop_every_process(error, f"process {accelerator.process_index}, case {case.id}")
+                # Where it cannot (no store), the others learn it here: they waited for it in the next case's
+                # reduction (seventy-third session's review).
+                handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
+                if error is not None or handed is not None:
+                    raise error or handed
+                if work.say:
+                    work.say(f"[{number}/{len(jobs)}] {case.id}: wrote {label_path}")
+    return errors
 
 
 #: The refusals of the checks before the work, by name: raised on every process as the process that met it did, with
