@@ -28,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import signal
+import threading
 import traceback
 import warnings
 from contextlib import closing
@@ -218,6 +220,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             error in the checks before the work (or processes different ones, not all refusals). An error of one
             process's own after them, or an interrupt, ends every process (``ranks_stop_together``: status 1, 130 for
             an interrupt) with the main process's line instead.
+        KeyboardInterrupt: an interrupt that came in the last wait for every process, raised once every process has
+            passed it (``_InterruptAfterTheWork``).
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
@@ -249,32 +253,38 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # the ninety-sixth session (out of memory) and the ninety-seventh (any error), the rest of that split's work from
     # the ninety-eighth, and from the ninety-ninth the whole of the work: an interrupt in the checks or their gather,
     # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
-    with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
-        model, config, keep, cases, outputs, written = _checked_on_every_process(
-            accelerator, whole, model_dir, inputs, given_cases, output, options, fp32_setting, keep_largest,
-            probabilities, names)
-        work = _Work(accelerator, whole, model, config, options, keep, sequential, progress,
-                     run_key=prediction_key(given_folders(model_dir), prediction_settings(options, keep)),
-                     in_a_folder=nifti_stem(output) is None)  # each map replaces predict's under the other ending
-        jobs = [(case, path, probabilities_path(path) if probabilities else None)
-                for case, path in zip(cases, outputs)]
-        whole.to_write = [case.id for case in cases]
-        # The folder's lock is held until every process has written its share (the gather below waits for all), and
-        # while the line is said (the inner scope stops every process before it is released); released before the
-        # last wait, where the others wait for the main process.
-        with whole.entered_alike(holding_output_folder(output, written, accelerator)), \
-                whole.any_error_stops_every_process():
-            model.to(accelerator.device).eval()
-            jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
-            mode = choose_split(split, len(jobs), num_processes)
-            errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
-            failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
-        # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
-        # in it. An interrupt in it is raised as it returns, once no process waits for this one, and is published all
-        # the same (it cannot be told from one met before the others arrived): where they have returned, no watcher
-        # of theirs answers, so the main process says the line SAID_WAIT_S (ranks_stop_together) late and ends one
-        # later; another process leaves it in the launcher's table alone, after one.
-        accelerator.wait_for_everyone()
+    interrupt = _InterruptAfterTheWork()
+    try:
+        with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
+            model, config, keep, cases, outputs, written = _checked_on_every_process(
+                accelerator, whole, model_dir, inputs, given_cases, output, options, fp32_setting, keep_largest,
+                probabilities, names)
+            work = _Work(accelerator, whole, model, config, options, keep, sequential, progress,
+                         run_key=prediction_key(given_folders(model_dir), prediction_settings(options, keep)),
+                         in_a_folder=nifti_stem(output) is None)  # each map replaces predict's under the other ending
+            jobs = [(case, path, probabilities_path(path) if probabilities else None)
+                    for case, path in zip(cases, outputs)]
+            whole.to_write = [case.id for case in cases]
+            # The folder's lock is held until every process has written its share (the gather below waits for all), and
+            # while the line is said (the inner scope stops every process before it is released); released before the
+            # last wait, where the others wait for the main process.
+            with whole.entered_alike(holding_output_folder(output, written, accelerator)), \
+                    whole.any_error_stops_every_process():
+                model.to(accelerator.device).eval()
+                jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
+                mode = choose_split(split, len(jobs), num_processes)
+                errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
+                failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+            # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
+            # in it. An interrupt in it is held until it returns, once no process waits for this one, and raised then,
+            # outside: published, no watcher of the others answered (they had returned), and the main process said the
+            # line SAID_WAIT_S (ranks_stop_together) late (until the hundredth session).
+            interrupt.held()
+            accelerator.wait_for_everyone()
+    finally:
+        interrupted = interrupt.released()
+    if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop
+        raise KeyboardInterrupt
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     return outputs
@@ -415,6 +425,31 @@ def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
                 if work.say:
                     work.say(f"[{number}/{len(jobs)}] {case.id}: wrote {label_path}")
     return errors
+
+
+class _InterruptAfterTheWork:
+    """An interrupt (SIGINT) from the last wait for every process on, held until predict_distributed has left
+    ``stopping_together``. It arrives as a process is in that wait, and Python raises it as the wait returns: once every
+    process has passed it, no other waits for this one, so it need not stop them. Published, it ended the main process
+    SAID_WAIT_S late, waiting for the others' watchers, gone with their work (until the hundredth session). Held only
+    on the main thread, the one Python raises it in; elsewhere it is raised where it comes, as before."""
+
+    def __init__(self):
+        self.came, self.handler = False, None
+
+    def held(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            self.handler = signal.signal(signal.SIGINT, self._came)
+
+    def _came(self, signum, frame) -> None:
+        self.came = True
+
+    def released(self) -> bool:
+        """The handler back as it was; whether an interrupt came while held."""
+        if self.handler is not None:
+            signal.signal(signal.SIGINT, self.handler)
+            self.handler = None
+        return self.came
 
 
 #: The refusals of the checks before the work, by name: raised on every process as the process that met it did, with

@@ -6,7 +6,8 @@ interrupted in; ``interrupt``, a KeyboardInterrupt (a SIGINT to it alone). Where
 (``prepare_case``, the default), its network (``case_prediction``), or before any case: ``setup`` (the windows'
 share being set up), ``left_to_predict`` (--continue's reading, before the split), ``checked_outputs`` (the last
 of the checks before the work), ``refusals`` (as the gather of the checks' errors returns); or after every case:
-``failures`` (as the gather of the cases' failures returns, before the last wait for every process).
+``failures`` (as the gather of the cases' failures returns, before the last wait for every process), ``last_wait``
+(a SIGINT to process 1 alone as that last wait returns; that process then ends as its command does).
 ONE_RANK_STARTED, when given, is made as it raises or sleeps. ONE_RANK_KILLED_AFTER, when given: process 1 is killed
 outright (SIGKILL) that many seconds after it sees its error published, before it answers the main process."""
 
@@ -89,6 +90,29 @@ def failing_as_a_gather_returns(number: int) -> None:
     accelerate.utils.gather_object = gather_object
 
 
+def interrupted_as_the_last_wait_returns() -> None:
+    """A SIGINT to this process as the first wait for every process after the cases' failures are gathered
+    returns: Python raises it there, as for one that came in the wait."""
+    import accelerate
+    import accelerate.utils
+
+    gather, wait, calls = accelerate.utils.gather_object, accelerate.PartialState.wait_for_everyone, itertools.count(1)
+    gathered = []
+
+    def gather_object(objects):
+        result = gather(objects)
+        gathered.append(next(calls))
+        return result
+
+    def wait_for_everyone(self):
+        wait(self)
+        if GATHERS["failures"] in gathered:
+            Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))
+            os.kill(os.getpid(), signal.SIGINT)
+
+    accelerate.utils.gather_object, accelerate.PartialState.wait_for_everyone = gather_object, wait_for_everyone
+
+
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
 #: What a bug says it was in, by stage outside a case's.
 IN_WORDS = {"setup": "setting up", "left_to_predict": "continuing", "checked_outputs": "checking the outputs",
@@ -103,7 +127,8 @@ MAIN_PROCESS_WRITES = ("small_0.nii.gz", "small_2.nii.gz") if "cases" in sys.arg
 
 if __name__ == "__main__":
     predict_with_process_1_changed(
-        failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
+        interrupted_as_the_last_wait_returns if STAGE == "last_wait"
+        else failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
         else failing_in_the_checks if STAGE == "checked_outputs"
         else (lambda: failing_as_a_gather_returns(GATHERS[STAGE])) if STAGE in GATHERS
-        else lambda: failing_in_the_second_case(STAGE, an_error))
+        else lambda: failing_in_the_second_case(STAGE, an_error), stays=STAGE != "last_wait")

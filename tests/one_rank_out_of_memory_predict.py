@@ -26,13 +26,13 @@ def failing_in_the_second_case(stage: str, fail: Callable[[], None]) -> None:
     setattr(inference, stage, changed)
 
 
-def predict_with_process_1_changed(change: Callable[[], None]) -> None:
+def predict_with_process_1_changed(change: Callable[[], None], stays: bool = True) -> None:
     """``accelerated-seg predict`` with ``sys.argv``, ``change()`` made on process 1 first; process 1 then stays
-    as a process stuck in a collective would (one_rank_bug_predict.py too)."""
+    as a process stuck in a collective would (one_rank_bug_predict.py too), unless not ``stays``."""
     if os.environ.get("RANK") == "1":
         change()
     status = main(sys.argv[1:])
-    if os.environ.get("RANK") == "1":  # a process that went on would stop no other: only the watcher ends it
+    if os.environ.get("RANK") == "1" and stays:  # a process that went on would stop no other: only the watcher ends it
         time.sleep(600)
     end_process(status)
 

@@ -499,6 +499,22 @@ def test_one_processs_error_around_the_work_stops_every_process(stage, error, sa
 
 
 @pytest.mark.distributed
+def test_an_interrupt_as_the_last_wait_returns_stops_no_other_process(data, tmp_path, monkeypatch):
+    """An interrupt that came in the last wait for every process is raised as that wait returns, once no process
+    waits for this one. It was published all the same: the others had gone, no watcher of theirs answered, and the
+    interrupted process ended SAID_WAIT_S (10 s) later (until the hundredth session). It now ends that process alone,
+    as its command does (status 130), the cases all written."""
+    monkeypatch.setenv("ONE_RANK_STAGE", "last_wait")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "interrupted"))
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    stopped_after = time.time() - float((tmp_path / "interrupted").read_text())
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the launcher's, for process 1's 130
+    assert "exitcode: 130" in proc.stderr and "2 case(s) segmented into" in proc.stdout, proc.stderr[-3000:]
+    assert stopped_after < SAID_WAIT_S / 2, stopped_after
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
+
+
+@pytest.mark.distributed
 def test_one_processs_interrupt_by_cases_stops_every_process_naming_every_processs_cases_written(data, tmp_path,
                                                                                                  monkeypatch):
     """Under --split cases an error of one process's own outside a case's yielded failure (here a KeyboardInterrupt,
