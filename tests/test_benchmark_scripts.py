@@ -264,7 +264,8 @@ def test_scaling_projection_rewrites_its_own_result_and_refuses_another_file(tmp
 
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
-OUTPUTS = {"case_table_memory.py": [], "cpu_bf16_emulation.py": [], "cpu_bf16_two_voxels.py": [], "cpu_history.py": [],
+OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_emulation.py": [],
+           "cpu_bf16_two_voxels.py": [], "cpu_history.py": [],
            "deepspeed_cpu_adam_resume.py": [], "deepspeed_without_accelerate.py": [], "ensemble_demo.py": [],
            "evaluate_single_read.py": [], "fit_resume_draws.py": [], "fixed_step_cost.py": [], "predict_tail.py": [],
            "resampling_dtype.py": [],
