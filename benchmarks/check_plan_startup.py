@@ -15,6 +15,14 @@ experiment pointed at them. Three parts, each command in fresh processes:
 - `rounds`: each command as it is, and with a daemon thread importing torch._dynamo started before
   the command line runs, alternately; wall time (perf_counter around the child) and CPU time (user +
   system, RUSAGE_CHILDREN), and whether the two printed the same.
+
+Found in the hundredth session (check_plan_startup_2cpu.json, run beside other work: 1-minute load
+average 6-7 on the 2 cores, so its wall times spread widely): no safe cut. Every registry network's
+meta pass imports sympy (a meta kernel's torch._check imports torch.fx.experimental.symbolic_shapes)
+and torch._dynamo (a torch._refs decomposition wrapped in torch._disable_dynamo imports it at its
+first call), in its construction or its forward pass; neither import has a torch setting, and check
+and plan need that pass. The thread saves nothing measurable: the imports hold the GIL (CPU medians
+of 5: check 8.29 s as it is against 9.02 s threaded, plan 9.27 s against 8.19 s).
 """
 
 from __future__ import annotations
