@@ -23,8 +23,9 @@ from accelerated_seg.evaluate_output import input_digests
 from accelerated_seg.files import write_text_atomically
 
 
-def _write_cases(root: Path, cases: int, size: int, ending: str) -> None:
-    """Labels of two classes (a ball and a smaller one inside it) and predictions one ball shifted by 2 voxels."""
+def write_cases(root: Path, cases: int, size: int, ending: str) -> None:
+    """Labels of two classes (a ball and a smaller one inside it) and predictions one ball shifted by 2 voxels
+    (evaluate_single_read.py writes its cases with it too)."""
     grid = np.stack(np.meshgrid(*[np.arange(size)] * 3, indexing="ij"), -1)
     for case in range(cases):
         centre = np.array([size / 2] * 3) + case
@@ -59,7 +60,7 @@ def main() -> None:
     result = {**provenance(script_command()), "cases": args.cases, "size": args.size}
     for ending in (".nii.gz", ".nii"):
         with tempfile.TemporaryDirectory() as folder:
-            _write_cases(Path(folder), args.cases, args.size, ending)
+            write_cases(Path(folder), args.cases, args.size, ending)
             result[ending] = _measured(Path(folder), args.repeats)
     out = Path(__file__).parent / "results" / f"evaluate_inputs_digest_cost_{os.cpu_count()}cpu.json"
     write_text_atomically(out, json.dumps(result, indent=2) + "\n")

@@ -31,7 +31,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from evaluate_inputs_digest_cost import _write_cases  # benchmarks/ is sys.path[0] for a script run from there
+from evaluate_inputs_digest_cost import write_cases  # benchmarks/ is sys.path[0] for a script run from there
 
 from accelerated_seg.benchmark import script_command, write_result
 from accelerated_seg.evaluate import match_cases
@@ -144,7 +144,7 @@ def main() -> None:
     result = {"cases": args.cases, "size": args.size, "memory_size": args.memory_size}
     for ending in (".nii.gz", ".nii"):
         with tempfile.TemporaryDirectory(dir=args.work) as folder:
-            _write_cases(Path(folder), args.cases, args.size, ending)
+            write_cases(Path(folder), args.cases, args.size, ending)
             pairs, _ = match_cases(Path(folder) / "pred", Path(folder) / "labels")
             paths = [path for _, pred, label in pairs for path in (pred, label)]
             _fsynced(paths)
@@ -156,7 +156,7 @@ def main() -> None:
                               "warm": _timed(ways, pairs, paths, args.repeats, cold=False)}
             print(ending, result[ending], flush=True)
         with tempfile.TemporaryDirectory(dir=args.work) as folder:
-            _write_cases(Path(folder), 1, args.memory_size, ending)
+            write_cases(Path(folder), 1, args.memory_size, ending)
             result[ending]["memory"] = _peak_megabytes(Path(folder) / "labels" / f"case0{ending}")
             print(ending, result[ending]["memory"], flush=True)
     path = write_result(f"evaluate_single_read_{os.cpu_count()}cpu", result, args.output, command=script_command())

@@ -55,6 +55,21 @@ def test_the_python_scripts_are_pyflakes_clean():
     assert sum(api.checkPath(str(script), Reporter(said, said)) for script in scripts) == 0, said.getvalue()
 
 
+def test_no_script_imports_another_scripts_private_name():
+    """A script shares with another what that one makes public (check_threads.write_cases): a private name is
+    the other script's to rename, and evaluate_single_read.py imported evaluate_inputs_digest_cost._write_cases
+    (hundredth session)."""
+    import ast
+
+    siblings = {path.stem for path in (ROOT / "benchmarks").glob("*.py")}
+    private = [f"{script.name}: from {node.module} import {alias.name}"
+               for script in sorted((ROOT / "benchmarks").glob("*.py"))
+               for node in ast.walk(ast.parse(script.read_text()))
+               if isinstance(node, ast.ImportFrom) and node.module in siblings
+               for alias in node.names if alias.name.startswith("_")]
+    assert not private, private
+
+
 def _cpu_session(env_session: str | None) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "PYTHON": "false"}  # `false` in place of Python: nothing may be measured
     if env_session is not None:
