@@ -139,6 +139,31 @@ def test_missing_json_is_a_data_error_naming_it(tmp_path):
     assert f"a relative data path is read from the working folder ({Path.cwd()})" in str(raised.value)
 
 
+def test_a_relative_dataset_missing_from_the_working_folder_but_beside_the_config_is_named(tmp_path, monkeypatch):
+    """`train --config project/exp.yaml` run from another folder was told "cases.csv: CSV not found; check the data
+    path" alone, though the CSV stood beside the config (hundredth session's walk through the docs): the path that
+    is there is named, with the two ways to read it."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import refuse_a_missing_dataset
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "cases.csv").write_text("image,label\n")
+    (project / "exp.yaml").write_text("data:\n  dataset: cases.csv\n")
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(DataError) as raised:
+        refuse_a_missing_dataset(DataConfig(dataset="cases.csv"), project / "exp.yaml")
+    assert str(raised.value).endswith(
+        f"(data.dataset, read from the working folder {elsewhere}); {project / 'cases.csv'} is there, beside the "
+        f"config file: run from {project}, or give data.dataset as that absolute path (a relative one is read from "
+        f"the working folder, not the config file's)"), str(raised.value)
+    (project / "cases.csv").unlink()  # in neither folder: the working folder's reading alone, as before
+    with pytest.raises(DataError) as raised:
+        refuse_a_missing_dataset(DataConfig(dataset="cases.csv"), project / "exp.yaml")
+    assert str(raised.value).endswith(f"(data.dataset, read from the working folder {elsewhere})"), str(raised.value)
+
+
 def test_malformed_json_is_a_data_error(tmp_path):
     path = tmp_path / "dataset.json"
     path.write_text('{"labels": {"0": "background",')

@@ -129,7 +129,22 @@ def refuse_a_missing_dataset(data, config_file: str | Path | None = None) -> Non
         return
     where = "" if Path(data.dataset).expanduser().is_absolute() or "working folder" in found else (
         f", read from the working folder {Path.cwd()}")
-    raise DataError(f"{found} (data.dataset{where}){_what_the_config_says_of(config_file, data.dataset)}")
+    raise DataError(f"{found} (data.dataset{where}){_beside_the_config(config_file, data.dataset)}"
+                    f"{_what_the_config_says_of(config_file, data.dataset)}")
+
+
+def _beside_the_config(config_file: str | Path | None, dataset: str) -> str:
+    """Where a relative ``dataset`` that the working folder lacks is there from ``config_file``'s folder, that path
+    and the two ways to read it: a new user's ``train --config project/exp.yaml`` run from another folder was told
+    "check the data path" alone, the CSV beside the config unnamed (hundredth session's walk through the docs)."""
+    if config_file is None or Path(dataset).expanduser().is_absolute():
+        return ""
+    folder = Path(config_file).expanduser().absolute().parent
+    beside = folder / dataset
+    if folder == Path.cwd().absolute() or not beside.exists():
+        return ""
+    return (f"; {beside} is there, beside the config file: run from {folder}, or give data.dataset as that "
+            f"absolute path (a relative one is read from the working folder, not the config file's)")
 
 
 def refuse_a_fold_without_folds(data, output_dir: str | Path) -> None:
