@@ -176,12 +176,17 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
 def check_labels_file(path: Path, setting: str = "dataset_json") -> Path:
     """The file ``setting`` (``--labels``) names the classes in: ``path``, or where it is a folder (an nnU-Net or
     Decathlon dataset's, a model's as predict takes it), the dataset.json or config.json it holds. Raises, before
-    any case is read, for a missing file, or a folder holding both or neither: a folder gave "[Errno 21] Is a
+    any case is read, for a missing file, a CSV (since the hundredth session), or a folder holding both or
+    neither: a folder gave "[Errno 21] Is a
     directory" alone, once every header was read (ninety-second session's probe), and was refused naming the
     dataset.json inside until the ninety-seventh session, which is taken since."""
     if not path.is_dir():
         if not path.exists():
             raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
+        if path.suffix.lower() == ".csv":  # was told it "needs a \"labels\" object" and JSON's decode error
+            raise DataError(f"{path}: a CSV, where {setting} takes the dataset.json (or a model's config.json) that "
+                            f"names the classes: a CSV names none (training took them from data.labels); give the "
+                            f"config.json of the model that predicted, or its folder (best_model/, model/)")
         return path
     inside = [path / name for name in DECLARATIONS if (path / name).is_file()]
     if len(inside) == 1:

@@ -1395,6 +1395,28 @@ def test_labels_given_as_a_folder_that_holds_no_single_declaration_is_refused_be
     assert read == [] and not (pred_dir / "evaluation").exists()
 
 
+def test_labels_given_as_the_datasets_csv_is_refused_naming_what_names_the_classes(folders, tmp_path, monkeypatch,
+                                                                                  capsys):
+    """--labels cases.csv (a CSV dataset's own file, which a new user gives as the dataset's description) was told
+    it "needs a \"labels\" object ... JSONDecodeError: Expecting value" (hundredth session's walk through the docs):
+    it is refused as a CSV, which names no classes, before any case is read, pointing to the model's config.json."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, _ = folders
+    read = []
+    monkeypatch.setattr(evaluate, "read_nifti", lambda path, **_: read.append(path) or 1 / 0)
+    table = tmp_path / "cases.CSV"
+    table.write_text("image,label\nimg/a.nii.gz,lab/a.nii.gz\n")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(table)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {table}: a CSV, where --labels takes the dataset.json (or a model's config.json) that names the "
+        f"classes: a CSV names none (training took them from data.labels); give the config.json of the model that "
+        f"predicted, or its folder (best_model/, model/)\n")
+    with pytest.raises(DataError, match="a CSV, where dataset_json takes the dataset.json"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=table)
+    assert read == [] and not (pred_dir / "evaluation").exists()
+
+
 def test_an_output_in_the_labels_folder_is_refused_naming_both_before_any_case_is_read(folders, monkeypatch,
                                                                                       capsys):
     """--output LABELS (or a folder in it) wrote metrics.csv and summary.json among the dataset's reference
