@@ -1189,7 +1189,9 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     columns = {"image": [image], "label": [label]}
     for given, said in ((columns, r"got dict: a dict of columns is list\(zip\(d\['image'\], d\['label'\]\)\)"),
                         (image, r"got str: a dataset's CSV, dataset.json or folder is read by "
-                                r"accelerated_seg.data.manifest.load_cases: m = load_cases\(path\)"),
+                                r"accelerated_seg.data.manifest.load_cases: m = load_cases\(path\); .*"
+                                r"label_values=m.label_values, class_names=list\(m.labels.values\(\)\), "
+                                r"channel_names=list\(m.channels.values\(\)\), ignore_value=m.ignore_value, "),
                         ((image, label), r"holds two paths, not pairs: give a list of \(image, "
                                                              r"label\) pairs, \[\(.*\)\] for one case"),
                         # one pair of channel files alone read its channels as an image and a label (ninety-first)
@@ -1203,12 +1205,16 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     for given in (rows, table):
         built = Dataset.from_files(given, block_shape=16, n_classes=3, validation_pairs=[])
         assert [case.label for case in built.manifest.training] == [Path(l) for _, l in train_pairs]
-    # what the path's message says to do works as written
+    # what the path's message says to do works as written, the dataset's classes and channel names kept: without
+    # them the 3 classes were 2, and a CT channel "image", normalized by z-score (hundredth session)
     m = load_cases(tiny_dataset)
     built = Dataset.from_files([(c.images, c.label) for c in m.training],
                                validation_pairs=[(c.images, c.label) for c in m.validation],
-                               block_shape=16, n_classes=3)
+                               label_values=m.label_values, class_names=list(m.labels.values()),
+                               channel_names=list(m.channels.values()), ignore_value=m.ignore_value, block_shape=16)
     assert built.manifest.training == m.training and built.manifest.validation == m.validation
+    assert (built.manifest.labels, built.manifest.channels) == (m.labels, m.channels) != (
+        {0: "background", 1: "class_1"}, {0: "image"})
 
 
 def test_a_malformed_entry_among_the_pairs_is_named_with_the_forms_an_entry_takes(tmp_path):
