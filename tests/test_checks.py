@@ -167,6 +167,16 @@ def test_255_beside_the_classes_is_told_of_the_ignore_label(tmp_path):
             '"ignore" label') in error
 
 
+def test_a_mask_saved_as_0_and_255_is_told_of_binarize_with_the_check_commands_flag(tmp_path):
+    """`accelerated-seg check cases.csv` of a 0/255 mask was told `data.binarize: true (Dataset.binarize())`, a config
+    setting, where the command given no --config takes it as --binarize (hundredth session's walk through the
+    docs), as data.labels is told with check's --labels."""
+    mask = make_case(tmp_path, "mask", label=(clean_label() > 0).astype(np.uint8) * 255)
+    error = assert_single_error(check_cases([mask], [0, 1]), mask.label, "label values [255] are not declared")
+    assert error.endswith("train every value above 0 as the one foreground class: data.binarize: true (check: "
+                          "--binarize; Dataset.binarize())"), error
+
+
 def test_truncated_gzip(tmp_path):
     case = make_case(tmp_path, "bad")
     content = case.images[0].read_bytes()

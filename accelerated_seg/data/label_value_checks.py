@@ -101,8 +101,10 @@ def check_label_values(
         # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
         # binarizing is its remedy, which the message did not name before the forty-fourth session.
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
+        # check's flag too, as data.labels is told with check's --labels: `check cases.csv` of a 0/255 mask was told
+        # a config setting that the command, given no --config, takes as --binarize (hundredth session)
         binarize = ("Dataset.binarize() (data.binarize: true in a config file)" if declared.from_files
-                    else "data.binarize: true (Dataset.binarize())")
+                    else "data.binarize: true (check: --binarize; Dataset.binarize())")
         report.errors.append(
             f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
             f"{declared.describe()}){negative}{scaled}; fix the label file"
