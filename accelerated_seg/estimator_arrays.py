@@ -8,7 +8,7 @@ import numpy as np
 from .config import ConfigError
 from .data.errors import DataError
 from .data.io import affine_problem
-from .data.volume_opening import behind_size_1_axes
+from .data.volume_opening import behind_size_1_axes, vector_layout_said
 
 
 def checked_channels(x, in_channels: int) -> np.ndarray:
@@ -29,6 +29,10 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
                         f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
                         f"(C, X, Y, Z)")
     array = _without_size_1_axes(array)
+    if said := vector_layout_said(array.shape):  # its file's advice, as predict and check give it; until the
+        # hundredth session "a batch of X: give x[0]", a slice
+        raise DataError(f"predict: the array's {said}; drop its fourth axis, x[:, :, :, 0], to give its "
+                        f"{array.shape[4]} channels as (X, Y, Z, {array.shape[4]})")
     if array.ndim not in (3, 4):
         raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
                         f"{in_channels} channel(s) first{_what_a_5d_array_may_be(array.shape)}")

@@ -1797,6 +1797,29 @@ def test_channels_given_as_arrays_behind_size_1_axes_are_predicted_as_their_file
         model.predict(np.stack([first, second], axis=-1)[..., None])
 
 
+
+def test_an_array_in_niftis_vector_layout_is_told_what_its_file_is_told(tmp_path):
+    """get_fdata() of an (x, y, z, 1, C) file, NIfTI's vector layout, whose path predict refuses with how to store
+    it as channels, was refused as "a batch of x: give x[0]", a slice (until the hundredth session). Its fourth
+    axis dropped, as said, it is segmented as the channels-last file is."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2, spacing=None))
+    channels = np.random.default_rng(0).normal(size=(16, 16, 16, 2)).astype(np.float32)
+    vector, last = tmp_path / "vector.nii.gz", tmp_path / "last.nii.gz"
+    nib.save(nib.Nifti1Image(channels[:, :, :, None, :], np.eye(4)), vector)
+    nib.save(nib.Nifti1Image(channels, np.eye(4)), last)
+    said = r"shape \(16, 16, 16, 1, 2\) is NIfTI's vector layout \(x, y, z, 1, 2: 2 values per voxel, .*\); drop its "
+    with pytest.raises(DataError, match=rf"vector\.nii\.gz: {said}fourth axis to store them as channels"):
+        model.predict(str(vector))
+    with pytest.raises(DataError, match=rf"^predict: the array's {said}fourth axis, x\[:, :, :, 0\], to give its 2 "
+                                        r"channels as \(X, Y, Z, 2\)$"):
+        model.predict(nib.load(vector).get_fdata())
+    by_path = np.asanyarray(model.predict(str(last)).dataobj)
+    assert len(np.unique(by_path)) > 1
+    np.testing.assert_array_equal(model.predict(nib.load(vector).get_fdata()[:, :, :, 0]), by_path)
+
 def _fits_started(monkeypatch) -> list:
     """Each fit's train.init_from, in place of the training itself."""
     import accelerated_seg.train as training

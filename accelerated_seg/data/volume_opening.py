@@ -121,12 +121,20 @@ def vector_layout_advice(shape: tuple[int, ...]) -> str:
     """What to do with a 5D (x, y, z, 1, C) image, NIfTI's layout of C values per voxel (ITK writes its
     multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape,
     (x, y, z, 1, 1) among them: one volume (``one_volume``)."""
-    if len(shape) != 5 or shape[3] != 1 or shape[4] == 1:
+    if not (said := vector_layout_said(shape)):
         return ""
-    return (f"shape {shape} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, as ITK "
-            f"writes multi-component images); drop its fourth axis to store them as channels (x, y, z, {shape[4]}) "
+    return (f"{said}; drop its fourth axis to store them as channels (x, y, z, {shape[4]}) "
             "(nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)[:, :, :, 0], img.affine, img.header)), or write "
             "one 3D file per channel")
+
+
+def vector_layout_said(shape: tuple[int, ...]) -> str:
+    """That ``shape`` is NIfTI's vector layout (x, y, z, 1, C), C > 1; "" for another shape. The file's advice
+    and predict's of an array so shaped (the hundredth session) both begin with it."""
+    if len(shape) != 5 or shape[3] != 1 or shape[4] == 1:
+        return ""
+    return (f"shape {tuple(shape)} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, "
+            "as ITK writes multi-component images)")
 
 
 def volumes_in(shape: tuple[int, ...]) -> int | None:
