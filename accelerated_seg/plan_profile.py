@@ -226,4 +226,5 @@ def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple
         if stage in (1, 2, 3):
             return f"zero{stage}", None
         return None, f"ZeRO stage {stage!r}"
-    raise ConfigError(f"{where}: {unlaunched_distributed_type_problem(kind)}")
+    # the value as the file holds it (a number unquoted), not its str()
+    raise ConfigError(f"{where}: {unlaunched_distributed_type_problem(profile.get('distributed_type'))}")

@@ -863,7 +863,9 @@ def test_the_profile_line_says_what_gpus_and_precision_replaced_and_the_json_rec
     ("distributed_type: DEEPSPEED\nmixed_precision: fp8\ndeepspeed_config: {deepspeed_config_file: "
      "'{\"zero_optimization\": {\"stage\": 2}, \"bf16\": {\"enabled\": true}}'}\n",
      r"mixed_precision: 'fp8' is not one this package trains with"),
-    ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
+    ("distributed_type: XLA\n", r"distributed_type: 'XLA' is not one this package launches"),
+    # quoted as the file writes it, as the other settings are (`distributed_type 'XLA'` until the hundredth session)
+    ("distributed_type: 3\n", r"distributed_type: 3 is not one this package launches"),
     ("distributed_type: NO\nnum_processes: 0\n", r"num_processes must be a whole number >= 1, got 0"),
     # Any mapping was a one-process fp32 launch: an experiment config given to the wrong option, say.
     ("data:\n  dataset: synthetic\ntrain:\n  max_steps: 3\n", r"has the experiment sections data, train: give it "
