@@ -97,61 +97,30 @@ class Tally:
             report.warnings.append(
                 f"{self.background_only[0]}: label contains only background (0); the case teaches no foreground"
             )
-        elif self.background_only:
-            report.warnings.append(
-                f"{len(self.background_only)} labels contain only background (0) and teach no foreground: "
-                f"{listed(self.background_only)}"
-            )
-        if self.without_orientation:
-            # nibabel then builds the affine from pixdim alone, and prints its own notice only for a
-            # pixdim of 0. Image and label stay consistent, so training works; the world grid may not.
-            report.warnings.append(
-                f"{len(self.without_orientation)} file(s) carry no orientation (qform_code and sform_code both 0): "
-                f"{listed(self.without_orientation)}. nibabel places their voxels from pixdim alone, as ANALYZE "
-                "did (x flipped, no rotation, centred; a pixdim of 0 becomes 1 mm), and so do training and "
-                "predict, consistently with each other but not necessarily as the scanner did; if they came "
-                "from DICOM, convert them again (dcm2niix writes both codes)"
-            )
-        if self.two_voxel_sizes:
-            # Training reads them as this check does (preprocess.NiftiReader); MONAI's loader would not
-            report.warnings.append(
-                f"{len(self.two_voxel_sizes)} file(s) whose header gives two voxel sizes: "
-                f"{listed(self.two_voxel_sizes)}; {VOXEL_SIZE_CONFLICT_FIX}"
-            )
-        if self.two_placements:
-            report.warnings.append(
-                f"{len(self.two_placements)} file(s) whose qform and sform place the voxels apart: "
-                f"{listed(self.two_placements)}; {PLACEMENT_CONFLICT_FIX}"
-            )
-        if self.single_slices:
-            # Usable (the patches are padded), but a 3D network learns nothing across slices there
-            report.warnings.append(
-                f"{len(self.single_slices)} image(s) hold a single slice, one voxel thick along an axis: "
-                f"{listed(self.single_slices)}; the 3D network sees each padded to its patch, without the context "
-                "above and below that 3D segmentation learns from: give each case's whole volume"
-            )
-        if self.cropped_away:
-            report.warnings.append(
-                f"{len(self.cropped_away)} case(s) have labelled voxels outside the box that data.crop_foreground "
-                f"crops them to (the image voxels above 0), which training never sees: "
-                f"{listed(self.cropped_away)}. Images whose background is not 0 (scans normalised before, "
-                "negative tissue) lose structures this way: set data.crop_foreground: false"
-            )
-        if self.hounsfield and normalization == "ct":  # the crop asked for with ct: "set ct" was no advice
-            report.warnings.append(
-                f"{len(self.hounsfield)} image(s) hold values as low as CT's air in Hounsfield units: "
-                f"{listed(self.hounsfield)}. data.crop_foreground: true crops them to the voxels above 0 HU, "
-                "cutting fat, lung and air away: set data.crop_foreground: false (its default under "
-                "data.normalization: ct)"
-            )
-        elif self.hounsfield:
-            report.warnings.append(
-                f"{len(self.hounsfield)} image(s) hold values as low as CT's air in Hounsfield units: "
-                f"{listed(self.hounsfield)}. data.crop_foreground (on for zscore) would crop them to the voxels "
-                "above 0 HU, cutting fat, lung and air away, and zscore ignores CT's fixed scale: for CT set "
-                "data.normalization: ct (or name the channel CT in dataset.json's \"modality\", which auto "
-                "follows); if these are not CT, set data.crop_foreground: false"
-            )
+        else:
+            _warn_of(report, self.background_only, "labels contain only background (0) and teach no foreground", "")
+        # nibabel then builds the affine from pixdim alone, and prints its own notice only for a pixdim of 0.
+        # Image and label stay consistent, so training works; the world grid may not.
+        _warn_of(report, self.without_orientation, "file(s) carry no orientation (qform_code and sform_code both 0)",
+                 ". nibabel places their voxels from pixdim alone, as ANALYZE did (x flipped, no rotation, centred; a "
+                 "pixdim of 0 becomes 1 mm), and so do training and predict, consistently with each other but not "
+                 "necessarily as the scanner did; if they came from DICOM, convert them again (dcm2niix writes both "
+                 "codes)")
+        # Training reads them as this check does (preprocess.NiftiReader); MONAI's loader would not
+        _warn_of(report, self.two_voxel_sizes, "file(s) whose header gives two voxel sizes",
+                 f"; {VOXEL_SIZE_CONFLICT_FIX}")
+        _warn_of(report, self.two_placements, "file(s) whose qform and sform place the voxels apart",
+                 f"; {PLACEMENT_CONFLICT_FIX}")
+        # Usable (the patches are padded), but a 3D network learns nothing across slices there
+        _warn_of(report, self.single_slices, "image(s) hold a single slice, one voxel thick along an axis",
+                 "; the 3D network sees each padded to its patch, without the context above and below that 3D "
+                 "segmentation learns from: give each case's whole volume")
+        _warn_of(report, self.cropped_away, "case(s) have labelled voxels outside the box that data.crop_foreground "
+                 "crops them to (the image voxels above 0), which training never sees",
+                 ". Images whose background is not 0 (scans normalised before, negative tissue) lose structures this "
+                 "way: set data.crop_foreground: false")
+        _warn_of(report, self.hounsfield, "image(s) hold values as low as CT's air in Hounsfield units",
+                 _HOUNSFIELD_ADVICE_UNDER_CT if normalization == "ct" else _HOUNSFIELD_ADVICE)
         unseen = [value for value in self.unseen if value not in self.refused] if self.scanned else []
         if unseen and regions is not None:  # a value beside seen ones in its regions, or in none, is never scored
             if empty := [name for name, values in zip(regions.names, regions.values) if set(values) <= set(unseen)]:
@@ -169,3 +138,21 @@ class Tally:
                 "the network predicts none of it (both empty), which lifts the mean Dice — check the label files, "
                 "or remove the class from the dataset's labels"
             )
+
+
+#: What to do of images holding CT's air in Hounsfield units under data.normalization: ct, where the crop was
+#: asked for ("set ct" was no advice), and under any other normalization.
+_HOUNSFIELD_ADVICE_UNDER_CT = (". data.crop_foreground: true crops them to the voxels above 0 HU, cutting fat, lung "
+                               "and air away: set data.crop_foreground: false (its default under "
+                               "data.normalization: ct)")
+_HOUNSFIELD_ADVICE = (". data.crop_foreground (on for zscore) would crop them to the voxels above 0 HU, cutting fat, "
+                      "lung and air away, and zscore ignores CT's fixed scale: for CT set data.normalization: ct (or "
+                      "name the channel CT in dataset.json's \"modality\", which auto follows); if these are not CT, "
+                      "set data.crop_foreground: false")
+
+
+def _warn_of(report: CheckReport, items: list, what: str, advice: str) -> None:
+    """One warning of the dataset's ``items`` (files, or descriptions of them), where there are any: how many are
+    ``what`` they are, the first of them (``listed``), then ``advice``, its separator (". " or "; ") first."""
+    if items:
+        report.warnings.append(f"{len(items)} {what}: {listed(items)}{advice}")
