@@ -76,9 +76,9 @@ class WrittenWhole:
         from .ranks_stop_together import note_for_the_line, writes_for_the_line
 
         with self.lock:
+            if not self.said and self.each_process_writes and self.rank != 0 and not self.cases:
+                self.said = not writes_for_the_line()  # the main process waits for it, or says the line without it
             if not self.said:
-                if self.each_process_writes and self.rank != 0 and not self.cases:  # the main process waits for it
-                    writes_for_the_line()
                 yield
                 self.cases.append(job[0].id)
                 if self.each_process_writes and self.rank != 0:  # for the main process's line

@@ -128,14 +128,21 @@ def met_by_every_rank(name: str, met: bool) -> bool:
     return not met
 
 
-def writes_for_the_line() -> None:
+def writes_for_the_line() -> bool:
     """Inside ``stopping_together``, on a rank other than the main process, under the lock it yields, as it begins
     a write the main process's line names: the main process then waits for every rank to take the lock (finishing
     its write) before it says the line. Where no other rank writes (predict --split windows, benchmark train), it
     says the line at once: until the hundredth session it waited for them all the same, up to ``SAID_WAIT_S``, and
-    a rank killed outright let the launcher stop the main process (SIGTERM) before its line."""
+    a rank killed outright let the launcher stop the main process (SIGTERM) before its line.
+
+    Returns whether the write may begin: False once an error is published, since the main process may have counted
+    the writers before this one and be saying the line without it. Counted first, then asked, so that one of the two
+    sees the other: a write begun after the count went unnamed in the line, said to begin none after (found in the
+    hundredth session's review)."""
     if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix)) is not None:
         store.add(WRITERS, 1)
+        return not store.check([MESSAGE])
+    return True
 
 
 def note_for_the_line(note: str) -> None:

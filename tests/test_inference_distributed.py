@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -182,6 +183,36 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
     assert line == (f"{published.split(chr(10))[0]} (written whole: b in {tmp_path}; no file is half-written, "
                     f"and the same command with --continue predicts the others)")
     assert under[:1] == ([] if isinstance(error, KeyboardInterrupt) else ["Traceback (most recent call last):"])
+
+
+@pytest.mark.parametrize("published", [False, True])
+def test_another_process_begins_no_write_by_cases_once_an_error_is_published(published, one_process_group, monkeypatch,
+                                                                              tmp_path):
+    """Under split=cases another process's first write marks it a writer, which the main process waits for before
+    its line (writes_for_the_line). A first write begun after the main process had counted the writers was not
+    waited for: its case went unnamed in a line that says none begins after it (until the hundredth session's
+    review). Once an error is published, that process begins none; before, it writes and is counted."""
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    watcher = ranks_stop_together._Watcher("accelerated_seg/test_writers/", str)  # not started: ends no process
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    store = ranks_stop_together._store(watcher.prefix)
+    if published:
+        store.set(ranks_stop_together.MESSAGE, "process 0: ValueError: a bug")
+    whole = WrittenWhole(tmp_path, 1)
+    whole.each_process_writes = True
+    began = threading.Event()
+
+    def write():
+        with whole.writing((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
+            began.set()
+
+    threading.Thread(target=write, daemon=True).start()  # a write not begun waits for the process's end
+    assert began.wait(2.0) is not published
+    assert whole.lock.acquire(timeout=5.0)  # free for this process's watcher to take
+    assert int(store.add(ranks_stop_together.WRITERS, 0)) == 1
+    assert whole.cases == ([] if published else ["a"])
 
 
 def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path):
