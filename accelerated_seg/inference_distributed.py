@@ -487,16 +487,16 @@ def _raise_what_the_checks_met(met: Exception | None, gathered: Sequence[WhatThe
     "Connection reset by peer" traceback, the error unsaid, and other nodes' processes wait there for the
     backend's timeout (a refusal until the eighty-ninth session, any other error until the ninety-ninth).
 
-    An error that not every process met is raised alike on all, naming the process that met it (the first):
-    a refusal (``_REFUSALS``) as itself, with status 2; any other as a RuntimeError (status 1) that says its type,
-    message and traceback, the process that met it raising it from its own. That process names itself too: the
-    first of a node's processes to raise it says the line (``launcher_report.say_the_error``), and where that was
-    the process that met it, its own words lacked the "process 1:" that says where to look (a race, found in the
-    ninety-third session's suite).
+    An error that one process alone met is raised alike on all, naming that process: a refusal (``_REFUSALS``) as
+    itself, with status 2; any other as a RuntimeError (status 1) that says its type, message and traceback, the
+    process that met it raising it from its own. That process names itself too: the first of a node's processes to
+    raise it says the line (``launcher_report.say_the_error``), and where that was the process that met it, its own
+    words lacked the "process 1:" that says where to look (a race, found in the ninety-third session's suite).
 
-    Errors that differ (each process its own kind or words, or some process none) are raised alike on every process
-    as one, naming each process and what it met: each process raised its own until the hundredth session, and the
-    user read a line per process. A refusal's kind where every one is a refusal (status 2), else a RuntimeError."""
+    Errors that several processes met, but not every one alike (each its own kind or words, or some none), are raised
+    alike on every process as one, naming each process and what it met: each process raised its own until the
+    hundredth session, and the user read a line per process. A refusal's kind where every one is a refusal (status
+    2), else a RuntimeError."""
     errors = [entry for entry in gathered if entry is not None]
     if met is not None and len(errors) == len(gathered) and _alike(errors):  # every process met it: each its own
         raise met
