@@ -432,13 +432,16 @@ class _InterruptAfterTheWork:
     ``stopping_together``. It arrives as a process is in that wait, and Python raises it as the wait returns: once every
     process has passed it, no other waits for this one, so it need not stop them. Published, it ended the main process
     SAID_WAIT_S late, waiting for the others' watchers, gone with their work (until the hundredth session). Held only
-    on the main thread, the one Python raises it in; elsewhere it is raised where it comes, as before."""
+    on the main thread, the one Python raises it in, and only where Python's own handler would raise it: a SIGINT
+    ignored (as a script's shell starts a background job) or handled by a handler of the caller's is left to it, as
+    before (when first written in the hundredth session, one that came there was raised though ignored)."""
 
     def __init__(self):
         self.came, self.handler = False, None
 
     def held(self) -> None:
-        if threading.current_thread() is threading.main_thread():
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
             self.handler = signal.signal(signal.SIGINT, self._came)
 
     def _came(self, signum, frame) -> None:

@@ -25,6 +25,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
     _gathered_checks,
+    _InterruptAfterTheWork,
     _raise_what_the_checks_met,
     balance_by_voxels,
     case_voxels,
@@ -249,6 +250,24 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
         with whole.any_error_stops_every_process(), whole.entered_alike(folder_lock()):
             pass
     assert [str(stop) for stop in stops] == ([] if published is None else [published])
+
+
+@pytest.mark.parametrize("before, held", [(signal.default_int_handler, True), (signal.SIG_IGN, False)],
+                         ids=["python", "ignored"])
+def test_an_interrupt_after_the_work_is_held_only_where_python_would_raise_it(before, held):
+    """predict_distributed holds an interrupt in its last wait and raises it once outside (``_InterruptAfterTheWork``),
+    for Python's own handler. A SIGINT ignored (a script's background job) was held and raised all the same, ending
+    with status 130 a process that ignores it (until the hundredth session's review). The handler is back after."""
+    previous = signal.signal(signal.SIGINT, before)
+    try:
+        interrupt = _InterruptAfterTheWork()
+        interrupt.held()
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # Python runs a handler between two bytecodes of the main thread
+        assert interrupt.released() is held
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def checks_met_on_two_processes(monkeypatch, met_on_1: Exception | None, met_on_0: Exception | None = None):
