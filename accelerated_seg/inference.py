@@ -953,18 +953,36 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     return outputs
 
 
+class PredictInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a scheduler's SIGINT) while ``predict_cases`` segmented its cases: a KeyboardInterrupt, which
+    also tells how many of the ``cases`` it had to predict it wrote whole before it (``written``), each said by
+    its "wrote" line; ``accelerated-seg predict``'s last line says the count."""
+
+    def __init__(self, written: int, cases: int):
+        super().__init__(f"interrupted with {written} of {cases} case(s) written")
+        self.written, self.cases = written, cases
+
+
 def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
     """Go through ``segment_cases``'s results, saying each case written; returns the error line of
-    each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run."""
-    failed = []
-    for number, ((case, label_path, _), error) in enumerate(done, 1):
-        if isinstance(error, DataError):  # this file's voxels
-            failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
-            continue
-        if error is not None:
-            raise error
-        if progress:
-            progress(f"[{number}/{cases}] {case.id}: wrote {label_path}")
+    each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run, and an
+    interrupt is raised as ``PredictInterrupted``, counting the cases said written (the pipeline says
+    the one being written when it came, first)."""
+    failed, written = [], 0
+    try:
+        for number, ((case, label_path, _), error) in enumerate(done, 1):
+            if isinstance(error, DataError):  # this file's voxels
+                failed.append(f"case {case.id}: {error}"
+                              f"{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
+                continue
+            if error is not None:
+                raise error
+            line = f"[{number}/{cases}] {case.id}: wrote {label_path}"  # made first: Path's str is Python code
+            written += 1  # counted just before it is said: no Python code runs between the two
+            if progress:
+                progress(line)
+    except KeyboardInterrupt as interrupt:  # where it came, with the count
+        raise PredictInterrupted(written, cases).with_traceback(interrupt.__traceback__) from None
     return failed
 
 

@@ -33,15 +33,16 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
     Yields ``(item, None)`` once an item is finished, or ``(item, error)`` with the exception of the
     stage that failed it; in the items' order, whatever order the stages end in. A failed item does not
     stop the others; the caller decides (stop iterating, and the helpers' work in flight is waited for,
-    the rest never started).
+    the rest never started). An interrupt (``KeyboardInterrupt``: Ctrl-C reaches the calling thread
+    alone, in the network or a wait) lets the item being finished end, yields it, and is raised at the
+    next step: every item finished is yielded, none is begun after (``_said_after_the_interrupt``).
 
     Example:
         >>> [error for _, error in pipelined([1, 2], lambda x: x, lambda x, p: p * 10, lambda x, p, c: None)]
         [None, None]
     """
     items = list(items)
-    with ThreadPoolExecutor(1, thread_name_prefix="prepare") as preparer, \
-            ThreadPoolExecutor(1, thread_name_prefix="finish") as finisher:
+    with ThreadPoolExecutor(1, thread_name_prefix="prepare") as preparer, _started_finisher() as finisher:
         ahead = preparer.submit(prepare, items[0]) if items else None
         behind: tuple[Item, Future] | None = None  # the previous item, being finished
         try:
@@ -56,15 +57,21 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
                 else:
                     failed = None
                 if behind is not None:  # one item finishing at a time: memory for three items, not more
-                    yield _outcome(*behind)
-                    behind = None
+                    outcome, behind = _outcome(*behind), None  # cleared before it is said: said once
+                    yield outcome
                 if failed is not None:
                     yield failed
                 else:
-                    behind = (item, finisher.submit(finish, item, prepared, computed))
+                    behind = (item, Future())  # held before it is handed on, for an interrupt in the handing
+                    finisher.submit(_settle, behind[1], finish, item, prepared, computed)
                 prepared = computed = None  # the finisher holds them now, and frees them when it is done
             if behind is not None:
-                yield _outcome(*behind)
+                outcome, behind = _outcome(*behind), None
+                yield outcome
+        except KeyboardInterrupt:
+            if (said := _said_after_the_interrupt(finisher, behind)) is not None:
+                yield said
+            raise
         finally:  # the caller stopped early or failed: start nothing more, wait for what is running
             if ahead is not None:
                 ahead.cancel()
@@ -73,15 +80,60 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
 def one_at_a_time(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Callable[[Item, Any], Any],
                   finish: Callable[[Item, Any, Any], Any]) -> Iterator[tuple[Item, BaseException | None]]:
     """``pipelined`` without the overlap: each item's three stages, then the next item's. One case in
-    memory instead of three (``predict --sequential``)."""
-    for item in items:
-        try:
-            prepared = prepare(item)
-            finish(item, prepared, compute(item, prepared))
-        except Exception as error:  # noqa: BLE001 - handed to the caller, as pipelined does
-            yield item, error
-            continue
-        yield item, None
+    memory instead of three (``predict --sequential``). ``finish`` runs on a helper thread all the same,
+    waited for, so that an interrupt is met as ``pipelined`` meets it: the item being finished ends, and
+    is yielded, first. On this thread, until the hundredth session, an interrupt cut ``finish`` short and
+    its item was not yielded: a case's label map written, say, its probabilities not, and nothing said."""
+    with _started_finisher() as finisher:
+        for item in items:
+            try:
+                prepared = prepare(item)
+                computed = compute(item, prepared)
+            except Exception as error:  # noqa: BLE001 - handed to the caller, as pipelined does
+                yield item, error
+                continue
+            finishing: tuple[Item, Future] | None = (item, Future())  # held before it is handed on, as in pipelined
+            finisher.submit(_settle, finishing[1], finish, item, prepared, computed)
+            prepared = computed = None  # the finisher holds them now, as in pipelined
+            try:
+                outcome, finishing = _outcome(*finishing), None
+            except KeyboardInterrupt:
+                if (said := _said_after_the_interrupt(finisher, finishing)) is not None:
+                    yield said
+                raise
+            yield outcome
+
+
+def _started_finisher() -> ThreadPoolExecutor:
+    """The finishing stage's executor, its thread started: the first item's hand-over started it, and waited for
+    it, and an interrupt in that wait left the item finishing on a thread that leaving did not wait for."""
+    finisher = ThreadPoolExecutor(1, thread_name_prefix="finish")
+    finisher.submit(int).result()
+    return finisher
+
+
+def _settle(outcome: Future, finish: Callable[..., Any], *args) -> None:
+    """``finish(*args)`` on the finisher's thread, its exception or None set on ``outcome``: a future made before
+    the hand-over, so that an interrupt in the hand-over leaves the caller holding it."""
+    try:
+        finish(*args)
+    except BaseException as error:  # noqa: BLE001 - handed to the caller, as the executor's own future does
+        outcome.set_exception(error)
+    else:
+        outcome.set_result(None)
+
+
+def _said_after_the_interrupt(finisher: ThreadPoolExecutor,
+                              handed: tuple[Item, Future] | None) -> tuple[Item, BaseException | None] | None:
+    """After an interrupt on the calling thread: the outcome of the item ``handed`` to the finisher and not yet
+    yielded, once whatever the finisher was handed has run (leaving would wait for it all the same), so that the
+    caller says it; None where there is none, or the interrupt came before it was handed on (it is never begun).
+    Until the hundredth session such an item was finished as the interrupt went on, and not yielded: predict wrote
+    its label map whole and said no "wrote" line of it."""
+    finisher.shutdown()  # no more is handed on after an interrupt; what was handed runs to its end
+    if handed is not None and handed[1].done():
+        return _outcome(*handed)
+    return None
 
 
 def _outcome(item: Item, finishing: Future) -> tuple[Item, BaseException | None]:

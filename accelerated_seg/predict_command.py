@@ -49,7 +49,7 @@ def run(args, _) -> int:
         say_the_error(in_flag_words(error))  # under accelerate launch every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why
-        from .inference import predict_cases, predict_file
+        from .inference import PredictInterrupted, predict_cases, predict_file
         from .inference_files import PredictNames, probabilities_path
 
     options = dict(device=args.device, **how,
@@ -71,8 +71,9 @@ def run(args, _) -> int:
                                     progress=print, sequential=args.sequential,
                                     continue_prediction=args.continue_prediction, names=PredictNames(), **options)
             print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
-    except KeyboardInterrupt:
-        print(_interrupted(args), file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        counted_cases = (interrupt.written, interrupt.cases) if isinstance(interrupt, PredictInterrupted) else None
+        print(_interrupted(args, counted_cases), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -136,13 +137,24 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
                         ending=prediction_ending(config))
 
 
-def _interrupted(args) -> str:
+def _interrupted(args, counted_cases: tuple[int, int] | None = None) -> str:
     """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
-    before the eighty-third session, and a rerun started again from the first case."""
+    before the eighty-third session, and a rerun started again from the first case. ``counted_cases``: (written,
+    of how many) where the cases were being segmented (``PredictInterrupted``), as many as the "wrote" lines above;
+    until the hundredth session the case being written as the interrupt came was written and not said."""
     if args.input:  # one case: --continue does not take it
         return "predict interrupted: no file is half-written; the same command predicts the case"
     again = "the same command" if args.continue_prediction else "the same command with --continue"
-    return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
+    if counted_cases is None:  # before the cases (loading the model, the lock, --continue's reading)
+        return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
+    written, cases = counted_cases
+    if written == 0:
+        return (f"predict interrupted before any of its {cases} case(s) was written: no file is half-written; {again} "
+                f"predicts them")
+    if written == cases:  # after the last case's line
+        return f"predict interrupted: all {cases} case(s) are written, each file whole"
+    return (f"predict interrupted: every file it wrote is whole ({written} of {cases} case(s), each said above); "
+            f"{again} predicts the {cases - written} not yet written")
 
 
 def _missing_model(inputs: list[str]) -> str:

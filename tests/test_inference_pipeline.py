@@ -2,8 +2,11 @@
 the network runs, outcomes come in order, a failed case stops no other, and the files written are the
 same bytes as one case at a time."""
 
+import argparse
+import contextlib
 import hashlib
 import shutil
+import signal
 import threading
 
 import nibabel as nib
@@ -13,8 +16,10 @@ import pytest
 from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+import accelerated_seg.inference as inference_module
 from accelerated_seg.inference import predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
+from accelerated_seg.predict_command import _interrupted
 from test_inference import export  # tests/ is on sys.path, as for conftest
 
 WAIT_S = 10  # a stage waits this long for its neighbour's before the test calls the overlap missing
@@ -91,6 +96,103 @@ def test_stopping_early_starts_no_further_item():
     assert next(outcomes) == (0, None)
     outcomes.close()  # waits for what runs; cancels what has not started
     assert prepared in ([0, 1], [0, 1, 2])
+
+
+@contextlib.contextmanager
+def interrupting_the_main_thread():
+    """A function that interrupts the main thread as Ctrl-C does (a SIGINT, whose handler raises KeyboardInterrupt
+    there), and returns once that handler has run: called from a stage, the interrupt lands wherever the main thread
+    is while the stage runs, and the stage ends only after it."""
+    handled = threading.Event()
+
+    def handler(signum, frame):
+        handled.set()
+        raise KeyboardInterrupt
+
+    def interrupt():
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        assert handled.wait(WAIT_S), "the main thread never met the interrupt"
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield interrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def outcomes_until_interrupted(outcomes) -> list:
+    said = []
+    with pytest.raises(KeyboardInterrupt):
+        for outcome in outcomes:
+            said.append(outcome)
+    return said
+
+
+def test_an_interrupt_in_the_network_yields_the_item_being_finished_first():
+    """Ctrl-C lands on the calling thread, here in item 1's network while item 0 is finished on the finisher's:
+    item 0 is finished all the same (leaving waits for it), and was not yielded until the hundredth session."""
+    finished = []
+
+    def compute(item, prepared):
+        if item == 1:
+            raise KeyboardInterrupt
+        return prepared
+
+    outcomes = pipelined([0, 1, 2], lambda item: item, compute, lambda item, p, c: finished.append(item))
+    assert outcomes_until_interrupted(outcomes) == [(0, None)]
+    assert finished == [0]
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
+def test_an_interrupt_while_an_item_is_finished_yields_it_first(runner):
+    """An interrupt that comes while item 0 is finished (its file being written) is raised after item 0 is yielded,
+    and no item is begun after it. one_at_a_time finished on the calling thread, which the interrupt cut short
+    (its label map written, its probabilities not, nothing said) until the hundredth session."""
+    begun, finished = [], []
+    with interrupting_the_main_thread() as interrupt:
+        def finish(item, prepared, computed):
+            if item == 0:
+                interrupt()
+            finished.append(item)
+
+        outcomes = runner([0, 1, 2], lambda item: begun.append(item) or item, lambda item, p: p, finish)
+        assert outcomes_until_interrupted(outcomes) == [(0, None)]
+    assert finished == [0] and begun in ([0], [0, 1], [0, 1, 2])  # pipelined prepares ahead, and finishes no more
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("sequential", [False, True])
+def test_an_interrupted_predict_says_each_case_it_wrote_and_how_many(scans, tmp_path, monkeypatch, capsys,
+                                                                     sequential):
+    """Hundredth session's walk-through: Ctrl-C as the first case was written wrote its label map whole, and said no
+    "wrote" line of it (pipelined: the interrupt came in the next case's network; --sequential: in the writing).
+    Every case whose file is there is said, and the last line counts them."""
+    model, out, write_case = export(tmp_path / "model"), tmp_path / "pred", inference_module.write_case
+    with interrupting_the_main_thread() as interrupt:
+        def written_then_interrupted(*args, **kwargs):
+            written = write_case(*args, **kwargs)
+            interrupt()
+            return written
+
+        monkeypatch.setattr(inference_module, "write_case", written_then_interrupted)
+        given = ["--sequential"] if sequential else []
+        assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(out), *given]) == 130
+    said = capsys.readouterr()
+    assert [line for line in said.out.splitlines() if ": wrote " in line] == [
+        f"[1/6] case_000: wrote {out / 'case_000.nii.gz'}"]
+    assert [p.name for p in out.iterdir() if "tmp" in p.name or not p.name.startswith(".")] == ["case_000.nii.gz"]
+    assert ("predict interrupted: every file it wrote is whole (1 of 6 case(s), each said above); the same command "
+            "with --continue predicts the 5 not yet written") in said.err
+
+
+def test_the_interrupted_line_counts_the_cases_written_of_those_to_predict():
+    continued = argparse.Namespace(input=None, continue_prediction=True)
+    assert _interrupted(continued, (0, 4)) == ("predict interrupted before any of its 4 case(s) was written: no file "
+                                               "is half-written; the same command predicts them")
+    assert _interrupted(continued, (3, 4)) == ("predict interrupted: every file it wrote is whole (3 of 4 case(s), "
+                                               "each said above); the same command predicts the 1 not yet written")
+    assert _interrupted(continued, (4, 4)) == "predict interrupted: all 4 case(s) are written, each file whole"
 
 
 @pytest.fixture(scope="module")
