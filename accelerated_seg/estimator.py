@@ -42,6 +42,7 @@ from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
+from .estimator_interrupted import InterruptedFit
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
                               steps_for_epochs)
@@ -133,6 +134,7 @@ class Segmentation:
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self._started_from: str | None = None  # the weights that run started from (its init_from), or None
         self.summary: dict | None = None
+        self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
 
     def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
             **train_settings):
@@ -151,7 +153,8 @@ class Segmentation:
 
         A new run never replaces an earlier one in ``output_dir`` (a second ``fit`` of the same
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
-        deletes it first, or ``resume="latest"`` continues it.
+        deletes it first, or ``resume="latest"`` continues it. Stopped by Ctrl-C, the estimator keeps the
+        run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on.
         """
         if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
             raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
@@ -230,8 +233,7 @@ class Segmentation:
         manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
         # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
         # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
-        started_from = cfg.train.init_from if resume_from is None else \
-            (self._started_from if self.run_dir == out.absolute() else None)
+        started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
         if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
                 and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
             # nobrainer's (Keras') second fit goes on from the first one's weights: this one's new network was unsaid
@@ -240,18 +242,25 @@ class Segmentation:
                   f"output_dir=<another folder>) trains those on")
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
-        with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
-            if processes > 1:
-                from accelerate import notebook_launcher
+        try:
+            with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
+                if processes > 1:
+                    from accelerate import notebook_launcher
 
-                with signal_handlers_kept():
-                    notebook_launcher(fit_in_launched_process, (cfg, manifest), num_processes=processes,
-                                      mixed_precision=mixed_precision)
-                self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
-            else:
-                from .train import train
+                    with signal_handlers_kept():
+                        notebook_launcher(fit_in_launched_process, (cfg, manifest), num_processes=processes,
+                                          mixed_precision=mixed_precision)
+                    self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
+                else:
+                    from .train import train
 
-                self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+                    self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+        except KeyboardInterrupt as interrupted:
+            # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
+            # session; the model of an earlier fit, if any, is still the one predicted with
+            self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps, started_from)
+            raise
+        self._interrupted = None
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
@@ -405,7 +414,7 @@ class Segmentation:
         from .inference import preprocess_settings as export_preprocessing
         from .label_map_reading import read_label_map
 
-        model_dir = self._require_model("evaluate")
+        model_dir = self._require_model("evaluate", stacklevel=4)
         config = read_export_config(model_dir)
         check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         check_evaluation_cases(dataset, config)
@@ -565,7 +574,9 @@ class Segmentation:
             if self._started_from is not None:
                 state += f", from {self._started_from}"
         elif self.loaded_from is not None:
-            return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}>"
+            return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}{self._since()}>"
+        elif self._interrupted is not None:  # "not trained yet" before the hundredth session
+            return f"<Segmentation {self.model_name!r}{design}: no trained model: {self._interrupted.said()}>"
         else:
             return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
         if self.model_dir is None:
@@ -576,10 +587,24 @@ class Segmentation:
             predicts = f"its model {self.model_dir} was replaced or removed since: fit again to predict"
         else:
             predicts = f"predicts with {self.model_dir}"
-        return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}>"
+        return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}{self._since()}>"
 
-    def _require_model(self, method: str) -> Path:
-        """The folder of the model to predict with; a RuntimeError said by ``method`` where there is none."""
+    def _since(self) -> str:
+        """repr's words for a fit interrupted after the model it predicts with was trained or loaded."""
+        return f"; since then, {self._interrupted.said()}" if self._interrupted is not None else ""
+
+    def _start_of(self, run: Path) -> str | None:
+        """What the run in ``run`` started from, where this estimator trained it (a resume carries it on)."""
+        if self._interrupted is not None and self._interrupted.run == run:
+            return self._interrupted.started_from
+        return self._started_from if self.run_dir == run else None
+
+    def _require_model(self, method: str, stacklevel: int = 3) -> Path:
+        """The folder of the model to predict with; a RuntimeError said by ``method`` where there is none. Where a
+        later fit was interrupted, a warning (at ``stacklevel``, the caller's line) says the model is an earlier one:
+        Keras' predict after Ctrl-C in fit uses the weights the fit stopped with."""
+        if self.model_dir is None and self._interrupted is not None:
+            raise RuntimeError(self._interrupted.refusal(method))
         if self.model_dir is None and (self.summary or {}).get("preempted"):
             raise RuntimeError(f"{method}: the last fit was preempted (SIGTERM/SIGUSR1) at step "
                                f"{self.summary.get('step')} and exported no model yet: fit(..., resume='latest') "
@@ -595,7 +620,10 @@ class Segmentation:
             raise RuntimeError(f"{method}: {self.model_dir} no longer holds the model this Segmentation {how}: it "
                                f"was replaced or removed since (another fit into that folder, or one stopped after "
                                f"overwrite deleted it); fit again, or Segmentation.load({str(self.model_dir)!r}) to "
-                               f"predict with what it holds now")
+                               f"predict with what it holds now{self._since()}")
+        if self._interrupted is not None:
+            warnings.warn(f"{method}: with {self.model_dir}, not the weights of the last fit: "
+                          f"{self._interrupted.said()}", AcceleratedSegWarning, stacklevel=stacklevel)
         return self.model_dir
 
     def _take_model(self, directory: Path | None) -> None:

@@ -365,6 +365,8 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
                  f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
                  if exported else unsaved)
         loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
+        # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
+        interrupted.step = loop.progress.step
         raise
 
 

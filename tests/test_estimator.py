@@ -2963,10 +2963,56 @@ def test_repr_after_ctrl_c_in_a_fit_that_overwrote_the_model_says_it_is_gone(tin
     with pytest.raises(KeyboardInterrupt):
         model.fit(data, steps=9, overwrite=True)
     assert not (tmp_path / "run" / "model").exists()
-    assert repr(model).endswith(f"; its model {tmp_path / 'run' / 'model'} was replaced or removed since: fit again "
-                                f"to predict>")
+    assert (f"; its model {tmp_path / 'run' / 'model'} was replaced or removed since: fit again to predict; since "
+            f"then, a fit interrupted (Ctrl-C) after step 1 of 9 in {tmp_path / 'run'}") in repr(model)
     with pytest.raises(RuntimeError, match="no longer holds the model"):
         model.predict(np.zeros((16, 16, 16), np.float32))
+
+
+def test_an_estimator_stopped_by_ctrl_c_names_its_run_checkpoint_and_the_ways_on(tiny_dataset, tmp_path,
+                                                                                  monkeypatch, ctrl_c_raises):
+    """After Ctrl-C in its first fit, repr said "not trained yet" and predict "call fit(), or
+    Segmentation.load(dir)", naming neither the run nor its checkpoint (until the hundredth session). The
+    checkpoint's weights are predicted with only once exported and loaded; a later interrupted fit leaves the
+    earlier model the one predicted with, which repr and a warning say."""
+    import nibabel as nib
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.checkpoint_export import export_checkpoint
+    from accelerated_seg.own_warnings import AcceleratedSegWarning
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    run, scan = tmp_path / "run", _pairs(tiny_dataset)[0][0][0]
+    checkpoint = run / "checkpoints" / "step_2"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))  # step 3's forward
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=9)
+    stopped = (f"a fit interrupted (Ctrl-C) after step 2 of 9 in {run}; its newest whole checkpoint is {checkpoint}: "
+               f"call fit(..., resume='latest') again to continue from it")
+    assert repr(model).endswith(f": no trained model: {stopped}>")
+    for method, call in (("predict", lambda: model.predict(scan)), ("evaluate", lambda: model.evaluate(data)),
+                         ("save", lambda: model.save(tmp_path / "saved"))):
+        with pytest.raises(RuntimeError, match=re.escape(
+                f"{method}: this Segmentation has no trained model: {stopped}; or, for a model of that checkpoint's "
+                f"weights as they are, export_checkpoint({str(checkpoint)!r}, <folder>) "
+                f"(accelerated_seg.checkpoint_export), then Segmentation.load(<folder>)")):
+            call()
+    export_checkpoint(checkpoint, tmp_path / "step_2")  # the way the refusal names works
+    assert Segmentation.load(tmp_path / "step_2").predict(scan).shape == nib.load(scan).shape
+    model.fit(data, steps=9, resume="latest")
+    assert repr(model).endswith(f"trained 9 steps in {run}; predicts with {run / 'model'}>")
+    with monkeypatch.context() as patched:  # a later fit stopped before any checkpoint: the model is the earlier one
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=9, output_dir=str(tmp_path / "later"), save_every=0)
+    stopped = (f"a fit interrupted (Ctrl-C) after step 1 of 9 in {tmp_path / 'later'}; no checkpoint was saved yet "
+               f"(save_every), so a new fit starts over")
+    assert repr(model).endswith(f"; predicts with {run / 'model'}; since then, {stopped}>")
+    with pytest.warns(AcceleratedSegWarning, match=re.escape(
+            f"predict: with {run / 'model'}, not the weights of the last fit: {stopped}")):
+        model.predict(scan)
 
 
 def _open_files() -> list[str]:

@@ -1,0 +1,57 @@
+"""What the estimator knows of its last fit when Ctrl-C stopped it (a KeyboardInterrupt out of train): the run it
+was writing, the step it stopped after and, read when asked, the newest whole checkpoint there, with the ways on:
+continue the run, or make a model of the checkpoint and load it. Until the hundredth session its repr said "not
+trained yet" and predict "call fit(), or Segmentation.load(dir)", naming neither the run nor its checkpoint.
+
+The checkpoint's weights are not predicted with unasked: a fit stopped at step 20 of 200 is not the model
+asked for (Keras' and HF Trainer's in-memory model silently is), so that takes an export the user makes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, exported_models_in
+
+
+@dataclass(frozen=True)
+class InterruptedFit:
+    """The last fit of an estimator, stopped by Ctrl-C before it exported its model."""
+
+    run: Path  # its output_dir, absolute
+    step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes)
+    max_steps: int
+    started_from: str | None  # the weights it started from (its init_from), for a resume's repr
+
+    def _stopped(self) -> str:
+        after = f" after step {self.step} of {self.max_steps}" if self.step is not None else ""
+        return f"a fit interrupted (Ctrl-C){after} in {self.run}"
+
+    def _checkpoint(self) -> Path | None:
+        """The newest whole checkpoint the run holds now (a later fit there may have added or removed some)."""
+        saved = complete_checkpoints(self.run / "checkpoints")
+        return saved[-1] if saved else None
+
+    def _unsaved(self) -> str:
+        """What is left where no checkpoint was saved: an export of a validation's before any checkpoint, or none."""
+        unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
+        if exports := exported_models_in(self.run):
+            return (f"{unsaved}; the model exported in {exports[0]} is kept: Segmentation.load({str(exports[0])!r}) "
+                    f"to predict with it (a new fit there replaces it with {ESTIMATOR_NAMES.overwrite_again})")
+        return f"{unsaved}, so a new fit starts over"
+
+    def said(self) -> str:
+        """For repr: what stopped, and where a resume continues from."""
+        if (checkpoint := self._checkpoint()) is None:
+            return f"{self._stopped()}; {self._unsaved()}"
+        return (f"{self._stopped()}; its newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to "
+                f"continue from it")
+
+    def refusal(self, method: str) -> str:
+        """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to
+        predict with the checkpoint's weights, asked for by name."""
+        refusal = f"{method}: this Segmentation has no trained model: {self.said()}"
+        if (checkpoint := self._checkpoint()) is None:
+            return refusal
+        return (f"{refusal}; or, for a model of that checkpoint's weights as they are, "
+                f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "
+                f"Segmentation.load(<folder>)")
