@@ -3015,6 +3015,32 @@ def test_an_estimator_stopped_by_ctrl_c_names_its_run_checkpoint_and_the_ways_on
         model.predict(scan)
 
 
+def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_start(tiny_dataset, tmp_path,
+                                                                                      monkeypatch, ctrl_c_raises):
+    """The resume of a fit Ctrl-C stopped carries on the weights that fit started from, as a resume of a run the
+    estimator finished does: its repr's ", from <folder>" was lost until the hundredth session, the estimator
+    having kept nothing of the interrupted run. Until it is resumed, the loaded model is the one predicted with."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    loaded = Segmentation.load(tmp_path / "run" / "model", output_dir=str(tmp_path / "tuned"), val_every=0,
+                               save_every=2, trackers="none", progress_bar=False)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):
+            loaded.fit(data, steps=4)
+    assert repr(loaded).endswith(f": loaded from {tmp_path / 'run' / 'model'}; since then, a fit interrupted (Ctrl-C) "
+                                 f"after step 2 of 4 in {tmp_path / 'tuned'}; its newest whole checkpoint is "
+                                 f"{tmp_path / 'tuned' / 'checkpoints' / 'step_2'}: call fit(..., resume='latest') "
+                                 f"again to continue from it>")
+    loaded.fit(data, steps=4, resume="latest")
+    assert repr(loaded).endswith(f"trained 4 steps in {tmp_path / 'tuned'}, from {tmp_path / 'run' / 'model'}; "
+                                 f"predicts with {tmp_path / 'tuned' / 'model'}>")
+
+
 def _open_files() -> list[str]:
     """What this process's file descriptors point to (Linux' /proc)."""
     folder = Path("/proc/self/fd")
