@@ -164,6 +164,25 @@ def test_a_relative_dataset_missing_from_the_working_folder_but_beside_the_confi
     assert str(raised.value).endswith(f"(data.dataset, read from the working folder {elsewhere})"), str(raised.value)
 
 
+def test_the_config_folder_given_through_dot_dot_is_named_as_the_folder_it_is(tmp_path, monkeypatch):
+    """`train --config ../project/exp.yaml` was told "/home/me/elsewhere/../project/cases.csv is there ... run from
+    /home/me/elsewhere/../project" (hundredth session's review): the folder is named as it is, without the "..";
+    from the config's own folder, given by a relative path, no hint (the working folder's reading is all there is)."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import refuse_a_missing_dataset
+
+    project, elsewhere = tmp_path.resolve() / "project", tmp_path.resolve() / "elsewhere"
+    (project / "data").mkdir(parents=True)
+    elsewhere.mkdir()
+    (project / "exp.yaml").write_text("data:\n  dataset: data\n")
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(DataError) as raised:
+        refuse_a_missing_dataset(DataConfig(dataset="data"), "../project/exp.yaml")
+    assert f"; {project / 'data'} is there, beside the config file: run from {project}, or" in str(raised.value), (
+        str(raised.value))
+    assert "/../" not in str(raised.value), str(raised.value)
+
+
 def test_malformed_json_is_a_data_error(tmp_path):
     path = tmp_path / "dataset.json"
     path.write_text('{"labels": {"0": "background",')

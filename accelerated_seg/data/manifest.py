@@ -139,9 +139,11 @@ def _beside_the_config(config_file: str | Path | None, dataset: str) -> str:
     "check the data path" alone, the CSV beside the config unnamed (hundredth session's walk through the docs)."""
     if config_file is None or Path(dataset).expanduser().is_absolute():
         return ""
-    folder = Path(config_file).expanduser().absolute().parent
+    # resolved, so that `--config ../project/exp.yaml` names /home/me/project, not /home/me/elsewhere/../project
+    # (hundredth session's review); the config file itself, where it is a link, is not followed
+    folder = Path(config_file).expanduser().absolute().parent.resolve()
     beside = folder / dataset
-    if folder == Path.cwd().absolute() or not beside.exists():
+    if folder == Path.cwd().resolve() or not beside.exists():
         return ""
     return (f"; {beside} is there, beside the config file: run from {folder}, or give data.dataset as that "
             f"absolute path (a relative one is read from the working folder, not the config file's)")
