@@ -29,8 +29,8 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
                         f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
                         f"(C, X, Y, Z)")
     array = _without_size_1_axes(array)
-    if said := vector_layout_said(array.shape):  # its file's advice, as predict and check give it; until the
-        # hundredth session "a batch of X: give x[0]", a slice
+    if (said := vector_layout_said(array.shape)) and not _a_thin_batch(array.shape, in_channels):
+        # its file's advice, as predict and check give it; until the hundredth session "a batch of X: give x[0]"
         raise DataError(f"predict: the array's {said}; drop its fourth axis, x[:, :, :, 0], to give its "
                         f"{array.shape[4]} channels as (X, Y, Z, {array.shape[4]})")
     if array.ndim not in (3, 4):
@@ -82,6 +82,13 @@ def _without_size_1_axes(array: np.ndarray) -> np.ndarray:
         if array.ndim >= spatial + 2 and behind_size_1_axes(array.shape, spatial):
             return array.reshape(array.shape[:spatial])
     return array
+
+
+def _a_thin_batch(shape: tuple[int, ...], in_channels: int) -> bool:
+    """Whether a 5D ``shape`` read as NIfTI's vector layout, (X, Y, Z, 1, C), is rather a batch (B, C, X, Y, Z) of
+    volumes one voxel thick along Y: its second axis the model's channels, its last not. Such a batch was told it
+    held Z values per voxel, to drop its fourth axis, until a review in the hundredth session."""
+    return shape[1] == in_channels != shape[4]
 
 
 def _what_a_5d_array_may_be(shape: tuple[int, ...]) -> str:

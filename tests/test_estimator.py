@@ -1797,7 +1797,6 @@ def test_channels_given_as_arrays_behind_size_1_axes_are_predicted_as_their_file
         model.predict(np.stack([first, second], axis=-1)[..., None])
 
 
-
 def test_an_array_in_niftis_vector_layout_is_told_what_its_file_is_told(tmp_path):
     """get_fdata() of an (x, y, z, 1, C) file, NIfTI's vector layout, whose path predict refuses with how to store
     it as channels, was refused as "a batch of x: give x[0]", a slice (until the hundredth session). Its fourth
@@ -1819,6 +1818,20 @@ def test_an_array_in_niftis_vector_layout_is_told_what_its_file_is_told(tmp_path
     by_path = np.asanyarray(model.predict(str(last)).dataobj)
     assert len(np.unique(by_path)) > 1
     np.testing.assert_array_equal(model.predict(nib.load(vector).get_fdata()[:, :, :, 0]), by_path)
+
+
+def test_a_batch_of_volumes_one_voxel_thick_is_told_it_is_a_batch_not_the_vector_layout():
+    """A (B, C, X, 1, Z) batch whose second axis is the model's channels was told, once predict knew the vector
+    layout, that it held Z values per voxel and to drop its fourth axis (a review in the hundredth session): it is
+    told it is a batch, as before; a vector layout of the model's channels is still told its own advice."""
+    from accelerated_seg.estimator_arrays import checked_channels
+
+    with pytest.raises(DataError, match=r"^predict: an array of shape \(2, 1, 16, 1, 16\); .*a batch of 2: give one "
+                                        r"case, x\[0\], per call"):
+        checked_channels(np.zeros((2, 1, 16, 1, 16), np.float32), in_channels=1)
+    with pytest.raises(DataError, match=r"^predict: the array's shape \(16, 16, 16, 1, 2\) is NIfTI's vector layout"):
+        checked_channels(np.zeros((16, 16, 16, 1, 2), np.float32), in_channels=2)
+
 
 def _fits_started(monkeypatch) -> list:
     """Each fit's train.init_from, in place of the training itself."""
