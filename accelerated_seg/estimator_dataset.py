@@ -468,12 +468,15 @@ def _what_it_is_as_rows(pairs) -> str:
         return ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))"
     if isinstance(pairs, (str, os.PathLike)):
         # its classes and channel names too: without them a 3-class dataset.json became a binary Dataset, and a
-        # CT channel "image", normalized by z-score (hundredth session's walk through the docs)
+        # CT channel "image", normalized by z-score (hundredth session's walk through the docs). Its regions too,
+        # where it has them: their names are its classes' (m.labels), which without them named exclusive classes,
+        # value 1 "whole tumor" (the same session's review)
         return (": a dataset's CSV, dataset.json or folder is read by accelerated_seg.data.manifest.load_cases: "
                 "m = load_cases(path); from_files([(c.images, c.label) for c in m.training], "
                 "validation_pairs=[(c.images, c.label) for c in m.validation], label_values=m.label_values, "
                 "class_names=list(m.labels.values()), channel_names=list(m.channels.values()), "
-                "ignore_value=m.ignore_value, ...)")
+                "ignore_value=m.ignore_value, ...), and, where m.regions is not None (an nnU-Net dataset of "
+                "regions), regions=dict(zip(m.regions.names, m.regions.values)), region_order=list(m.regions.order)")
     return ""
 
 

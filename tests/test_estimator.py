@@ -1217,6 +1217,36 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
         {0: "background", 1: "class_1"}, {0: "image"})
 
 
+def test_a_path_of_regions_is_told_to_give_its_regions_with_its_classes(tmp_path):
+    """The recipe a path is told passed the classes' names of an nnU-Net dataset of regions, which are its regions'
+    (value 1 "whole"), without the regions: exclusive classes, value 1 alone scored as "dice_whole" (a review in the
+    hundredth session). It names the regions too, and followed, the Dataset has the dataset's regions."""
+    import nibabel as nib
+
+    for sub in ("imagesTr", "labelsTr"):
+        (tmp_path / sub).mkdir()
+    label = np.zeros((16, 16, 16), np.uint8)
+    label[2:12, 2:12, 2:12], label[4:10, 4:10, 4:10], label[6:8, 6:8, 6:8] = 1, 2, 3
+    for case in ("a", "b", "c"):
+        nib.save(nib.Nifti1Image(label.astype(np.float32), np.eye(4)), tmp_path / f"imagesTr/{case}_0000.nii.gz")
+        nib.save(nib.Nifti1Image(label, np.eye(4)), tmp_path / f"labelsTr/{case}.nii.gz")
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "channel_names": {"0": "MRI"}, "labels": {"background": 0, "whole": [1, 2, 3], "core": [2, 3], "enh": 3},
+        "regions_class_order": [1, 2, 3], "numTraining": 3, "file_ending": ".nii.gz"}))
+    with pytest.raises(ConfigError, match=r"\.\.\.\), and, where m.regions is not None \(an nnU-Net dataset of "
+                                          r"regions\), regions=dict\(zip\(m.regions.names, m.regions.values\)\), "
+                                          r"region_order=list\(m.regions.order\)$"):
+        Dataset.from_files(str(tmp_path), block_shape=16)
+    m = load_cases(tmp_path)
+    built = Dataset.from_files([(c.images, c.label) for c in m.training],
+                               validation_pairs=[(c.images, c.label) for c in m.validation],
+                               label_values=m.label_values, class_names=list(m.labels.values()),
+                               channel_names=list(m.channels.values()), ignore_value=m.ignore_value, block_shape=16,
+                               regions=dict(zip(m.regions.names, m.regions.values)),
+                               region_order=list(m.regions.order))
+    assert m.regions is not None and (built.manifest.regions, built.manifest.labels) == (m.regions, m.labels)
+
+
 def test_a_malformed_entry_among_the_pairs_is_named_with_the_forms_an_entry_takes(tmp_path):
     """[(a, a_seg), b], a list of pairs with a path alone for an entry, was told "pairs holds one pair,
     not pairs" and shown (['a', 'a_seg'], 'b') as one case's channels (ninety-second session's probe).
