@@ -41,6 +41,10 @@ class InterruptedFit:
 
     def said(self) -> str:
         """For repr: what stopped, and where a resume continues from."""
+        if not self.run.is_dir():  # "no checkpoint was saved yet" of a run whose checkpoints went with it, until the
+            # hundredth session's review
+            return (f"{self._stopped()}; that folder is no longer there (moved or deleted since): where it was moved, "
+                    f"fit(..., output_dir=<its new place>, resume='latest') continues it")
         if (checkpoint := self._checkpoint()) is None:
             return f"{self._stopped()}; {self._unsaved()}"
         return (f"{self._stopped()}; its newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to "

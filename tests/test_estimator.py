@@ -3084,6 +3084,31 @@ def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_s
                                  f"predicts with {tmp_path / 'tuned' / 'model'}>")
 
 
+def test_an_estimators_run_moved_after_ctrl_c_is_not_said_to_have_saved_no_checkpoint(tiny_dataset, tmp_path,
+                                                                                        monkeypatch, ctrl_c_raises):
+    """The interrupted run's checkpoints are looked up when asked; a run folder moved (or deleted) since was said
+    to have "no checkpoint saved yet (save_every), so a new fit starts over" (the hundredth session's review), though
+    its checkpoint, moved with it, continues it where it went."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=4)
+    shutil.move(tmp_path / "run", moved := tmp_path / "moved")
+    gone = (f"a fit interrupted (Ctrl-C) after step 2 of 4 in {tmp_path / 'run'}; that folder is no longer there "
+            f"(moved or deleted since): where it was moved, fit(..., output_dir=<its new place>, resume='latest') "
+            f"continues it")
+    assert repr(model).endswith(f": no trained model: {gone}>")
+    with pytest.raises(RuntimeError, match=re.escape(f"predict: this Segmentation has no trained model: {gone}")):
+        model.predict(np.zeros((16, 16, 16), np.float32))
+    model.fit(data, steps=4, output_dir=str(moved), resume="latest")  # the way the message names works
+    assert repr(model).endswith(f"trained 4 steps in {moved}; predicts with {moved / 'model'}>")
+
+
 def _open_files() -> list[str]:
     """What this process's file descriptors point to (Linux' /proc)."""
     folder = Path("/proc/self/fd")
