@@ -69,6 +69,7 @@ from .data.errors import DataError
 from .data.io import read_nifti
 from .evaluate_cases import NNUNET_PREDICT_ARGUMENTS, case_id, match_cases
 from .evaluate_classes import (
+    ClassesFound,
     binarized_from_json,
     check_labels_file,
     class_names_from_json,
@@ -351,6 +352,42 @@ def both_empty(row: dict) -> bool:
     return row["label_voxels"] == 0 and row["pred_voxels"] == 0
 
 
+def _one_for_all(tolerance_mm: float | Sequence[float] | Mapping[int, float]) -> float | None:
+    """The surface-Dice tolerance of every class, where one is given for all (as ``tolerances`` reads it); None
+    for one per class (in order, or a mapping)."""
+    if isinstance(tolerance_mm, Mapping):
+        return None
+    if isinstance(tolerance_mm, (int, float)):
+        return float(tolerance_mm)
+    values = list(tolerance_mm)
+    return float(values[0]) if len(values) == 1 else None
+
+
+def _in_neither(in_part: bool) -> dict:
+    """The scores ``case_metrics`` gives a class in neither map of a case (annotated ``in_part`` or not), by the
+    same code: empty masks are scored without their voxels or spacing."""
+    nothing = np.zeros(1, dtype=bool)
+    return _measured(nothing, nothing, (1.0,), DEFAULT_TOLERANCE_MM, True, in_part)
+
+
+def _merged(pred: np.ndarray, label: np.ndarray, merge_foreground: bool, merge_predictions: bool,
+            ignore_value: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The two maps (or their values) as scored where the foreground is merged: the references', and the
+    predictions' too where asked (a prediction's 2 was scored as a class of its own)."""
+    if not merge_foreground:
+        return pred, label
+    return (merged_foreground(pred, ignore_value) if merge_predictions else pred,
+            merged_foreground(label, ignore_value))
+
+
+def _require_known(pred: np.ndarray, label: np.ndarray, pred_path: Path, label_path: Path, known: list[int],
+                   setting_names: SettingNames, ignore_value: int | None, merge_foreground: bool) -> None:
+    """``require_known_values`` of a case's two maps (or their values), as scored."""
+    require_known_values(pred, pred_path, known, setting_names, prediction=True, ignore_value=ignore_value)
+    require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
+                          setting_names, reference=ignore_value is None and not merge_foreground)
+
+
 # --------------------------------------------------------------------------------------------------
 # Folders of predictions and labels
 # --------------------------------------------------------------------------------------------------
@@ -367,8 +404,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
-    0), 1..``num_classes``-1, or every nonzero value found in the labels and predictions. Every
-    pair's geometry is checked before any metric is computed.
+    0), 1..``num_classes``-1, or every nonzero value found in the labels and predictions (found as scoring
+    reads each map, where one tolerance is given for all: since the hundredth session each map is read once,
+    not once to find the classes and again to score). Every pair's geometry is checked before any metric is
+    computed.
 
     Args:
         pred_dir: folder of predicted label maps ``<case>.nii.gz``.
@@ -464,12 +503,17 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"{setting_names.num_classes}")
-    names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-             else classes_to_score(pairs, num_classes, dataset_json, class_names or {}, merge_foreground, setting_names,
-                               ignore_value))
-    classes = list(names)
-    tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
-                           setting_names.tolerance_mm)
+    # Where the files give the classes, scoring's own read of each map finds them (ClassesFound), decided once
+    # every map is read: reading them all first to find the classes, until the hundredth session, read each map
+    # twice. Not for a tolerance per class in order, whose class is known only once every class is.
+    found = (ClassesFound(setting_names, ignore_value) if regions is None and dataset_json is None
+             and num_classes is None and _one_for_all(tolerance_mm) is not None else None)
+    if found is None:
+        names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
+                 else classes_to_score(pairs, num_classes, dataset_json, class_names or {}, merge_foreground,
+                                       setting_names, ignore_value))
+        tolerance = tolerances(tolerance_mm, list(names), "region" if regions is not None else "class",
+                               setting_names.tolerance_mm)
     # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json;
     # there, from the scoring's own read of each file (hashed): until the hundredth session every file was read
     # again to hash it, from disk where the files scored exceed the page cache
@@ -487,19 +531,26 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
     # classes scored
     known = (sorted({v for region in regions.values for v in region} | export_class_values(dataset_json))
-             if regions is not None else classes)
-    rows, sheared, in_part = [], {}, []
+             if regions is not None else list(names) if found is None else None)
+    merging = functools.partial(_merged, merge_foreground=merge_foreground, merge_predictions=merge_predictions,
+                                ignore_value=ignore_value)
+    checking = functools.partial(_require_known, setting_names=setting_names, ignore_value=ignore_value,
+                                 merge_foreground=merge_foreground)
+    scored, held, sheared, in_part = {}, {}, {}, []
     for case, pred_path, label_path in pairs:
-        pred, label = (read_label_map(path, role, hashed.setdefault(path, hashlib.sha256()))
-                       for path, role in ((pred_path, "prediction"), (label_path, "reference")))
+        maps = []
+        for path, role in ((pred_path, "prediction"), (label_path, "reference")):
+            maps.append(read_label_map(path, role, hashed.setdefault(path, hashlib.sha256())))
+            if found is not None:  # its values, refused below 0 as the classes' own read of it did
+                held.setdefault(case, []).append(found.add(maps[-1], path, role))
+        pred, label = maps
         if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
             pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))
-        if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
-            label = merged_foreground(label, ignore_value)
-            pred = merged_foreground(pred, ignore_value) if merge_predictions else pred
-        require_known_values(pred, pred_path, known, setting_names, prediction=True, ignore_value=ignore_value)
-        require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
-                              setting_names, reference=ignore_value is None and not merge_foreground)
+        pred, label = merging(pred, label)
+        if found is None:
+            checking(pred, label, pred_path, label_path, known)
+        else:  # checked once the classes are known, as the maps' values (merged as the maps are)
+            held[case] = merging(*held[case])
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
         if annotated_in_part(label, ignore_value):  # its distances are NaN (case_metrics)
@@ -510,12 +561,22 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             # Not float32_as_decimal: the angle is no float32 result but an arcsine worked out in float64.
             sheared[case] = round(shear, 2)
         if regions is not None:  # region k is row k + 1
-            scored = {k + 1: scores for k, scores in region_metrics(
-                pred, label, regions, spacing, [tolerance[c] for c in classes], ignore=ignore_value).items()}
-        else:
-            scored = case_metrics(pred, label, classes, spacing, tolerance, ignore=ignore_value)
-        for c, scores in scored.items():
-            rows.append({"case": case, "class": c, "name": names[c], **scores, "tolerance_mm": tolerance[c]})
+            scored[case] = {k + 1: scores for k, scores in region_metrics(
+                pred, label, regions, spacing, [tolerance[c] for c in names], ignore=ignore_value).items()}
+        elif found is None:
+            scored[case] = case_metrics(pred, label, list(names), spacing, tolerance, ignore=ignore_value)
+        else:  # the classes this case holds; every other one is in neither map (_in_neither)
+            present = sorted(set(np.concatenate(held[case]).tolist()) - {0, ignore_value})
+            scored[case] = case_metrics(pred, label, present, spacing, _one_for_all(tolerance_mm),
+                                        ignore=ignore_value)
+    if found is not None:
+        names = found.classes(merge_foreground)
+        tolerance = tolerances(tolerance_mm, list(names), "class", setting_names.tolerance_mm)
+        for case, pred_path, label_path in pairs:  # in the order scoring checked them before
+            checking(*held[case], pred_path, label_path, list(names))
+    rows = [{"case": case, "class": c, "name": names[c],
+             **(scored[case][c] if c in scored[case] else _in_neither(case in in_part)), "tolerance_mm": tolerance[c]}
+            for case, _, _ in pairs for c in names]
 
     summary = {
         "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),

@@ -51,26 +51,56 @@ def classes_to_score(pairs, num_classes: int | None, dataset_json, given: Mappin
     elif num_classes is not None:
         names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes, named.num_classes)}
     else:  # the values present anywhere: a class only ever predicted must still count against the model
-        predicted, referenced = set(), set()
+        found = ClassesFound(named, ignore_value)
         for _, pred_path, label_path in pairs:
-            for path, found, role in ((pred_path, predicted, "prediction"), (label_path, referenced, "reference")):
-                # the ignore value is no class: it was scored as one ("class_3", Dice 1 wherever the reference
-                # held it), and a prediction holding it passed as that class's
-                values = {int(v) for v in np.unique(read_label_map(path, role))} - {ignore_value}
-                if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
-                    raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
-                                    f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
-                                    f"a value above the classes, named \"ignore\" in a dataset.json given as "
-                                    f"{named.dataset_json})")
-                found.update(values)
+            for path, role in ((pred_path, "prediction"), (label_path, "reference")):
+                found.add(read_label_map(path, role), path, role)
+        return found.classes(merge_foreground)
+    _require_a_class(names, named)
+    return names
+
+
+class ClassesFound:
+    """The classes that the values held in the maps make, where neither a class count nor a JSON names them:
+    ``add`` each map as it is read, then ``classes``. ``evaluate_folders`` adds them as scoring reads them,
+    which made a read of every map before the scoring's needless (until the hundredth session,
+    ``classes_to_score`` read each one twice); the value of unannotated voxels (``ignore_value``) is no class."""
+
+    def __init__(self, named: SettingNames, ignore_value: int | None = None):
+        self.named, self.ignore_value = named, ignore_value
+        self.predicted, self.referenced = set(), set()
+
+    def add(self, array: np.ndarray, path: Path, role: str) -> np.ndarray:
+        """Take in the values of one map (``role``: "prediction" or "reference") and return them (``np.unique``);
+        raises for a value below 0."""
+        held = np.unique(array)
+        # the ignore value is no class: it was scored as one ("class_3", Dice 1 wherever the reference held it),
+        # and a prediction holding it passed as that class's
+        values = {int(v) for v in held} - {self.ignore_value}
+        if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
+            raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
+                            f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
+                            f"a value above the classes, named \"ignore\" in a dataset.json given as "
+                            f"{self.named.dataset_json})")
+        (self.predicted if role == "prediction" else self.referenced).update(values)
+        return held
+
+    def classes(self, merge_foreground: bool) -> dict[int, str]:
+        """The foreground classes to score -> their names ("class_<value>"), from every map added."""
+        predicted, referenced = self.predicted, self.referenced
         if merge_foreground:
             predicted, referenced = ({min(value, 1) for value in found} for found in (predicted, referenced))
-        _require_shared_classes(predicted - {0}, referenced - {0}, named, ignore_value)
+        _require_shared_classes(predicted - {0}, referenced - {0}, self.named, self.ignore_value)
         names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
+        _require_a_class(names, self.named)
+        return names
+
+
+def _require_a_class(names: Mapping[int, str], named: SettingNames) -> None:
+    """Raise where no foreground class is left to score, naming the settings that give the classes."""
     if not names:
         raise DataError(f"no foreground class to score: every label and prediction is all background; give "
                         f"{named.num_classes}, or {named.dataset_json} a dataset.json naming the classes")
-    return names
 
 
 def _require_shared_classes(predicted: set[int], referenced: set[int], named: SettingNames,

@@ -1750,3 +1750,69 @@ def test_evaluate_without_labels_of_an_nnunet_labelsts_names_the_dataset_json_be
     (root / "dataset.json").unlink()  # nothing beside: nothing to say
     assert main(["evaluate", pred_dir, label_dir]) == 0
     assert "beside LABELS" not in capsys.readouterr().out
+
+
+def _classes_in_the_files(root):
+    """Tiny cases whose classes only the files give: class 3 predicted alone (case a), class 2 in case b alone,
+    9 marking unannotated voxels in case c's reference, a prediction stored in another orientation (case b)."""
+    shape = (14, 12, 10)
+    label = np.zeros(shape, np.uint8)
+    label[2:8, 3:9, 2:7] = 1
+    pred = np.roll(label, 1, axis=0)
+    cases = {"a": (label, np.where(pred > 0, pred, 0) + 3 * (np.arange(14) == 12)[:, None, None]),
+             "b": (label + 2 * (label == 0) * (np.arange(10) > 7), np.flip(pred, axis=0)),
+             "c": (np.where(np.arange(14)[:, None, None] < 2, 9, label), pred)}
+    flipped = AFFINE @ np.array([[-1, 0, 0, 13], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    for case, (reference, prediction) in cases.items():
+        save(root / "labels" / f"{case}.nii.gz", reference.astype(np.uint8))
+        save(root / "pred" / f"{case}.nii.gz", prediction.astype(np.uint8), flipped if case == "b" else AFFINE)
+    return root / "pred", root / "labels"
+
+
+@pytest.mark.parametrize("given", [{}, {"ignore_value": 9}, {"merge_foreground": True, "ignore_value": 9}])
+def test_classes_found_while_scoring_give_the_files_of_the_classes_found_first(tmp_path, monkeypatch, given):
+    """Where the files give the classes, scoring's read finds them (since the hundredth session): metrics.csv and
+    summary.json as where every map was read first to find them, which a tolerance per class still does."""
+    from accelerated_seg import evaluate
+
+    pred_dir, label_dir = _classes_in_the_files(tmp_path)
+    once = evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "once", **given)
+    monkeypatch.setattr(evaluate, "_one_for_all", lambda tolerance: None)  # the classes found before scoring
+    evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "first", **given)
+    for name in ("metrics.csv", "summary.json"):
+        assert (tmp_path / "once" / name).read_text() == (tmp_path / "first" / name).read_text()
+    found = [1] if given.get("merge_foreground") else [1, 2, 3] if given else [1, 2, 3, 9]  # 9 a class unless ignored
+    assert once["classes"] == {str(c): f"class_{c}" for c in found} and once["reoriented_predictions"]
+    assert once.get("cases_annotated_in_part") == (["c"] if given else None)
+
+
+def test_classes_found_in_the_files_cost_one_read_of_each_map(tmp_path, monkeypatch):
+    """Every label and prediction was read in full twice where the files give the classes: once to find them,
+    once to score (until the hundredth session). A tolerance per class in order still reads them first."""
+    from accelerated_seg import label_map_reading
+
+    pred_dir, label_dir = _classes_in_the_files(tmp_path)
+    reads = []
+    read_nifti = label_map_reading.read_nifti
+    monkeypatch.setattr(label_map_reading, "read_nifti", lambda path, **kw: reads.append(path) or read_nifti(path, **kw))
+    evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "one", tolerance_mm=[2.0])
+    assert sorted(reads) == sorted((folder / f"{case}.nii.gz") for folder in (pred_dir, label_dir) for case in "abc")
+    reads.clear()
+    evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "each", tolerance_mm=[1.0, 2.0, 3.0, 4.0])
+    assert len(reads) == 12
+
+
+def test_a_prediction_refused_after_the_classes_are_found_while_scoring_is_refused_as_before(tmp_path, monkeypatch):
+    """A prediction holding the ignore value is refused naming the classes, which are known once every map is read:
+    the same refusal, of the same case, as where the maps were read first to find them."""
+    from accelerated_seg import evaluate
+
+    pred_dir, label_dir = _classes_in_the_files(tmp_path)
+    save(pred_dir / "c.nii.gz", np.full((14, 12, 10), 9, np.uint8))
+    with pytest.raises(DataError) as once:
+        evaluate_folders(pred_dir, label_dir, ignore_value=9)
+    monkeypatch.setattr(evaluate, "_one_for_all", lambda tolerance: None)
+    with pytest.raises(DataError) as first:
+        evaluate_folders(pred_dir, label_dir, ignore_value=9)
+    assert str(once.value) == str(first.value) and "c.nii.gz: label value(s) [9]" in str(once.value)
+    assert not (pred_dir / "evaluation" / "summary.json").exists()
