@@ -93,9 +93,9 @@ def one_at_a_time(items: Sequence[Item], prepare: Callable[[Item], Any], compute
                 yield item, error
                 continue
             finishing: tuple[Item, Future] | None = (item, Future())  # held before it is handed on, as in pipelined
-            finisher.submit(_settle, finishing[1], finish, item, prepared, computed)
-            prepared = computed = None  # the finisher holds them now, as in pipelined
-            try:
+            try:  # the hand-over inside: an interrupt in it once the item is queued (hundredth session's review)
+                finisher.submit(_settle, finishing[1], finish, item, prepared, computed)
+                prepared = computed = None  # the finisher holds them now, as in pipelined
                 outcome, finishing = _outcome(*finishing), None
             except KeyboardInterrupt:
                 if (said := _said_after_the_interrupt(finisher, finishing)) is not None:

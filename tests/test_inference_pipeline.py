@@ -8,6 +8,7 @@ import hashlib
 import shutil
 import signal
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import nibabel as nib
 import numpy as np
@@ -17,6 +18,7 @@ from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 import accelerated_seg.inference as inference_module
+import accelerated_seg.inference_pipeline as inference_pipeline
 from accelerated_seg.inference import predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
 from accelerated_seg.predict_command import _interrupted
@@ -159,6 +161,26 @@ def test_an_interrupt_while_an_item_is_finished_yields_it_first(runner):
         outcomes = runner([0, 1, 2], lambda item: begun.append(item) or item, lambda item, p: p, finish)
         assert outcomes_until_interrupted(outcomes) == [(0, None)]
     assert finished == [0] and begun in ([0], [0, 1], [0, 1, 2])  # pipelined prepares ahead, and finishes no more
+
+
+@pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
+def test_an_interrupt_in_handing_an_item_on_yields_it_once_it_is_finished(runner, monkeypatch):
+    """An interrupt that lands in the hand-over to the finisher once the item is queued (submit takes locks, where
+    Python runs the handler) leaves the item to be finished: it is yielded. one_at_a_time handed it on outside its
+    handling of an interrupt, so the item was finished (leaving waits for it) and not yielded (hundredth session's
+    review)."""
+    class InterruptedOnceHanded(ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            handed = super().submit(fn, *args, **kwargs)
+            if self._thread_name_prefix.startswith("finish") and fn is not int:  # not the thread's start
+                raise KeyboardInterrupt
+            return handed
+
+    monkeypatch.setattr(inference_pipeline, "ThreadPoolExecutor", InterruptedOnceHanded)
+    finished = []
+    outcomes = runner([0, 1, 2], lambda item: item, lambda item, p: p, lambda item, p, c: finished.append(item))
+    assert outcomes_until_interrupted(outcomes) == [(0, None)]
+    assert finished == [0]
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
