@@ -831,7 +831,8 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
                   sequential: bool = False, keep_largest: Sequence[int] = (), run_key: bytes = b"",
                   reading: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
                   writing: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
-                  in_a_folder: bool = False) -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  in_a_folder: bool = False,
+                  yield_after_an_interrupt: bool = True) -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -849,6 +850,8 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
             pipeline would hand it on; the line that stops them waits for a case being written).
         in_a_folder: the label maps are a folder of cases (``output_paths``), where each replaces the case's map
             that predict wrote under the other NIfTI ending (``remove_under_the_other_ending``).
+        yield_after_an_interrupt: False raises an interrupt once the case being written is written, without
+            yielding it (``pipelined``): the caller's handling of each case is a collective of every process.
     """
     device = default_device(device)  # a name, as predict_file takes it
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
@@ -870,7 +873,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
                 if in_a_folder:
                     remove_under_the_other_ending(job[1])
 
-    return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
+    return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish, yield_after_an_interrupt)
 
 
 def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence[str | Path], output: str | Path, *,

@@ -403,7 +403,10 @@ def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
                                    window_logits=window_logits, write=accelerator.is_main_process,
                                    sequential=work.sequential, keep_largest=work.keep, run_key=work.run_key,
                                    reading=whole.stopping_every_process, writing=whole.writing,
-                                   in_a_folder=work.in_a_folder)) as done:
+                                   in_a_folder=work.in_a_folder,
+                                   # each case's outcome is a broadcast below, which an interrupted process would
+                                   # enter alone; the stopping line names the case being written (WrittenWhole)
+                                   yield_after_an_interrupt=False)) as done:
             for number, ((case, label_path, _), error) in enumerate(done, 1):
                 # A file that cannot be used fails alike on every process (the same file, the same checks, before
                 # the case's first window), so all of them go on to the next case and the main process reports it;

@@ -26,7 +26,8 @@ Item = TypeVar("Item")
 
 
 def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Callable[[Item, Any], Any],
-              finish: Callable[[Item, Any, Any], Any]) -> Iterator[tuple[Item, BaseException | None]]:
+              finish: Callable[[Item, Any, Any], Any],
+              yield_after_an_interrupt: bool = True) -> Iterator[tuple[Item, BaseException | None]]:
     """Run ``finish(item, prepared, compute(item, prepared))`` with ``prepared = prepare(item)`` for
     every item, overlapping neighbouring items' stages (module docstring).
 
@@ -36,6 +37,9 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
     the rest never started). An interrupt (``KeyboardInterrupt``: Ctrl-C reaches the calling thread
     alone, in the network or a wait) lets the item being finished end, yields it, and is raised at the
     next step: every item finished is yielded, none is begun after (``_said_after_the_interrupt``).
+    ``yield_after_an_interrupt=False`` raises it once that item has ended, without yielding it: for a caller
+    whose handling of an item the other processes of a launch must join (predict's ``--split windows``, where
+    the interrupted process alone entered a collective; hundredth session's review).
 
     Example:
         >>> [error for _, error in pipelined([1, 2], lambda x: x, lambda x, p: p * 10, lambda x, p, c: None)]
@@ -69,7 +73,7 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
                 outcome, behind = _outcome(*behind), None
                 yield outcome
         except KeyboardInterrupt:
-            if (said := _said_after_the_interrupt(finisher, behind)) is not None:
+            if (said := _said_after_the_interrupt(finisher, behind)) is not None and yield_after_an_interrupt:
                 yield said
             raise
         finally:  # the caller stopped early or failed: start nothing more, wait for what is running
@@ -78,12 +82,14 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
 
 
 def one_at_a_time(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Callable[[Item, Any], Any],
-                  finish: Callable[[Item, Any, Any], Any]) -> Iterator[tuple[Item, BaseException | None]]:
+                  finish: Callable[[Item, Any, Any], Any],
+                  yield_after_an_interrupt: bool = True) -> Iterator[tuple[Item, BaseException | None]]:
     """``pipelined`` without the overlap: each item's three stages, then the next item's. One case in
     memory instead of three (``predict --sequential``). ``finish`` runs on a helper thread all the same,
     waited for, so that an interrupt is met as ``pipelined`` meets it: the item being finished ends, and
-    is yielded, first. On this thread, until the hundredth session, an interrupt cut ``finish`` short and
-    its item was not yielded: a case's label map written, say, its probabilities not, and nothing said."""
+    is yielded, first (``yield_after_an_interrupt`` as in ``pipelined``). On this thread, until the hundredth
+    session, an interrupt cut ``finish`` short and its item was not yielded: a case's label map written, say,
+    its probabilities not, and nothing said."""
     with _started_finisher() as finisher:
         for item in items:
             try:
@@ -98,7 +104,8 @@ def one_at_a_time(items: Sequence[Item], prepare: Callable[[Item], Any], compute
                 prepared = computed = None  # the finisher holds them now, as in pipelined
                 outcome, finishing = _outcome(*finishing), None
             except KeyboardInterrupt:
-                if (said := _said_after_the_interrupt(finisher, finishing)) is not None:
+                said = _said_after_the_interrupt(finisher, finishing)
+                if said is not None and yield_after_an_interrupt:
                     yield said
                 raise
             yield outcome

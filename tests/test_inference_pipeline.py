@@ -147,6 +147,23 @@ def test_an_interrupt_in_the_network_yields_the_item_being_finished_first():
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
 @pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
+def test_asked_not_to_an_interrupted_pipeline_finishes_the_item_handed_on_and_yields_none(runner):
+    """``yield_after_an_interrupt=False`` (predict --split windows, whose handling of each case is a collective):
+    the item being finished when the interrupt comes still ends before it is raised, and is not yielded."""
+    finished = []
+    with interrupting_the_main_thread() as interrupt:
+        def finish(item, prepared, computed):
+            if item == 0:
+                interrupt()
+            finished.append(item)
+
+        outcomes = runner([0, 1, 2], lambda item: item, lambda item, p: p, finish, yield_after_an_interrupt=False)
+        assert outcomes_until_interrupted(outcomes) == []
+    assert finished == [0]
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
 def test_an_interrupt_while_an_item_is_finished_yields_it_first(runner):
     """An interrupt that comes while item 0 is finished (its file being written) is raised after item 0 is yielded,
     and no item is begun after it. one_at_a_time finished on the calling thread, which the interrupt cut short
