@@ -96,7 +96,7 @@ def _what_a_5d_array_may_be(shape: tuple[int, ...]) -> str:
     notebook has it at hand; or, where its last axis has size 1, channels stored behind it."""
     if len(shape) != 5:
         return ""
-    behind = (f"; or, for channels behind a size-1 axis, (C, X, Y, Z, 1) or (X, Y, Z, C, 1), x[..., 0]"
+    behind = ("; or, for channels behind a size-1 axis, (C, X, Y, Z, 1) or (X, Y, Z, C, 1), x[..., 0]"
               if shape[-1] == 1 else "")
     return f" (a batch of {shape[0]}: give one case, x[0], per call{behind})"
 

@@ -630,7 +630,6 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
     """
     import base64
     import binascii
-    import json
 
     if not os.path.exists(file):
         for decode in (lambda text: text, lambda text: base64.urlsafe_b64decode(text).decode("utf-8")):

@@ -6,7 +6,7 @@ map read first, then the scoring with every class), here forced for one toleranc
 answer None, which is the code before. Timed in one process, alternating, over --cases pairs of --size^3 uint8
 label maps (``evaluate_inputs_digest_cost``'s two classes), gzipped and uncompressed, with the files dropped
 from the page cache before each run (``cold``) and with them in it (``warm``), as ``evaluate_single_read``
-times its two ways (its ``_timed``, the bytes left in the cache counted), after one evaluation untimed (torch's
+times its two ways (its ``timed``, the bytes left in the cache counted), after one evaluation untimed (torch's
 and MONAI's imports). The whole evaluation is timed, metrics included, and its summary.json and metrics.csv compared
 between the two ways (``same_files``); and the read taken out alone (``first_read``: ``classes_to_score`` finding
 the classes, cold and warm).
@@ -26,8 +26,8 @@ import time
 import warnings
 from pathlib import Path
 
-from evaluate_inputs_digest_cost import _write_cases  # benchmarks/ is sys.path[0] for a script run from there
-from evaluate_single_read import _dropped, _fsynced, _timed
+from evaluate_inputs_digest_cost import write_cases  # benchmarks/ is sys.path[0] for a script run from there
+from evaluate_single_read import dropped_from_the_cache, fsynced, timed
 
 from accelerated_seg import evaluate
 from accelerated_seg.benchmark import script_command, write_result
@@ -48,7 +48,7 @@ def _classes_found_first():
 
 
 def _ways(root: Path) -> dict:
-    """Both ways, each as ``evaluate_single_read._timed`` takes them: given the pairs, returning the digests
+    """Both ways, each as ``evaluate_single_read.timed`` takes them: given the pairs, returning the digests
     recorded, which it compares with the files' own (the same record either way)."""
     def before(pairs) -> dict:
         with _classes_found_first():
@@ -70,7 +70,7 @@ def _first_read(pairs, paths: list[Path], repeats: int) -> dict:
     for _ in range(repeats):
         for name in runs:
             if name == "cold":
-                _dropped(paths)
+                dropped_from_the_cache(paths)
             start = time.perf_counter()
             classes_to_score(pairs, None, None, {}, False, SettingNames())
             runs[name].append(round(time.perf_counter() - start, 4))
@@ -93,14 +93,14 @@ def main() -> None:
     for ending in (".nii.gz", ".nii"):
         with tempfile.TemporaryDirectory(dir=args.work) as folder:
             root = Path(folder)
-            _write_cases(root, args.cases, args.size, ending)
+            write_cases(root, args.cases, args.size, ending)
             pairs, _ = match_cases(root / "pred", root / "labels")
             paths = [path for _, pred, label in pairs for path in (pred, label)]
-            _fsynced(paths)
+            fsynced(paths)
             _after(pairs, root / "warm_up")  # torch's and MONAI's imports, untimed
             result[ending] = {"file_megabytes": round(sum(path.stat().st_size for path in paths) / 2**20, 2),
-                              "cold": _timed(_ways(root), pairs, paths, args.repeats, cold=True),
-                              "warm": _timed(_ways(root), pairs, paths, args.repeats, cold=False),
+                              "cold": timed(_ways(root), pairs, paths, args.repeats, cold=True),
+                              "warm": timed(_ways(root), pairs, paths, args.repeats, cold=False),
                               "first_read": _first_read(pairs, paths, args.repeats),
                               "same_files": all((root / "before" / name).read_bytes()
                                                 == (root / "after" / name).read_bytes()

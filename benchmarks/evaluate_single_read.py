@@ -70,7 +70,7 @@ def _drop(paths) -> None:
             os.posix_fadvise(file.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
-def _dropped(paths: list[Path]) -> int:
+def dropped_from_the_cache(paths: list[Path]) -> int:
     """``_drop``, then how many of the files' bytes are still in the page cache."""
     _drop(paths)
     return sum(_resident_bytes(path) for path in paths)
@@ -95,14 +95,14 @@ def _after(pairs) -> dict:
     return input_digests(pairs, None, {path: digest.digest() for path, digest in hashed.items()})
 
 
-def _timed(ways: dict, pairs, paths: list[Path], repeats: int, cold: bool) -> dict:
+def timed(ways: dict, pairs, paths: list[Path], repeats: int, cold: bool) -> dict:
     """Seconds of each way, alternating (before, after, after, before, ...); for ``cold`` the files are
     dropped from the page cache before each run."""
     runs, left = {name: [] for name in ways}, []
     for repeat in range(repeats):
         for name in (list(ways) if repeat % 2 == 0 else list(ways)[::-1]):
             if cold:
-                left.append(_dropped(paths))
+                left.append(dropped_from_the_cache(paths))
             start = time.perf_counter()
             digests = ways[name](pairs)
             runs[name].append(round(time.perf_counter() - start, 4))
@@ -113,7 +113,7 @@ def _timed(ways: dict, pairs, paths: list[Path], repeats: int, cold: bool) -> di
             **({"resident_after_drop_bytes_max": max(left)} if cold else {})}
 
 
-def _fsynced(paths: list[Path]) -> None:
+def fsynced(paths: list[Path]) -> None:
     for path in paths:
         with open(path, "rb+") as file:
             os.fsync(file.fileno())
@@ -147,13 +147,13 @@ def main() -> None:
             write_cases(Path(folder), args.cases, args.size, ending)
             pairs, _ = match_cases(Path(folder) / "pred", Path(folder) / "labels")
             paths = [path for _, pred, label in pairs for path in (pred, label)]
-            _fsynced(paths)
+            fsynced(paths)
             ways = {"before": _before, "after": _after}
             evicted = {"before": lambda pairs: _before(pairs, evicted=paths), "after": _after}
             result[ending] = {"file_megabytes": round(sum(path.stat().st_size for path in paths) / 2**20, 2),
-                              "cold": _timed(ways, pairs, paths, args.repeats, cold=True),
-                              "cold_larger_than_the_cache": _timed(evicted, pairs, paths, args.repeats, cold=True),
-                              "warm": _timed(ways, pairs, paths, args.repeats, cold=False)}
+                              "cold": timed(ways, pairs, paths, args.repeats, cold=True),
+                              "cold_larger_than_the_cache": timed(evicted, pairs, paths, args.repeats, cold=True),
+                              "warm": timed(ways, pairs, paths, args.repeats, cold=False)}
             print(ending, result[ending], flush=True)
         with tempfile.TemporaryDirectory(dir=args.work) as folder:
             write_cases(Path(folder), 1, args.memory_size, ending)
