@@ -458,7 +458,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
     if dataset_json is not None:  # a folder: the dataset.json or model's config.json in it
-        dataset_json = check_labels_file(dataset_json, setting_names.dataset_json)
+        dataset_json = check_labels_file(dataset_json, setting_names.dataset_json, setting_names.num_classes)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)

@@ -203,20 +203,23 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
                         f"{type(err).__name__}: {err}") from err
 
 
-def check_labels_file(path: Path, setting: str = "dataset_json") -> Path:
+def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: str = "num_classes") -> Path:
     """The file ``setting`` (``--labels``) names the classes in: ``path``, or where it is a folder (an nnU-Net or
     Decathlon dataset's, a model's as predict takes it), the dataset.json or config.json it holds. Raises, before
     any case is read, for a missing file, a CSV (since the hundredth session), or a folder holding both or
     neither: a folder gave "[Errno 21] Is a
     directory" alone, once every header was read (ninety-second session's probe), and was refused naming the
-    dataset.json inside until the ninety-seventh session, which is taken since."""
+    dataset.json inside until the ninety-seventh session, which is taken since. A CSV's refusal names
+    ``count_setting`` too, for predictions that no model of ours made (since the hundredth session)."""
     if not path.is_dir():
         if not path.exists():
             raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
         if path.suffix.lower() == ".csv":  # was told it "needs a \"labels\" object" and JSON's decode error
             raise DataError(f"{path}: a CSV, where {setting} takes the dataset.json (or a model's config.json) that "
                             f"names the classes: a CSV names none (training took them from data.labels); give the "
-                            f"config.json of the model that predicted, or its folder (best_model/, model/)")
+                            f"config.json of the model that predicted, or its folder (best_model/, model/); for "
+                            f"predictions another tool made, give {count_setting} (classes including background) "
+                            f"instead")
         return path
     inside = [path / name for name in DECLARATIONS if (path / name).is_file()]
     if len(inside) == 1:

@@ -1411,8 +1411,10 @@ def test_labels_given_as_the_datasets_csv_is_refused_naming_what_names_the_class
     assert capsys.readouterr().err == (
         f"error: {table}: a CSV, where --labels takes the dataset.json (or a model's config.json) that names the "
         f"classes: a CSV names none (training took them from data.labels); give the config.json of the model that "
-        f"predicted, or its folder (best_model/, model/)\n")
-    with pytest.raises(DataError, match="a CSV, where dataset_json takes the dataset.json"):
+        f"predicted, or its folder (best_model/, model/); for predictions another tool made, give --num-classes "
+        f"(classes including background) instead\n")
+    # --num-classes, for predictions that came from no model of ours, was unsaid until the hundredth session
+    with pytest.raises(DataError, match="a CSV, where dataset_json takes .* give num_classes \\(classes"):
         evaluate_folders(pred_dir, label_dir, dataset_json=table)
     assert read == [] and not (pred_dir / "evaluation").exists()
 
