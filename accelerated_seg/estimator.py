@@ -135,6 +135,7 @@ class Segmentation:
         self._started_from: str | None = None  # the weights that run started from (its init_from), or None
         self.summary: dict | None = None
         self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
+        self._preempted: InterruptedFit | None = None  # the last fit, where a signal stopped it (it returned)
 
     def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
             **train_settings):
@@ -261,6 +262,10 @@ class Segmentation:
             self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps, started_from)
             raise
         self._interrupted = None
+        # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
+        self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
+                                          stopped_by="preempted (SIGTERM/SIGUSR1)")
+                           if self.summary.get("preempted") else None)
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
@@ -581,6 +586,8 @@ class Segmentation:
             return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
         if self.model_dir is None:
             predicts = "no model exported yet"
+            if self._preempted is not None:
+                predicts += f": {self._preempted.ways_on()}"
         elif export_fingerprint(self.model_dir) != self._model_files:
             # as predict refuses it: a fit stopped after overwrite deleted the run, or another fit into that folder.
             # "predicts with" the deleted model was said until the ninety-sixth session
@@ -605,10 +612,8 @@ class Segmentation:
         Keras' predict after Ctrl-C in fit uses the weights the fit stopped with."""
         if self.model_dir is None and self._interrupted is not None:
             raise RuntimeError(self._interrupted.refusal(method))
-        if self.model_dir is None and (self.summary or {}).get("preempted"):
-            raise RuntimeError(f"{method}: the last fit was preempted (SIGTERM/SIGUSR1) at step "
-                               f"{self.summary.get('step')} and exported no model yet: fit(..., resume='latest') "
-                               f"continues it from its checkpoint in {self.run_dir}")
+        if self.model_dir is None and self._preempted is not None:
+            raise RuntimeError(self._preempted.refusal(method))
         if self.model_dir is None:
             raise RuntimeError(f"{method}: this Segmentation has no trained model yet: call fit(), or "
                                f"Segmentation.load(dir)")

@@ -1,5 +1,6 @@
-"""What the estimator knows of its last fit when Ctrl-C stopped it (a KeyboardInterrupt out of train): the run it
-was writing, the step it stopped after and, read when asked, the newest whole checkpoint there, with the ways on:
+"""What the estimator knows of its last fit when Ctrl-C stopped it (a KeyboardInterrupt out of train), or a
+preemption signal did (SIGTERM/SIGUSR1: train returns, "preempted", since the hundredth session): the run it was
+writing, the step it stopped after and, read when asked, the newest whole checkpoint there, with the ways on:
 continue the run, or make a model of the checkpoint and load it. Until the hundredth session its repr said "not
 trained yet" and predict "call fit(), or Segmentation.load(dir)", naming neither the run nor its checkpoint.
 
@@ -15,16 +16,19 @@ from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, exported_model
 
 @dataclass(frozen=True)
 class InterruptedFit:
-    """The last fit of an estimator, stopped by Ctrl-C before it exported its model."""
+    """The last fit of an estimator, stopped by Ctrl-C or a preemption signal before it exported its model."""
 
     run: Path  # its output_dir, absolute
     step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes)
     max_steps: int
     started_from: str | None  # the weights it started from (its init_from), for a resume's repr
+    # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
+    # the resume until the hundredth session, not the export Ctrl-C's offered
+    stopped_by: str = "interrupted (Ctrl-C)"
 
     def _stopped(self) -> str:
         after = f" after step {self.step} of {self.max_steps}" if self.step is not None else ""
-        return f"a fit interrupted (Ctrl-C){after} in {self.run}"
+        return f"a fit {self.stopped_by}{after} in {self.run}"
 
     def _checkpoint(self) -> Path | None:
         """The newest whole checkpoint the run holds now (a later fit there may have added or removed some)."""
@@ -41,14 +45,17 @@ class InterruptedFit:
 
     def said(self) -> str:
         """For repr: what stopped, and where a resume continues from."""
+        return f"{self._stopped()}; {self.ways_on()}"
+
+    def ways_on(self) -> str:
+        """Where a resume continues from (the run's newest whole checkpoint), or why it cannot."""
         if not self.run.is_dir():  # "no checkpoint was saved yet" of a run whose checkpoints went with it, until the
             # hundredth session's review
-            return (f"{self._stopped()}; that folder is no longer there (moved or deleted since): where it was moved, "
-                    f"fit(..., output_dir=<its new place>, resume='latest') continues it")
+            return ("that folder is no longer there (moved or deleted since): where it was moved, "
+                    "fit(..., output_dir=<its new place>, resume='latest') continues it")
         if (checkpoint := self._checkpoint()) is None:
-            return f"{self._stopped()}; {self._unsaved()}"
-        return (f"{self._stopped()}; its newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to "
-                f"continue from it")
+            return self._unsaved()
+        return f"its newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
 
     def refusal(self, method: str) -> str:
         """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to

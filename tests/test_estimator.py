@@ -1466,11 +1466,18 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
             f"saved in {tmp_path / 'run' / 'checkpoints' / 'step_2'}: call fit(..., resume='latest') again to "
             f"continue, or make a model of it with accelerated-seg export {tmp_path / 'run'} --output "
             f"<new folder>.") in capsys.readouterr().out
-    assert repr(model).endswith("(stopped by a signal); no model exported yet>")
-    with pytest.raises(RuntimeError, match=r"^predict: the last fit was preempted \(SIGTERM/SIGUSR1\) at step 2 and "
-                                           r"exported "
-                                           r"no model yet: fit\(\.\.\., resume='latest'\) continues it"):
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_2"
+    # the checkpoint and both ways on, as after Ctrl-C: only the resume, in the run's folder, until the hundredth
+    # session
+    resume = f"its newest whole checkpoint is {checkpoint}: call fit(..., resume='latest') again to continue from it"
+    assert repr(model).endswith(f"(stopped by a signal); no model exported yet: {resume}>")
+    with pytest.raises(RuntimeError) as refused:
         model.predict(str(train_pairs[0][0]))
+    assert str(refused.value) == (
+        f"predict: this Segmentation has no trained model: a fit preempted (SIGTERM/SIGUSR1) after step 2 of 4 in "
+        f"{tmp_path / 'run'}; {resume}; or, for a model of that checkpoint's weights as they are, "
+        f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "
+        f"Segmentation.load(<folder>)")
     model.fit(data, steps=4, resume="latest")
     assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
 
