@@ -17,6 +17,7 @@ def checked_channels(x, in_channels: int) -> np.ndarray:
     if isinstance(x, (list, tuple)):  # one array per channel, each read as its channel's file would be
         # a tensor requiring grad among them was numpy's RuntimeError until the hundredth session
         x = [_one_volume_array(_as_numpy(item)) for item in x]
+        _refuse_a_vector_layout_in(x)
     try:
         array = np.asarray(x)
     except ValueError:  # numpy's "inhomogeneous shape" traceback, for a list of arrays of other shapes
@@ -70,6 +71,17 @@ def _one_volume_array(item):
     if shape is None or not hasattr(item, "reshape") or not behind_size_1_axes(tuple(shape), spatial=3):
         return item
     return item.reshape(tuple(shape[:3]))
+
+
+def _refuse_a_vector_layout_in(channels: list) -> None:
+    """A DataError for a list's array in NIfTI's vector layout, (X, Y, Z, 1, C), with its file's advice, as a list of
+    such files' paths is told: stacked, it was refused as "an array of shape (N, X, Y, Z, 1, C)" until the
+    hundredth session."""
+    for index, item in enumerate(channels):
+        if said := vector_layout_said(tuple(getattr(item, "shape", ()))):
+            raise DataError(f"predict: the list's array {index}: {said}; drop its fourth axis, "
+                            f"x[{index}][:, :, :, 0], and give its {item.shape[4]} channels as one (X, Y, Z, "
+                            f"{item.shape[4]}) array, not in a list, or one (X, Y, Z) array per channel")
 
 
 def _without_size_1_axes(array: np.ndarray) -> np.ndarray:

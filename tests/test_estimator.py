@@ -1857,6 +1857,21 @@ def test_an_array_in_niftis_vector_layout_is_told_what_its_file_is_told(tmp_path
     np.testing.assert_array_equal(model.predict(nib.load(vector).get_fdata()[:, :, :, 0]), by_path)
 
 
+def test_a_list_of_arrays_in_niftis_vector_layout_is_told_what_its_files_are_told():
+    """A list of get_fdata()s of (x, y, z, 1, C) files, one per channel, as a list of their paths is given: stacked,
+    it was refused as "an array of shape (2, 16, 16, 16, 1, 2); give (X, Y, Z), or (C, X, Y, Z)" until the
+    hundredth session, where the paths are told of the vector layout."""
+    from accelerated_seg.estimator_arrays import checked_channels
+
+    vector = np.zeros((16, 16, 16, 1, 2), np.float32)
+    with pytest.raises(DataError, match=r"^predict: the list's array 0: shape \(16, 16, 16, 1, 2\) is NIfTI's vector "
+                                        r"layout .*; drop its fourth axis, x\[0\]\[:, :, :, 0\], and give its 2 "
+                                        r"channels as one \(X, Y, Z, 2\) array, not in a list, or one \(X, Y, Z\) "
+                                        r"array per channel$"):
+        checked_channels([vector, vector], in_channels=2)
+    assert checked_channels([vector[:, :, :, 0, 0], vector[:, :, :, 0, 1]], in_channels=2).shape == (2, 16, 16, 16)
+
+
 def test_a_batch_of_volumes_one_voxel_thick_is_told_it_is_a_batch_not_the_vector_layout():
     """A (B, C, X, 1, Z) batch whose second axis is the model's channels was told, once predict knew the vector
     layout, that it held Z values per voxel and to drop its fourth axis (a review in the hundredth session): it is
