@@ -959,18 +959,20 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
 class PredictInterrupted(KeyboardInterrupt):
     """Ctrl-C (or a scheduler's SIGINT) while ``predict_cases`` segmented its cases: a KeyboardInterrupt, which
     also tells how many of the ``cases`` it had to predict it wrote whole before it (``written``), each said by
-    its "wrote" line; ``accelerated-seg predict``'s last line says the count."""
+    its "wrote" line; ``accelerated-seg predict``'s last line says the count. ``failed``: a line for each case that
+    could not be segmented before it, as the end of a run says them (and a case whose writing failed as the interrupt
+    came); until the hundredth session an interrupt left them unsaid."""
 
-    def __init__(self, written: int, cases: int):
+    def __init__(self, written: int, cases: int, failed: Sequence[str] = ()):
         super().__init__(f"interrupted with {written} of {cases} case(s) written")
-        self.written, self.cases = written, cases
+        self.written, self.cases, self.failed = written, cases, list(failed)
 
 
 def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
     """Go through ``segment_cases``'s results, saying each case written; returns the error line of
     each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run, and an
     interrupt is raised as ``PredictInterrupted``, counting the cases said written (the pipeline says
-    the one being written when it came, first)."""
+    the one being written when it came, first) and carrying the failed ones, that error's case among them."""
     failed, written = [], 0
     try:
         for number, ((case, label_path, _), error) in enumerate(done, 1):
@@ -979,13 +981,15 @@ def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None,
                               f"{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
                 continue
             if error is not None:
+                failed.append(f"case {case.id}: {type(error).__name__}: {error}")  # said, if an interrupt wins
+                done.close()  # an interrupt that came as this case was written is raised here, in the error's place
                 raise error
             line = f"[{number}/{cases}] {case.id}: wrote {label_path}"  # made first: Path's str is Python code
             written += 1  # counted just before it is said: no Python code runs between the two
             if progress:
                 progress(line)
     except KeyboardInterrupt as interrupt:  # where it came, with the count
-        raise PredictInterrupted(written, cases).with_traceback(interrupt.__traceback__) from None
+        raise PredictInterrupted(written, cases, failed).with_traceback(interrupt.__traceback__) from None
     return failed
 
 

@@ -20,6 +20,7 @@ Nothing here knows about images: ``inference`` supplies the stages.
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 Item = TypeVar("Item")
@@ -36,7 +37,8 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
     stop the others; the caller decides (stop iterating, and the helpers' work in flight is waited for,
     the rest never started). An interrupt (``KeyboardInterrupt``: Ctrl-C reaches the calling thread
     alone, in the network or a wait) lets the item being finished end, yields it, and is raised at the
-    next step: every item finished is yielded, none is begun after (``_said_after_the_interrupt``).
+    next step, or as the caller closes the generator (stopping at that item's error): every item finished is
+    yielded, none is begun after (``_said_after_the_interrupt``).
     ``yield_after_an_interrupt=False`` raises it once that item has ended, without yielding it: for a caller
     whose handling of an item the other processes of a launch must join (predict's ``--split windows``, where
     the interrupted process alone entered a collective; hundredth session's review).
@@ -74,7 +76,8 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
                 yield outcome
         except KeyboardInterrupt:
             if (said := _said_after_the_interrupt(finisher, behind)) is not None and yield_after_an_interrupt:
-                yield said
+                with _interrupt_on_closing():
+                    yield said
             raise
         finally:  # the caller stopped early or failed: start nothing more, wait for what is running
             if ahead is not None:
@@ -106,9 +109,21 @@ def one_at_a_time(items: Sequence[Item], prepare: Callable[[Item], Any], compute
             except KeyboardInterrupt:
                 said = _said_after_the_interrupt(finisher, finishing)
                 if said is not None and yield_after_an_interrupt:
-                    yield said
+                    with _interrupt_on_closing():
+                        yield said
                 raise
             yield outcome
+
+
+@contextmanager
+def _interrupt_on_closing() -> Iterator[None]:
+    """Around the yield of the item finished after an interrupt: a caller that stops there (closes the generator,
+    as raising that item's error does) gets the interrupt raised below it, not a quiet GeneratorExit. Until the
+    hundredth session predict raised a writer's error of that case in the interrupt's place (exit 1, not 130)."""
+    try:
+        yield
+    except GeneratorExit:  # the interrupt being handled is raised by the caller of this block
+        pass
 
 
 def _started_finisher() -> ThreadPoolExecutor:

@@ -73,7 +73,8 @@ def run(args, _) -> int:
             print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
     except KeyboardInterrupt as interrupt:
         counted_cases = (interrupt.written, interrupt.cases) if isinstance(interrupt, PredictInterrupted) else None
-        print(_interrupted(args, counted_cases), file=sys.stderr)
+        failed = interrupt.failed if isinstance(interrupt, PredictInterrupted) else []
+        print(_interrupted(args, counted_cases, failed), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -137,7 +138,17 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
                         ending=prediction_ending(config))
 
 
-def _interrupted(args, counted_cases: tuple[int, int] | None = None) -> str:
+def _interrupted(args, counted_cases: tuple[int, int] | None = None, failed: list[str] | tuple = ()) -> str:
+    """``_stopped_at`` followed by a line for each case that could not be segmented before the interrupt (``failed``,
+    as the end of a run says them): unsaid until the hundredth session, as was a case whose writing failed as the
+    interrupt came, whose error was raised in the interrupt's place (exit 1, not 130)."""
+    stopped = _stopped_at(args, counted_cases)
+    if not failed:
+        return stopped
+    return f"{stopped}\n{len(failed)} case(s) could not be segmented:\n" + "\n".join(failed)
+
+
+def _stopped_at(args, counted_cases: tuple[int, int] | None = None) -> str:
     """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
     before the eighty-third session, and a rerun started again from the first case. ``counted_cases``: (written,
     of how many) where the cases were being segmented (``PredictInterrupted``), as many as the "wrote" lines above;

@@ -220,14 +220,9 @@ def test_an_interrupted_predict_says_each_case_it_wrote_and_how_many(scans, tmp_
     """Hundredth session's walk-through: Ctrl-C as the first case was written wrote its label map whole, and said no
     "wrote" line of it (pipelined: the interrupt came in the next case's network; --sequential: in the writing).
     Every case whose file is there is said, and the last line counts them."""
-    model, out, write_case = export(tmp_path / "model"), tmp_path / "pred", inference_module.write_case
+    model, out = export(tmp_path / "model"), tmp_path / "pred"
     with interrupting_the_main_thread() as interrupt:
-        def written_then_interrupted(*args, **kwargs):
-            written = write_case(*args, **kwargs)
-            interrupt()
-            return written
-
-        monkeypatch.setattr(inference_module, "write_case", written_then_interrupted)
+        interrupt_after_each_write(monkeypatch, interrupt)
         given = ["--sequential"] if sequential else []
         assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(out), *given]) == 130
     said = capsys.readouterr()
@@ -236,6 +231,86 @@ def test_an_interrupted_predict_says_each_case_it_wrote_and_how_many(scans, tmp_
     assert [p.name for p in out.iterdir() if "tmp" in p.name or not p.name.startswith(".")] == ["case_000.nii.gz"]
     assert ("predict interrupted: every file it wrote is whole (1 of 6 case(s), each said above); the same command "
             "with --continue predicts the 5 not yet written") in said.err
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
+def test_a_caller_that_stops_at_the_item_finished_after_an_interrupt_gets_the_interrupt(runner):
+    """The item finished as the interrupt came carries an error its caller raises (closing the generator): closing
+    raises the interrupt, which a quiet GeneratorExit lost until the hundredth session."""
+    with interrupting_the_main_thread() as interrupt:
+        def finish(item, prepared, computed):
+            interrupt()
+            raise OSError(28, "No space left on device")
+
+        outcomes = runner([0, 1, 2], lambda item: item, lambda item, p: p, finish)
+        item, error = next(outcomes)
+        assert (item, type(error)) == (0, OSError)
+        with pytest.raises(KeyboardInterrupt):
+            outcomes.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("sequential", [False, True])
+def test_an_interrupted_predict_says_the_cases_that_failed_before_it(scans, tmp_path, monkeypatch, capsys,
+                                                                     sequential):
+    """A case with unusable voxels before the interrupt is said in its message, as the end of a run says it (it was
+    said nowhere until the hundredth session); --continue's count still counts it as not written."""
+    model, out = export(tmp_path / "model"), tmp_path / "pred"
+    inputs = broken_first(scans, tmp_path / "inputs")
+    with interrupting_the_main_thread() as interrupt:
+        interrupt_after_each_write(monkeypatch, interrupt)
+        given = ["--sequential"] if sequential else []
+        assert main(["predict", "--model", str(model), str(inputs), "--output", str(out), *given]) == 130
+    said = capsys.readouterr().err
+    assert ("predict interrupted: every file it wrote is whole (1 of 3 case(s), each said above); the same command "
+            "with --continue predicts the 2 not yet written\n1 case(s) could not be segmented:\ncase case_000: ") in said
+    assert "case_000.nii.gz: 1 non-finite voxel" in said
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="a SIGINT to the main thread from another")
+@pytest.mark.parametrize("sequential", [False, True])
+def test_an_interrupt_as_a_case_fails_to_be_written_stays_an_interrupt_and_says_why(scans, tmp_path, monkeypatch,
+                                                                                      capsys, sequential):
+    """A writer's error (a full disk) in the case finished after the interrupt was raised in its place until the
+    hundredth session (exit 1); now the interrupt stops predict (130) and its message says that case's error."""
+    model, out = export(tmp_path / "model"), tmp_path / "pred"
+    with interrupting_the_main_thread() as interrupt:
+        def interrupted_then_failed(*args, **kwargs):
+            interrupt()
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(inference_module, "write_case", interrupted_then_failed)
+        given = ["--sequential"] if sequential else []
+        assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(out), *given]) == 130
+    said = capsys.readouterr().err
+    assert ("predict interrupted before any of its 6 case(s) was written: no file is half-written; the same command "
+            "with --continue predicts them\n1 case(s) could not be segmented:\n"
+            "case case_000: OSError: [Errno 28] No space left on device") in said
+
+
+def interrupt_after_each_write(monkeypatch, interrupt):
+    """predict's writing of each case interrupts the main thread once the case is written."""
+    write_case = inference_module.write_case
+
+    def written_then_interrupted(*args, **kwargs):
+        written = write_case(*args, **kwargs)
+        interrupt()
+        return written
+
+    monkeypatch.setattr(inference_module, "write_case", written_then_interrupted)
+
+
+def broken_first(scans, inputs):
+    """Three cases of ``scans``, the first with a NaN voxel: it fails on its voxels, the others are written."""
+    inputs.mkdir()
+    for index in (1, 2):
+        shutil.copy(scans / "imagesTr" / f"case_{index:03d}.nii.gz", inputs)
+    image = nib.load(scans / "imagesTr" / "case_000.nii.gz")
+    values = image.get_fdata().astype(np.float32)
+    values[2, 2, 2] = np.nan
+    nib.save(nib.Nifti1Image(values, image.affine), inputs / "case_000.nii.gz")
+    return inputs
 
 
 def test_the_interrupted_line_counts_the_cases_written_of_those_to_predict():
