@@ -36,6 +36,7 @@ from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .predict_options import TTA_MODES
+from .sigterm import EXIT_TERMINATED, by_sigterm
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except BrokenPipeError:
         return _reader_went_away()
-    except KeyboardInterrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as interrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
+        return EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED  # predict's SIGTERM too (sigterm.py)
 
 
 def _setting_overrides(argv: list[str]) -> list[str]:

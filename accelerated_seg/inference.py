@@ -86,6 +86,7 @@ from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
 from .predict_options import PredictOptions, mirror_axes, precision_refusal
 from .regions import Regions
+from .sigterm import by_sigterm
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -961,11 +962,12 @@ class PredictInterrupted(KeyboardInterrupt):
     also tells how many of the ``cases`` it had to predict it wrote whole before it (``written``), each said by
     its "wrote" line; ``accelerated-seg predict``'s last line says the count. ``failed``: a line for each case that
     could not be segmented before it, as the end of a run says them (and a case whose writing failed as the interrupt
-    came); until the hundredth session an interrupt left them unsaid."""
+    came); until the hundredth session an interrupt left them unsaid. ``terminated``: the interrupt was SIGTERM's
+    (``sigterm.Terminated``: the command line raises it so, and says it)."""
 
-    def __init__(self, written: int, cases: int, failed: Sequence[str] = ()):
+    def __init__(self, written: int, cases: int, failed: Sequence[str] = (), terminated: bool = False):
         super().__init__(f"interrupted with {written} of {cases} case(s) written")
-        self.written, self.cases, self.failed = written, cases, list(failed)
+        self.written, self.cases, self.failed, self.terminated = written, cases, list(failed), terminated
 
 
 def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
@@ -989,7 +991,8 @@ def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None,
             if progress:
                 progress(line)
     except KeyboardInterrupt as interrupt:  # where it came, with the count
-        raise PredictInterrupted(written, cases, failed).with_traceback(interrupt.__traceback__) from None
+        raise PredictInterrupted(written, cases, failed, by_sigterm(interrupt)).with_traceback(
+            interrupt.__traceback__) from None
     return failed
 
 

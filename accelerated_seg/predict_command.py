@@ -15,6 +15,7 @@ from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .predict_options import in_flag_words
+from .sigterm import by_sigterm, sigterm_as_an_interrupt
 from .wording import counted
 
 
@@ -61,20 +62,22 @@ def run(args, _) -> int:
     if launched_processes() > 1:  # WORLD_SIZE alone is no launch: launch_env says why
         return _predict_distributed(args, options)
     try:
-        if args.input:  # the older form: channels named one by one, output is the label map itself
-            probs = probabilities_path(args.output) if args.probabilities else None
-            written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
-                                   names=PredictNames(), **options)
-            print(f"wrote {written}")
-        else:
-            written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                    progress=print, sequential=args.sequential,
-                                    continue_prediction=args.continue_prediction, names=PredictNames(), **options)
-            print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
+        with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
+            if args.input:  # the older form: channels named one by one, output is the label map itself
+                probs = probabilities_path(args.output) if args.probabilities else None
+                written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
+                                       names=PredictNames(), **options)
+                print(f"wrote {written}")
+            else:
+                written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                        progress=print, sequential=args.sequential,
+                                        continue_prediction=args.continue_prediction, names=PredictNames(), **options)
+                print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} "
+                      f"{args.output}")
     except KeyboardInterrupt as interrupt:
         counted_cases = (interrupt.written, interrupt.cases) if isinstance(interrupt, PredictInterrupted) else None
         failed = interrupt.failed if isinstance(interrupt, PredictInterrupted) else []
-        print(_interrupted(args, counted_cases, failed), file=sys.stderr)
+        print(_interrupted(args, counted_cases, failed, by_sigterm(interrupt)), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -138,33 +141,36 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
                         ending=prediction_ending(config))
 
 
-def _interrupted(args, counted_cases: tuple[int, int] | None = None, failed: list[str] | tuple = ()) -> str:
+def _interrupted(args, counted_cases: tuple[int, int] | None = None, failed: list[str] | tuple = (),
+                 terminated: bool = False) -> str:
     """``_stopped_at`` followed by a line for each case that could not be segmented before the interrupt (``failed``,
     as the end of a run says them): unsaid until the hundredth session, as was a case whose writing failed as the
-    interrupt came, whose error was raised in the interrupt's place (exit 1, not 130)."""
-    stopped = _stopped_at(args, counted_cases)
+    interrupt came, whose error was raised in the interrupt's place (exit 1, not 130). ``terminated``: SIGTERM's,
+    said as "stopped by SIGTERM" (sigterm.py); said nothing until the hundred-and-first session."""
+    stopped = _stopped_at(args, counted_cases, "predict stopped by SIGTERM" if terminated else "predict interrupted")
     if not failed:
         return stopped
     return f"{stopped}\n{len(failed)} case(s) could not be segmented:\n" + "\n".join(failed)
 
 
-def _stopped_at(args, counted_cases: tuple[int, int] | None = None) -> str:
+def _stopped_at(args, counted_cases: tuple[int, int] | None = None, stopped: str = "predict interrupted") -> str:
     """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
     before the eighty-third session, and a rerun started again from the first case. ``counted_cases``: (written,
     of how many) where the cases were being segmented (``PredictInterrupted``), as many as the "wrote" lines above;
-    until the hundredth session the case being written as the interrupt came was written and not said."""
+    until the hundredth session the case being written as the interrupt came was written and not said. ``stopped``:
+    how the line begins, "predict stopped by SIGTERM" for a time limit's SIGTERM (``_interrupted``)."""
     if args.input:  # one case: --continue does not take it
-        return "predict interrupted: no file is half-written; the same command predicts the case"
+        return f"{stopped}: no file is half-written; the same command predicts the case"
     again = "the same command" if args.continue_prediction else "the same command with --continue"
     if counted_cases is None:  # before the cases (loading the model, the lock, --continue's reading)
-        return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
+        return f"{stopped}: every file it wrote is whole; {again} predicts the cases not yet written"
     written, cases = counted_cases
     if written == 0:
-        return (f"predict interrupted before any of its {cases} case(s) was written: no file is half-written; {again} "
+        return (f"{stopped} before any of its {cases} case(s) was written: no file is half-written; {again} "
                 f"predicts them")
     if written == cases:  # after the last case's line
-        return f"predict interrupted: all {cases} case(s) are written, each file whole"
-    return (f"predict interrupted: every file it wrote is whole ({written} of {cases} case(s), each said above); "
+        return f"{stopped}: all {cases} case(s) are written, each file whole"
+    return (f"{stopped}: every file it wrote is whole ({written} of {cases} case(s), each said above); "
             f"{again} predicts the {cases - written} not yet written")
 
 

@@ -7,9 +7,12 @@ import contextlib
 import hashlib
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -20,9 +23,11 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 import accelerated_seg.inference as inference_module
 import accelerated_seg.inference_pipeline as inference_pipeline
-from accelerated_seg.inference import predict_cases
+from accelerated_seg import sigterm
+from accelerated_seg.inference import PredictInterrupted, predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
 from accelerated_seg.predict_command import _interrupted
+from accelerated_seg.sigterm import Terminated, by_sigterm, sigterm_as_an_interrupt
 from test_inference import export  # tests/ is on sys.path, as for conftest
 
 WAIT_S = 10  # a stage waits this long for its neighbour's before the test calls the overlap missing
@@ -320,6 +325,50 @@ def test_the_interrupted_line_counts_the_cases_written_of_those_to_predict():
     assert _interrupted(continued, (3, 4)) == ("predict interrupted: every file it wrote is whole (3 of 4 case(s), "
                                                "each said above); the same command predicts the 1 not yet written")
     assert _interrupted(continued, (4, 4)) == "predict interrupted: all 4 case(s) are written, each file whole"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
+@pytest.mark.parametrize("sequential", [False, True])
+def test_sigterm_stops_predict_as_ctrl_c_does_and_says_so(scans, tmp_path, sequential):
+    """A time limit's SIGTERM as the second case is read or segmented: the first, being written, is written whole and
+    said, none is begun after, and the last line counts them and names SIGTERM; status 143. Until the
+    hundred-and-first session SIGTERM ended predict at once, saying nothing."""
+    model, out = export(tmp_path / "model"), tmp_path / "pred"
+    script = Path(__file__).with_name("predict_terminated_after_the_first_write.py")
+    given = ["--sequential"] if sequential else []
+    done = subprocess.run([sys.executable, str(script), "predict", "--model", str(model), str(scans / "imagesTr"),
+                           "--output", str(out), *given], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stdout.splitlines() == [f"[1/6] case_000: wrote {out / 'case_000.nii.gz'}"], done.stdout
+    assert done.stderr.splitlines()[-1] == (
+        "predict stopped by SIGTERM: every file it wrote is whole (1 of 6 case(s), each said above); the same "
+        "command with --continue predicts the 5 not yet written"), done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["case_000.nii.gz"]  # no hidden temporary left
+
+
+def test_sigterm_is_raised_as_an_interrupt_only_where_pythons_default_was_in_place():
+    """A program's own SIGTERM handler (or SIGTERM ignored) is kept; Python's default is put back on leaving."""
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with sigterm_as_an_interrupt():
+        assert signal.getsignal(signal.SIGTERM) is sigterm.raise_terminated
+        with pytest.raises(Terminated):
+            signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with sigterm_as_an_interrupt():
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_the_stopped_line_names_sigterm_and_the_status_is_sigterms():
+    folder = argparse.Namespace(input=None, continue_prediction=False)
+    assert _interrupted(folder, (2, 5), terminated=True) == (
+        "predict stopped by SIGTERM: every file it wrote is whole (2 of 5 case(s), each said above); the same command "
+        "with --continue predicts the 3 not yet written")
+    assert by_sigterm(PredictInterrupted(2, 5, terminated=True)) and not by_sigterm(PredictInterrupted(2, 5))
+    assert by_sigterm(Terminated()) and not by_sigterm(KeyboardInterrupt())
 
 
 @pytest.fixture(scope="module")

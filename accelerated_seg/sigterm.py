@@ -1,0 +1,52 @@
+"""SIGTERM stops one-process ``predict`` as Ctrl-C does, and says so.
+
+A scheduler's time limit sends SIGTERM (SLURM, then SIGKILL after its KillWait, 30 s by default), as do
+``scancel``, ``kill`` and a container's stop. Python's default for it ends the process at once: until the
+hundred-and-first session predict said nothing, the case being written stayed a hidden temporary, and the
+log did not say how many cases were written. Raised as an interrupt (``Terminated``, a KeyboardInterrupt) on
+the main thread, it goes the way Ctrl-C goes: the case being written ends and is said, nothing is begun
+after, and the last line counts what is written, naming SIGTERM; the process ends with SIGTERM's status, 143.
+
+Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops); a launched
+predict (several processes) is not covered here, each of its processes stopping as the launcher stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+#: The status a process that SIGTERM ended gives, as a shell reports one it killed (128 + 15).
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised on the main thread where Ctrl-C's KeyboardInterrupt would be (``sigterm_as_an_interrupt``)."""
+
+
+def raise_terminated(signum, frame) -> None:
+    raise Terminated("SIGTERM")
+
+
+def by_sigterm(interrupt: BaseException) -> bool:
+    """Whether ``interrupt`` is SIGTERM's: ``Terminated``, or an interrupt that says it carried one (``terminated``,
+    as ``inference.PredictInterrupted`` does, raised in its place with the count of cases written)."""
+    return isinstance(interrupt, Terminated) or getattr(interrupt, "terminated", False) is True
+
+
+@contextlib.contextmanager
+def sigterm_as_an_interrupt() -> Iterator[None]:
+    """While active, SIGTERM raises ``Terminated`` on the main thread. Only where Python's default is in place (a
+    program that set its own handler, or an ignored SIGTERM, keeps it) and on the main thread, the only one a handler
+    can be set from; the earlier handler is put back on leaving."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
