@@ -230,9 +230,11 @@ _TENS = {"twent": 20, "thirt": 30, "fort": 40, "fift": 50, "sixt": 60, "sevent":
 
 
 def _ordinal(word: str) -> int:
-    """'fifty-ninth' -> 59, as the session notes' headings spell their sessions."""
+    """'fifty-ninth' -> 59, 'hundred-and-first' -> 101, as the session notes' headings spell their sessions."""
     if word == "hundredth":
         return 100
+    if word.startswith("hundred-and-"):
+        return 100 + _ordinal(word.removeprefix("hundred-and-"))
     tens, _, unit = word.partition("-")
     if not unit:
         return _ORDINALS.index(word) + 1 if word in _ORDINALS else _TENS[word.removesuffix("ieth")]
@@ -240,8 +242,9 @@ def _ordinal(word: str) -> int:
 
 
 def test_the_ordinals_read_as_the_headings_count():
-    assert [_ordinal(w) for w in ("ninth", "twentieth", "thirty-second", "eighty-sixth", "ninety-first", "hundredth")] \
-        == [9, 20, 32, 86, 91, 100]
+    words = ("ninth", "twentieth", "thirty-second", "eighty-sixth", "ninety-first", "hundredth", "hundred-and-first",
+             "hundred-and-twenty-second")
+    assert [_ordinal(w) for w in words] == [9, 20, 32, 86, 91, 100, 101, 122]
 
 
 def _ordinal_of_session() -> dict[str, str]:
@@ -369,10 +372,11 @@ def test_each_hosts_efficiency_and_projection_in_the_targets_table_are_the_files
     groups = re.findall(r"([\d.]+)–([\d.]+)% against ([\d.]+)–([\d.]+)% on the (.*?)(?=,(?: and)? [\d.]+–|$)", row)
     assert len(groups) >= 5  # the last host, after ", and", was read as the one before it until the ninety-sixth
     for *shown, host in groups:
-        spans = re.findall(r"([a-z]+(?:-[a-z]+)?) to ([a-z]+(?:-[a-z]+)?)", host)
+        spans = re.findall(r"([a-z]+(?:-[a-z]+)*) to ([a-z]+(?:-[a-z]+)*)", host)
         # a session after the spans on its own ("eighty-seventh to ninety-first, ninety-ninth)"), since the
-        # ninety-ninth, whose host had been away for seven sessions
-        spans += [(alone, alone) for alone in re.findall(r", ([a-z]+(?:-[a-z]+)?)\)", host)]
+        # ninety-ninth, whose host had been away for seven sessions; more than one since the hundred-and-first
+        # ("..., ninety-ninth, hundred-and-first)"), whose ordinal has two hyphens
+        spans += [(alone, alone) for alone in re.findall(r", ([a-z]+(?:-[a-z]+)*)(?=[,)])", host)]
         sessions = [rows[session_of[n]] for first, last in spans
                     for n in range(_ordinal(first), _ordinal(last) + 1) if session_of.get(n) in rows]
         efficiency = [100 * r["efficiency_2proc"] for r in sessions]
