@@ -46,6 +46,7 @@ from .data.formats.paths import nifti_stem
 from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
 from .inference import (
+    PredictInterrupted,
     PredictOptions,
     check_precision,
     kept_whole,
@@ -221,7 +222,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             process's own after them, or an interrupt, ends every process (``ranks_stop_together``: status 1, 130 for
             an interrupt) with the main process's line instead.
         KeyboardInterrupt: an interrupt that came in the last wait for every process, raised once every process has
-            passed it (``_InterruptAfterTheWork``).
+            passed it (``_InterruptAfterTheWork``), as ``PredictInterrupted``: every case written or failed by then,
+            the failed ones carried for its line (dropped until the hundred-and-first session).
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
@@ -284,7 +286,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     finally:
         interrupted = interrupt.released()
     if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop
-        raise KeyboardInterrupt
+        # every case is written or failed: the failed ones are said with the interrupt, as in one process (this
+        # process's line named none of them until the hundred-and-first session, the others' said them)
+        raise PredictInterrupted(len(jobs) - len(failures), len(jobs), failures)
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     return outputs

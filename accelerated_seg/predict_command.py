@@ -50,7 +50,7 @@ def run(args, _) -> int:
         say_the_error(in_flag_words(error))  # under accelerate launch every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why
-        from .inference import PredictInterrupted, predict_cases, predict_file
+        from .inference import predict_cases, predict_file
         from .inference_files import PredictNames, probabilities_path
 
     options = dict(device=args.device, **how,
@@ -75,9 +75,7 @@ def run(args, _) -> int:
                 print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} "
                       f"{args.output}")
     except KeyboardInterrupt as interrupt:
-        counted_cases = (interrupt.written, interrupt.cases) if isinstance(interrupt, PredictInterrupted) else None
-        failed = interrupt.failed if isinstance(interrupt, PredictInterrupted) else []
-        print(_interrupted(args, counted_cases, failed, by_sigterm(interrupt)), file=sys.stderr)
+        print(_interrupted_by(args, interrupt), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -139,6 +137,16 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
     elif config is not None:
         checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities,
                         ending=prediction_ending(config))
+
+
+def _interrupted_by(args, interrupt: KeyboardInterrupt) -> str:
+    """``_interrupted`` of ``interrupt``: with the cases it counted and those that failed, where it carries them
+    (``PredictInterrupted``: the cases were being segmented, in this process or, in the last wait, in a launch's)."""
+    from .inference import PredictInterrupted  # imported already, before either caller's work began
+
+    if not isinstance(interrupt, PredictInterrupted):
+        return _interrupted(args, terminated=by_sigterm(interrupt))
+    return _interrupted(args, (interrupt.written, interrupt.cases), interrupt.failed, by_sigterm(interrupt))
 
 
 def _interrupted(args, counted_cases: tuple[int, int] | None = None, failed: list[str] | tuple = (),
@@ -205,9 +213,9 @@ def _predict_distributed(args, options) -> int:
             by = counted(state.num_processes, "process", "processes")
             print(f"{len(written)} case(s) {done} {args.output} by {by}")
         code = 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # in the last wait for every process: others stop every process
         if state.is_main_process:
-            print(_interrupted(args), file=sys.stderr)
+            print(_interrupted_by(args, interrupt), file=sys.stderr)
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         say_the_error(in_flag_words(error))

@@ -3,6 +3,7 @@ cases split by voxel count, and one volume's windows split and blended on the ma
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -562,6 +563,28 @@ def test_an_interrupt_as_the_last_wait_returns_stops_no_other_process(data, tmp_
     assert "exitcode: 130" in proc.stderr and "2 case(s) segmented into" in proc.stdout, proc.stderr[-3000:]
     assert stopped_after < SAID_WAIT_S / 2, stopped_after
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
+
+
+@pytest.mark.distributed
+def test_the_main_process_interrupted_in_the_last_wait_says_the_cases_that_failed(data, tmp_path):
+    """The main process interrupted in the last wait for every process, a case failed on its voxels before: its line
+    counts the cases and names the failed one, as one process's does. It named none until the hundred-and-first
+    session ("every file it wrote is whole; ... predicts the cases not yet written"), the failure said by no one."""
+    broken = tmp_path / "broken.nii.gz"
+    scan = nib.load(data / "scans" / "small_1.nii.gz")
+    voxels = scan.get_fdata().astype(np.float32)
+    voxels[1, 1, 1] = np.nan
+    nib.save(nib.Nifti1Image(voxels, scan.affine), broken)
+    script = Path(__file__).with_name("main_process_interrupted_in_the_last_wait_predict.py")
+    proc = launch_two(tmp_path / "x", [str(script), "predict", "--model", str(data / "model"),
+                                       str(data / "scans" / "small_0.nii.gz"), str(broken), "--output",
+                                       str(tmp_path / "out"), "--split", "windows"], timeout=120)
+    assert re.search(r"rank *: 0 .*\n *exitcode *: 130", proc.stderr), proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert ("predict interrupted: every file it wrote is whole (1 of 2 case(s), each said above); the same command "
+            "with --continue predicts the 1 not yet written\n1 case(s) could not be segmented:\ncase broken: ") \
+        in proc.stderr, proc.stderr[-3000:]
+    assert "broken.nii.gz: 1 non-finite voxel" in proc.stderr, proc.stderr[-3000:]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz"]
 
 
 @pytest.mark.distributed
