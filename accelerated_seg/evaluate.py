@@ -363,6 +363,22 @@ def _one_for_all(tolerance_mm: float | Sequence[float] | Mapping[int, float]) ->
     return float(values[0]) if len(values) == 1 else None
 
 
+def _each_class_own(tolerance_mm: float | Sequence[float] | Mapping[int, float]) -> bool:
+    """Whether each class's surface-Dice tolerance is known from the class alone: one for all, or {class: mm}; not
+    one per class in order, whose class is known only once every class is."""
+    return isinstance(tolerance_mm, Mapping) or _one_for_all(tolerance_mm) is not None
+
+
+def _while_found(tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                 present: Sequence[int]) -> float | dict[int, float]:
+    """The tolerance of the classes ``present`` in a case, scored while the classes are found (``_each_class_own``).
+    A class that {class: mm} lacks is scored at the default meanwhile, and refused once every map is read
+    (``tolerances``), after the refusals of the values found, which say more of a value no class should hold."""
+    if isinstance(tolerance_mm, Mapping):
+        return {c: float(tolerance_mm[c]) if c in tolerance_mm else DEFAULT_TOLERANCE_MM for c in present}
+    return _one_for_all(tolerance_mm)
+
+
 def _in_neither(in_part: bool) -> dict:
     """The scores ``case_metrics`` gives a class in neither map of a case (annotated ``in_part`` or not), by the
     same code: empty masks are scored without their voxels or spacing."""
@@ -505,9 +521,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                          f"{setting_names.num_classes}")
     # Where the files give the classes, scoring's own read of each map finds them (ClassesFound), decided once
     # every map is read: reading them all first to find the classes, until the hundredth session, read each map
-    # twice. Not for a tolerance per class in order, whose class is known only once every class is.
+    # twice (until the hundred-and-first for {class: mm}). Not for a tolerance per class in order, whose class is
+    # known only once every class is.
     found = (ClassesFound(setting_names, ignore_value) if regions is None and dataset_json is None
-             and num_classes is None and _one_for_all(tolerance_mm) is not None else None)
+             and num_classes is None and _each_class_own(tolerance_mm) else None)
     if found is None:
         names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
                  else classes_to_score(pairs, num_classes, dataset_json, class_names or {}, merge_foreground,
@@ -567,7 +584,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             scored[case] = case_metrics(pred, label, list(names), spacing, tolerance, ignore=ignore_value)
         else:  # the classes this case holds; every other one is in neither map (_in_neither)
             present = sorted(set(np.concatenate(held[case]).tolist()) - {0, ignore_value})
-            scored[case] = case_metrics(pred, label, present, spacing, _one_for_all(tolerance_mm),
+            scored[case] = case_metrics(pred, label, present, spacing, _while_found(tolerance_mm, present),
                                         ignore=ignore_value)
     if found is not None:
         names = found.classes(merge_foreground)

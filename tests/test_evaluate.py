@@ -1771,26 +1771,49 @@ def _classes_in_the_files(root):
     return root / "pred", root / "labels"
 
 
-@pytest.mark.parametrize("given", [{}, {"ignore_value": 9}, {"merge_foreground": True, "ignore_value": 9}])
+@pytest.mark.parametrize("given", [{}, {"ignore_value": 9}, {"merge_foreground": True, "ignore_value": 9},
+                                   {"tolerance_mm": {1: 0.5, 2: 2.0, 3: 1.5, 9: 1.0}}])
 def test_classes_found_while_scoring_give_the_files_of_the_classes_found_first(tmp_path, monkeypatch, given):
-    """Where the files give the classes, scoring's read finds them (since the hundredth session): metrics.csv and
-    summary.json as where every map was read first to find them, which a tolerance per class still does."""
+    """Where the files give the classes, scoring's read finds them (since the hundredth session; for {class: mm}
+    since the hundred-and-first): metrics.csv and summary.json as where every map was read first to find them,
+    which a tolerance per class in order still does."""
     from accelerated_seg import evaluate
 
     pred_dir, label_dir = _classes_in_the_files(tmp_path)
     once = evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "once", **given)
-    monkeypatch.setattr(evaluate, "_one_for_all", lambda tolerance: None)  # the classes found before scoring
+    monkeypatch.setattr(evaluate, "_each_class_own", lambda tolerance: False)  # the classes found before scoring
     evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "first", **given)
     for name in ("metrics.csv", "summary.json"):
         assert (tmp_path / "once" / name).read_text() == (tmp_path / "first" / name).read_text()
-    found = [1] if given.get("merge_foreground") else [1, 2, 3] if given else [1, 2, 3, 9]  # 9 a class unless ignored
+    ignored = "ignore_value" in given
+    found = [1] if given.get("merge_foreground") else [1, 2, 3] if ignored else [1, 2, 3, 9]  # 9 a class unless ignored
     assert once["classes"] == {str(c): f"class_{c}" for c in found} and once["reoriented_predictions"]
-    assert once.get("cases_annotated_in_part") == (["c"] if given else None)
+    assert once.get("cases_annotated_in_part") == (["c"] if ignored else None)
+    if "tolerance_mm" in given:
+        assert once["tolerance_mm"] == {str(c): t for c, t in given["tolerance_mm"].items()}
+
+
+def test_a_tolerance_by_class_lacking_a_class_found_is_refused_as_where_the_classes_were_found_first(tmp_path,
+                                                                                                     monkeypatch):
+    """{class: mm} without a class the files hold: the same refusal as where every map was read first to find the
+    classes (until the hundred-and-first session), once every map is read, nothing written."""
+    from accelerated_seg import evaluate
+
+    pred_dir, label_dir = _classes_in_the_files(tmp_path)
+    with pytest.raises(ValueError) as once:
+        evaluate_folders(pred_dir, label_dir, tolerance_mm={1: 1.0, 2: 1.0})
+    monkeypatch.setattr(evaluate, "_each_class_own", lambda tolerance: False)
+    with pytest.raises(ValueError) as first:
+        evaluate_folders(pred_dir, label_dir, tolerance_mm={1: 1.0, 2: 1.0})
+    assert str(once.value) == str(first.value) and "tolerance_mm gives no tolerance for class(es) [3, 9]" in str(
+        once.value)
+    assert not (pred_dir / "evaluation" / "summary.json").exists()
 
 
 def test_classes_found_in_the_files_cost_one_read_of_each_map(tmp_path, monkeypatch):
     """Every label and prediction was read in full twice where the files give the classes: once to find them,
-    once to score (until the hundredth session). A tolerance per class in order still reads them first."""
+    once to score (until the hundredth session; for {class: mm} until the hundred-and-first). A tolerance per class
+    in order still reads them first."""
     from accelerated_seg import label_map_reading
 
     pred_dir, label_dir = _classes_in_the_files(tmp_path)
@@ -1799,6 +1822,10 @@ def test_classes_found_in_the_files_cost_one_read_of_each_map(tmp_path, monkeypa
     monkeypatch.setattr(label_map_reading, "read_nifti", lambda path, **kw: reads.append(path) or read_nifti(path, **kw))
     evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "one", tolerance_mm=[2.0])
     assert sorted(reads) == sorted((folder / f"{case}.nii.gz") for folder in (pred_dir, label_dir) for case in "abc")
+    reads.clear()
+    evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "by_class", tolerance_mm={1: 1.0, 2: 2.0, 3: 3.0,
+                                                                                           9: 4.0})
+    assert len(reads) == 6  # 12 until the hundred-and-first session
     reads.clear()
     evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "each", tolerance_mm=[1.0, 2.0, 3.0, 4.0])
     assert len(reads) == 12
