@@ -594,6 +594,9 @@ class Segmentation:
             predicts = f"its model {self.model_dir} was replaced or removed since: fit again to predict"
         else:
             predicts = f"predicts with {self.model_dir}"
+            if self._preempted is not None:  # a validation's best_model, exported before the signal: the resume
+                # was named only where no model was (until the hundred-and-first session)
+                predicts += "; " + self._preempted.ways_on(whose="the run's")
         return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}{self._since()}>"
 
     def _since(self) -> str:

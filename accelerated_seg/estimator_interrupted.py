@@ -16,7 +16,8 @@ from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, exported_model
 
 @dataclass(frozen=True)
 class InterruptedFit:
-    """The last fit of an estimator, stopped by Ctrl-C or a preemption signal before it exported its model."""
+    """The last fit of an estimator, stopped by Ctrl-C or a preemption signal before it exported its model (a
+    preempted one may have exported a validation's best_model before the signal)."""
 
     run: Path  # its output_dir, absolute
     step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes)
@@ -47,15 +48,16 @@ class InterruptedFit:
         """For repr: what stopped, and where a resume continues from."""
         return f"{self._stopped()}; {self.ways_on()}"
 
-    def ways_on(self) -> str:
-        """Where a resume continues from (the run's newest whole checkpoint), or why it cannot."""
+    def ways_on(self, whose: str = "its") -> str:
+        """Where a resume continues from (the run's newest whole checkpoint), or why it cannot; ``whose`` names
+        the run where the words before are of another thing (a repr's model: "the run's")."""
         if not self.run.is_dir():  # "no checkpoint was saved yet" of a run whose checkpoints went with it, until the
             # hundredth session's review
             return ("that folder is no longer there (moved or deleted since): where it was moved, "
                     "fit(..., output_dir=<its new place>, resume='latest') continues it")
         if (checkpoint := self._checkpoint()) is None:
             return self._unsaved()
-        return f"its newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
+        return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
 
     def refusal(self, method: str) -> str:
         """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to

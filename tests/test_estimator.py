@@ -1482,6 +1482,36 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
     assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
 
 
+def test_a_preempted_fit_that_exported_a_best_model_predicts_with_it_and_says_where_a_resume_continues(
+        tiny_dataset, tmp_path, monkeypatch):
+    """A validation's best_model, exported before the signal, is what a preempted fit predicts with, as it should;
+    its repr named that model but neither the run's newest checkpoint nor the resume, which it names where no model
+    was exported (until the hundred-and-first session)."""
+    import nibabel as nib
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, val_every=1)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGUSR1)))
+        model.fit(data, steps=4)
+    run, summary = tmp_path / "run", model.summary
+    assert summary["preempted"] and summary["step"] == 2 and model.model_dir == run / "best_model"
+    resume = (f"the run's newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., "
+              f"resume='latest') again to continue from it")
+    assert repr(model).endswith(f"(stopped by a signal), best validation mean Dice {summary['best_dice']:.4f} at "
+                                f"step {summary['best_step']}; predicts with {run / 'best_model'}; {resume}>")
+    scan = _pairs(tiny_dataset)[0][0][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the best_model is the model asked for: nothing to warn of
+        assert model.predict(scan).shape == nib.load(scan).shape
+        assert model.save(tmp_path / "saved") == tmp_path / "saved"
+    assert Segmentation.load(tmp_path / "saved").predict(scan).shape == nib.load(scan).shape
+    with pytest.warns(UserWarning, match=r"^evaluate: scoring the Dataset's \d validation case\(s\) alone"):
+        assert model.evaluate(data)["num_cases"] >= 1
+
+
 def test_an_estimator_fit_resuming_a_checkpoint_gone_while_it_is_loaded_is_told_in_its_own_words(tiny_dataset,
                                                                                                   tmp_path,
                                                                                                   monkeypatch):
