@@ -405,12 +405,14 @@ class Segmentation:
             from .ranks import on_main
 
             state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))  # the launch's, as fit's
-            return on_main(state, lambda: self._evaluate_here(dataset, output_dir, batch_size, options))
-        return self._evaluate_here(dataset, output_dir, batch_size, options)
+            # on_main and the lambda are two frames more between the caller's line and _evaluate_here: at 3, the
+            # warnings named accelerated_seg/ranks.py (until the hundred-and-first session)
+            return on_main(state, lambda: self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=5))
+        return self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=3)
 
-    def _evaluate_here(self, dataset: Dataset, output_dir: str | Path | None, batch_size: int,
-                       options: dict) -> dict:
-        """``evaluate`` in this process."""
+    def _evaluate_here(self, dataset: Dataset, output_dir: str | Path | None, batch_size: int, options: dict, *,
+                       stacklevel: int) -> dict:
+        """``evaluate`` in this process; its warnings at ``stacklevel``, the caller's line as seen from here."""
         from .data.checks import check_manifest
         from .data.io import write_nifti
         from .evaluate import evaluate_folders
@@ -419,12 +421,12 @@ class Segmentation:
         from .inference import preprocess_settings as export_preprocessing
         from .label_map_reading import read_label_map
 
-        model_dir = self._require_model("evaluate", stacklevel=4)
+        model_dir = self._require_model("evaluate", stacklevel=stacklevel + 1)
         config = read_export_config(model_dir)
         check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         check_evaluation_cases(dataset, config)
         if warning := held_out_alone_warning(dataset.manifest):
-            warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
+            warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.

@@ -3110,6 +3110,33 @@ def test_an_estimator_stopped_by_ctrl_c_names_its_run_checkpoint_and_the_ways_on
         model.predict(scan)
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_evaluates_warnings_point_at_the_callers_line_in_a_launch_of_one_process_or_several(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises, processes):
+    """Under a launch of several processes evaluate runs through ranks.on_main, two frames deeper, so its warnings
+    (the model is an earlier fit's; the split's held-out cases alone are scored), at a fixed stacklevel, pointed
+    into accelerated_seg/ranks.py rather than the caller's line (until the hundred-and-first session). One process
+    stands for the main rank here: on_main's broadcast is a no-op without a process group."""
+    from monai.losses import DiceCELoss
+
+    import accelerated_seg.estimator as estimator
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    with monkeypatch.context() as patched:  # a later fit stopped: the model predicted with is the earlier one
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(0, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=9, output_dir=str(tmp_path / "later"))
+    monkeypatch.setattr(estimator, "launched_processes", lambda: processes)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        model.evaluate(data)
+    said = ("evaluate: with ", "evaluate: scoring the Dataset's")  # each once, at this file's line
+    where = {start: [warning.filename for warning in seen if str(warning.message).startswith(start)] for start in said}
+    assert where == {start: [__file__] for start in said}, where
+
+
 def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_start(tiny_dataset, tmp_path,
                                                                                       monkeypatch, ctrl_c_raises):
     """The resume of a fit Ctrl-C stopped carries on the weights that fit started from, as a resume of a run the
