@@ -7,8 +7,11 @@ log did not say how many cases were written. Raised as an interrupt (``Terminate
 the main thread, it goes the way Ctrl-C goes: the case being written ends and is said, nothing is begun
 after, and the last line counts what is written, naming SIGTERM; the process ends with SIGTERM's status, 143.
 
-Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops); a launched
-predict (several processes) is not covered here, each of its processes stopping as the launcher stops it.
+Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops). A launched
+predict (several processes) is not covered here, each of its processes stopping as the launcher stops it: the
+launcher's agent also sends SIGTERM to end the processes left when one has died, and those must end at once. Held
+as an interrupt (a hundred-and-first session's try), the main process, its line said, waited 10 s for the killed
+process to answer, and one in a collective would name SIGTERM, not the death, as what stopped it.
 """
 
 from __future__ import annotations
