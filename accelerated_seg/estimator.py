@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -357,16 +358,7 @@ class Segmentation:
                                           **options)
                 except DataError as error:
                     failure = error
-            # Those about one's input (UserWarning) at the caller's line: warn_explicit at inference.py's kept
-            # no registry, so a loop of predicts repeated each one every time, which Python's default says
-            # once. A library's deprecation notes stay where they were raised, which the default hides.
-            for warning in raised:
-                if issubclass(warning.category, UserWarning):  # said by predict, as its errors; bare until the 91st
-                    warnings.warn(f"predict: {in_the_callers_words(str(warning.message))}", warning.category,
-                                  stacklevel=2)
-                else:
-                    warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
-                                           module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
+            _said_again(raised, "predict", stacklevel=2, in_the_callers_words=in_the_callers_words)
             if failure is not None:  # said by predict, as its other errors: a path's were bare until the 91st session
                 raise DataError(f"predict: {in_the_callers_words(str(failure))}") from None
             image = nib.load(str(output))
@@ -414,12 +406,8 @@ class Segmentation:
                        stacklevel: int) -> dict:
         """``evaluate`` in this process; its warnings at ``stacklevel``, the caller's line as seen from here."""
         from .data.checks import check_manifest
-        from .data.io import write_nifti
-        from .evaluate import evaluate_folders
         from .evaluate_output import check_output_folder
-        from .inference import class_values, export_regions
         from .inference import preprocess_settings as export_preprocessing
-        from .label_map_reading import read_label_map
 
         model_dir = self._require_model("evaluate", stacklevel=stacklevel + 1)
         config = read_export_config(model_dir)
@@ -449,36 +437,16 @@ class Segmentation:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             (folder / _EVALUATE_MARKER).touch()
-        written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
-        from_prediction = {int(value): index for index, value in enumerate(written)}
-        regions = export_regions(config)
-        # A binarized dataset's references (every value > 0 foreground, declared or not) are written as they are,
-        # for evaluate_folders to merge and say so, as the command does; a region model's are merged here, since
-        # evaluate_folders scores regions over the values as written
-        binarized = dataset.manifest.binarized and regions is None
-        merge_label = dataset.manifest.binarized and regions is not None
-        from_label = {} if dataset.manifest.binarized else dataset.manifest.label_map or {}
-        cases = {case.id: case for case in dataset.manifest.validation}
-        # The model loaded once and the cases pipelined, as predict does for a folder (predict_file per case
-        # loaded the model again for every case before the thirty-third session). Closed before the
-        # temporary folder goes, so that no case is still being written into it.
-        with tempfile.TemporaryDirectory() as tmp, \
-                closing(_predicted(model_dir, config, cases.values(), Path(tmp), batch_size, options)) as predicted:
-            for case_id, raw in predicted:
-                case = cases[case_id]
-                for source, lookup, merge, folder, role in ((raw, from_prediction, False, predictions, "prediction"),
-                                                            (case.label, from_label, merge_label, labels, "reference")):
-                    image = nib.load(str(source))
-                    classes = as_class_indices(read_label_map(Path(source), role), lookup, merge_foreground=merge)
-                    write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
-        if regions is not None:  # both maps hold class indices: regions over them
-            return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
-                                    ignore_value=dataset.manifest.ignore_index)
-        # named as training logged them (dice_foreground), not class_1
-        names = {int(index): name for index, name in config.get("labels", {}).items()}
-        return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
-                                ignore_value=dataset.manifest.ignore_index, class_names=names,
-                                binarized_references=binarized)
+        # The warnings raised deep in predict's and evaluate's code (the precision, the model's preprocessing, a
+        # scan's header) at the caller's line, as predict says them: they named estimator.py and ensemble.py
+        # (until the hundred-and-first session)
+        raised = []
+        try:
+            with warnings.catch_warnings(record=True) as raised:
+                warnings.simplefilter("always")
+                return _predicted_and_scored(model_dir, config, dataset, out, batch_size, options)
+        finally:
+            _said_again(raised, "evaluate", stacklevel=stacklevel)
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""
@@ -649,6 +617,67 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 def _is_one_or_a_list_of(x, kind) -> bool:
     return isinstance(x, kind) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, kind) for p in x))
+
+
+def _predicted_and_scored(model_dir: Path, config: dict, dataset: Dataset, out: Path, batch_size: int,
+                          options: dict) -> dict:
+    """``Segmentation.evaluate``'s work once its folders are made: ``dataset``'s validation cases predicted, their
+    maps and references written as class indices into ``out/predictions`` and ``out/labels``, and scored there
+    (``evaluate_folders``); returns the summary."""
+    from .data.io import write_nifti
+    from .evaluate import evaluate_folders
+    from .inference import class_values, export_regions
+    from .inference import preprocess_settings as export_preprocessing
+    from .label_map_reading import read_label_map
+
+    predictions, labels = out / "predictions", out / "labels"
+    written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
+    from_prediction = {int(value): index for index, value in enumerate(written)}
+    regions = export_regions(config)
+    # A binarized dataset's references (every value > 0 foreground, declared or not) are written as they are,
+    # for evaluate_folders to merge and say so, as the command does; a region model's are merged here, since
+    # evaluate_folders scores regions over the values as written
+    binarized = dataset.manifest.binarized and regions is None
+    merge_label = dataset.manifest.binarized and regions is not None
+    from_label = {} if dataset.manifest.binarized else dataset.manifest.label_map or {}
+    cases = {case.id: case for case in dataset.manifest.validation}
+    # The model loaded once and the cases pipelined, as predict does for a folder (predict_file per case
+    # loaded the model again for every case before the thirty-third session). Closed before the
+    # temporary folder goes, so that no case is still being written into it.
+    with tempfile.TemporaryDirectory() as tmp, \
+            closing(_predicted(model_dir, config, cases.values(), Path(tmp), batch_size, options)) as predicted:
+        for case_id, raw in predicted:
+            case = cases[case_id]
+            for source, lookup, merge, folder, role in ((raw, from_prediction, False, predictions, "prediction"),
+                                                        (case.label, from_label, merge_label, labels, "reference")):
+                image = nib.load(str(source))
+                classes = as_class_indices(read_label_map(Path(source), role), lookup, merge_foreground=merge)
+                write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
+    if regions is not None:  # both maps hold class indices: regions over them
+        return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
+                                ignore_value=dataset.manifest.ignore_index)
+    # named as training logged them (dice_foreground), not class_1
+    names = {int(index): name for index, name in config.get("labels", {}).items()}
+    return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
+                            ignore_value=dataset.manifest.ignore_index, class_names=names,
+                            binarized_references=binarized)
+
+
+def _said_again(raised: list[warnings.WarningMessage], method: str, stacklevel: int,
+                in_the_callers_words: Callable[[str], str] = str) -> None:
+    """The warnings ``raised`` (recorded) inside ``method`` said again: those about one's input (UserWarning) at the
+    caller's line (``stacklevel`` as seen from the function calling this), in the caller's words and naming
+    ``method``, as its errors do; warn_explicit at the line that raised one kept no registry, so a loop of predicts
+    repeated each one every time, which Python's default says once. A library's deprecation notes stay where they
+    were raised, which the default hides."""
+    for warning in raised:
+        if issubclass(warning.category, UserWarning):  # predict's were bare until the ninety-first session
+            message = in_the_callers_words(str(warning.message))
+            said = message if message.startswith(f"{method}: ") else f"{method}: {message}"
+            warnings.warn(said, warning.category, stacklevel=stacklevel + 1)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
+                                   module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
 
 
 def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: int, options: dict):

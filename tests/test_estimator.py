@@ -3129,10 +3129,17 @@ def test_evaluates_warnings_point_at_the_callers_line_in_a_launch_of_one_process
         with pytest.raises(KeyboardInterrupt):
             model.fit(data, steps=9, output_dir=str(tmp_path / "later"))
     monkeypatch.setattr(estimator, "launched_processes", lambda: processes)
+    # and one raised deep in the prediction, as check_precision warns of bf16 emulated on a CPU: it named
+    # estimator.py, and its text did not say evaluate (until the hundred-and-first session)
+    import accelerated_seg.inference as inference
+    from accelerated_seg.own_warnings import AcceleratedSegWarning
+
+    monkeypatch.setattr(inference, "check_precision", lambda *given: warnings.warn(
+        "a warning of the prediction's own", AcceleratedSegWarning, stacklevel=3))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         model.evaluate(data)
-    said = ("evaluate: with ", "evaluate: scoring the Dataset's")  # each once, at this file's line
+    said = ("evaluate: with ", "evaluate: scoring the Dataset's", "evaluate: a warning of the prediction's own")
     where = {start: [warning.filename for warning in seen if str(warning.message).startswith(start)] for start in said}
     assert where == {start: [__file__] for start in said}, where
 
