@@ -66,4 +66,15 @@ def sigterm_as_an_interrupt() -> Iterator[None]:
     try:
         yield
     finally:
+        _put_back_the_default()
+
+
+def _put_back_the_default() -> None:
+    """Python's default for SIGTERM, put back. ``signal.signal`` runs the handlers of signals pending before it sets
+    one: a first SIGTERM come just then is raised there, and the default was left unset, every later SIGTERM then
+    ignored by the handler left in place (the hundred-and-first session's review). Set, then that one raised."""
+    try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # nothing pending now
+        raise

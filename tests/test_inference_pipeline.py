@@ -385,6 +385,25 @@ def test_sigterm_is_raised_as_an_interrupt_only_where_pythons_default_was_in_pla
         signal.signal(signal.SIGTERM, previous)
 
 
+def test_a_sigterm_pending_as_the_default_is_put_back_is_raised_with_the_default_in_place(monkeypatch):
+    """signal.signal runs a pending signal's handler before it sets one: a first SIGTERM come as predict put the
+    default back was raised there, the default left unset and every later SIGTERM ignored (until the
+    hundred-and-first session's review). Here signal.signal raises as that handler does, the first time."""
+    put_back, calls = signal.signal, []
+
+    def pending_first(signum, handler):
+        if handler is signal.SIG_DFL and not calls:
+            calls.append(signum)
+            raise Terminated("SIGTERM")  # as the pending SIGTERM's handler raises, before the default is set
+        return put_back(signum, handler)
+
+    with pytest.raises(Terminated):
+        with sigterm_as_an_interrupt():
+            monkeypatch.setattr(signal, "signal", pending_first)
+    monkeypatch.undo()
+    assert calls == [signal.SIGTERM] and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
 def test_the_stopped_line_names_sigterm_and_the_status_is_sigterms():
     folder = argparse.Namespace(input=None, continue_prediction=False)
     assert _interrupted(folder, (2, 5), terminated=True) == (
