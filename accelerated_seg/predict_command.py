@@ -77,6 +77,8 @@ def run(args, _) -> int:
     except KeyboardInterrupt as interrupt:
         print(_interrupted_by(args, interrupt), file=sys.stderr)
         raise
+    except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
+        raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train

@@ -5,6 +5,7 @@ same bytes as one case at a time."""
 import argparse
 import contextlib
 import hashlib
+import os
 import shutil
 import signal
 import subprocess
@@ -366,6 +367,25 @@ def predict_run_by(script: str, scans, out: Path, sequential: bool) -> subproces
     return subprocess.run([sys.executable, str(Path(__file__).with_name(script)), "predict", "--model", str(model),
                            str(scans / "imagesTr"), "--output", str(out), *given],
                           capture_output=True, text=True, timeout=300)
+
+
+def test_predict_whose_reader_goes_away_ends_as_sigpipe_would_with_every_file_whole(scans, tmp_path):
+    """``accelerated-seg predict ... | head -1``: the second "wrote" line met the closed pipe, and predict said
+    "error: [Errno 32] Broken pipe" with status 2, as a refusal (until the hundred-and-first session); it now ends
+    as plan does (status 141, as SIGPIPE would), nothing begun after, each file written whole."""
+    model, out = export(tmp_path / "model"), tmp_path / "pred"
+    command = [sys.executable, "-m", "accelerated_seg", "predict", "--model", str(model), str(scans / "imagesTr"),
+               "--output", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})  # each line written as it is said
+    proc.stdout.close()  # gone before the first line
+    stderr = proc.communicate(timeout=300)[1]
+    assert proc.returncode == 141, stderr[-2000:]
+    assert "Broken pipe" not in stderr and "Traceback" not in stderr, stderr[-2000:]
+    written = sorted(path.name for path in out.iterdir())
+    assert written and all(name.startswith("case_") for name in written), written  # no hidden temporary
+    for name in written:
+        nib.load(out / name).get_fdata()  # whole
 
 
 def test_sigterm_is_raised_as_an_interrupt_only_where_pythons_default_was_in_place():
