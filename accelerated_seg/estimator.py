@@ -663,6 +663,10 @@ def _predicted_and_scored(model_dir: Path, config: dict, dataset: Dataset, out: 
                             binarized_references=binarized)
 
 
+#: The warnings registry of each file whose warnings ``_said_again`` says at their own line, by the file's path.
+_REGISTRIES: dict[str, dict] = {}
+
+
 def _said_again(raised: list[warnings.WarningMessage], method: str, stacklevel: int,
                 in_the_callers_words: Callable[[str], str] = str) -> None:
     """The warnings ``raised`` (recorded) inside ``method`` said again: those about one's input (UserWarning) at the
@@ -676,8 +680,12 @@ def _said_again(raised: list[warnings.WarningMessage], method: str, stacklevel: 
             said = message if message.startswith(f"{method}: ") else f"{method}: {message}"
             warnings.warn(said, warning.category, stacklevel=stacklevel + 1)
         else:
+            # with the registry of the file that raised it, as Python keeps one for each module: without one, the
+            # default filter said a warning as often as it came in one call (a RuntimeWarning of each case's
+            # scoring) where Python says it once (until the hundred-and-first session)
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
-                                   module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
+                                   module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"),
+                                   registry=_REGISTRIES.setdefault(warning.filename, {}))
 
 
 def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: int, options: dict):

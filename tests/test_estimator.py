@@ -3144,6 +3144,31 @@ def test_evaluates_warnings_point_at_the_callers_line_in_a_launch_of_one_process
     assert where == {start: [__file__] for start in said}, where
 
 
+def test_evaluates_warning_raised_at_one_line_for_each_case_is_said_once_as_python_says_it(tiny_dataset, tmp_path,
+                                                                                            monkeypatch):
+    """A warning evaluate says again at the line that raised it (one not about one's input: a RuntimeWarning of the
+    scoring) is said once under Python's default filter, however many cases raised it: said without a registry, it
+    was said as often as it came (until the hundred-and-first session)."""
+    import accelerated_seg.evaluate as evaluate
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    scoring = evaluate.evaluate_folders
+
+    def scored_with_a_note_for_each_case(*given, **settings):
+        for _ in range(3):  # as for three cases, at one line
+            warnings.warn("a note of the scoring's own", RuntimeWarning)
+        return scoring(*given, **settings)
+
+    monkeypatch.setattr(evaluate, "evaluate_folders", scored_with_a_note_for_each_case)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        model.evaluate(data)
+    assert [str(warning.message) for warning in seen if warning.category is RuntimeWarning] == [
+        "a note of the scoring's own"]
+
+
 def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_start(tiny_dataset, tmp_path,
                                                                                       monkeypatch, ctrl_c_raises):
     """The resume of a fit Ctrl-C stopped carries on the weights that fit started from, as a resume of a run the
