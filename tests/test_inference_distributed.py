@@ -569,7 +569,8 @@ def test_an_interrupt_as_the_last_wait_returns_stops_no_other_process(data, tmp_
 def test_the_main_process_interrupted_in_the_last_wait_says_the_cases_that_failed(data, tmp_path):
     """The main process interrupted in the last wait for every process, a case failed on its voxels before: its line
     counts the cases and names the failed one, as one process's does. It named none until the hundred-and-first
-    session ("every file it wrote is whole; ... predicts the cases not yet written"), the failure said by no one."""
+    session ("every file it wrote is whole; ... predicts the cases not yet written"), the failure said only in the
+    other process's error line."""
     broken = tmp_path / "broken.nii.gz"
     scan = nib.load(data / "scans" / "small_1.nii.gz")
     voxels = scan.get_fdata().astype(np.float32)
