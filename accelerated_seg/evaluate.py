@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import numbers
 import warnings
 from decimal import Decimal
 from pathlib import Path
@@ -147,6 +148,11 @@ def check_tolerance_values(tolerance_mm: float | Sequence[float] | Mapping[int, 
     every label file was read where the files give the classes (ninety-first session)."""
     given = list(tolerance_mm.values()) if isinstance(tolerance_mm, Mapping) else (
         [tolerance_mm] if isinstance(tolerance_mm, (int, float)) else list(tolerance_mm))
+    for value in given:  # "could not convert string to float: 'a'" named no setting (hundred-and-first session)
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{setting} must be numbers of mm (a surface-Dice tolerance), got {value!r}") from None
     if bad := [t for t in given if not (math.isfinite(float(t)) and float(t) >= 0)]:
         raise ValueError(f"{setting} must be finite and >= 0 mm (a surface-Dice tolerance), got "
                          f"{', '.join(f'{float(t):g}' for t in bad)}")
@@ -363,6 +369,20 @@ def _one_for_all(tolerance_mm: float | Sequence[float] | Mapping[int, float]) ->
     return float(values[0]) if len(values) == 1 else None
 
 
+def _classes_as_ints(tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                     setting: str) -> float | Sequence[float] | dict[int, float]:
+    """A {class: mm} tolerance keyed by Python ints: numpy's (a class from np.unique) were refused once every case
+    was scored, by json writing summary.json's settings ("keys must be str, int, ...: numpy.int64"), and a key
+    that is no whole number ("1", 1.5) by "gives no tolerance for class(es) [1, ...]" (until the hundred-and-first
+    session). Anything else as given."""
+    if not isinstance(tolerance_mm, Mapping):
+        return tolerance_mm
+    if wrong := [key for key in tolerance_mm if isinstance(key, bool) or not isinstance(key, numbers.Integral)]:
+        raise ValueError(f"{setting} is keyed by class numbers ({{1: 1.0, 2: 2.0}}), got the key(s) "
+                         f"{', '.join(map(repr, wrong))}")
+    return {int(key): value for key, value in tolerance_mm.items()}
+
+
 def _each_class_own(tolerance_mm: float | Sequence[float] | Mapping[int, float]) -> bool:
     """Whether each class's surface-Dice tolerance is known from the class alone: one for all, or {class: mm}; not
     one per class in order, whose class is known only once every class is."""
@@ -472,6 +492,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # folder named "~" in the working directory, and found no "~/preds" (an audit's probe)
     pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
     check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
+    tolerance_mm = _classes_as_ints(tolerance_mm, setting_names.tolerance_mm)
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
     if dataset_json is not None:  # a folder: the dataset.json or model's config.json in it
         dataset_json = check_labels_file(dataset_json, setting_names.dataset_json, setting_names.num_classes)

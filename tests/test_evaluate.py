@@ -1793,6 +1793,26 @@ def test_classes_found_while_scoring_give_the_files_of_the_classes_found_first(t
         assert once["tolerance_mm"] == {str(c): t for c, t in given["tolerance_mm"].items()}
 
 
+def test_a_tolerance_by_class_keyed_by_numpys_integers_is_taken_and_other_keys_or_values_refused_naming_it(
+        tmp_path):
+    """{np.int64(1): 1.0} (classes from np.unique) was refused once every case was scored, by json writing
+    summary.json's settings; a key "1" by "gives no tolerance for class(es) [1, ...]", and a value "a" by a bare
+    "could not convert string to float" (until the hundred-and-first session)."""
+    pred_dir, label_dir = _classes_in_the_files(tmp_path)
+    keyed = {np.int64(c): 0.5 * c for c in (1, 2, 3, 9)}
+    summary = evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "numpy", tolerance_mm=keyed)
+    assert summary["tolerance_mm"] == {"1": 0.5, "2": 1.0, "3": 1.5, "9": 4.5}
+    assert json.loads((tmp_path / "numpy" / "summary.json").read_text())["settings"]["tolerance_mm"] == \
+        {"1": 0.5, "2": 1.0, "3": 1.5, "9": 4.5}
+    with pytest.raises(ValueError, match=re.escape("tolerance_mm is keyed by class numbers ({1: 1.0, 2: 2.0}), got "
+                                                   "the key(s) '1', 2.5")):
+        evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "str", tolerance_mm={"1": 1.0, 2.5: 1.0})
+    with pytest.raises(ValueError, match=re.escape("tolerance_mm must be numbers of mm (a surface-Dice tolerance), "
+                                                   "got 'a'")):
+        evaluate_folders(pred_dir, label_dir, output_dir=tmp_path / "a", tolerance_mm={1: "a"})
+    assert not (tmp_path / "str").exists() and not (tmp_path / "a").exists()
+
+
 def test_a_tolerance_by_class_lacking_a_class_found_is_refused_as_where_the_classes_were_found_first(tmp_path,
                                                                                                      monkeypatch):
     """{class: mm} without a class the files hold: the same refusal as where every map was read first to find the
