@@ -12,8 +12,9 @@ import time
 import accelerated_seg.inference as inference
 from accelerated_seg.cli import end_process, main
 
+from signals_sent import sent_until_handled  # beside it
+
 MET_WAIT_S = 60  # for the main thread to meet the first SIGTERM; a loaded CI machine can take seconds
-SENT_AGAIN_AFTER_S = 0.2  # the first SIGTERM not met this long after it was sent is sent again (sent_until_met)
 SECOND_AFTER_S = 0.2  # after the main thread met the first: predict is waiting for the case being written by then
 
 
@@ -34,20 +35,6 @@ def sigterm_met_noted(met: threading.Event) -> None:
     signal.signal = installing
 
 
-def sent_until_met(met: threading.Event) -> None:
-    """SIGTERM to this process until the main thread has met it. One that lands as the main thread goes to wait for
-    this case is met only when the wait ends (test_inference_pipeline's interrupting_the_main_thread says why), and
-    this thread waits for it first; sent again, it ends the wait. Python runs the handler once for those sent before
-    it ran: still the first SIGTERM."""
-    deadline = time.monotonic() + MET_WAIT_S
-    while True:
-        os.kill(os.getpid(), signal.SIGTERM)
-        if met.wait(SENT_AGAIN_AFTER_S):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError("the main thread never met the first SIGTERM")
-
-
 def terminated_twice_as_the_first_is_written() -> None:
     """``inference.write_case`` (on the pipeline's writing thread) sends SIGTERM before writing the first case until
     the main thread has met it, sends it again, and then writes the case."""
@@ -56,7 +43,9 @@ def terminated_twice_as_the_first_is_written() -> None:
 
     def terminated_twice_then_written(*args, **kwargs):
         if next(calls) == 1:
-            sent_until_met(met)
+            # until the main thread has met it (signals_sent says why); Python runs the handler once for those
+            # sent before it ran: still the first SIGTERM
+            sent_until_handled(lambda: os.kill(os.getpid(), signal.SIGTERM), met, MET_WAIT_S)
             time.sleep(SECOND_AFTER_S)
             os.kill(os.getpid(), signal.SIGTERM)
         return write_case(*args, **kwargs)

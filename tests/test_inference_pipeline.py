@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,10 +27,10 @@ from accelerated_seg.inference import PredictInterrupted, predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
 from accelerated_seg.predict_command import _interrupted
 from accelerated_seg.sigterm import Terminated, by_sigterm, sigterm_as_an_interrupt
+from signals_sent import sent_until_handled
 from test_inference import export  # tests/ is on sys.path, as for conftest
 
 WAIT_S = 10  # a stage waits this long for its neighbour's before the test calls the overlap missing
-SENT_AGAIN_AFTER_S = 0.2  # an interrupt not handled this long after it was sent is sent again (interrupt's comment)
 
 
 def test_the_next_item_is_prepared_and_the_previous_finished_while_one_is_computed():
@@ -120,18 +119,8 @@ def interrupting_the_main_thread():
         handled.set()
         raise KeyboardInterrupt
 
-    def interrupt():
-        # CPython runs a signal's handler between bytecodes, and a lock's wait ends early (EINTR) for a signal that
-        # comes while it blocks. One that comes after the main thread's last look for signals and before it blocks
-        # (releasing the GIL on the way lets this thread run just then) is handled only once that wait ends: a
-        # real Ctrl-C waits for the stage, this stage waits for the handler. Sent again, it ends the wait. Two of
-        # four fresh-clone CI runs of the hundredth session met it: this wait ran out after 10 s.
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-            if handled.wait(SENT_AGAIN_AFTER_S):
-                return
-            assert time.monotonic() < deadline, "the main thread never met the interrupt"
+    def interrupt():  # sent again until handled: one can land where it is handled only after this stage ends
+        sent_until_handled(lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT), handled, WAIT_S)
 
     previous = signal.signal(signal.SIGINT, handler)
     try:
