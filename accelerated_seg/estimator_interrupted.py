@@ -8,7 +8,7 @@ The checkpoint's weights are not predicted with unasked: a fit stopped at step 2
 asked for (Keras' and HF Trainer's in-memory model silently is), so that takes an export the user makes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, exported_models_in
@@ -26,6 +26,12 @@ class InterruptedFit:
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
     # the resume until the hundredth session, not the export Ctrl-C's offered
     stopped_by: str = "interrupted (Ctrl-C)"
+    # the newest whole checkpoint as it stopped: one deleted since was said to be "no checkpoint was saved yet",
+    # the run to start over as if none had been (until the hundred-and-second session)
+    newest_at_stop: Path | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "newest_at_stop", self._checkpoint())  # frozen: the dataclass' own way in
 
     def _stopped(self) -> str:
         after = f" after step {self.step} of {self.max_steps}" if self.step is not None else ""
@@ -37,8 +43,13 @@ class InterruptedFit:
         return saved[-1] if saved else None
 
     def _unsaved(self) -> str:
-        """What is left where no checkpoint was saved: an export of a validation's before any checkpoint, or none."""
-        unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
+        """What is left where no checkpoint is: an export of a validation's before any checkpoint, or none; where
+        the run had saved some as it stopped, that they are gone since."""
+        if self.newest_at_stop is not None:
+            unsaved = (f"its checkpoints are no longer there (the newest as it stopped was {self.newest_at_stop}: "
+                       f"deleted since, or replaced by a later fit there)")
+        else:
+            unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
         if exports := exported_models_in(self.run):
             return (f"{unsaved}; the model exported in {exports[0]} is kept: Segmentation.load({str(exports[0])!r}) "
                     f"to predict with it (a new fit there replaces it with {ESTIMATOR_NAMES.overwrite_again})")

@@ -3195,11 +3195,9 @@ def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_s
                                  f"predicts with {tmp_path / 'tuned' / 'model'}>")
 
 
-def test_an_estimators_run_moved_after_ctrl_c_is_not_said_to_have_saved_no_checkpoint(tiny_dataset, tmp_path,
-                                                                                        monkeypatch, ctrl_c_raises):
-    """The interrupted run's checkpoints are looked up when asked; a run folder moved (or deleted) since was said
-    to have "no checkpoint saved yet (save_every), so a new fit starts over" (the hundredth session's review), though
-    its checkpoint, moved with it, continues it where it went."""
+def _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch):
+    """A Segmentation whose fit of 4 steps into tmp_path/run, saving every 2, Ctrl-C stopped after step 2 (its
+    checkpoint step_2 whole), and the data it was fitting."""
     from monai.losses import DiceCELoss
 
     from faults import loss_forward_with, signal_on
@@ -3209,15 +3207,43 @@ def test_an_estimators_run_moved_after_ctrl_c_is_not_said_to_have_saved_no_check
         patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))
         with pytest.raises(KeyboardInterrupt):
             model.fit(data, steps=4)
+    return model, data
+
+
+def _says_it_has_no_trained_model(model, said: str) -> None:
+    """``said`` is what repr and predict's refusal say of the stopped fit."""
+    assert repr(model).endswith(f": no trained model: {said}>")
+    with pytest.raises(RuntimeError, match=re.escape(f"predict: this Segmentation has no trained model: {said}")):
+        model.predict(np.zeros((16, 16, 16), np.float32))
+
+
+def test_an_estimators_run_moved_after_ctrl_c_is_not_said_to_have_saved_no_checkpoint(tiny_dataset, tmp_path,
+                                                                                        monkeypatch, ctrl_c_raises):
+    """The interrupted run's checkpoints are looked up when asked; a run folder moved (or deleted) since was said
+    to have "no checkpoint saved yet (save_every), so a new fit starts over" (the hundredth session's review), though
+    its checkpoint, moved with it, continues it where it went."""
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
     shutil.move(tmp_path / "run", moved := tmp_path / "moved")
     gone = (f"a fit interrupted (Ctrl-C) after step 2 of 4 in {tmp_path / 'run'}; that folder is no longer there "
             f"(moved or deleted since): where it was moved, fit(..., output_dir=<its new place>, resume='latest') "
             f"continues it")
-    assert repr(model).endswith(f": no trained model: {gone}>")
-    with pytest.raises(RuntimeError, match=re.escape(f"predict: this Segmentation has no trained model: {gone}")):
-        model.predict(np.zeros((16, 16, 16), np.float32))
+    _says_it_has_no_trained_model(model, gone)
     model.fit(data, steps=4, output_dir=str(moved), resume="latest")  # the way the message names works
     assert repr(model).endswith(f"trained 4 steps in {moved}; predicts with {moved / 'model'}>")
+
+
+def test_an_estimators_run_whose_checkpoints_were_deleted_after_ctrl_c_is_not_said_to_have_saved_none(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
+    """The run's checkpoints/ deleted after Ctrl-C: repr and predict said "no checkpoint was saved yet (save_every),
+    so a new fit starts over", as of a run that never saved one (until the hundred-and-second session); they name
+    the checkpoint that was there as it stopped, and a new fit still starts over."""
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    run = tmp_path / "run"
+    shutil.rmtree(run / "checkpoints")
+    gone = (f"a fit interrupted (Ctrl-C) after step 2 of 4 in {run}; its checkpoints are no longer there (the newest "
+            f"as it stopped was {run / 'checkpoints' / 'step_2'}: deleted since, or replaced by a later fit there), "
+            f"so a new fit starts over")
+    _says_it_has_no_trained_model(model, gone)
 
 
 def _open_files() -> list[str]:
