@@ -24,17 +24,18 @@ import sys
 import time
 
 
-def leave_for_the_launcher(message: str, interrupted: bool = False) -> None:
+def leave_for_the_launcher(message: str, error: bool = True) -> None:
     """Write ``error: <message>`` where torch elastic's failure report shows it, if this process
     was started by it; every rank that knows the error should, since the report shows the rank
-    that failed first. ``interrupted``: ``message`` says an interrupt (Ctrl-C, a scheduler's SIGINT),
-    asked for and no error, written as its stderr line is, without ``error: `` (the ninety-ninth
-    session's; ``ranks_stop_together``). Best effort: the line has been printed, and a file that
-    cannot be written only leaves the launcher's link where the message would be."""
+    that failed first. ``error=False``: ``message`` says no error, and is written as it is, without
+    ``error: ``: an interrupt (Ctrl-C, a scheduler's SIGINT, asked for; the ninety-ninth session's),
+    or stdout's reader gone (``| head``; the hundred-and-second session's), each ending every rank
+    (``ranks_stop_together``). Best effort: the line has been printed, and a file that cannot be
+    written only leaves the launcher's link where the message would be."""
     path = os.environ.get("TORCHELASTIC_ERROR_FILE")
     if not path:
         return
-    line = message if interrupted else f"error: {message}"
+    line = f"error: {message}" if error else message
     # The form torch's ErrorHandler.record_exception writes; the report prints "py_callstack".
     report = {"message": {"message": line, "extraInfo": {"py_callstack": line, "timestamp": str(int(time.time()))}}}
     try:

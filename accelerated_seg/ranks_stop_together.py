@@ -24,7 +24,10 @@ stage itself (ninety-sixth session); since the ninety-seventh, any error of one 
 its traceback under the line; a file it reads differently; an interrupt), and ``met_by_every_rank`` tells an error
 every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone;
 since the ninety-eighth, any of a process's own anywhere in its work. A published KeyboardInterrupt (Ctrl-C, asked
-for) is said as its words are, not as an error, and every rank ends with status 130.
+for) is said as its words are, not as an error, and every rank ends with status 130. A published BrokenPipeError
+(stdout's reader gone: ``accelerate launch ... predict ... | head``) is no error either: nothing is said, as a
+one-process command says nothing then, its line left for the launcher's table alone, and every rank ends with
+SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -60,10 +63,14 @@ SAID_WAIT_S = 10.0
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
+#: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
+READER_GONE = "reader_gone"
 #: How many ranks other than the main process have written under the lock (``writes_for_the_line``).
 WRITERS = "writers"
 #: The status of a process Ctrl-C ended, as a shell reports it (cli's EXIT_INTERRUPTED, which imports the commands).
 EXIT_INTERRUPTED = 128 + signal.SIGINT
+#: SIGPIPE's, for stdout's reader gone (cli's EXIT_READER_WENT_AWAY).
+EXIT_READER_WENT_AWAY = 128 + signal.SIGPIPE
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
 _USES = itertools.count()
 #: The watchers of the ``stopping_together`` this process is inside, innermost last (``stop_every_rank``).
@@ -168,6 +175,8 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
         if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
                 store.set(INTERRUPTED, "1")
+            elif isinstance(error, BrokenPipeError):
+                store.set(READER_GONE, "1")
             store.set(MESSAGE, str(error))
         watcher.wait_for_the_end()
 
@@ -209,9 +218,10 @@ class _Watcher(threading.Thread):
 
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
-        interrupted = False
+        # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
+        interrupted = reader_gone = False
         try:
-            interrupted = store.check([INTERRUPTED])
+            interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
             if rank == 0:
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
@@ -219,9 +229,10 @@ class _Watcher(threading.Thread):
                     _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
-                    if interrupted:  # and in the launcher's table, whose row for this rank gave only its link
+                    if interrupted:
                         print(line, file=sys.stderr, flush=True)
-                        leave_for_the_launcher(line, interrupted=True)
+                    if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
+                        leave_for_the_launcher(line, error=False)
                     else:
                         say_the_error(line)
                 store.set(SAID, line)
@@ -235,18 +246,27 @@ class _Watcher(threading.Thread):
                 said = _wait_for(lambda: store.check([SAID]))
                 # an interrupt as the main process says it, not "error: predict interrupted ..." (until the
                 # ninety-ninth session)
-                leave_for_the_launcher(store.get(SAID).decode() if said else message, interrupted=interrupted)
+                leave_for_the_launcher(store.get(SAID).decode() if said else message,
+                                       error=not (interrupted or reader_gone))
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(EXIT_INTERRUPTED if interrupted else 1)
+            _flushed_if_read()
+            os._exit(EXIT_INTERRUPTED if interrupted else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def wait_for_the_end(self) -> None:
         """Wait for this watcher to end the process; return where it cannot (its store failed)."""
         deadline = time.monotonic() + POLL_S + SAID_WAIT_S + 5  # with time for the main process's line
         while time.monotonic() < deadline and not self.gave_up.is_set():
             time.sleep(POLL_S)
+
+
+def _flushed_if_read() -> None:
+    """stdout and stderr flushed before ``os._exit``, where a reader is still there: where it is gone, the flush
+    raises BrokenPipeError again, which skipped the exit (until the hundred-and-second session), leaving the rank in
+    its collective; what it held is for no one."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):
+            stream.flush()
 
 
 def _wait_for(condition: Callable[[], bool]) -> bool:

@@ -37,7 +37,7 @@ def test_an_interrupt_is_left_for_the_launcher_as_said_not_as_an_error(tmp_path,
     in the launcher's table, where the main process says no error (until the ninety-ninth session)."""
     error_file = tmp_path / "error.json"
     monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(error_file))
-    leave_for_the_launcher("predict interrupted in process 1 (no case was written)", interrupted=True)
+    leave_for_the_launcher("predict interrupted in process 1 (no case was written)", error=False)
     assert "traceback : predict interrupted in process 1 (no case was written)\n" in _launcher_report(error_file)
 
 

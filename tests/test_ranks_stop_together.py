@@ -2,11 +2,17 @@
 has no public way to it (module docstring). If torch removes or changes it, this says so by name, where otherwise a
 launch's watchers would find no store and one rank's error would leave the others in their collective."""
 
+import io
+import json
+import os
+import sys
+
+import pytest
 import torch
 import torch.distributed as dist
 from torch.distributed import distributed_c10d
 
-from accelerated_seg.ranks_stop_together import _store
+from accelerated_seg.ranks_stop_together import READER_GONE, SAID, _store, _Watcher
 
 PRIVATE = "torch.distributed.distributed_c10d._get_default_store"
 
@@ -27,3 +33,31 @@ def test_the_process_groups_store_is_reached_through_torchs_private_get_default_
 def test_there_is_no_store_before_the_process_group():
     assert not dist.is_initialized()
     assert _store("accelerated_seg/test/") is None
+
+
+class _ReaderGone(io.StringIO):
+    """A stdout whose reader has gone (``| head``): what it holds cannot be flushed."""
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_stdouts_reader_gone_ends_each_rank_with_sigpipes_status_and_no_error_line(rank, one_process_group,
+                                                                                   monkeypatch, tmp_path, capsys):
+    """A published BrokenPipeError (``accelerate launch ... predict ... | head``) ended every rank as an error, said
+    ("error: process 0: [Errno 32] Broken pipe"), status 1; and a rank whose stdout still held a line for the gone
+    reader met the BrokenPipeError again in its last flush, which skipped its exit (until the hundred-and-second
+    session). Each rank now ends with SIGPIPE's status, nothing said on stderr, the line in the launcher's table."""
+    line = "predict stopped in process 0: the reader of its output went away (no case was written)"
+    store = _store("accelerated_seg/test/")
+    store.set(READER_GONE, "1")
+    store.set(SAID, line)  # the main process's, for the other rank
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    monkeypatch.setattr(sys, "stdout", _ReaderGone("a line the reader left unread\n"))
+    ended = []
+    monkeypatch.setattr(os, "_exit", ended.append)
+    _Watcher("accelerated_seg/test/", lambda message: message)._end(store, line, rank, ranks=1 + rank)
+    assert ended == [141]
+    assert capsys.readouterr().err == ""
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == line  # no "error: "
