@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .collector import importing_without_collection
 from .launch_env import launched_processes
-from .launcher_report import say_the_error
+from .launcher_report import leave_for_the_launcher, say_the_error
 from .predict_options import in_flag_words
 from .sigterm import by_sigterm, sigterm_as_an_interrupt
 from .wording import counted
@@ -218,6 +218,12 @@ def _predict_distributed(args, options) -> int:
     except KeyboardInterrupt as interrupt:  # in the last wait for every process: others stop every process
         if state.is_main_process:
             print(_interrupted_by(args, interrupt), file=sys.stderr)
+        raise
+    except BrokenPipeError:  # stdout's reader gone as the main process said its last line (the work done), or where
+        # no store stopped every process: ended as in one process (cli), status 141, no error, said in the launcher's
+        # table alone ("error: [Errno 32] Broken pipe", status 2, until the hundred-and-second session)
+        leave_for_the_launcher("predict stopped: the reader of its output went away (every file it wrote is whole)",
+                               error=False)
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         say_the_error(in_flag_words(error))

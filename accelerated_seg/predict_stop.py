@@ -208,7 +208,9 @@ class WrittenWhole:
 def _stopping(error: BaseException, where: str) -> BaseException:
     """What stops every process for ``error`` met ``where`` (``process 1, case small_1``): out of memory as named;
     ``predict interrupted in <where>`` for Ctrl-C or a scheduler's SIGINT, asked for (a KeyboardInterrupt: said as
-    no error, status 130; the cases written whole follow, as predict says them when interrupted in one process); a
+    no error, status 130; the cases written whole follow, as predict says them when interrupted in one process);
+    stdout's reader gone (``| head``: a BrokenPipeError, no error either, left for the launcher's table alone, status
+    141 as SIGPIPE's, where it was "error: process 0: [Errno 32] Broken pipe" until the hundred-and-second session); a
     file's or a setting's error, or one of the file system, in one line; a bug with its type and traceback."""
     from .results_so_far import OutOfMemory
 
@@ -216,6 +218,8 @@ def _stopping(error: BaseException, where: str) -> BaseException:
         return error
     if isinstance(error, KeyboardInterrupt):
         return KeyboardInterrupt(f"predict interrupted in {where}")
+    if isinstance(error, BrokenPipeError):  # an OSError, but not the file system's
+        return BrokenPipeError(f"predict stopped in {where}: the reader of its output went away")
     if isinstance(error, (DataError, ConfigError, OSError)):
         return RuntimeError(f"{where}: {error}")
     words = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

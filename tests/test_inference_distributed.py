@@ -12,6 +12,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import nibabel as nib
 import numpy as np
@@ -215,6 +216,31 @@ def test_another_process_begins_no_write_by_cases_once_an_error_is_published(pub
     assert whole.lock.acquire(timeout=5.0)  # free for this process's watcher to take
     assert int(store.add(ranks_stop_together.WRITERS, 0)) == 1
     assert whole.cases == ([] if published else ["a"])
+
+
+def test_the_main_processs_last_line_that_meets_a_gone_reader_ends_it_as_sigpipe_would(monkeypatch, tmp_path, capsys):
+    """The main process's "segmented into" line, said once every process has done its work, met stdout's reader gone
+    (``| head -3`` of two cases by windows): "error: [Errno 32] Broken pipe" and status 2, as a refusal (until the
+    hundred-and-second session). It now reaches cli, which ends as SIGPIPE would (141), said in the launcher's table
+    alone. (A launch's timing decides which line meets it; test_a_launched_predict_whose_reader_goes_away_... is one.)"""
+    from accelerated_seg import inference_distributed, predict_command
+
+    class Gone:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    state = SimpleNamespace(is_main_process=True, num_processes=2, destroy_process_group=lambda: None)
+    monkeypatch.setattr(inference_distributed, "process_state", lambda: state)
+    monkeypatch.setattr(inference_distributed, "predict_distributed", lambda *args, **kwargs: [tmp_path / "a.nii.gz"])
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    args = SimpleNamespace(input=None, inputs=["scans"], model="model", output=tmp_path, split="auto",
+                           probabilities=False, sequential=False, continue_prediction=False)
+    monkeypatch.setattr(sys, "stdout", Gone())
+    with pytest.raises(BrokenPipeError):
+        predict_command._predict_distributed(args, {"device": None})
+    assert capsys.readouterr().err == ""
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == (
+        "predict stopped: the reader of its output went away (every file it wrote is whole)")
 
 
 def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path):
@@ -667,6 +693,42 @@ def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(data
     assert "Traceback" not in stderr and "[rank" not in stderr, stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(out / "small_0.nii.gz")
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("split, lines_read", [("cases", 0), ("windows", 2)])
+def test_a_launched_predict_whose_reader_goes_away_stops_every_process_as_sigpipe_would(split, lines_read, data,
+                                                                                        tmp_path):
+    """``accelerate launch ... predict ... | head -2``: the print that met the closed pipe (the main process's plan
+    line, or under --split cases either process's "wrote" line, both on the launch's stdout) stopped every process as
+    an error: "error: process 0: [Errno 32] Broken pipe (no case was written)", every process's status 1 (until the
+    hundred-and-second session). Every process now ends as the one-process predict does, with SIGPIPE's status (141,
+    the launcher's own 1 after its table) and no error line, the cases written each whole, none begun after; the
+    launcher's table says why in each process's row."""
+    scans = [str(data / "scans" / f"small_{number}.nii.gz") for number in range(3)]
+    out = tmp_path / "out"
+    cmd, env = two_processes(["accelerated_seg.cli", "predict", "--model", str(data / "model"), *scans, "--output",
+                              str(out), "--split", split], module=True)
+    with subprocess.Popen(cmd, env={**env, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as launch:
+        try:
+            read_lines = [launch.stdout.readline() for _ in range(lines_read)]  # as head -2 reads them
+            launch.stdout.close()
+            stderr = launch.communicate(timeout=120)[1]
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    assert launch.returncode == 1, stderr[-3000:]  # the launcher's, whatever its processes' status
+    assert all(line.endswith("\n") for line in read_lines), read_lines
+    statuses = re.findall(r"exitcode *: (-?\d+)", stderr)
+    assert statuses and set(statuses) == {"141"}, stderr[-3000:]
+    assert "Broken pipe" not in stderr and "\nerror" not in f"\n{stderr}", stderr[-3000:]
+    assert not re.search(r'File ".*accelerated_seg', stderr) and "[rank" not in stderr, stderr[-3000:]
+    assert "traceback : predict stopped in process " in stderr, stderr[-3000:]  # each row says why
+    written = {path.name for path in out.iterdir()} - {".run.lock"}
+    assert written <= {"small_0.nii.gz", "small_1.nii.gz", "small_2.nii.gz"}, written  # no hidden temporary
+    for name in written:
+        read(out / name)  # whole
 
 
 @pytest.mark.distributed
