@@ -11,6 +11,8 @@ import contextlib
 import sys
 from pathlib import Path
 
+from .sigterm import stopped_by
+
 
 def run(args, _) -> int:
     """List the dataset's preprocessed versions; with --prune remove the others no live run uses.
@@ -131,8 +133,8 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by
         except OSError as error:  # a read-only cache: said, not a traceback
             print(f"error: {version.folder} cannot be removed ({error})", file=sys.stderr)
             return 1
-        except KeyboardInterrupt:  # said nothing before the ninety-second session; what it left, listed as no version
-            print(_prune_interrupted(dataset_folder, len(removed)), file=sys.stderr)
+        except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session; what it left, unlisted
+            print(_prune_interrupted(dataset_folder, len(removed), interrupt), file=sys.stderr)
             raise
         if pruned:
             removed.append(version)
@@ -167,13 +169,14 @@ def _finish_removals(dataset_folder: Path) -> None:
             dataset_folder.rmdir()
 
 
-def _prune_interrupted(dataset_folder: Path, removed: int) -> str:
-    """What Ctrl-C during --prune says: the version being removed was renamed aside (no run uses it), and
-    the listing counts it nowhere, so only the next --prune frees its room."""
+def _prune_interrupted(dataset_folder: Path, removed: int, interrupt: KeyboardInterrupt) -> str:
+    """What Ctrl-C (or SIGTERM, since the hundred-and-second session: ``sigterm.stopped_by``) during --prune says: the
+    version being removed was renamed aside (no run uses it), and the listing counts it nowhere, so only the next
+    --prune frees its room."""
     from .data.cache_versions import bytes_under, removals_left, size_said
 
     left = removals_left(dataset_folder)
-    return (f"cache --prune interrupted after removing {removed} version(s)" + (
+    return (f"{stopped_by('cache --prune', interrupt)} after removing {removed} version(s)" + (
         f"; {len(left)} more, renamed aside for removal ({left[0].name}), still hold "
         f"{size_said(sum(bytes_under(folder) for folder in left))}: the same command deletes them" if left else ""))
 

@@ -36,7 +36,7 @@ from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .predict_options import TTA_MODES
-from .sigterm import EXIT_TERMINATED, by_sigterm
+from .sigterm import EXIT_TERMINATED, by_sigterm, sigterm_as_an_interrupt, stopped_by
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,14 +54,22 @@ def main(argv: list[str] | None = None) -> int:
     if command in ONE_PROCESS_COMMANDS and (processes := launched_processes()) > 1:
         return _one_process_command_refused(command, processes)
     try:
-        with said_as_lines():  # predict's "warning: <scan>: its header gives no orientation ...", not Python's form
+        # said_as_lines: predict's "warning: <scan>: its header gives no orientation ...", not Python's form
+        with said_as_lines(), _sigterm_as_ctrl_c(command):
             status = COMMANDS[args.command](args, rest)
         sys.stdout.flush()  # here, so that a reader gone by now is met inside the try
         return status
     except BrokenPipeError:
         return _reader_went_away()
     except KeyboardInterrupt as interrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
-        return EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED  # predict's SIGTERM too (sigterm.py)
+        return EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED  # SIGTERM's too (sigterm.py)
+
+
+def _sigterm_as_ctrl_c(command: str) -> contextlib.AbstractContextManager:
+    """A one-process command stops on SIGTERM as on Ctrl-C (sigterm.py): synth, evaluate and cache --prune said
+    nothing of what they left, status -15, until the hundred-and-second session. predict takes it in one process
+    alone (predict_command: a launch's processes end at once); train saves and stops (checkpoint.PreemptionSignals)."""
+    return sigterm_as_an_interrupt() if command in ONE_PROCESS_COMMANDS else contextlib.nullcontext()
 
 
 def _setting_overrides(argv: list[str]) -> list[str]:
@@ -593,8 +601,8 @@ def exit_on_user_error():
                 or (saving is not None and isinstance(error, saving.CheckpointNotSaved))):
             raise
         _end_with_the_message(error, 1)
-    except KeyboardInterrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
-        raise SystemExit(EXIT_INTERRUPTED) from None
+    except KeyboardInterrupt as interrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
+        raise SystemExit(EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED) from None  # synth's SIGTERM
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:
@@ -618,18 +626,20 @@ def _synth(args, _) -> int:
         try:
             path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
                                            seed=args.seed)
-        except KeyboardInterrupt:  # said nothing before the ninety-second session, the folder left in part
-            print(_synth_interrupted(args.out_dir, phantoms_unfinished(args.out_dir)), file=sys.stderr)
+        except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session, the folder left in part
+            print(_synth_interrupted(args.out_dir, phantoms_unfinished(args.out_dir), stopped_by("synth", interrupt)),
+                  file=sys.stderr)
             raise
     print(f"wrote {path}")
     return 0
 
 
-def _synth_interrupted(out_dir: str, unfinished: bool) -> str:
-    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: where it stopped, and how to finish."""
+def _synth_interrupted(out_dir: str, unfinished: bool, stopped: str = "synth interrupted") -> str:
+    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: where it stopped, and how to finish.
+    ``stopped``: how the line begins, "synth stopped by SIGTERM" for SIGTERM's (``sigterm.stopped_by``)."""
     if not unfinished:
-        return f"synth interrupted before it wrote anything into {out_dir}"
-    return (f"synth interrupted: {out_dir} holds part of the phantoms and no dataset.json yet (written last; every "
+        return f"{stopped} before it wrote anything into {out_dir}"
+    return (f"{stopped}: {out_dir} holds part of the phantoms and no dataset.json yet (written last; every "
             f"case file there is whole); the same command finishes them")
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .collector import importing_without_collection
+from .sigterm import stopped_by
 
 
 def run(args, _) -> int:
@@ -35,9 +36,9 @@ def run(args, _) -> int:
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # said nothing before the ninety-second session
-        print(f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
-              f"evaluation in {output} stays as it was)", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session (SIGTERM's: cli.main)
+        print(f"{stopped_by('evaluate', interrupt)}: nothing written (both files are written together at the end; an "
+              f"earlier evaluation in {output} stays as it was)", file=sys.stderr)
         raise
     if args.dataset_json is None and args.num_classes is None and not summary.get("merged_foreground") and (
             said := _declaration_left_unused(Path(args.label_dir))):

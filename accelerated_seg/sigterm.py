@@ -1,4 +1,5 @@
-"""SIGTERM stops one-process ``predict`` as Ctrl-C does, and says so.
+"""SIGTERM stops one-process ``predict`` as Ctrl-C does, and says so; and, since the hundred-and-second session, the
+commands that always run in one process (``cli.ONE_PROCESS_COMMANDS``: synth, evaluate, cache --prune, export, ...).
 
 A scheduler's time limit sends SIGTERM (SLURM, then SIGKILL after its KillWait, 30 s by default), as do
 ``scancel``, ``kill`` and a container's stop. Python's default for it ends the process at once: until the
@@ -6,6 +7,12 @@ hundred-and-first session predict said nothing, the case being written stayed a 
 log did not say how many cases were written. Raised as an interrupt (``Terminated``, a KeyboardInterrupt) on
 the main thread, it goes the way Ctrl-C goes: the case being written ends and is said, nothing is begun
 after, and the last line counts what is written, naming SIGTERM; the process ends with SIGTERM's status, 143.
+
+Those died at once on SIGTERM until the hundred-and-second session, status -15: synth, evaluate and cache --prune
+without the line Ctrl-C has them say (what is whole, what the same command does), and export left its
+``<output>.partial/`` folder beside the output (and, of a sharded checkpoint, the whole copy of its weights in the
+temporary folder). That line now begins "<command> stopped by SIGTERM" (``stopped_by``); the others end as on
+Ctrl-C, their temporaries removed, with status 143.
 
 Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops). A launched
 predict (several processes) is not covered here, each of its processes stopping as the launcher stops it: the
@@ -51,6 +58,12 @@ def by_sigterm(interrupt: BaseException) -> bool:
     """Whether ``interrupt`` is SIGTERM's: ``Terminated``, or an interrupt that says it carried one (``terminated``,
     as ``inference.PredictInterrupted`` does, raised in its place with the count of cases written)."""
     return isinstance(interrupt, Terminated) or getattr(interrupt, "terminated", False) is True
+
+
+def stopped_by(command: str, interrupt: BaseException) -> str:
+    """How the line that says what ``interrupt`` left begins: "evaluate stopped by SIGTERM" for SIGTERM's
+    (``by_sigterm``), "evaluate interrupted" for Ctrl-C's."""
+    return f"{command} stopped by SIGTERM" if by_sigterm(interrupt) else f"{command} interrupted"
 
 
 @contextlib.contextmanager

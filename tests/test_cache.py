@@ -3,6 +3,8 @@
 import dataclasses
 import json
 import os
+import signal
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.preprocess import PreprocessSettings
+
+from terminated_mid_work import run_terminated  # tests/ is on sys.path, as for conftest
 
 
 def _cache(root, manifest, **settings):
@@ -1194,6 +1198,32 @@ def test_the_cache_command_refuses_a_dataset_folder_in_the_cache_with_a_config_b
     assert ours.dir.is_dir() and other.dir.is_dir()
     assert main(["cache", "--config", str(config), "--prune"]) == 0
     assert ours.dir.is_dir() and not other.dir.exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
+def test_sigterm_stops_a_prune_as_ctrl_c_does_and_says_so(tiny_dataset, tmp_path):
+    """A time limit's SIGTERM as the second of two versions is deleted, renamed aside: --prune says what it left,
+    naming SIGTERM, status 143, that version whole where it was renamed. Until the hundred-and-second session it
+    ended at once, saying nothing, status -15."""
+    from accelerated_seg.data.cache_versions import removals_left
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    versions = [_cache(root, manifest, spacing=(spacing,) * 3) for spacing in (3.0, 4.0)]
+    for version in versions:
+        version.build(manifest.training[:1])
+    files = {version.dir.name: sorted(path.relative_to(version.dir) for path in version.dir.rglob("*"))
+             for version in versions}
+    folder = versions[0].dir.parent
+    done = run_terminated("cache", str(folder), "--prune")
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    said = done.stderr.splitlines()[-1]
+    assert said.startswith("cache --prune stopped by SIGTERM after removing 1 version(s); 1 more, renamed aside for "
+                           "removal (.removing-") and said.endswith("the same command deletes them"), done.stderr
+    [left] = removals_left(folder)  # .removing-<version>-<8 hex digits>, its lock file made by the prune
+    kept = sorted(path.relative_to(left) for path in left.rglob("*") if path.name != ".in_use.lock")
+    assert kept == files[left.name.removeprefix(".removing-")[:-9]]
+    assert not any(version.dir.exists() for version in versions)
 
 
 def test_an_interrupted_prune_says_what_it_left_and_the_same_command_deletes_it(tiny_dataset, tmp_path, monkeypatch,

@@ -5,6 +5,8 @@ import json
 import shutil
 import math
 import re
+import signal
+import sys
 import warnings
 
 import nibabel as nib
@@ -25,6 +27,7 @@ from accelerated_seg.evaluate import (
     voxel_spacing,
 )
 from broken_cases import with_header_affine  # tests/ is on sys.path, as for conftest
+from terminated_mid_work import run_terminated
 
 # Anisotropic, axis-permuted and flipped grid: voxel sizes 1.0 / 1.5 / 2.5 mm along the array axes.
 SPACING = (1.0, 1.5, 2.5)
@@ -1525,6 +1528,24 @@ def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypa
     assert (f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
             f"evaluation in {pred_dir / 'evaluation'} stays as it was)") in capsys.readouterr().err
     assert not (pred_dir / "evaluation").exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
+def test_sigterm_stops_evaluate_as_ctrl_c_does_and_says_so(folders):
+    """A time limit's SIGTERM as the second map is read, scoring the folders again over an earlier evaluation of them:
+    evaluate says nothing is written, naming SIGTERM, status 143, the earlier evaluation whole and as it was. Until
+    the hundred-and-second session it ended at once, saying nothing, status -15."""
+    pred_dir, label_dir, dataset = folders
+    command = ["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]
+    assert main(command) == 0
+    output = pred_dir / "evaluation"
+    earlier = {path.name: path.read_bytes() for path in output.iterdir()}
+    done = run_terminated(*command)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"evaluate stopped by SIGTERM: nothing written (both files are written together at the end; an earlier "
+        f"evaluation in {output} stays as it was)"), done.stderr
+    assert {path.name: path.read_bytes() for path in output.iterdir()} == earlier  # no temporary beside them
 
 
 def test_a_map_of_several_volumes_is_refused_as_such_not_as_another_grid(folders, tmp_path, capsys):

@@ -7,6 +7,7 @@ ZeRO-2 and ZeRO-3 ones in tests/test_deepspeed_cpu.py, each against the run's ow
 import json
 import re
 import shutil
+import signal
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -30,6 +31,7 @@ from accelerated_seg.train import train
 
 from conftest import assert_checkpoint_exports_as_training_did
 from faults import folder_removed_at
+from terminated_mid_work import run_terminated
 
 
 def test_any_checkpoint_becomes_the_model_training_exported_at_its_step(tiny_config, tiny_dataset, tmp_path, capsys):
@@ -450,6 +452,20 @@ def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gon
     folder_removed_at(monkeypatch, checkpoint_export, "weights_to_export", rotating, before=True)
     with pytest.raises(ConfigError, match=re.escape(gone.removeprefix("error: "))):
         export_checkpoint(rotating, output)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
+def test_sigterm_stops_export_as_ctrl_c_does_leaving_nothing_half_written(tiny_config, tmp_path):
+    """A time limit's SIGTERM once the weights are written into ``<output>.partial/``: export ends as on Ctrl-C, status
+    143, nothing left at --output or beside it. Until the hundred-and-second session it ended at once, status -15,
+    the ``.partial`` folder left beside the output."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    output = tmp_path / "model"
+    done = run_terminated("export", str(run), "--output", str(output))
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
 
 

@@ -1,6 +1,8 @@
 """Tests for the embedded synthetic phantom dataset (accelerated_seg.data.synthetic)."""
 
 import json
+import signal
+import sys
 
 import nibabel as nib
 import numpy as np
@@ -9,6 +11,8 @@ import pytest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import (
     LABELS, _grid, _render_on_grid, make_phantom, write_synthetic_dataset)
+
+from terminated_mid_work import run_terminated  # tests/ is on sys.path, as for conftest
 
 # Small grid keeps the whole module fast (~32x32x24 voxels per case).
 KW = dict(num_cases=6, num_validation=2, size_mm=(64.0, 64.0, 48.0), spacing_mm=2.0)
@@ -268,6 +272,22 @@ def test_an_interrupted_synth_says_what_it_left_and_the_same_command_finishes_it
     monkeypatch.setattr(synthetic, "write_nifti", write)
     assert main(["synth", str(out), "--cases", "3", "--validation", "1"]) == 0
     assert len(json.loads((out / "dataset.json").read_text())["training"]) == 2
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
+def test_sigterm_stops_synth_as_ctrl_c_does_and_says_so(tmp_path):
+    """A time limit's SIGTERM as the second case is written: synth says what it left, naming SIGTERM, status 143, each
+    case file whole. Until the hundred-and-second session it ended at once, saying nothing, status -15."""
+    out = tmp_path / "phantoms"
+    done = run_terminated("synth", str(out), "--cases", "3", "--validation", "1")
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"synth stopped by SIGTERM: {out} holds part of the phantoms and no dataset.json yet (written last; every case "
+        f"file there is whole); the same command finishes them"), done.stderr
+    written = sorted((out / "imagesTr").iterdir()) + sorted((out / "labelsTr").iterdir())
+    assert [path.name for path in written] == ["case_000.nii.gz"] * 2  # no hidden temporary beside them
+    assert all(nib.load(path).get_fdata().shape for path in written)  # each read to its end
+    assert not (out / "dataset.json").exists()
 
 
 def test_synth_says_a_dataset_json_that_is_no_json_is_not_the_phantoms_rather_than_another_dataset(tmp_path, capsys):
