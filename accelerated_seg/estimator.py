@@ -566,7 +566,7 @@ class Segmentation:
             predicts = f"predicts with {self.model_dir}"
             if self._preempted is not None:  # a validation's best_model, exported before the signal: the resume
                 # was named only where no model was (until the hundred-and-first session)
-                predicts += "; " + self._preempted.ways_on(whose="the run's")
+                predicts += "; " + self._preempted.ways_on(predicting_with=self.model_dir)
         return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}{self._since()}>"
 
     def _since(self) -> str:

@@ -42,15 +42,15 @@ class InterruptedFit:
         saved = complete_checkpoints(self.run / "checkpoints")
         return saved[-1] if saved else None
 
-    def _unsaved(self) -> str:
+    def _unsaved(self, whose: str, predicting_with: Path | None) -> str:
         """What is left where no checkpoint is: an export of a validation's before any checkpoint, or none; where
-        the run had saved some as it stopped, that they are gone since."""
+        the run had saved some as it stopped, that they are gone since, ``whose`` (``ways_on``'s)."""
         if self.newest_at_stop is not None:
-            unsaved = (f"its checkpoints are no longer there (the newest as it stopped was {self.newest_at_stop}: "
-                       f"deleted since, or replaced by a later fit there)")
+            unsaved = (f"{whose} checkpoints are no longer there (the newest as it stopped was "
+                       f"{self.newest_at_stop}: deleted since, or replaced by a later fit there)")
         else:
             unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
-        if exports := exported_models_in(self.run):
+        if exports := [export for export in exported_models_in(self.run) if export != predicting_with]:
             return (f"{unsaved}; the model exported in {exports[0]} is kept: Segmentation.load({str(exports[0])!r}) "
                     f"to predict with it (a new fit there replaces it with {ESTIMATOR_NAMES.overwrite_again})")
         return f"{unsaved}, so a new fit starts over"
@@ -59,15 +59,19 @@ class InterruptedFit:
         """For repr: what stopped, and where a resume continues from."""
         return f"{self._stopped()}; {self.ways_on()}"
 
-    def ways_on(self, whose: str = "its") -> str:
-        """Where a resume continues from (the run's newest whole checkpoint), or why it cannot; ``whose`` names
-        the run where the words before are of another thing (a repr's model: "the run's")."""
+    def ways_on(self, predicting_with: Path | None = None) -> str:
+        """Where a resume continues from (the run's newest whole checkpoint), or why it cannot. ``predicting_with``:
+        the run's export that the words before say is predicted with (a repr's, of a preempted fit's best_model):
+        the run is named "the run's", not "its" (the model's), and that export is not offered again to load (the
+        hundred-and-second session's review: "predicts with <run>/best_model; its checkpoints are no longer
+        there ...; Segmentation.load('<run>/best_model') to predict with it")."""
+        whose = "the run's" if predicting_with is not None else "its"
         if not self.run.is_dir():  # "no checkpoint was saved yet" of a run whose checkpoints went with it, until the
             # hundredth session's review
             return ("that folder is no longer there (moved or deleted since): where it was moved, "
                     "fit(..., output_dir=<its new place>, resume='latest') continues it")
         if (checkpoint := self._checkpoint()) is None:
-            return self._unsaved()
+            return self._unsaved(whose, predicting_with)
         return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
 
     def refusal(self, method: str) -> str:

@@ -1510,6 +1510,13 @@ def test_a_preempted_fit_that_exported_a_best_model_predicts_with_it_and_says_wh
     assert Segmentation.load(tmp_path / "saved").predict(scan).shape == nib.load(scan).shape
     with pytest.warns(UserWarning, match=r"^evaluate: scoring the Dataset's \d validation case\(s\) alone"):
         assert model.evaluate(data)["num_cases"] >= 1
+    # Its checkpoints deleted since: "its checkpoints" read as the best_model's, which repr offered to load to predict
+    # with, the model it predicts with already (the hundred-and-second session's review)
+    shutil.rmtree(run / "checkpoints")
+    assert repr(model).endswith(
+        f"; predicts with {run / 'best_model'}; the run's checkpoints are no longer there (the newest as it stopped "
+        f"was {run / 'checkpoints' / 'step_2'}: deleted since, or replaced by a later fit there), so a new fit starts "
+        f"over>")
 
 
 def test_an_estimator_fit_resuming_a_checkpoint_gone_while_it_is_loaded_is_told_in_its_own_words(tiny_dataset,
