@@ -732,6 +732,28 @@ def test_a_launched_predict_whose_reader_goes_away_stops_every_process_as_sigpip
 
 
 @pytest.mark.distributed
+def test_a_gone_reader_that_another_process_meets_first_stops_every_process_at_once(data, tmp_path, monkeypatch):
+    """Under --split cases every process prints its "wrote" lines: the test above closes stdout before the main
+    process's plan line, so the main process met it first there. Here process 1 alone meets it (its stdout's reader
+    gone, the main process's read): every process still ends with 141 and no error line, at once (not after the
+    SAID_WAIT_S the main process gives a process writing), the cases written whole (the hundred-and-second session's
+    review)."""
+    monkeypatch.setenv("READER_GONE_MET", str(met := tmp_path / "met"))
+    proc = predict_two_scans(data, tmp_path, "reader_gone_on_process_1_predict.py", "--split", "cases", timeout=120)
+    stopped_after = time.time() - float(met.read_text())
+    assert proc.returncode == 1, proc.stderr[-3000:]  # the launcher's, whatever its processes' status
+    assert re.findall(r"exitcode *: (-?\d+)", proc.stderr) == ["141"] * 3, proc.stderr[-3000:]
+    assert "Broken pipe" not in proc.stderr and "\nerror" not in f"\n{proc.stderr}", proc.stderr[-3000:]
+    assert "traceback : predict stopped in process 1: the reader of its output went away (" in proc.stderr
+    assert stopped_after < SAID_WAIT_S, stopped_after
+    out = tmp_path / "out"
+    written = {path.name for path in out.iterdir()} - {".run.lock"}
+    assert written and written <= {"small_0.nii.gz", "small_1.nii.gz"}, written  # no hidden temporary
+    for name in written:
+        read(out / name)  # whole
+
+
+@pytest.mark.distributed
 def test_an_output_refused_on_one_process_alone_stops_every_process(data, tmp_path):
     """The checks before the work refused on the process that failed them alone: the main process went on to
     the first collective and ended in gloo's "Connection reset by peer" traceback, the refusal unsaid (on
