@@ -181,6 +181,7 @@ def _measure_data(work: Path, cases, size_mm, spacing_mm, patch, workers, batch,
     from .data.manifest import load_cases
     from .data.preprocess import PreprocessSettings, case_dict
     from .data.synthetic import write_synthetic_dataset
+    from .data.workers import spare_the_workers
 
     source = work / "data" / "dataset.json"
     # A --data-dir's phantoms are reused only where they are the ones asked for: other --cases or sizes
@@ -241,6 +242,11 @@ def _measure_data(work: Path, cases, size_mm, spacing_mm, patch, workers, batch,
     # worker and main process is a large part of the cost on few cores).
     monai_loader = DataLoader(monai_set, batch_size=max(1, batch // samples_per_volume), shuffle=True,
                               num_workers=workers, persistent_workers=workers > 0)
+    # Its forked workers leave SIGTERM to this process, as ours do, MONAI's seeding kept (as train.fit does to a
+    # user's loader). torch's handler in a forked worker ends it on a SIGTERM from any process but its parent, as
+    # SLURM's to the whole job: torch's SIGCHLD handler then raised "DataLoader worker ... is killed by signal" in
+    # the clean-up of the benchmark that SIGTERM stopped (status 1, two tracebacks; the hundred-and-second session).
+    spare_the_workers(monai_loader)
     monai_batches = iter(_forever(monai_loader))
     first_epoch = _first_epoch(monai_batches, len(monai_loader))
     results["monai_tutorial"] = {"cold_first_epoch_s": round(caching + first_epoch, 2), "caching_s": round(caching, 2)}

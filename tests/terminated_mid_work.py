@@ -1,6 +1,7 @@
 """An ``accelerated-seg`` command that always runs in one process, sent SIGTERM (as a time limit sends it, to the
 process) in the middle of its work, run by the tests of synth, evaluate, cache --prune and export:
-``python terminated_mid_work.py COMMAND ARGS...``. The signal is sent on the main thread, which meets it at once."""
+``python terminated_mid_work.py COMMAND ARGS...``. The signal is sent on the main thread, which meets it at once.
+``benchmark data`` sends itself none: it waits for the test's, sent to its process group as SLURM sends it."""
 
 import importlib
 import os
@@ -8,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -68,10 +70,28 @@ def export_terminated_once_the_weights_are_written() -> None:
     exported_model.with_the_usual_mode = terminated_at_call(1, exported_model.with_the_usual_mode)
 
 
+#: What ``benchmark data`` prints once the workers of both its loaders run, then waiting for the test's SIGTERM.
+BOTH_LOADERS_RUN = "both loaders run: waiting for SIGTERM"
+
+
+def benchmark_data_waiting_once_both_loaders_run() -> None:
+    """The timed blocks begin after the first epoch of each loader, whose workers (ours from the fork server, the
+    MONAI tutorial's forked) then run: it says so and waits there for the SIGTERM that ends it."""
+    import accelerated_seg.benchmark as benchmark
+
+    def waiting(*args, **kwargs):
+        print(BOTH_LOADERS_RUN, flush=True)
+        time.sleep(300)
+        raise AssertionError("no SIGTERM came in 300 s")
+
+    benchmark._interleaved_rates = waiting
+
+
 TERMINATED = {"synth": synth_terminated_as_the_third_file_is_written,
               "evaluate": evaluate_terminated_as_the_second_map_is_read,
               "cache": prune_terminated_as_the_second_version_is_deleted,
-              "export": export_terminated_once_the_weights_are_written}
+              "export": export_terminated_once_the_weights_are_written,
+              "benchmark": benchmark_data_waiting_once_both_loaders_run}
 
 if __name__ == "__main__":
     TERMINATED[sys.argv[1]]()

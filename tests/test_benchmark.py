@@ -6,7 +6,14 @@ import json
 import os
 import re
 import shlex
+import shutil
+import signal
 import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,6 +22,8 @@ from accelerated_seg.benchmark import benchmark_data, benchmark_infer, machine_i
 from accelerated_seg.benchmark_predict import benchmark_predict
 from accelerated_seg.cli import main
 from accelerated_seg.host_cpu import cpu_generation
+
+import terminated_mid_work  # tests/ is on sys.path, as for conftest
 
 
 def test_the_data_benchmark_compares_both_loaders_and_cleans_up(tmp_path, monkeypatch):
@@ -117,6 +126,63 @@ def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_not
     monkeypatch.setattr(benchmark, measure, stopped)
     assert main(["benchmark", target, *args, "--output", str(out)]) == EXIT_INTERRUPTED
     assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes of a session, read from /proc")
+def test_sigterm_to_the_job_stops_the_data_benchmark_and_every_loader_worker_without_a_traceback(tmp_path):
+    """SIGTERM to the process group (SLURM's time limit, ``kill -TERM -- -PGID``) once both loaders' workers run:
+    status 143, no traceback, its temporary folder removed, no process of it left. The MONAI tutorial loader's
+    forked workers died of it (torch's worker handler ends one that another process signals), and in the
+    benchmark's clean-up torch's SIGCHLD handler raised "DataLoader worker ... is killed by signal: Terminated":
+    status 1, two tracebacks and the temporary folder half removed, from the hundred-and-second session, whose
+    change took SIGTERM as Ctrl-C, until its review; its workers now leave SIGTERM to the benchmark, as ours do."""
+    # Its own temporary folder, a short one: the fork server's socket lies in it, and pytest-xdist's tmp_path made
+    # that socket's path longer than AF_UNIX takes
+    temporary = Path(tempfile.mkdtemp(prefix="sigterm_"))
+    job = subprocess.Popen(
+        [sys.executable, terminated_mid_work.__file__, "benchmark", "data", "--cases", "2", "--size-mm", "32", "32",
+         "32", "--spacing-mm", "2", "--patch", "8", "--workers", "1", "--batch", "2", "--output",
+         str(tmp_path / "data.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "TMPDIR": str(temporary)})
+    try:
+        said = _line_said(job.stdout, terminated_mid_work.BOTH_LOADERS_RUN)  # False where it ended before
+        if said:
+            os.killpg(job.pid, signal.SIGTERM)
+        _, stderr = job.communicate(timeout=120)
+        left = list(temporary.glob("accelerated_seg_bench_*"))  # its phantoms and cache
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+        shutil.rmtree(temporary, ignore_errors=True)
+    assert said, stderr
+    assert job.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+    assert left == []
+    assert _processes_left_in_session(job.pid) == []
+
+
+def _line_said(output, line: str) -> bool:
+    """Whether ``output`` says ``line``, read up to it (or to its end)."""
+    return any(said.rstrip("\n") == line for said in iter(output.readline, ""))
+
+
+def _processes_left_in_session(session: int, wait_s: float = 30.0) -> list[str]:
+    """The command lines of the processes of ``session`` still running after ``wait_s`` at most: the fork server
+    and the resource tracker end a moment after the last worker does."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:  # "pid (name) state ppid pgrp session ...": the name may hold spaces and parentheses
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[3]) == session and fields[0] != "Z":
+                    left.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except (OSError, IndexError, ValueError):  # ended meanwhile
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
 
 
 def _the_cpu_as_two_devices(monkeypatch) -> None:
