@@ -657,10 +657,27 @@ def _export(args, _) -> int:
         check_exportable(checkpoint, Path(args.output))
         from .checkpoint_export import export_found_checkpoint
 
-        checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
+        try:
+            checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
+        except KeyboardInterrupt as interrupt:  # its status 130, or SIGTERM's 143: exit_on_user_error
+            print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
+            raise
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {output} ...")
     return 0
+
+
+def _export_interrupted(output, interrupt: KeyboardInterrupt) -> str:
+    """What export says when Ctrl-C or SIGTERM stops it (nothing until the hundred-and-second session): the export
+    takes its name whole (exported_model.write_export), so it is there whole, where the stop came after, or not at
+    all."""
+    from .model_folders import exported_models_in
+
+    stopped = stopped_by("export", interrupt)
+    if exported_models_in(output) == [output]:
+        return f"{stopped}: the export in {output} is written whole"
+    return (f"{stopped}: nothing written to {output} (an export is written whole or not at all); the same command "
+            f"exports it")
 
 
 COMMANDS = {"benchmark": benchmark_command.run, "train": _train, "synth": _synth, "check": check_command.run,

@@ -466,7 +466,31 @@ def test_sigterm_stops_export_as_ctrl_c_does_leaving_nothing_half_written(tiny_c
     done = run_terminated("export", str(run), "--output", str(output))
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"export stopped by SIGTERM: nothing written to {output} (an export is written whole or not at all); the same "
+        f"command exports it")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+def test_ctrl_c_after_the_export_took_its_name_says_it_is_written_whole(tiny_config, tmp_path, monkeypatch, capsys):
+    """Ctrl-C once the export is in place (before the line that says so): the export is whole, and export says so,
+    status 130. It said nothing until the hundred-and-second session, whether the export was there or not."""
+    import accelerated_seg.exported_model as exported_model
+
+    run, output = tmp_path / "run", tmp_path / "model"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    swapped_in = exported_model.replace_folder
+
+    def interrupted_once_in_place(*args):
+        swapped_in(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exported_model, "replace_folder", interrupted_once_in_place)
+    with pytest.raises(SystemExit) as ended:
+        main(["export", str(run), "--output", str(output)])
+    assert ended.value.code == 128 + signal.SIGINT
+    assert capsys.readouterr().err.strip() == f"export interrupted: the export in {output} is written whole"
+    assert read_export_config(output)["model"] and load_file(output / "model.safetensors")
 
 
 def test_the_export_functions_are_still_found_where_they_were_before_checkpoint_py_was_split():
