@@ -28,8 +28,18 @@ if TYPE_CHECKING:
 
 
 def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
+    """One process of a launched fit, Ctrl-C taken as a one-process fit takes it.
+
+    notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
+    (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
+    train's Ctrl-C handling does not catch, so no process said where to resume (until the hundred-and-second
+    session). With Python's own handler each raises KeyboardInterrupt, and train says which checkpoint is whole.
+    Python's, even where the launching process ignored SIGINT (a shell's background job): torch's handler stops
+    that one on SIGINT all the same, and its agent sends SIGINT on to these, which would otherwise train on until
+    it kills them (SIGKILL, 30 s later)."""
     from .train import train
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
 
 
@@ -83,6 +93,21 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, st
 # What torch elastic's process context, under notebook_launcher, takes over in the launching process.
 ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
                         if hasattr(signal, name))
+
+
+def interrupt_of_the_launch(error: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt a one-process fit would raise where ``error``, out of notebook_launcher, is SIGINT's.
+
+    SIGINT reaches the launching process (a terminal's Ctrl-C reaches its process group, Jupyter's "interrupt
+    kernel" the kernel alone), where torch elastic's handler raises its ``SignalException``; its agent then sends
+    SIGINT on to the launched processes, waits for them to end (30 s, then SIGKILL) and raises the exception again
+    (torch 2.13's ``SimpleElasticAgent.run``). The processes have said where to resume by then: what is left is
+    torch's traceback of its own agent in place of Ctrl-C's one line. None for any other error."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+
+    if isinstance(error, SignalException) and error.sigval == signal.SIGINT:
+        return KeyboardInterrupt()
+    return None
 
 
 @contextlib.contextmanager

@@ -975,6 +975,61 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert (model.model_dir / "model.safetensors").is_file()
 
 
+@pytest.mark.distributed
+def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_naming_the_checkpoint(
+        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
+    """SIGINT to the launching process alone, as Jupyter's "interrupt kernel" sends it (a terminal's Ctrl-C reaches
+    the launched processes too, and torch elastic's agent sends it on to them either way). Until the
+    hundred-and-second session the processes, forked with torch's handler, raised its SignalException and said
+    nothing, and the fit raised it too, a traceback of torch's agent, and recorded no interrupted fit."""
+    import threading
+    import time
+
+    import accelerated_seg.estimator as estimator
+    from accelerated_seg.model_folders import complete_checkpoints
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    run, fitting = tmp_path / "run", threading.Event()
+
+    def interrupt_after_a_checkpoint():
+        deadline = time.monotonic() + 300
+        while not complete_checkpoints(run / "checkpoints") and time.monotonic() < deadline and fitting.is_set():
+            time.sleep(0.1)
+        if fitting.is_set():  # once only: a second SIGINT to torch's agent cuts short its wait for the processes
+            os.kill(os.getpid(), signal.SIGINT)
+
+    fitting.set()
+    sender = threading.Thread(target=interrupt_after_a_checkpoint, daemon=True)
+    sender.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            model.fit(data, steps=100_000)
+    finally:
+        fitting.clear()
+        sender.join()
+    assert type(stopped.value) is KeyboardInterrupt and stopped.value.__cause__ is None
+    assert not [entry.path for entry in stopped.traceback if "torch" in Path(entry.path).parts]
+    newest = complete_checkpoints(run / "checkpoints")[-1]
+    said = capfd.readouterr().out
+    assert re.search(r"interrupted \(Ctrl-C\) after step \d+; the newest whole checkpoint is "
+                     rf"{re.escape(str(run / 'checkpoints'))}/step_\d+: call fit\(\.\.\., resume='latest'\)", said), said
+    assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) in {run}; its newest whole "
+                                f"checkpoint is {newest}: call fit(..., resume='latest') again to continue from it>")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
+
+
+def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+
+    from accelerated_seg.estimator_launch import interrupt_of_the_launch
+
+    assert type(interrupt_of_the_launch(SignalException("got 2", sigval=signal.SIGINT))) is KeyboardInterrupt
+    for other in (SignalException("got 15", sigval=signal.SIGTERM), RuntimeError("a rank failed")):
+        assert interrupt_of_the_launch(other) is None
+
+
 def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
     """validation_pairs=[] is "no validation cases", as from_pairs reads it, not "split pairs for me"."""
     train_pairs, _ = _pairs(tiny_dataset)
