@@ -46,7 +46,7 @@ from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_interrupted import InterruptedFit
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, interrupt_of_the_launch, launch_precision,
-                              signal_handlers_kept, steps_for_epochs)
+                              port_to_launch_on, signal_handlers_kept, steps_for_epochs)
 from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
                                        how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
                                        refuse_what_is_no_dataset)
@@ -252,7 +252,8 @@ class Segmentation:
                     try:
                         with signal_handlers_kept():
                             notebook_launcher(fit_in_launched_process, (cfg, manifest),
-                                              num_processes=processes, mixed_precision=mixed_precision)
+                                              num_processes=processes, mixed_precision=mixed_precision,
+                                              use_port=port_to_launch_on())
                     except Exception as error:  # torch's SignalException for Ctrl-C: raised as one process does
                         if (interrupt := interrupt_of_the_launch(error)) is None:
                             raise

@@ -141,6 +141,23 @@ def gpus_to_launch() -> int:
     return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
 
 
+def port_to_launch_on() -> str:
+    """The port notebook_launcher's processes meet on: MASTER_PORT where it is set, else one free now.
+
+    notebook_launcher's default, 29500, is also ``accelerate launch``'s and torchrun's: a fit with several processes
+    beside another launch on the machine (another notebook's fit, a training job) failed with torch's
+    ``DistNetworkError: ... port: 29500 ... address already in use`` traceback, until the hundred-and-second
+    session. The port is free as this returns, and bound by the launch a moment later; another program taking it
+    in between is a race the default port loses every time instead."""
+    import socket
+
+    if port := os.environ.get("MASTER_PORT"):
+        return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))  # notebook_launcher's master_addr: the kernel picks a port free there
+        return str(probe.getsockname()[1])
+
+
 def check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
                                       names: Names = ESTIMATOR_NAMES) -> None:
     """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),

@@ -1,5 +1,6 @@
 """The nobrainer-style Dataset builder is the training pipeline, not a second one."""
 
+import contextlib
 import csv
 import dataclasses
 import json
@@ -962,9 +963,11 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     handlers = {signum: signal.getsignal(signum) for signum in estimator_launch.ELASTIC_SIGNALS}
-    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
-                         multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
-                         val_every=2, save_every=0, precision="bf16").fit(data, steps=2)
+    monkeypatch.delenv("MASTER_PORT", raising=False)
+    with _taken_by_another_launch(29500):  # notebook_launcher's default port: the launch failed on it before
+        model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                             multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
+                             val_every=2, save_every=0, precision="bf16").fit(data, steps=2)
     assert model.summary["step"] == 2 and "DDP (MULTI_CPU) on 2 process(es)" in model.summary["strategy"]
     # torch elastic's launch took over SIGINT, SIGTERM, SIGHUP and SIGQUIT here for good, until the
     # fifty-first session: a later Ctrl-C in the notebook raised its SignalException
@@ -973,6 +976,39 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
+
+
+@contextlib.contextmanager
+def _taken_by_another_launch(port: int):
+    """``port`` listened on for the block, as another launch on the machine would (another notebook's fit, a
+    training job): already taken, by another test's launch, it is left to that one."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        try:
+            listener.bind(("127.0.0.1", port))
+        except OSError:  # in use already: the condition the block needs
+            yield
+            return
+        listener.listen()
+        yield
+
+
+def test_a_launched_fit_meets_on_a_free_port_unless_master_port_names_one(monkeypatch):
+    """notebook_launcher's default port is accelerate launch's and torchrun's, 29500: a fit with several processes
+    beside another launch failed with torch's DistNetworkError (address already in use) until the
+    hundred-and-second session."""
+    import socket
+
+    from accelerated_seg.estimator_launch import port_to_launch_on
+
+    monkeypatch.delenv("MASTER_PORT", raising=False)
+    port = int(port_to_launch_on())
+    assert port != 29500
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as launch:
+        launch.bind(("127.0.0.1", port))  # free, as the launch finds it a moment later
+    monkeypatch.setenv("MASTER_PORT", "29617")
+    assert port_to_launch_on() == "29617"
 
 
 @pytest.mark.distributed
