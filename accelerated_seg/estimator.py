@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from contextlib import closing
@@ -46,7 +47,8 @@ from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_interrupted import InterruptedFit
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, interrupt_of_the_launch, launch_precision,
-                              port_to_launch_on, signal_handlers_kept, steps_for_epochs)
+                              port_to_launch_on, preempted_summary_of_the_launch, preemption_sent_on,
+                              signal_handlers_kept, steps_for_epochs)
 from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
                                        how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
                                        refuse_what_is_no_dataset)
@@ -249,16 +251,20 @@ class Segmentation:
                 if processes > 1:
                     from accelerate import notebook_launcher
 
+                    summary, launched_ns = out / "summary.json", time.time_ns()
                     try:
-                        with signal_handlers_kept():
+                        with signal_handlers_kept(), preemption_sent_on():
                             notebook_launcher(fit_in_launched_process, (cfg, manifest),
                                               num_processes=processes, mixed_precision=mixed_precision,
                                               use_port=port_to_launch_on())
-                    except Exception as error:  # torch's SignalException for Ctrl-C: raised as one process does
-                        if (interrupt := interrupt_of_the_launch(error)) is None:
+                    except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
+                        if (interrupt := interrupt_of_the_launch(error)) is not None:
+                            raise interrupt from None
+                        if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
                             raise
-                        raise interrupt from None
-                    self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
+                        self.summary = preempted
+                    else:
+                        self.summary = json.loads(summary.read_text())
                 else:
                     from .train import train
 

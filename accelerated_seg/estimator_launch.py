@@ -5,16 +5,19 @@ holding a batch, and epochs cut to optimizer steps as training cuts them."""
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import signal
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import launched_profile
 from .config import Config, ConfigError
 from .data.loader import patches_per_epoch
 from .data.manifest import Manifest
+from .data.workers import PREEMPTION_SIGNALS
 from .launch_env import launched_processes
 from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
@@ -90,9 +93,48 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, st
     return None
 
 
-# What torch elastic's process context, under notebook_launcher, takes over in the launching process.
-ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
+# What torch elastic's process context, under notebook_launcher, takes over in the launching process: its own four,
+# and SIGUSR1, which the launch takes as they are taken (``preemption_sent_on``).
+ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1")
                         if hasattr(signal, name))
+
+@contextlib.contextmanager
+def preemption_sent_on():
+    """SIGUSR1 to the launching process taken as torch elastic takes SIGTERM: its agent sends it on to the
+    launched processes, which save and stop as training does on a scheduler's notice
+    (``checkpoint.PreemptionSignals``). Put back by ``signal_handlers_kept``, inside which this runs.
+
+    torch's launch handles SIGTERM, SIGINT, SIGHUP and SIGQUIT alone (its LaunchConfig.signals_to_handle, which
+    notebook_launcher does not set and which overrides TORCHELASTIC_SIGNALS_TO_HANDLE): SIGUSR1's default action
+    ended the launching process (a script's fit, a notebook's kernel) at once, its processes saving by themselves
+    with no one to return to, until the hundred-and-second session. Signal handlers belong to the main thread."""
+    if hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
+        from torch.distributed.elastic.multiprocessing.api import _terminate_process_handler
+
+        signal.signal(signal.SIGUSR1, _terminate_process_handler)
+    yield
+
+
+def preempted_summary_of_the_launch(error: BaseException, summary: Path, launched_ns: int) -> dict | None:
+    """The summary of a launched fit that SIGTERM or SIGUSR1 to the launching process stopped as a one-process fit
+    stops on them: returning, preempted. None for any other error, or where no process wrote a summary since
+    ``launched_ns`` (the signal came before they trained, or they were killed: torch's error stands then).
+
+    torch elastic's handler raises its ``SignalException`` in the launching process, its agent sends the signal
+    on to the launched processes, which save and write ``summary.json``, and raises the exception again: fit
+    raised it, a traceback of torch's agent, where a one-process fit returns preempted (until the
+    hundred-and-second session). A summary.json older than the launch is an earlier fit's (a resumed run's)."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+
+    if not (isinstance(error, SignalException) and error.sigval in PREEMPTION_SIGNALS):
+        return None
+    try:
+        if summary.stat().st_mtime_ns < launched_ns:
+            return None
+        written = json.loads(summary.read_text())
+    except (OSError, ValueError):
+        return None
+    return written if isinstance(written, dict) and written.get("preempted") else None
 
 
 def interrupt_of_the_launch(error: BaseException) -> KeyboardInterrupt | None:

@@ -1056,6 +1056,72 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
 
 
+@pytest.mark.distributed
+@pytest.mark.parametrize("preemption", ["SIGTERM", "SIGUSR1"])
+def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preempted(tiny_dataset, tmp_path,
+                                                                                   monkeypatch, capfd, preemption):
+    """SIGTERM or SIGUSR1 to the launching process alone (``kill``, a notebook kernel's stop, SLURM's signal to the
+    batch script), which stops a one-process fit by returning it preempted. Until the hundred-and-second session
+    fit raised torch's SignalException for SIGTERM (its processes had saved), and SIGUSR1 ended the launching
+    process at once."""
+    import threading
+    import time
+
+    import accelerated_seg.estimator as estimator
+    from accelerated_seg.model_folders import complete_checkpoints
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    run, fitting, signum = tmp_path / "run", threading.Event(), getattr(signal, preemption)
+    handler_before = signal.getsignal(signum)
+
+    def signal_after_a_checkpoint():
+        deadline = time.monotonic() + 300
+        while not complete_checkpoints(run / "checkpoints") and time.monotonic() < deadline and fitting.is_set():
+            time.sleep(0.1)
+        if fitting.is_set():
+            os.kill(os.getpid(), signum)
+
+    fitting.set()
+    sender = threading.Thread(target=signal_after_a_checkpoint, daemon=True)
+    sender.start()
+    try:
+        model.fit(data, steps=100_000)
+    finally:
+        fitting.clear()
+        sender.join()
+    newest = complete_checkpoints(run / "checkpoints")[-1]
+    assert model.summary["preempted"] and newest.name == f"step_{model.summary['step']}"
+    assert "preempted: SIGTERM/SIGUSR1 reached a rank" in capfd.readouterr().out
+    assert repr(model).endswith(f"(stopped by a signal); no model exported yet: its newest whole checkpoint is "
+                                f"{newest}: call fit(..., resume='latest') again to continue from it>")
+    assert signal.getsignal(signum) is handler_before
+
+
+def test_a_signal_out_of_the_launch_is_a_preemption_only_where_the_processes_saved_since(tmp_path):
+    """A summary.json older than the launch is an earlier fit's: torch's error stands then, as for other errors."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+
+    from accelerated_seg.estimator_launch import preempted_summary_of_the_launch
+
+    summary, before = tmp_path / "summary.json", time_ns_before_a_write()
+    summary.write_text(json.dumps({"step": 4, "preempted": True}))
+    term = SignalException("got 15", sigval=signal.SIGTERM)
+    assert preempted_summary_of_the_launch(term, summary, before) == {"step": 4, "preempted": True}
+    assert preempted_summary_of_the_launch(term, summary, summary.stat().st_mtime_ns + 1) is None  # an earlier fit's
+    assert preempted_summary_of_the_launch(term, tmp_path / "none.json", before) is None
+    assert preempted_summary_of_the_launch(RuntimeError("a rank failed"), summary, before) is None
+    summary.write_text(json.dumps({"step": 4, "preempted": False}))
+    assert preempted_summary_of_the_launch(term, summary, before) is None
+
+
+def time_ns_before_a_write() -> int:
+    import time
+
+    return time.time_ns() - 1_000_000_000  # a filesystem's coarser clock may date the write a little earlier
+
+
 def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
     from torch.distributed.elastic.multiprocessing.api import SignalException
 
