@@ -655,9 +655,9 @@ def _export(args, _) -> int:
     with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
         check_exportable(checkpoint, Path(args.output))
-        from .checkpoint_export import export_found_checkpoint
+        try:  # the import too: torch's and MONAI's take seconds, where a Ctrl-C said nothing
+            from .checkpoint_export import export_found_checkpoint
 
-        try:
             checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
         except KeyboardInterrupt as interrupt:  # its status 130, or SIGTERM's 143: exit_on_user_error
             print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)

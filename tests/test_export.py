@@ -493,6 +493,27 @@ def test_ctrl_c_after_the_export_took_its_name_says_it_is_written_whole(tiny_con
     assert read_export_config(output)["model"] and load_file(output / "model.safetensors")
 
 
+def test_ctrl_c_while_torch_and_monai_import_says_nothing_was_written(tiny_config, tmp_path, monkeypatch, capsys):
+    """The seconds of the import, after the checks, said nothing on Ctrl-C (the review of c38e42d2, in the
+    hundred-and-second session)."""
+    import sys
+    import types
+
+    class Importing(types.ModuleType):
+        def __getattr__(self, name):
+            raise KeyboardInterrupt
+
+    run, output = tmp_path / "run", tmp_path / "model"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    monkeypatch.setitem(sys.modules, "accelerated_seg.checkpoint_export", Importing("checkpoint_export"))
+    with pytest.raises(SystemExit) as ended:
+        main(["export", str(run), "--output", str(output)])
+    assert ended.value.code == 128 + signal.SIGINT
+    assert capsys.readouterr().err.strip() == (f"export interrupted: nothing written to {output} (an export is "
+                                               f"written whole or not at all); the same command exports it")
+    assert not output.exists()
+
+
 def test_the_export_functions_are_still_found_where_they_were_before_checkpoint_py_was_split():
     # docs showed checkpoint.load_exported; user code that imports it from there must keep working
     import accelerated_seg.checkpoint as checkpoint
