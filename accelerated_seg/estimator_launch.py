@@ -98,6 +98,7 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, st
 ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1")
                         if hasattr(signal, name))
 
+
 @contextlib.contextmanager
 def preemption_sent_on():
     """SIGUSR1 to the launching process taken as torch elastic takes SIGTERM: its agent sends it on to the
@@ -109,6 +110,8 @@ def preemption_sent_on():
     ended the launching process (a script's fit, a notebook's kernel) at once, its processes saving by themselves
     with no one to return to, until the hundred-and-second session. Signal handlers belong to the main thread."""
     if hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
+        # torch's own handler of the four (private in torch 2.13, no public one): the agent's shutdown that sends
+        # the signal on to the processes follows its SignalException
         from torch.distributed.elastic.multiprocessing.api import _terminate_process_handler
 
         signal.signal(signal.SIGUSR1, _terminate_process_handler)
