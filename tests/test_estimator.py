@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import warnings
 from pathlib import Path
 
@@ -1011,6 +1012,28 @@ def test_a_launched_fit_meets_on_a_free_port_unless_master_port_names_one(monkey
     assert port_to_launch_on() == "29617"
 
 
+@contextlib.contextmanager
+def _signalled_once_a_checkpoint_is_whole(run: Path, signum: int):
+    """``signum`` sent to this process once, as soon as the run holds a whole checkpoint, by another process: a
+    thread of this one, running as notebook_launcher forks the fit's processes from it, may hold a lock they then
+    wait for (a launched fit hung before its first step in the hundred-and-second session's CI, its sender thread
+    polling the run)."""
+    import subprocess
+
+    waits = (f"import os, sys, time\nfrom pathlib import Path\n"
+             f"from accelerated_seg.model_folders import complete_checkpoints\n"
+             f"deadline = time.monotonic() + 300\n"
+             f"while not complete_checkpoints(Path({str(run / 'checkpoints')!r})) and time.monotonic() < deadline:\n"
+             f"    time.sleep(0.1)\n"
+             f"os.kill({os.getpid()}, {int(signum)})\n")
+    sender = subprocess.Popen([sys.executable, "-c", waits])
+    try:
+        yield
+    finally:
+        sender.kill()  # where the fit ended first
+        sender.wait()
+
+
 @pytest.mark.distributed
 def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_naming_the_checkpoint(
         tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
@@ -1018,33 +1041,16 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     the launched processes too, and torch elastic's agent sends it on to them either way). Until the
     hundred-and-second session the processes, forked with torch's handler, raised its SignalException and said
     nothing, and the fit raised it too, a traceback of torch's agent, and recorded no interrupted fit."""
-    import threading
-    import time
-
     import accelerated_seg.estimator as estimator
     from accelerated_seg.model_folders import complete_checkpoints
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
-    run, fitting = tmp_path / "run", threading.Event()
-
-    def interrupt_after_a_checkpoint():
-        deadline = time.monotonic() + 300
-        while not complete_checkpoints(run / "checkpoints") and time.monotonic() < deadline and fitting.is_set():
-            time.sleep(0.1)
-        if fitting.is_set():  # once only: a second SIGINT to torch's agent cuts short its wait for the processes
-            os.kill(os.getpid(), signal.SIGINT)
-
-    fitting.set()
-    sender = threading.Thread(target=interrupt_after_a_checkpoint, daemon=True)
-    sender.start()
-    try:
-        with pytest.raises(KeyboardInterrupt) as stopped:
-            model.fit(data, steps=100_000)
-    finally:
-        fitting.clear()
-        sender.join()
+    run = tmp_path / "run"
+    # once only: a second SIGINT to torch's agent cuts short its wait for the processes
+    with _signalled_once_a_checkpoint_is_whole(run, signal.SIGINT), pytest.raises(KeyboardInterrupt) as stopped:
+        model.fit(data, steps=100_000)
     assert type(stopped.value) is KeyboardInterrupt and stopped.value.__cause__ is None
     assert not [entry.path for entry in stopped.traceback if "torch" in Path(entry.path).parts]
     newest = complete_checkpoints(run / "checkpoints")[-1]
@@ -1064,33 +1070,16 @@ def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preemp
     batch script), which stops a one-process fit by returning it preempted. Until the hundred-and-second session
     fit raised torch's SignalException for SIGTERM (its processes had saved), and SIGUSR1 ended the launching
     process at once."""
-    import threading
-    import time
-
     import accelerated_seg.estimator as estimator
     from accelerated_seg.model_folders import complete_checkpoints
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
-    run, fitting, signum = tmp_path / "run", threading.Event(), getattr(signal, preemption)
+    run, signum = tmp_path / "run", getattr(signal, preemption)
     handler_before = signal.getsignal(signum)
-
-    def signal_after_a_checkpoint():
-        deadline = time.monotonic() + 300
-        while not complete_checkpoints(run / "checkpoints") and time.monotonic() < deadline and fitting.is_set():
-            time.sleep(0.1)
-        if fitting.is_set():
-            os.kill(os.getpid(), signum)
-
-    fitting.set()
-    sender = threading.Thread(target=signal_after_a_checkpoint, daemon=True)
-    sender.start()
-    try:
+    with _signalled_once_a_checkpoint_is_whole(run, signum):
         model.fit(data, steps=100_000)
-    finally:
-        fitting.clear()
-        sender.join()
     newest = complete_checkpoints(run / "checkpoints")[-1]
     assert model.summary["preempted"] and newest.name == f"step_{model.summary['step']}"
     assert "preempted: SIGTERM/SIGUSR1 reached a rank" in capfd.readouterr().out
