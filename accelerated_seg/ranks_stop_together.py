@@ -42,6 +42,7 @@ tests/test_ranks_stop_together.py says so by name if torch removes it (ninety-se
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import os
 import signal
@@ -212,6 +213,7 @@ class _Watcher(threading.Thread):
                     import torch.distributed as dist
 
                     self.seen.set()
+                    _deaf_to_sigterm()
                     self._end(store, store.get(MESSAGE).decode(), dist.get_rank(), dist.get_world_size())
         except Exception:  # the store's host has ended (rank 0's, outside torch elastic): nothing to watch
             self.gave_up.set()
@@ -258,6 +260,19 @@ class _Watcher(threading.Thread):
         deadline = time.monotonic() + POLL_S + SAID_WAIT_S + 5  # with time for the main process's line
         while time.monotonic() < deadline and not self.gave_up.is_set():
             time.sleep(POLL_S)
+
+
+def _deaf_to_sigterm() -> None:
+    """SIGTERM ignored for what is left of this process, which ends within ``SAID_WAIT_S`` with its own status. The
+    launcher's agent stops the ranks still running once one has ended, with SIGTERM: the main process, which ends
+    last (once the others have read its line), was killed in its last wait on a busy machine, its row in the
+    launcher's table reading -15 where the others read 141 or 130 (a CI run of the hundred-and-third session).
+    Through libc: Python's ``signal.signal`` works in the main thread alone, and this is the watcher's; the Python
+    handlers left behind are never run, the process ending with ``os._exit``."""
+    with contextlib.suppress(Exception):  # no C library to ask (Windows, no agent's SIGTERM): nothing to do
+        libc = ctypes.CDLL(None)
+        libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p
+        libc.signal(signal.SIGTERM, 1)  # SIG_IGN, (void (*)(int)) 1 in Linux's and macOS's signal.h
 
 
 def _flushed_if_read() -> None:

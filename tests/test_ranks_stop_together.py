@@ -5,7 +5,9 @@ launch's watchers would find no store and one rank's error would leave the other
 import io
 import json
 import os
+import subprocess
 import sys
+import textwrap
 
 import pytest
 import torch
@@ -61,3 +63,38 @@ def test_stdouts_reader_gone_ends_each_rank_with_sigpipes_status_and_no_error_li
     assert ended == [141]
     assert capsys.readouterr().err == ""
     assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == line  # no "error: "
+
+
+#: A rank's watcher ending the process for a published BrokenPipeError, sent SIGTERM in its last wait as the launcher's
+#: agent sends it to the ranks still running once one has ended.
+_TERMINATED_AS_IT_ENDS = textwrap.dedent("""
+    import os, signal, sys, time
+    import torch.distributed as dist
+    from accelerated_seg.ranks_stop_together import MESSAGE, READER_GONE, _store, _Watcher
+
+    def in_full(message):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)  # where the SIGTERM killed it, the process ends here, at -15
+        return message
+
+    dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+    store = _store("accelerated_seg/test/")
+    store.set(READER_GONE, "1")
+    store.set(MESSAGE, "predict stopped in process 0: the reader of its output went away")
+    watcher = _Watcher("accelerated_seg/test/", in_full)
+    watcher.start()
+    watcher.join(60)
+    sys.exit("the watcher did not end the process")
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent's SIGTERM, as torch elastic sends it")
+def test_a_sigterm_in_the_watchers_last_wait_leaves_the_rank_its_own_status(tmp_path):
+    """Once one rank has ended, the launcher's agent sends SIGTERM to the others: the main process, ending last, was
+    killed in its last wait on a busy machine, its row in the launcher's table -15 where process 1's read 141 (a CI run
+    of the hundred-and-third session). A watcher ending its process now ignores SIGTERM, and ends with its status."""
+    ended = subprocess.run([sys.executable, "-c", _TERMINATED_AS_IT_ENDS, str(tmp_path / "store")],
+                           env={**os.environ, "TORCHELASTIC_ERROR_FILE": str(tmp_path / "error.json")},
+                           capture_output=True, text=True, timeout=120)
+    assert ended.returncode == 141, ended.stderr[-3000:]
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"].startswith("predict stopped")
