@@ -26,7 +26,8 @@ long as it anyway (the collection takes milliseconds there, before the imports);
 ran other work first (a test process calling ``cli.main``), garbage from before is freed, not frozen.
 
 A library call (``Segmentation.fit`` in a notebook) does not freeze: the user's own objects would be
-frozen with the imports.
+frozen with the imports. The processes its fit forks (notebook_launcher's ranks) do, at once: what they inherit is
+the launching process's, to be freed there (``forked_for_one_job``).
 """
 
 from __future__ import annotations
@@ -48,3 +49,15 @@ def importing_without_collection():
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def forked_for_one_job() -> None:
+    """Freeze everything a process forked to run one job inherited (a rank notebook_launcher forks), before
+    anything else: the objects are the launching process's, and so is their freeing.
+
+    Garbage the launching process had not yet collected at the fork was freed by the rank's first full collection,
+    finalizers and all: an earlier launch's rendezvous store, unreachable in a cycle of its traceback, whose
+    destructor joins its server's thread, which lives in the launching process alone. The rank waited for it for
+    ever, before its first step (a launched fit after two others in one test process, in the CI of the
+    hundred-and-second and hundred-and-third sessions). The launching process collects before it launches too."""
+    gc.freeze()

@@ -20,6 +20,7 @@ arguments), estimator_launch, estimator_fine_tuning, estimator_arrays and estima
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import shutil
@@ -252,6 +253,8 @@ class Segmentation:
                     from accelerate import notebook_launcher
 
                     summary, launched_ns = out / "summary.json", time.time_ns()
+                    # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
+                    gc.collect()
                     try:
                         with signal_handlers_kept(), preemption_sent_on():
                             notebook_launcher(fit_in_launched_process, (cfg, manifest),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import launched_profile
+from .collector import forked_for_one_job
 from .config import Config, ConfigError
 from .data.loader import patches_per_epoch
 from .data.manifest import Manifest
@@ -42,8 +43,22 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     it kills them (SIGKILL, 30 s later)."""
     from .train import train
 
+    forked_for_one_job()  # first: a collection may come with any allocation
+    _one_thread_after_the_fork()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+
+
+def _one_thread_after_the_fork() -> None:
+    """One intra-op thread in a forked rank, as ``accelerate launch`` gives each process it starts unless told
+    otherwise (OMP_NUM_THREADS=1 on GPUs). GNU OpenMP's pool of threads does not survive a fork: where the launching
+    process had run a parallel operator on several threads (a notebook kernel's torch uses every core), the rank's
+    first parallel operator waited for ever for threads it does not have. OMP_NUM_THREADS too: accelerate's CPU
+    state sets cores / processes threads where it is unset."""
+    import torch
+
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
 
 
 def launch_precision(precision: str | None) -> str:

@@ -965,7 +965,9 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     handlers = {signum: signal.getsignal(signum) for signum in estimator_launch.ELASTIC_SIGNALS}
     monkeypatch.delenv("MASTER_PORT", raising=False)
-    with _taken_by_another_launch(29500):  # notebook_launcher's default port: the launch failed on it before
+    # as a notebook's kernel after other work: notebook_launcher's default port taken (the launch failed on it),
+    # the garbage of an earlier launch, torch on two threads
+    with _taken_by_another_launch(29500), _after_an_earlier_launch(monkeypatch), _on_two_threads():
         model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                              multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
                              val_every=2, save_every=0, precision="bf16").fit(data, steps=2)
@@ -977,6 +979,50 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
+
+
+@contextlib.contextmanager
+def _after_an_earlier_launch(monkeypatch):
+    """An earlier launch's rendezvous store left unreachable in a reference cycle (as an interrupted fit's
+    traceback leaves it), not collected before the fork (the collector paused: by chance otherwise), and a full
+    collection in each launched process once it has threads of its own (its process group's). The store's
+    destructor joins its server's thread, a thread of this process: in the forked one, glibc had given that
+    thread's stack to one of the process group's, which the join then waited for, for ever. A launched fit hung
+    so before its first step in the CI of the hundred-and-second and hundred-and-third sessions."""
+    import gc
+
+    import torch.distributed as dist
+
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    cycle = [store]
+    cycle.append(cycle)
+    del store, cycle
+    init_process_group = dist.init_process_group
+
+    def collected_after(*args, **kwargs):
+        init_process_group(*args, **kwargs)
+        gc.collect()
+
+    monkeypatch.setattr(dist, "init_process_group", collected_after)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _on_two_threads():
+    """torch on two threads, a parallel operator run: GNU OpenMP's pool, which a fork does not carry, in use."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        torch.nn.functional.conv3d(torch.ones(1, 4, 32, 32, 32), torch.ones(8, 4, 3, 3, 3))
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @contextlib.contextmanager
@@ -1060,6 +1106,32 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) in {run}; its newest whole "
                                 f"checkpoint is {newest}: call fit(..., resume='latest') again to continue from it>")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("preemption", ["SIGTERM", "SIGUSR1"])
+def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preempted(tiny_dataset, tmp_path,
+                                                                                   monkeypatch, capfd, preemption):
+    """SIGTERM or SIGUSR1 to the launching process alone (``kill``, a notebook kernel's stop, SLURM's signal to the
+    batch script), which stops a one-process fit by returning it preempted. Until the hundred-and-second session
+    fit raised torch's SignalException for SIGTERM (its processes had saved), and SIGUSR1 ended the launching
+    process at once."""
+    import accelerated_seg.estimator as estimator
+    from accelerated_seg.model_folders import complete_checkpoints
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    run, signum = tmp_path / "run", getattr(signal, preemption)
+    handler_before = signal.getsignal(signum)
+    with _signalled_once_a_checkpoint_is_whole(run, signum):
+        model.fit(data, steps=100_000)
+    newest = complete_checkpoints(run / "checkpoints")[-1]
+    assert model.summary["preempted"] and newest.name == f"step_{model.summary['step']}"
+    assert "preempted: SIGTERM/SIGUSR1 reached a rank" in capfd.readouterr().out
+    assert repr(model).endswith(f"(stopped by a signal); no model exported yet: its newest whole checkpoint is "
+                                f"{newest}: call fit(..., resume='latest') again to continue from it>")
+    assert signal.getsignal(signum) is handler_before
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="SIGUSR1")
