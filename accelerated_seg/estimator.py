@@ -46,10 +46,11 @@ from .estimator_arrays import array_grid_warning, checked_affine, checked_channe
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_interrupted import InterruptedFit
-from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
-                              fit_in_launched_process, gpus_to_launch, interrupt_of_the_launch, launch_precision,
-                              port_to_launch_on, preempted_summary_of_the_launch, preemption_sent_on,
-                              signal_handlers_kept, steps_for_epochs)
+from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_master_port,
+                              check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
+                              interrupt_of_the_launch, launch_precision, port_to_launch_on,
+                              preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
+                              steps_for_epochs)
 from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
                                        how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
                                        refuse_what_is_no_dataset)
@@ -224,6 +225,8 @@ class Segmentation:
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
             check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         mixed_precision = launch_precision(self.precision)
+        if processes > 1:
+            check_the_master_port()
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):

@@ -218,6 +218,30 @@ def port_to_launch_on() -> str:
         return str(probe.getsockname()[1])
 
 
+def check_the_master_port() -> None:
+    """A MASTER_PORT set in this process's environment (a kernel started from a job script, an ``export`` of an
+    earlier launch) that is not a port or that another program holds, refused before anything is written: the
+    launch failed on it after the run's folder was made, with torch's ``DistNetworkError`` traceback (address
+    already in use), until the hundred-and-third session. Probed as the launch's store binds it, on every address
+    and with SO_REUSEADDR (libuv's), so that only a port another socket holds is refused."""
+    import socket
+
+    if not (port := os.environ.get("MASTER_PORT")):
+        return
+    remedy = "unset MASTER_PORT to let fit take a free port, or set it to a free one"
+    if not (port.isdigit() and 0 < int(port) < 65536):
+        raise ConfigError(f"fit: MASTER_PORT={port!r} (this process's environment) is not a port number, which the "
+                          f"launched processes meet on: {remedy}")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("", int(port)))
+        except OSError as taken:
+            raise ConfigError(f"fit: MASTER_PORT={port} (this process's environment) is in use on this machine, by "
+                              f"another program or launch ({taken.strerror}), and the launched processes would meet "
+                              f"on it: {remedy}") from None
+
+
 def check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
                                       names: Names = ESTIMATOR_NAMES) -> None:
     """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),

@@ -1058,6 +1058,34 @@ def test_a_launched_fit_meets_on_a_free_port_unless_master_port_names_one(monkey
     assert port_to_launch_on() == "29617"
 
 
+@pytest.mark.parametrize("master_port, said", [("taken", "is in use on this machine, by another program or launch"),
+                                                ("29_500", "is not a port number")])
+def test_a_master_port_taken_or_not_a_port_is_refused_before_a_launched_fit_writes_anything(
+        tiny_dataset, tmp_path, monkeypatch, master_port, said):
+    """A MASTER_PORT that another program holds (a kernel started from a job script, an earlier launch's export)
+    failed the launch with torch's DistNetworkError traceback, after the run's folder was made, until the
+    hundred-and-third session."""
+    import socket
+
+    import accelerated_seg.estimator as estimator
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = str(other.getsockname()[1]) if master_port == "taken" else master_port
+        monkeypatch.setenv("MASTER_PORT", port)
+        with pytest.raises(ConfigError) as refused:
+            model.fit(data, steps=2)
+    assert str(refused.value).startswith(f"fit: MASTER_PORT={port if master_port == 'taken' else repr(port)} (this "
+                                         f"process's environment) ")
+    assert said in str(refused.value) and str(refused.value).endswith(
+        "unset MASTER_PORT to let fit take a free port, or set it to a free one")
+    assert not (tmp_path / "run").exists()
+
+
 @contextlib.contextmanager
 def _signalled_once_a_checkpoint_is_whole(run: Path, signum: int):
     """``signum`` sent to this process once, as soon as the run holds a whole checkpoint, by another process: a
