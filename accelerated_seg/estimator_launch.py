@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 
 def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
-    """One process of a launched fit, Ctrl-C taken as a one-process fit takes it.
+    """One process of a launched fit: what it inherited left to the launching process (``forked_for_one_job``), one
+    thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it.
 
     notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
     (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
@@ -41,9 +42,9 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     Python's, even where the launching process ignored SIGINT (a shell's background job): torch's handler stops
     that one on SIGINT all the same, and its agent sends SIGINT on to these, which would otherwise train on until
     it kills them (SIGKILL, 30 s later)."""
+    forked_for_one_job()  # first: a collection may come with any allocation
     from .train import train
 
-    forked_for_one_job()  # first: a collection may come with any allocation
     _one_thread_after_the_fork()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
