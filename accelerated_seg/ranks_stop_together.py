@@ -15,8 +15,10 @@ caller adds, such as where the rows before it are kept) and every other's waits 
 ``SAID_WAIT_S``: an exit of theirs first lets torch elastic's agent stop the main process before its
 print), leaves it for the launcher's report, and ends its process with status 1 (``os._exit``: the
 collective it is blocked in has no other way out); the main process ends once they have read the line (outside
-torch elastic the store is its own). The rank that raised waits for its own watcher to end it, and so does a
-rank whose collective a rank ended first broke (gloo's "Connection closed by peer", no traceback).
+torch elastic the store is its own), ``LEFT_WAIT_S`` at most. Each, once it sees the error, ignores SIGTERM, which
+the agent sends to the ranks left when one ends: each ends with its own status (``_deaf_to_sigterm``). The rank
+that raised waits for its own watcher to end it, and so does a rank whose collective a rank ended first broke
+(gloo's "Connection closed by peer", no traceback).
 In one process, or without a process group, nothing changes: the error is raised as it was. ``predict --split
 windows`` uses it too: there a process's out of memory arises in a pipeline's stage that would hand it on only after
 the case before it, and so after a collective the others are not in; ``stop_every_rank`` publishes it from the
@@ -60,6 +62,9 @@ POLL_S = 0.2
 #: How long a rank waits for the main process to say the line before it ends without it, and the main process for
 #: the others to have read it.
 SAID_WAIT_S = 10.0
+#: How long the main process, its line said, waits for the others to have read it: they need only look (they saw the
+#: error already, and finish the rest after its exit: ``_deaf_to_sigterm``), and one killed outright never answers.
+LEFT_WAIT_S = 3.0
 #: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
@@ -239,7 +244,7 @@ class _Watcher(threading.Thread):
                         say_the_error(line)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
-                _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1)
+                _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1, LEFT_WAIT_S)
             else:
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
@@ -263,10 +268,12 @@ class _Watcher(threading.Thread):
 
 
 def _deaf_to_sigterm() -> None:
-    """SIGTERM ignored for what is left of this process, which ends within ``SAID_WAIT_S`` with its own status. The
-    launcher's agent stops the ranks still running once one has ended, with SIGTERM: the main process, which ends
-    last (once the others have read its line), was killed in its last wait on a busy machine, its row in the
-    launcher's table reading -15 where the others read 141 or 130 (a CI run of the hundred-and-third session).
+    """SIGTERM ignored for what is left of this process, which ends within seconds with its own status (each wait
+    bounded). The launcher's agent stops the ranks still running once one has ended, with SIGTERM: the main process,
+    which ends last (once the others have read its line, ``LEFT_WAIT_S`` at most), was killed in its last wait on a
+    busy machine, its row in the launcher's table reading -15 where the others read 141 or 130 (a CI run of the
+    hundred-and-third session). The others, deaf from the moment they see the error, finish the same way where the
+    main process ends first.
     Through libc: Python's ``signal.signal`` works in the main thread alone, and this is the watcher's; the Python
     handlers left behind are never run, the process ending with ``os._exit``."""
     with contextlib.suppress(Exception):  # no C library to ask (Windows, no agent's SIGTERM): nothing to do
@@ -284,9 +291,9 @@ def _flushed_if_read() -> None:
             stream.flush()
 
 
-def _wait_for(condition: Callable[[], bool]) -> bool:
-    """Whether ``condition`` came true within ``SAID_WAIT_S``."""
-    deadline = time.monotonic() + SAID_WAIT_S
+def _wait_for(condition: Callable[[], bool], wait_s: float = SAID_WAIT_S) -> bool:
+    """Whether ``condition`` came true within ``wait_s``."""
+    deadline = time.monotonic() + wait_s
     while not condition():
         if time.monotonic() > deadline:
             return False
