@@ -218,7 +218,6 @@ class _Watcher(threading.Thread):
                     import torch.distributed as dist
 
                     self.seen.set()
-                    _deaf_to_sigterm()
                     self._end(store, store.get(MESSAGE).decode(), dist.get_rank(), dist.get_world_size())
         except Exception:  # the store's host has ended (rank 0's, outside torch elastic): nothing to watch
             self.gave_up.set()
@@ -228,6 +227,7 @@ class _Watcher(threading.Thread):
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
         interrupted = reader_gone = False
         try:
+            _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
             interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
             if rank == 0:
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
@@ -268,14 +268,16 @@ class _Watcher(threading.Thread):
 
 
 def _deaf_to_sigterm() -> None:
-    """SIGTERM ignored for what is left of this process, which ends within seconds with its own status (each wait
-    bounded). The launcher's agent stops the ranks still running once one has ended, with SIGTERM: the main process,
-    which ends last (once the others have read its line, ``LEFT_WAIT_S`` at most), was killed in its last wait on a
+    """SIGTERM ignored for what is left of this process, which ends with its own status within its bounded waits
+    (the main process's: ``SAID_WAIT_S`` for the others to hold the lock, then ``LEFT_WAIT_S`` for them to read its
+    line), inside the 30 s torch elastic's agent waits before it sends SIGKILL. The agent stops the ranks still
+    running once one has ended, with SIGTERM: the main process, which ends last, was killed in its last wait on a
     busy machine, its row in the launcher's table reading -15 where the others read 141 or 130 (a CI run of the
     hundred-and-third session). The others, deaf from the moment they see the error, finish the same way where the
-    main process ends first.
-    Through libc: Python's ``signal.signal`` works in the main thread alone, and this is the watcher's; the Python
-    handlers left behind are never run, the process ending with ``os._exit``."""
+    main process ends first. Called in ``_end``'s ``try`` alone: a watcher whose store failed as it read the
+    message (``gave_up``) left its process deaf to SIGTERM as it went on (found in the hundred-and-third session's
+    review). Through libc: Python's ``signal.signal`` works in the main thread alone, and this is the watcher's; the
+    Python handlers left behind are never run, the process ending with ``os._exit``."""
     with contextlib.suppress(Exception):  # no C library to ask (Windows, no agent's SIGTERM): nothing to do
         libc = ctypes.CDLL(None)
         libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p

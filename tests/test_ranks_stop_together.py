@@ -14,6 +14,7 @@ import torch
 import torch.distributed as dist
 from torch.distributed import distributed_c10d
 
+from accelerated_seg import ranks_stop_together
 from accelerated_seg.ranks_stop_together import READER_GONE, SAID, _store, _Watcher
 
 PRIVATE = "torch.distributed.distributed_c10d._get_default_store"
@@ -59,6 +60,8 @@ def test_stdouts_reader_gone_ends_each_rank_with_sigpipes_status_and_no_error_li
     monkeypatch.setattr(sys, "stdout", _ReaderGone("a line the reader left unread\n"))
     ended = []
     monkeypatch.setattr(os, "_exit", ended.append)
+    # _end ignores SIGTERM as the process ends: not this one, whose children would inherit it (the test below's)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
     _Watcher("accelerated_seg/test/", lambda message: message)._end(store, line, rank, ranks=1 + rank)
     assert ended == [141]
     assert capsys.readouterr().err == ""
@@ -98,3 +101,37 @@ def test_a_sigterm_in_the_watchers_last_wait_leaves_the_rank_its_own_status(tmp_
                            capture_output=True, text=True, timeout=120)
     assert ended.returncode == 141, ended.stderr[-3000:]
     assert json.loads((tmp_path / "error.json").read_text())["message"]["message"].startswith("predict stopped")
+
+
+#: A watcher that sees a published message and whose store then fails as it reads it (the store's host gone between
+#: the two calls): it gives up, the process going on, and SIGTERM must still end that process.
+_STORE_GONE_AS_IT_READS = textwrap.dedent("""
+    import os, signal, sys, time
+    from accelerated_seg import ranks_stop_together
+
+    class StoreGone:
+        def check(self, keys):
+            return True
+
+        def get(self, key):
+            raise RuntimeError("Connection reset by peer")
+
+    ranks_stop_together._store = lambda prefix: StoreGone()
+    watcher = ranks_stop_together._Watcher("accelerated_seg/test/", lambda message: message)
+    watcher.start()
+    watcher.join(60)
+    assert watcher.gave_up.is_set(), "the watcher did not give up"
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.5)
+    sys.exit(3)  # where the process was left deaf to SIGTERM
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGTERM's default, as torch elastic sends it")
+def test_a_watcher_that_gives_up_leaves_its_process_ended_by_sigterm():
+    """The watcher ignored SIGTERM as it saw a published message, before reading it (the hundred-and-third session):
+    where the store failed then, it gave up and the process went on deaf to SIGTERM, the agent's or a scheduler's.
+    It ignores SIGTERM only in ``_end``, which always ends the process."""
+    ended = subprocess.run([sys.executable, "-c", _STORE_GONE_AS_IT_READS], capture_output=True, text=True,
+                           timeout=120)
+    assert ended.returncode == -15, ended.stderr[-3000:]
