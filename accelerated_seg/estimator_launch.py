@@ -9,6 +9,7 @@ import json
 import math
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +49,26 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     _one_thread_after_the_fork()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+    _exit_once_returned()
+
+
+def _exit_once_returned() -> None:
+    """Let this process end as soon as torch elastic's ``_wrap`` has put what it returned in its queue.
+
+    ``_wrap`` then waits for an event its agent sets only from its poll of every process's result (torch 2.13).
+    After SIGTERM or SIGUSR1 to the launching process the agent polls no more: it has sent the signal on and waits
+    for the processes to end, and these, saved and returned, waited for that event until it killed them (SIGKILL,
+    TORCH_ELASTIC_SHUTDOWN_TIMEOUT, 30 s), so fit returned preempted 30 s after the signal, a SLURM KillWait late
+    (until the hundred-and-third session). The event only keeps a process from ending before its result is read:
+    a result put in the queue's pipe outlives its writer, and the agent's poll still reads it. Set by any process,
+    it lets each end once it has put its own. Nothing to do outside ``_wrap`` (a fit under ``accelerate launch``)."""
+    from torch.distributed.elastic.multiprocessing.api import _wrap
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not _wrap.__code__:
+        frame = frame.f_back
+    if frame is not None and (returned := frame.f_locals.get("queue_finished_reading_event")) is not None:
+        returned.set()
 
 
 def _one_thread_after_the_fork() -> None:

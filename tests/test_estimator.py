@@ -1092,18 +1092,20 @@ def _signalled_once_a_checkpoint_is_whole(run: Path, signum: int):
     """``signum`` sent to this process once, as soon as the run holds a whole checkpoint, by another process: a
     thread of this one, running as notebook_launcher forks the fit's processes from it, may hold a lock they then
     wait for (a launched fit hung before its first step in the hundred-and-second session's CI, its sender thread
-    polling the run)."""
+    polling the run). Yields the file the sender writes its time.time() in as it sends."""
     import subprocess
 
+    sent_at = run.parent / f"{run.name}.signal_sent_at"
     waits = (f"import os, sys, time\nfrom pathlib import Path\n"
              f"from accelerated_seg.model_folders import complete_checkpoints\n"
              f"deadline = time.monotonic() + 300\n"
              f"while not complete_checkpoints(Path({str(run / 'checkpoints')!r})) and time.monotonic() < deadline:\n"
              f"    time.sleep(0.1)\n"
+             f"Path({str(sent_at)!r}).write_text(repr(time.time()))\n"
              f"os.kill({os.getpid()}, {int(signum)})\n")
     sender = subprocess.Popen([sys.executable, "-c", waits])
     try:
-        yield
+        yield sent_at
     finally:
         sender.kill()  # where the fit ended first
         sender.wait()
@@ -1144,7 +1146,11 @@ def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preemp
     """SIGTERM or SIGUSR1 to the launching process alone (``kill``, a notebook kernel's stop, SLURM's signal to the
     batch script), which stops a one-process fit by returning it preempted. Until the hundred-and-second session
     fit raised torch's SignalException for SIGTERM (its processes had saved), and SIGUSR1 ended the launching
-    process at once."""
+    process at once. Until the hundred-and-third session fit returned some 30 s after the signal: the saved
+    processes waited for torch's agent, which killed them when its TORCH_ELASTIC_SHUTDOWN_TIMEOUT ran out (a
+    step and a save take a second or two here)."""
+    import time
+
     import accelerated_seg.estimator as estimator
     from accelerated_seg.model_folders import complete_checkpoints
 
@@ -1153,8 +1159,9 @@ def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preemp
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
     run, signum = tmp_path / "run", getattr(signal, preemption)
     handler_before = signal.getsignal(signum)
-    with _signalled_once_a_checkpoint_is_whole(run, signum):
+    with _signalled_once_a_checkpoint_is_whole(run, signum) as sent_at:
         model.fit(data, steps=100_000)
+    assert time.time() - float(sent_at.read_text()) < 20  # 30 s and more before the hundred-and-third session
     newest = complete_checkpoints(run / "checkpoints")[-1]
     assert model.summary["preempted"] and newest.name == f"step_{model.summary['step']}"
     assert "preempted: SIGTERM/SIGUSR1 reached a rank" in capfd.readouterr().out
