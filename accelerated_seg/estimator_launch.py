@@ -53,15 +53,19 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
 
 
 def _exit_once_returned() -> None:
-    """Let this process end as soon as torch elastic's ``_wrap`` has put what it returned in its queue.
+    """Let this process end as soon as torch elastic's ``_wrap`` has put what it returned in its queue: the event set
+    here, just before that put (the call is the launched function's last), ``_wrap``'s wait after it returns at once.
 
     ``_wrap`` then waits for an event its agent sets only from its poll of every process's result (torch 2.13).
     After SIGTERM or SIGUSR1 to the launching process the agent polls no more: it has sent the signal on and waits
     for the processes to end, and these, saved and returned, waited for that event until it killed them (SIGKILL,
     TORCH_ELASTIC_SHUTDOWN_TIMEOUT, 30 s), so fit returned preempted 30 s after the signal, a SLURM KillWait late
     (until the hundred-and-third session). The event only keeps a process from ending before its result is read:
-    a result put in the queue's pipe outlives its writer, and the agent's poll still reads it. Set by any process,
-    it lets each end once it has put its own. Nothing to do outside ``_wrap`` (a fit under ``accelerate launch``)."""
+    a result put in the queue's pipe outlives its writer, and the agent's poll still reads it. So for this None:
+    a result holding tensors would need its writer alive until they are read (shared through file descriptors
+    or shared memory). Set by any process, it lets each end once it has put its own. Nothing to do outside
+    ``_wrap`` (a fit under ``accelerate launch``). Through torch's private ``_wrap`` (its frame and local name),
+    which tests/test_estimator_launch.py names, failing where torch changes it."""
     from torch.distributed.elastic.multiprocessing.api import _wrap
 
     frame = sys._getframe(1)

@@ -1,5 +1,6 @@
 """The estimator's precision= under ``accelerate launch`` (``estimator_launch.launch_precision``): which of the
-precision given in code and the launch's wins, and which pairs are one error naming both."""
+precision given in code and the launch's wins, and which pairs are one error naming both; and torch's private
+``_wrap`` a launched fit's process ends through."""
 import json
 import os
 import subprocess
@@ -162,3 +163,41 @@ def test_a_precision_set_for_torchrun_run_directly_against_the_code_is_refused_a
     assert launch_precision("fp32") == "no"
     monkeypatch.delenv("ACCELERATE_MIXED_PRECISION")  # none set for it: the estimator's precision alone
     assert launch_precision("bf16") == "bf16"
+
+
+#: torch's private function a launched fit's process ends through (``estimator_launch._exit_once_returned``).
+PRIVATE_WRAP = "torch.distributed.elastic.multiprocessing.api._wrap"
+
+
+def test_a_launched_process_ends_through_torchs_private_wrap_once_its_fit_returned(tmp_path):
+    """``_exit_once_returned`` finds ``_wrap``'s frame and sets its ``queue_finished_reading_event``, so that a
+    launched fit's process ends once it returned rather than wait for torch's agent, which after a signal only kills
+    it 30 s later (until the hundred-and-third session). If torch renames or reshapes ``_wrap``, this says so by name,
+    where otherwise fit would quietly return 30 s late again."""
+    import inspect
+    import multiprocessing
+    import threading
+
+    import torch
+    from torch.distributed.elastic.multiprocessing import api
+
+    from accelerated_seg.estimator_launch import _exit_once_returned
+
+    wrap = getattr(api, "_wrap", None)
+    parameters = inspect.signature(wrap).parameters if callable(wrap) else {}
+    assert {"fn", "ret_vals", "queue_finished_reading_event"} <= set(parameters), (
+        f"{PRIVATE_WRAP} changed in torch {torch.__version__} ({list(parameters)}): estimator_launch."
+        f"_exit_once_returned sets its local queue_finished_reading_event: find what the launched process waits "
+        f"for after its function returns now")
+    context = multiprocessing.get_context("fork")
+    returned, finished_reading = context.SimpleQueue(), context.Event()
+    arguments = {"local_rank": 0, "fn": _exit_once_returned, "args": {0: ()}, "envs": {0: {}},
+                 "stdout_redirects": {0: ""}, "stderr_redirects": {0: ""}, "ret_vals": {0: returned},
+                 "queue_finished_reading_event": finished_reading, "numa_options": None}
+    wrapped = threading.Thread(target=wrap, kwargs={name: arguments[name] for name in parameters}, daemon=True)
+    wrapped.start()
+    wrapped.join(30)
+    assert not wrapped.is_alive(), (f"{PRIVATE_WRAP} still waits once its function returned: estimator_launch."
+                                    f"_exit_once_returned no longer finds its frame or its event (torch "
+                                    f"{torch.__version__})")
+    assert finished_reading.is_set() and returned.get() is None  # what it returned, put all the same
