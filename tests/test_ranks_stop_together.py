@@ -135,3 +135,28 @@ def test_a_watcher_that_gives_up_leaves_its_process_ended_by_sigterm():
     ended = subprocess.run([sys.executable, "-c", _STORE_GONE_AS_IT_READS], capture_output=True, text=True,
                            timeout=120)
     assert ended.returncode == -15, ended.stderr[-3000:]
+
+
+def test_the_main_process_waits_left_wait_s_not_said_wait_s_for_a_rank_that_never_reads_its_line(
+        one_process_group, monkeypatch, tmp_path, capsys):
+    """A rank killed outright never counts itself as having read the main process's line: the main process waited
+    SAID_WAIT_S (10 s) for it, where the agent's SIGTERM had ended it at once before its watcher ignored SIGTERM (a
+    CI run of the hundred-and-third session, 10.7 s). It waits LEFT_WAIT_S: the others need only look at the store,
+    and finish deaf to SIGTERM after its exit."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import LEFT_WAIT_S, MESSAGE, SAID_WAIT_S
+
+    line = "predict stopped in process 1: a bug"
+    store = _store("accelerated_seg/test/")
+    store.set(MESSAGE, line)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    ended = []
+    monkeypatch.setattr(os, "_exit", ended.append)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/", lambda message: message)._end(store, line, 0, ranks=2)
+    waited = time.monotonic() - started
+    assert ended == [1] and store.get(SAID).decode() == line
+    assert LEFT_WAIT_S <= waited < SAID_WAIT_S - 2, waited
+    assert line in capsys.readouterr().err
