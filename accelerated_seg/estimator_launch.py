@@ -76,11 +76,11 @@ def _exit_once_returned() -> None:
 
 
 def _one_thread_after_the_fork() -> None:
-    """One intra-op thread in a forked rank, as ``accelerate launch`` gives each process it starts unless told
-    otherwise (OMP_NUM_THREADS=1 on GPUs). GNU OpenMP's pool of threads does not survive a fork: where the launching
-    process had run a parallel operator on several threads (a notebook kernel's torch uses every core), the rank's
-    first parallel operator waited for ever for threads it does not have. OMP_NUM_THREADS too: accelerate's CPU
-    state sets cores / processes threads where it is unset."""
+    """One intra-op thread in a forked rank, as ``accelerate launch`` gives each process it starts by default
+    (OMP_NUM_THREADS=1 on GPUs), but whatever OMP_NUM_THREADS says. GNU OpenMP's pool of threads does not survive a
+    fork: where the launching process had run a parallel operator on several threads (a notebook kernel's torch uses
+    every core), the rank's first parallel operator on more than one waited for ever for threads it does not have.
+    OMP_NUM_THREADS set too: accelerate's CPU state sets cores / processes threads where it is unset."""
     import torch
 
     os.environ["OMP_NUM_THREADS"] = "1"

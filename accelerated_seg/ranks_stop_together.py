@@ -60,7 +60,7 @@ from .launcher_report import leave_for_the_launcher, say_the_error
 #: warns on stderr each time it times out, so it cannot wait for the end of the measurement instead).
 POLL_S = 0.2
 #: How long a rank waits for the main process to say the line before it ends without it, and the main process for
-#: the others to have read it.
+#: the others to finish the files they write (``LEFT_WAIT_S`` for them to read its line).
 SAID_WAIT_S = 10.0
 #: How long the main process, its line said, waits for the others to have read it: they need only look (they saw the
 #: error already, and finish the rest after its exit: ``_deaf_to_sigterm``), and one killed outright never answers.
