@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
+from .data.io import file_or_unfetched
 
 # What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
 NNUNET_PREDICT_ARGUMENTS = "predict_from_raw_data_args.json"
@@ -106,7 +107,7 @@ def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], mi
 
 def _nifti_files_in(folder: Path) -> list[Path]:
     """The NIfTI files of ``folder``, by name."""
-    return [path for path in sorted(folder.iterdir()) if path.is_file() and case_id(path)]
+    return [path for path in sorted(folder.iterdir()) if file_or_unfetched(path) and case_id(path)]
 
 
 def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path], labels: dict[str, Path],
@@ -186,7 +187,7 @@ def _nifti_files_by_case(folder: Path, what: str, wanted: set[str] | None) -> di
     the thirty-first session)."""
     found: dict[str, list[Path]] = {}
     for path in sorted(folder.iterdir()):
-        if path.is_file() and (case := case_id(path)):
+        if file_or_unfetched(path) and (case := case_id(path)):
             found.setdefault(case, []).append(path)
     if twice := [paths for case, paths in found.items() if len(paths) > 1 and (wanted is None or case in wanted)]:
         names = " and ".join(path.name for path in twice[0])

@@ -47,8 +47,8 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_
                           volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
-                      voxel_size_conflict, write_nifti)
+from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
+                      placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import given_folders, load_for_prediction, members_of
@@ -682,6 +682,8 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
     in_channels = config["in_channels"]
     check_no_folder_as_a_channel(paths, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     for path in paths:  # read_nifti's own message speaks of a dataset description
+        if (absent := content_not_fetched(path)) is not None:  # a git-annex link is no file either
+            raise DataError(f"{path}: {absent}")
         if not path.is_file():
             raise DataError(f"{path}: no such file; give the scan's NIfTI file (one per channel)")
     reference = read_nifti(paths[0])

@@ -36,7 +36,7 @@ from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, resolve, unique_ids
-from .data.io import header_notes_unsaid, resource_fork
+from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
@@ -205,6 +205,8 @@ def _its_test_scans(json_path: Path) -> str:
 def _nifti_files(text: str) -> list[Path]:
     """The NIfTI files one input names."""
     path = Path(text).expanduser()
+    if not path.exists() and (absent := content_not_fetched(path)) is not None:  # "no such file or folder" before
+        raise DataError(f"{path}: {absent}")
     if path.is_file():
         if path.suffix.lower() == ".json":
             raise DataError(f"{path}: {_json_given(path)}")
@@ -222,7 +224,8 @@ def _nifti_files(text: str) -> list[Path]:
     if path.is_dir():
         if path.resolve().name in _LABEL_FOLDERS:
             raise DataError(_label_folder_given(path))
-        found = sorted(p for p in path.iterdir() if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
+        found = sorted(p for p in path.iterdir()
+                       if file_or_unfetched(p) and nifti_stem(p) and not p.name.startswith("."))
         where = f"folder {path}"
     elif any(c in text for c in "*?["):
         found = sorted(p for p in map(Path, _glob(text)) if p.is_file() and nifti_stem(p))

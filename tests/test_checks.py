@@ -1878,6 +1878,39 @@ def test_the_intensity_sums_gathered_slab_by_slab_are_the_whole_channels():
     assert value == 2e9 and share > 0.99
 
 
+LFS_POINTER = (b"version https://git-lfs.github.com/spec/v1\n"
+               b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 7264\n")
+
+
+def test_scans_never_fetched_are_told_how_to_fetch_them_not_to_download_again(tmp_path):
+    """A dataset cloned without Git LFS holds a text pointer in each scan's place, one installed by DataLad
+    without ``datalad get`` a link into .git/annex that leads nowhere, and a download that wrote nothing an
+    empty file: they were "corrupt or not a gzip file", "file not found" and "WrapStructError: Binary block
+    is wrong size" (hundred-and-fourth session's probe). Each is one line saying what the file is and what
+    to do, however many files it holds."""
+    pointer, annexed, empty = (make_case(tmp_path, name) for name in ("pointer", "annexed", "empty"))
+    pointer.images[0].write_bytes(LFS_POINTER)
+    annexed.images[0].unlink()
+    annexed.images[0].symlink_to("../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.nii.gz/SHA256E-s7264--4d7a.nii.gz")
+    empty.images[0].write_bytes(b"")
+    report = check_cases([make_case(tmp_path, "good"), pointer, annexed, empty], NUM_CLASSES)
+    assert len(report.errors) == 3, report.errors
+    said = dict(zip(("annexed", "empty", "pointer"), sorted(report.errors)))
+    assert f"{pointer.images[0]}: a Git LFS pointer" in said["pointer"] and "git lfs pull" in said["pointer"]
+    assert f"{annexed.images[0]}: a git-annex link whose content is not fetched" in said["annexed"]
+    assert "datalad get" in said["annexed"]
+    assert f"{empty.images[0]}: an empty file (0 bytes" in said["empty"] and "re-download" in said["empty"]
+    assert not any("gzip" in error or "not found" in error for error in report.errors), report.errors
+    for case in (pointer, annexed, empty):  # predict and evaluate read the scans through read_nifti too
+        with pytest.raises(DataError, match="LFS pointer|git-annex link|empty file"):
+            read_nifti(case.images[0])
+    clone = [make_case(tmp_path / "clone", name) for name in ("one", "two", "three", "four")]
+    for case in clone:  # a whole clone without LFS: one line
+        case.images[0].write_bytes(LFS_POINTER)
+    lines = check_cases(clone, NUM_CLASSES).error_lines()
+    assert len(lines) == 1 and lines[0].startswith("4 files: ") and "git lfs pull" in lines[0], lines
+
+
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
     """-1 for unlabelled voxels: the check said to declare the missing classes, and declaring -1 was refused
     with "relabel as background", neither naming the ignore label that leaves them out of loss and metrics."""

@@ -989,6 +989,22 @@ def test_the_inputs_digest_needs_no_hashlib_file_digest_which_python_3_10_lacks(
                         "dataset_json": hashlib.sha256(dataset.read_bytes()).hexdigest()}
 
 
+def test_a_file_datalad_did_not_fetch_is_told_how_to_fetch_it_not_passed_over(folders):
+    """A label that is a git-annex link whose content is not fetched was passed over by the folder's listing, so
+    its prediction was "without a label, not scored" and the rest scored; a prediction so, "write this case's
+    prediction there" (until the hundred-and-fourth session)."""
+    pred_dir, label_dir, _ = folders
+    for folder in (label_dir, pred_dir):
+        case = folder / "a.nii.gz"
+        stored = case.read_bytes()
+        case.unlink()
+        case.symlink_to("../../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.nii.gz/SHA256E-s7264--4d7a.nii.gz")
+        with pytest.raises(DataError, match=re.escape(f"{case}: a git-annex link whose content is not fetched")):
+            evaluate_folders(pred_dir, label_dir)
+        case.unlink()
+        case.write_bytes(stored)
+
+
 def test_the_inputs_digest_is_taken_as_scoring_reads_each_file_not_by_reading_it_again(folders, monkeypatch):
     """inputs_sha256 read every scored file a second time, after scoring it: from disk where the files exceed the
     page cache (until the hundredth session). The files scored are hashed in scoring's own read; dataset.json,

@@ -20,6 +20,10 @@ def touch(folder, *names):
     return folder
 
 
+# Where DataLad leaves a file it has not fetched: a link into the dataset's .git/annex that leads nowhere
+ANNEX_LINK = "../../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.nii.gz/SHA256E-s7264--4d7a.nii.gz"
+
+
 def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
     folder = touch(tmp_path / "scans", "b.nii.gz", "a.nii", "notes.txt", ".a.nii.gz.123.tmp.nii.gz")
     files = expand_inputs([folder, str(folder / "*.nii*"), folder / "b.nii.gz"])
@@ -143,6 +147,17 @@ def test_a_macos_resource_fork_given_by_name_is_refused_before_a_model_is_loaded
     assert [path.name for path in expand_inputs([folder])] == ["case_6.nii.gz"]
     with pytest.raises(DataError, match=re.escape(f"{folder / '._case_6.nii.gz'}: a macOS resource fork")):
         expand_inputs([folder / "._case_6.nii.gz"])
+
+
+def test_a_scan_datalad_did_not_fetch_is_a_case_told_how_to_fetch_it_not_passed_over(tmp_path):
+    """A folder passed over a git-annex link whose content is not fetched, its scan left out without a word,
+    and given by name it was "no such file or folder" (until the hundred-and-fourth session)."""
+    folder = touch(tmp_path / "imagesTs", "case_6.nii.gz")
+    (folder / "case_7.nii.gz").symlink_to(ANNEX_LINK)
+    assert [path.name for path in expand_inputs([folder])] == ["case_6.nii.gz", "case_7.nii.gz"]
+    with pytest.raises(DataError, match=re.escape(f"{folder / 'case_7.nii.gz'}: a git-annex link whose content "
+                                                  f"is not fetched")):
+        expand_inputs([folder / "case_7.nii.gz"])
 
 
 def test_nifti_suffixes_are_recognised_in_any_case(tmp_path):

@@ -49,6 +49,10 @@ def read_by_the_config(source, seed=0, **settings):
     return load_manifest(DataConfig(dataset=str(source), split_seed=seed, **settings), Path(source).parent)
 
 
+# Where DataLad leaves a file it has not fetched: a link into the dataset's .git/annex that leads nowhere
+ANNEX_LINK = "../../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.nii.gz/SHA256E-s7264--4d7a.nii.gz"
+
+
 def test_string_images_resolved_against_json_folder(tmp_path):
     path = write_dataset_json(
         tmp_path / "Task01",
@@ -342,6 +346,21 @@ def test_nnunet_folder_gives_cases_channels_and_labels(tmp_path):
     assert (len(manifest.training), len(manifest.validation)) == (2, 1)
     assert manifest.split == "fraction 0.34 (seed 0)"
     assert check_manifest(manifest).errors == []
+
+
+def test_nnunet_files_not_fetched_by_datalad_keep_their_case_and_are_told_how_to_fetch_them(tmp_path):
+    """A DataLad dataset installed without ``datalad get`` holds links into .git/annex that lead nowhere: a
+    label's case was left out without a word, and an image's was "channel file(s) missing ... restore them"
+    (until the hundred-and-fourth session). Both cases stay, and the checks say how to fetch their files."""
+    root = write_nnunet(tmp_path / "Dataset001_Tiny")
+    for path in (root / "labelsTr" / "case_a.nii.gz", root / "imagesTr" / "case_b_0001.nii.gz"):
+        path.unlink()
+        path.symlink_to(ANNEX_LINK)
+    manifest = load_nnunet(root, validation_fraction=0.34)
+    assert sorted(ids(manifest.training + manifest.validation)) == ["case_a", "case_b", "case_c"]
+    errors = sorted(check_manifest(manifest).errors)
+    assert len(errors) == 2 and all("a git-annex link whose content is not fetched" in error for error in errors)
+    assert "labelsTr/case_a.nii.gz" in errors[0] and "imagesTr/case_b_0001.nii.gz" in errors[1], errors
 
 
 def test_nnunet_channel_files_that_dataset_json_does_not_declare_are_a_warning_naming_them(tmp_path):

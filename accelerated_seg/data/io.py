@@ -34,6 +34,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # The first bytes of an AppleDouble file: macOS writes "._<name>" beside each file it copies to a disk or into an
 # archive that cannot keep its metadata; the Decathlon's archives hold one beside every scan.
 _APPLE_DOUBLE_MAGIC = b"\x00\x05\x16\x07"
+# The first line of the text file Git LFS leaves in a scan's place when its content was not fetched
+_GIT_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 
 
 def read_nifti(path: str | Path, *, verify_stream: bool = True, digest: Hash | None = None) -> nib.Nifti1Image:
@@ -58,6 +60,8 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True, digest: Hash | N
             names the file and says what to do.
     """
     path = Path(path)
+    if (absent := content_not_fetched(path)) is not None:
+        raise DataError(f"{path}: {absent}")
     if path.is_dir():  # "file not found" of a path that is there sent users looking for a typo
         raise DataError(f"{path}: a folder, not a NIfTI file; list the image or label file itself (a DICOM series "
                         f"must be converted to NIfTI first, e.g. with dcm2niix)")
@@ -95,6 +99,42 @@ def resource_fork(path: str | Path) -> str | None:
     return ("a macOS resource fork (an AppleDouble \"._\" file: Finder's record of the file of the same name "
             "without \"._\"), not a scan; list the file itself, and remove such files: find <dataset folder> "
             "-name '._*' -delete")
+
+
+def content_not_fetched(path: str | Path) -> str | None:
+    """What to do about a scan whose content was never fetched, or None for any other path: a dataset cloned
+    from a Git repository (Hugging Face's, GitHub's) without Git LFS holds a text pointer of about 130 bytes in
+    each scan's place, and one installed by DataLad (OpenNeuro's) without ``datalad get`` a link into
+    ``.git/annex/objects`` that leads nowhere; an empty file is a download or copy that wrote nothing. They were
+    "corrupt or not a gzip file", "file not found" and "WrapStructError: Binary block is wrong size", advice that
+    a download of the same repository repeats (hundred-and-fourth session's probe). The words name no file, so
+    the checks' one line tells of them all."""
+    path = Path(path)
+    if path.is_symlink() and not path.exists() and "annex/objects" in os.readlink(path).replace(os.sep, "/"):
+        return ("a git-annex link whose content is not fetched (a DataLad dataset, OpenNeuro's, installed without "
+                "its files): fetch the files with datalad get <dataset folder> (or git annex get)")
+    try:
+        if not path.is_file():
+            return None
+        if path.stat().st_size == 0:
+            return f"an empty file (0 bytes, e.g. a download or copy that wrote nothing); {_FIX}"
+        with open(path, "rb") as stream:
+            head = stream.read(len(_GIT_LFS_POINTER))
+    except OSError:
+        return None
+    if head != _GIT_LFS_POINTER:
+        return None
+    return ("a Git LFS pointer (the small text file Git leaves in place of a large file it did not fetch), not the "
+            "NIfTI file itself: the repository was cloned without Git LFS; in it, run git lfs install && git lfs pull")
+
+
+def file_or_unfetched(path: str | Path) -> bool:
+    """Whether a folder's listing keeps ``path``: a file, or a git-annex link whose content is not fetched, so
+    that reading it says how to fetch it. Until the hundred-and-fourth session predict's and evaluate's
+    listings passed over such links: predict left the scan out without a word, and evaluate scored the cases
+    left, or told the case to write its prediction."""
+    path = Path(path)
+    return path.is_file() or (path.is_symlink() and content_not_fetched(path) is not None)
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
+from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
                                          split_regions)
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
@@ -161,7 +162,7 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
     named = sorted(path for path in labels_folder.iterdir()
                    if path.name.endswith(file_ending) and not path.name.startswith("."))
     _refuse_folders_named_as_labels([path for path in named if path.is_dir()], labels_folder, file_ending)
-    label_files = [path for path in named if path.is_file()]
+    label_files = [path for path in named if file_or_unfetched(path)]  # the checks say how to fetch a link's
     if not label_files:
         raise DataError(f"{labels_folder}: no label files ending in {file_ending}"
                         + (_other_endings(labels_folder, file_ending) or f"; add labelsTr/<case>{file_ending}"))
@@ -173,7 +174,7 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
         # a folder of the file's name is no file either, but "has no" it sent the user looking at a name that is there
         missing += [f"case {case_id!r} has no {image}" + (" (a folder of that name is there, not a NIfTI file)"
                                                          if image.is_dir() else "")
-                    for image in images if not image.is_file()]
+                    for image in images if not file_or_unfetched(image)]
         cases.append(Case(id=case_id, images=images, label=label))
     if missing:
         names = ", ".join(f"{index:04d} ({name})" for index, name in channels.items())
