@@ -759,6 +759,11 @@ def _every_setting(cls=None, prefix: str = "") -> list[str]:
 _STEPS = "it is train.max_steps here: training is counted in optimizer steps"
 _LAUNCH = ("precision is the launch's, not the experiment's: accelerate launch --mixed_precision bf16, "
            "or mixed_precision in the accelerate config file")
+_CLASSES = ("the classes are the dataset's own, and the network's outputs follow them: dataset.json's 'labels', or "
+            "data.labels for a CSV ({0: background, 1: liver})")
+_CHANNELS = "the input channels are the dataset's: dataset.json's 'modality' or 'channel_names', a CSV's image columns"
+_DEVICES = ("the devices are the launch's: accelerate launch --num_processes N (one process a GPU), or the "
+            "accelerate config file")
 #: Names other tools give these settings (accelerate, PyTorch Lightning, nnU-Net), and where each is
 #: here: a probe's ``--train.epochs 1`` or ``--train.mixed_precision=bf16`` got the list of thirty-three
 #: valid keys alone, none of them close in spelling.
@@ -766,7 +771,18 @@ NAMED_ELSEWHERE = {"epochs": _STEPS, "num_epochs": _STEPS, "max_epochs": _STEPS,
                    "mixed_precision": _LAUNCH, "precision": _LAUNCH,
                    "gradient_accumulation_steps": "it is train.grad_accum_steps here",
                    "learning_rate": "it is optim.lr here",
-                   "config": "the experiment file is given as --config FILE"}
+                   "config": "the experiment file is given as --config FILE",
+                   # MONAI's tutorials' names (hundred-and-fourth session's probe: the list of valid keys alone)
+                   **dict.fromkeys(("roi_size", "spatial_size"), "it is data.patch_size here"),
+                   "pixdim": "it is data.spacing here, the voxel size in mm every case is resampled to",
+                   "val_interval": "it is train.val_every here, counted in optimizer steps",
+                   "amp": _LAUNCH,
+                   **dict.fromkeys(("num_classes", "out_channels", "classes"), _CLASSES),
+                   "in_channels": _CHANNELS,
+                   **dict.fromkeys(("device", "gpus", "num_gpus"), _DEVICES)}
+#: Names whose setting is another than the one of the same name in another section: optim.name was told
+#: "it is model.name", the network's name, where the optimizer was meant (hundred-and-fourth session)
+NAMED_IN_SECTION = dict.fromkeys(("optim.name", "optim.type"), "the optimizer is optim.optimizer")
 
 
 def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool, said: Names | None = None) -> str:
@@ -778,15 +794,19 @@ def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool, sai
     offered 'train.compile.enabled' until the ninety-fifth session. NAMED_ELSEWHERE's ways are the config's and
     the command line's (--config FILE, the launch's precision), so where the settings are keywords it says none."""
     setting = said.setting if said is not None else str
+    if said is None and (meant := NAMED_IN_SECTION.get(prefix + str(name))):
+        return f" ({meant})"
     sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
     if section and (close := _closest_key(name, sections, cutoff=0.6)):
         return f" (did you mean {setting(prefix + close)!r}?)"
-    # a mapping may also be a setting's value (model.args, data.labels, train.loss_args)
-    if close := _closest_key(name, names):
-        return f" (did you mean {setting(prefix + close)!r}?)"
+    # The same name in another section before a close spelling in this one: data.batch_size was "did you
+    # mean 'data.patch_size'?" (until the hundred-and-fourth session), where train.batch_size was meant
     elsewhere = [key for key in _every_setting() if key.rsplit(".", 1)[-1] == name]
     if elsewhere:
         return f" (it is {' or '.join(map(setting, elsewhere))})"
+    # a mapping may also be a setting's value (model.args, data.labels, train.loss_args)
+    if close := _closest_key(name, names):
+        return f" (did you mean {setting(prefix + close)!r}?)"
     if setting("optim.lr") != "optim.lr":  # keywords: these ways are not theirs
         return ""
     alias = difflib.get_close_matches(str(name), NAMED_ELSEWHERE, n=1, cutoff=0.8)

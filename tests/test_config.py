@@ -533,6 +533,19 @@ def test_a_value_out_of_range_in_the_file_is_named_with_the_file(tmp_path):
                                      "in the accelerate config file); "),
     ("--train.gradient_accumulation_steps=2", "(it is train.grad_accum_steps here); "),
     ("--conifg=exp.yaml", "unknown setting 'conifg' (the experiment file is given as --config FILE); "),
+    # MONAI's tutorials' names, and a name of another section before a close spelling in this one: data.batch_size
+    # was "did you mean 'data.patch_size'?", optim.name "it is model.name" (hundred-and-fourth session's probe)
+    ("--data.roi_size=[8,8,8]", "unknown setting 'data.roi_size' (it is data.patch_size here); "),
+    ("--data.pixdim=[1,1,1]", "(it is data.spacing here, the voxel size in mm every case is resampled to); "),
+    ("--train.val_interval=2", "(it is train.val_every here, counted in optimizer steps); "),
+    ("--model.out_channels=3", "(the classes are the dataset's own, and the network's outputs follow them: "
+                               "dataset.json's 'labels', or data.labels for a CSV ({0: background, 1: liver})); "),
+    ("--data.num_classes=3", "(the classes are the dataset's own"),
+    ("--model.in_channels=1", "(the input channels are the dataset's: dataset.json's 'modality' or "),
+    ("--train.amp=true", "(precision is the launch's, not the experiment's: accelerate launch --mixed_precision"),
+    ("--train.gpus=2", "(the devices are the launch's: accelerate launch --num_processes N (one process a GPU)"),
+    ("--data.batch_size=2", "unknown setting 'data.batch_size' (it is train.batch_size); "),
+    ("--optim.name=sgd", "unknown setting 'optim.name' (the optimizer is optim.optimizer); "),
     ("--train.compile=true", "setting train.compile must be a mapping, got True (to switch it on or off: "
                              "train.compile.enabled=true)"),
 ])
