@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import os
+import re
 import signal
 import sys
 
@@ -267,6 +268,34 @@ def test_a_spacing_that_would_resample_a_case_beyond_the_voxel_budget_is_refused
     with pytest.raises(DataError, match=r"the training cases' median spacing \(data.spacing unset\)"):
         preprocess_settings(DataConfig(max_voxels=stored // 4), manifest)
 
+
+def test_a_case_whose_header_is_in_metres_is_refused_not_resampled_to_a_voxel(tiny_dataset, tmp_path):
+    """A header in metres (0.002 for 2 mm) among scans in mm was resampled to the median spacing, 1 x 1 x 1
+    voxels, its label's structures with it, and trained on without a word (hundred-and-fourth session's
+    probe). Refused before any work, by the check command too, naming the case and the rewrite."""
+    import shutil
+
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    case = load_msd(root / "dataset.json").training[0]
+    for path in (*case.images, case.label):
+        image = nib.load(path)
+        nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine,
+                                 image.header), path)
+    manifest = load_msd(root / "dataset.json")
+    with pytest.raises(DataError, match=rf"^{case.id}: {re.escape(str(case.images[0]))}: voxels of 0.002 x "
+                                        r"0.002 x 0.00\d mm, 1,000 times finer than the training cases' median "
+                                        r"spacing \(data.spacing unset\) 2 x 2 x 2 mm, so resampling leaves it 1 x "
+                                        r"1 x 1 voxels, .* its header is probably in metres"):
+        preprocess_settings(DataConfig(), manifest)
+    with pytest.raises(DataError, match=r"times finer than data.spacing 2 x 2 x 2 mm"):
+        preprocess_settings(DataConfig(spacing=(2.0, 2.0, 2.0)), manifest)
+    assert preprocess_settings(DataConfig(spacing=(0.05, 0.05, 0.05), max_voxels=10**9), manifest)  # 40x: taken
 
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
     # CT's air is -1000 HU and fat below 0: a box of the voxels above 0 would cut tissue away.

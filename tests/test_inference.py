@@ -2022,3 +2022,16 @@ def test_the_plain_monai_prediction_of_from_monai_md_paints_a_brats_region_model
         assert len(np.unique(predicted)) > 1 and set(np.unique(predicted)) <= {0, 1, 2, 4}, np.unique(predicted)
         assert (labels != predicted).sum() == 0, (f"{model_dir.name}: {(labels != predicted).sum()} of {labels.size} "
                                                   f"voxels differ; values {np.unique(labels)}")
+
+
+def test_a_scan_whose_header_is_in_metres_is_refused_not_segmented_as_a_voxel(scans, tmp_path):
+    """A scan whose header says metres (0.002 for 2 mm) was resampled to the model's 2.5 mm, a voxel or two, and
+    segmented so, exit 0 (hundred-and-fourth session's probe): refused, naming the file and the rewrite."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    scaled = tmp_path / "metres.nii.gz"
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine), scaled)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(scaled))}: voxels of .* mm, 1,250 times finer than the "
+                                        r"model's spacing 2.5 x 2.5 x 2.5 mm, so resampling leaves it 1 x 1 x 1 "
+                                        r"voxels, .* its header is probably in metres"):
+        predict_file(export(tmp_path / "model"), scaled, tmp_path / "y.nii.gz")
+    assert not (tmp_path / "y.nii.gz").exists()

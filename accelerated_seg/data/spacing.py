@@ -19,9 +19,13 @@ from .splits import is_one_fold_of_several
 
 def ras_spacing(path) -> tuple[float, float, float]:
     """Voxel size along the R, A, S axes, from the header alone (no voxel data is read)."""
-    image = nib.load(str(path))
-    zooms = nib.affines.voxel_sizes(image.affine)  # per voxel axis, as the loader places them (NiftiReader)
-    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
+    return ras_spacing_of(nib.load(str(path)).affine)
+
+
+def ras_spacing_of(affine) -> tuple[float, float, float]:
+    """Voxel size along the R, A, S axes of a voxel-to-world ``affine``."""
+    zooms = nib.affines.voxel_sizes(affine)  # per voxel axis, as the loader places them (NiftiReader)
+    order = nib.orientations.io_orientation(affine)[:, 0].astype(int)  # voxel axis -> RAS axis
     spacing = np.empty(3)
     spacing[order] = zooms
     return tuple(float(s) for s in spacing)
@@ -68,7 +72,61 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
     """
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
     check_resampled_sizes(manifest, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
+    check_voxels_in_mm(manifest, spacing, configured=cfg.spacing is not None)
     return spacing
+
+
+# How many times finer than the target spacing a case's voxels may be: a header in metres or microns is 1000
+# times off, and no dataset we know of resamples scans a hundred times coarser on purpose
+FINER_THAN_THE_TARGET = 100
+
+
+def check_voxels_in_mm(manifest: Manifest, spacing: tuple[float, float, float], configured: bool = True) -> None:
+    """Refuse cases whose voxels are ``FINER_THAN_THE_TARGET`` times finer than the target spacing along an
+    axis: a header written in metres (0.0015 for 1.5 mm) or microns is read as mm, and resampling leaves such a
+    case a voxel or two, every structure in it gone. Training took it without a word, Dice unmoved by a case
+    that was all padding (hundred-and-fourth session's probe); too coarse a header is check_resampled_sizes'.
+    Judged from the headers alone.
+
+    Raises:
+        DataError: naming the cases, their voxel sizes and the ways on.
+    """
+    shrunk = []
+    for case in manifest.training + manifest.validation:
+        try:
+            zooms = ras_spacing(case.images[0])
+        except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
+            continue
+        if far_finer(zooms, spacing):
+            shrunk.append((case, zooms))
+    if not shrunk:
+        return
+    case, zooms = shrunk[0]
+    source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
+    more = f" (and {len(shrunk) - 1} more case(s) so)" if len(shrunk) > 1 else ""
+    raise DataError(f"{case.id}: {case.images[0]}: {far_finer_words(case.images[0], zooms, spacing, source + more)}, "
+                    f"its label's too, or leave the case out")
+
+
+def far_finer(zooms, spacing) -> bool:
+    """Whether voxels of ``zooms`` are ``FINER_THAN_THE_TARGET`` times finer than ``spacing`` along an axis."""
+    return max(target / max(zoom, 1e-12) for target, zoom in zip(spacing, zooms)) >= FINER_THAN_THE_TARGET
+
+
+def far_finer_words(path, zooms, spacing, source: str) -> str:
+    """What is wrong with a file whose voxels are ``far_finer`` than ``spacing`` (``source``'s), and how to
+    rewrite it; the checks and predict add their own way on."""
+    ratio = max(target / zoom for target, zoom in zip(spacing, zooms))
+    shape = " x ".join(map(str, resampled_ras_shape(path, spacing)))
+    return (f"voxels of {_mm(zooms)} mm, {ratio:,.0f} times finer than {source} {_mm(spacing)} mm, so resampling "
+            f"leaves it {shape} voxels, every structure in it lost: its header is probably in metres (or microns), "
+            f"not mm. Rewrite its geometry in mm (nibabel, from metres: img = nib.load(path); "
+            f"nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), np.diag([1000, 1000, 1000, 1]) @ img.affine, "
+            f"img.header), path))")
+
+
+def _mm(sizes) -> str:
+    return " x ".join(f"{size:g}" for size in sizes)
 
 
 def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float], max_voxels: int,
