@@ -42,9 +42,9 @@ from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
-from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_said, grid_difference,
-                          intensity_spread, non_finite_counts, one_volume, stacking_shift, vector_layout_advice,
-                          volumes_in, without_orientation)
+from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_advice, dominant_voxels_said,
+                          grid_difference, intensity_spread, non_finite_counts, one_volume, stacking_shift,
+                          vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
@@ -712,8 +712,8 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
     for path, image, held in zip(paths, channel_images, volumes):
         if held == expected:
             continue
-        if advice := vector_layout_advice(image.shape):  # "holds not 3D volume(s)" said nothing of it
-            raise DataError(f"{path}: {advice}")
+        if advice := vector_layout_advice(image.shape) or channel_first_advice(image.shape, "image"):
+            raise DataError(f"{path}: {advice}")  # "holds not 3D volume(s)" said nothing of either
         if expected > 1:
             raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
                             f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "

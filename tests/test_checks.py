@@ -1911,6 +1911,23 @@ def test_scans_never_fetched_are_told_how_to_fetch_them_not_to_download_again(tm
     assert len(lines) == 1 and lines[0].startswith("4 files: ") and "git lfs pull" in lines[0], lines
 
 
+def test_arrays_saved_channel_first_are_told_to_drop_or_move_the_channel_axis(tmp_path):
+    """A label or image saved from a PyTorch or MONAI array, (1, x, y, z) or (C, x, y, z): the label was told it
+    held z volumes and to take their argmax over the last axis, the image to split its z "channels"
+    (hundred-and-fourth session's probe)."""
+    drop = "save the 3D array without it (nibabel: nib.Nifti1Image(array[0], affine))"
+    case = make_case(tmp_path, "label_first", label=clean_label()[None])
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, f"shape (1, {', '.join(map(str, SHAPE))}) "
+                        "holds a channel axis first, as PyTorch and MONAI arrays are laid out (C, x, y, z)", drop)
+    case = make_case(tmp_path, "image_first", image=clean_image()[None])
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "holds a channel axis first", drop)
+    case = make_case(tmp_path, "two_first", image=np.stack([clean_image()] * 2))
+    assert_single_error(check_one_bad_case(tmp_path, case), "holds 2 channels first", "np.moveaxis(array, 0, -1)")
+    case = make_case(tmp_path, "one_hot_first", label=np.stack([clean_label() == value for value in range(3)]
+                                                                ).astype(np.uint8))
+    assert_single_error(check_one_bad_case(tmp_path, case), "holds 3 channels first", "array.argmax(0)")
+
+
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
     """-1 for unlabelled voxels: the check said to declare the missing classes, and declaring -1 was refused
     with "relabel as background", neither naming the ignore label that leaves them out of loss and metrics."""

@@ -2035,3 +2035,14 @@ def test_a_scan_whose_header_is_in_metres_is_refused_not_segmented_as_a_voxel(sc
                                         r"voxels, .* its header is probably in metres"):
         predict_file(export(tmp_path / "model"), scaled, tmp_path / "y.nii.gz")
     assert not (tmp_path / "y.nii.gz").exists()
+
+
+def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):
+    """A scan saved from a MONAI array, (1, x, y, z), was "a 4D image ... holds z 3D volume(s), but the model takes
+    one channel" (hundred-and-fourth session's probe)."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    first = tmp_path / "first.nii.gz"
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj)[None], image.affine), first)
+    with pytest.raises(DataError, match=re.escape(f"{first}: shape (1, {', '.join(map(str, image.shape))}) holds a "
+                                                  "channel axis first, as PyTorch and MONAI arrays are laid out")):
+        predict_file(export(tmp_path / "model"), first, tmp_path / "y.nii.gz")

@@ -50,13 +50,14 @@ from accelerated_seg.data.label_value_checks import label_scaling_said
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
 from accelerated_seg.data.manifest_named import channels_declared_in, json_name, labels_declared_in, pairs_checked
 from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, resolved_normalization
-from accelerated_seg.data.volume_opening import one_volume, vector_layout_advice, volumes_in
+from accelerated_seg.data.volume_opening import channel_first_advice, one_volume, vector_layout_advice, volumes_in
 
 if TYPE_CHECKING:
     from accelerated_seg.config import DataConfig
 
 __all__ = [
-    "GRID_ATOL_MM", "Box", "CheckReport", "CheckingRanks", "Volume", "any_above_zero", "check_as_configured",
+    "GRID_ATOL_MM", "Box", "CheckReport", "CheckingRanks", "Volume", "any_above_zero", "channel_first_advice",
+    "check_as_configured",
     "check_cases", "check_manifest", "dominant_voxels_said", "grid_difference", "intensity_spread",
     "label_scaling_said", "non_finite_counts", "one_volume", "orientation_difference", "stacking_shift",
     "vector_layout_advice", "volumes_in", "without_orientation",

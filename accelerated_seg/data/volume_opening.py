@@ -91,6 +91,8 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
     session)."""
     if role != "label" and (advice := vector_layout_advice(shape)):
         return advice
+    if advice := channel_first_advice(shape, role):
+        return advice
     if volumes > 1:  # one file per case for several declared channels
         held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
         return (
@@ -115,6 +117,28 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
     return f"shape {shape} is not 3D (x, y, z; trailing size-1 axes are allowed); store each 3D volume as its own file"
+
+
+# The most channels an array laid out (C, x, y, z) is taken to hold: a scan is wider than this along x
+MOST_CHANNELS_FIRST = 4
+
+
+def channel_first_advice(shape: tuple[int, ...], role: str) -> str:
+    """What to do with a 4D file whose first axis is a few channels and shorter than the others, (C, x, y, z):
+    a PyTorch or MONAI array (EnsureChannelFirst's) saved as it was, a layout no scan has; "" for another shape.
+    Such a (1, x, y, z) label was told it held z volumes and to take their argmax over the last axis, and such an
+    image to split its z "channels" (hundred-and-fourth session's probe)."""
+    if len(shape) != 4 or shape[0] > MOST_CHANNELS_FIRST or shape[0] >= min(shape[1:]):
+        return ""
+    channels = shape[0]
+    said = (f"shape {tuple(shape)} holds {'a channel axis' if channels == 1 else f'{channels} channels'} first, as "
+            "PyTorch and MONAI arrays are laid out (C, x, y, z), where a NIfTI file's first three axes are x, y, z")
+    if channels == 1:
+        return f"{said}: save the 3D array without it (nibabel: nib.Nifti1Image(array[0], affine))"
+    if role == "label":
+        return f"{said}: save the label map of class values, array.argmax(0) of one-hot channels, as one 3D file"
+    return (f"{said}: save the channels last, np.moveaxis(array, 0, -1), as (x, y, z, {channels}) with "
+            f"{channels} channels declared, or one 3D file per channel")
 
 
 def vector_layout_advice(shape: tuple[int, ...]) -> str:
