@@ -389,7 +389,10 @@ def yaml_problem(error: yaml.YAMLError) -> str:
     quoting the file with a caret under the place."""
     mark = getattr(error, "problem_mark", None)
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return (getattr(error, "problem", None) or str(error).splitlines()[0]) + where
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    # PyYAML's words for a tab (an editor's indentation) name the character alone (hundred-and-fourth session)
+    tab = "; YAML takes no tab there (it indents with spaces): replace the tab with spaces" if "'\\t'" in problem else ""
+    return problem + where + tab
 
 
 # Numbers a run cannot work with, each named with the smallest allowed value. Types are checked by
