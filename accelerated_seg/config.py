@@ -886,7 +886,7 @@ def _coerce(hint, value, key: str, names: Names | None = None):
         if value is None:  # model.args=None in Python: no arguments over the defaults
             return {}
         if not isinstance(value, dict):
-            raise ConfigError(f"{setting} must be a mapping, got {value!r}")
+            raise ConfigError(f"{setting} must be a mapping, got {value!r}{_as_a_mapping(key, value)}")
         return dict(value)
     if hint is bool:
         if not isinstance(value, bool):
@@ -912,6 +912,16 @@ def _coerce(hint, value, key: str, names: Names | None = None):
     if key in NAME_LISTS and (value is None or value is False):  # YAML's null, false, off, no: none (a probe's
         return "none"  # natural ways to turn the trackers off were "must be str, got None")
     raise ConfigError(f"{setting} must be {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def _as_a_mapping(key: str, value) -> str:
+    """The mapping a list of class names given as ``data.labels`` means, to say beside its refusal; "" for any other
+    setting or value. A list (nnU-Net's and MONAI's habit of naming the classes in order) was refused with its
+    type alone until the hundred-and-fourth session."""
+    if key != "data.labels" or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        return ""
+    meant = ", ".join(f"{index}: {name}" for index, name in enumerate(value))
+    return f"; as a mapping of label value to class name, the list's names in order are {{{meant}}}"
 
 
 def plain_data(obj):

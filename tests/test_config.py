@@ -174,6 +174,16 @@ def test_a_yaml_syntax_error_is_one_error_naming_the_file_and_line(tmp_path, tex
         load_config(None, ["--train.max_steps=[1"])
 
 
+def test_class_names_listed_for_data_labels_are_shown_as_the_mapping_they_mean():
+    """nnU-Net's and MONAI's habit, the classes named in order: "must be a mapping, got [...]" alone until the
+    hundred-and-fourth session."""
+    with pytest.raises(ConfigError, match=re.escape("setting data.labels must be a mapping, got ['background', "
+                                                    "'liver']; as a mapping of label value to class name, the "
+                                                    "list's names in order are {0: background, 1: liver}")):
+        load_config(None, ["--data.labels=[background, liver]"])
+    with pytest.raises(ConfigError, match=r"^setting data.labels must be a mapping, got 2$"):
+        load_config(None, ["--data.labels=2"])
+
 def test_a_merged_key_may_be_overridden_and_an_override_value_may_not_repeat_a_key(tmp_path):
     path = tmp_path / "anchors.yaml"  # YAML's merge: the keys it brings in are defaults to override
     path.write_text("train:\n  <<: {max_steps: 10, log_every: 5}\n  max_steps: 100\n")
