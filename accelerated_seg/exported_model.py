@@ -27,7 +27,7 @@ from .config import is_whole_number
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
 from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
-from .model_folders import Names, read_export_json
+from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
 
@@ -409,8 +409,7 @@ def read_safetensors(path: str | Path, device: str = "cpu", copy_from: str = "")
 
 
 def not_safetensors(path: str | Path, error: SafetensorError, copy_from: str = "") -> DataError:
-    return DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; "
-                     f"copy it again" + (f" {copy_from}" if copy_from else ""))
+    return unreadable_safetensors(path, error, copy_from)
 
 
 def with_every_name(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -231,9 +231,20 @@ def read_export_json(model_dir: str | Path) -> dict:
     try:
         check_safetensors_header(weights_path)
     except SafetensorError as error:  # the same refusal as exported_model.read_safetensors's, 15 s sooner
-        raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
-                        f"truncated; copy it again from the run folder that wrote it") from None
+        raise unreadable_safetensors(weights_path, error, "from the run folder that wrote it") from None
     return config
+
+
+def unreadable_safetensors(path: str | Path, error: SafetensorError, copy_from: str = "") -> DataError:
+    """The refusal of a weights file safetensors cannot read, naming it and what to do: an export cloned from a
+    Git repository (Hugging Face's) without Git LFS holds a text pointer in its place, which was "header too large:
+    the file is damaged or truncated; copy it again" until the hundred-and-fourth session."""
+    from .data.io import content_not_fetched  # nibabel's import, on this refusal's way alone
+
+    if absent := content_not_fetched(path, "the weights themselves"):
+        return DataError(f"{path}: {absent}")
+    return DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; copy it "
+                     f"again" + (f" {copy_from}" if copy_from else ""))
 
 
 def check_safetensors_header(path: str | Path) -> None:
@@ -361,8 +372,7 @@ def check_weights_file(path: Path, names: Names = Names()) -> None:
         try:
             check_safetensors_header(path)
         except SafetensorError as error:
-            raise DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; "
-                            f"copy it again") from None
+            raise unreadable_safetensors(path, error) from None
         return
     with path.open("rb") as file:
         start = file.read(len(max(TORCH_SAVE_STARTS, key=len)))

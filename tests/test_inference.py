@@ -646,6 +646,9 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
     damages = {
         "config.json": lambda path: path.write_text("{broken"),
         "model.safetensors": lambda path: path.write_bytes(path.read_bytes()[:100]),  # a copy cut short
+        # cloned from a Git repository without Git LFS: "header too large ... damaged" until the 104th session
+        "lfs_pointer": lambda path: path.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:"
+                                                     b"4d7a2146\nsize 7264\n"),
         "channels": lambda path: edit_args(path, channels=[8, 16, 32]),
         "spatial_dims": lambda path: edit_args(path, spatial_dims=None),
         "patch_size": lambda path: path.write_text(json.dumps(  # a config.json written by hand: a KeyError before
@@ -659,6 +662,8 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
+                "lfs_pointer": r"lfs_pointer/model.safetensors: a Git LFS pointer \(.*\), not the weights "
+                               r"themselves: the repository was cloned without Git LFS; in it, run git lfs install",
                 "channels": r"config.json does not describe the network whose weights .*model.safetensors holds: "
                             r"model.0.conv.unit0.conv.weight \(4, 1, 3, 3, 3\) in the file, \(8, 1, 3, 3, 3\) as",
                 "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims",
@@ -672,7 +677,8 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
                                r"label maps are named with\. Training writes these"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
-        write(model / (damage if damage in ("config.json", "model.safetensors") else "config.json"))
+        write(model / (damage if damage in ("config.json", "model.safetensors") else
+                       "model.safetensors" if damage == "lfs_pointer" else "config.json"))
         assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / f"{damage}.nii.gz")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and re.search(expected[damage], err[0]), err

@@ -101,14 +101,14 @@ def resource_fork(path: str | Path) -> str | None:
             "-name '._*' -delete")
 
 
-def content_not_fetched(path: str | Path) -> str | None:
+def content_not_fetched(path: str | Path, what: str = "the NIfTI file itself") -> str | None:
     """What to do about a scan whose content was never fetched, or None for any other path: a dataset cloned
     from a Git repository (Hugging Face's, GitHub's) without Git LFS holds a text pointer of about 130 bytes in
     each scan's place, and one installed by DataLad (OpenNeuro's) without ``datalad get`` a link into
     ``.git/annex/objects`` that leads nowhere; an empty file is a download or copy that wrote nothing. They were
     "corrupt or not a gzip file", "file not found" and "WrapStructError: Binary block is wrong size", advice that
     a download of the same repository repeats (hundred-and-fourth session's probe). The words name no file, so
-    the checks' one line tells of them all."""
+    the checks' one line tells of them all; ``what`` names what the pointer stands in for (an export's weights)."""
     path = Path(path)
     if path.is_symlink() and not path.exists() and "annex/objects" in os.readlink(path).replace(os.sep, "/"):
         return ("a git-annex link whose content is not fetched (a DataLad dataset, OpenNeuro's, installed without "
@@ -124,8 +124,8 @@ def content_not_fetched(path: str | Path) -> str | None:
         return None
     if head != _GIT_LFS_POINTER:
         return None
-    return ("a Git LFS pointer (the small text file Git leaves in place of a large file it did not fetch), not the "
-            "NIfTI file itself: the repository was cloned without Git LFS; in it, run git lfs install && git lfs pull")
+    return (f"a Git LFS pointer (the small text file Git leaves in place of a large file it did not fetch), not "
+            f"{what}: the repository was cloned without Git LFS; in it, run git lfs install && git lfs pull")
 
 
 def file_or_unfetched(path: str | Path) -> bool:
