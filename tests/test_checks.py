@@ -1928,6 +1928,28 @@ def test_arrays_saved_channel_first_are_told_to_drop_or_move_the_channel_axis(tm
     assert_single_error(check_one_bad_case(tmp_path, case), "holds 3 channels first", "array.argmax(0)")
 
 
+def test_a_file_listed_under_its_other_ending_is_told_the_one_that_is_there(tmp_path):
+    """A dataset decompressed for speed (x.nii where dataset.json lists x.nii.gz), or the other way round, was
+    "file not found; check the path" alone (hundred-and-fourth session's probe); the whole dataset so is one
+    line, whose words name no file."""
+    cases = [make_case(tmp_path, name) for name in ("one", "two", "three")]
+    for case in cases:
+        for path in (*case.images, case.label):
+            path.with_name(path.name.removesuffix(".gz")).write_bytes(gzip.decompress(path.read_bytes()))
+            path.unlink()
+    lines = check_cases(cases[:2], NUM_CLASSES).error_lines()
+    assert len(lines) == 1 and lines[0].startswith("4 files: ") and lines[0].endswith(
+        ": file not found; a file of the same name ending in .nii is there (decompressed?): list that name where "
+        "the dataset lists this one, or compress it (gzip)"), lines
+    listed_nii = Case(id="three", images=(cases[2].images[0].with_name("three.nii"),),
+                      label=cases[2].label.with_name("three.nii"))
+    cases[2].images[0].with_name("three.nii").rename(cases[2].images[0])  # the image compressed again, named .nii.gz
+    cases[2].images[0].write_bytes(gzip.compress(cases[2].images[0].read_bytes()))
+    assert_single_error(check_cases([listed_nii], NUM_CLASSES), f"{listed_nii.images[0]}: file not found; a file "
+                        "of the same name ending in .nii.gz is there (compressed?): list that name where the dataset "
+                        "lists this one, or decompress it (gunzip)")
+
+
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
     """-1 for unlabelled voxels: the check said to declare the missing classes, and declaring -1 was refused
     with "relabel as background", neither naming the ignore label that leaves them out of loss and metrics."""

@@ -445,6 +445,11 @@ def _missing_file_fix(path: Path) -> str:
         there = f"; {written} is there" if written.is_file() else ""
         return (f"its path holds backslashes (written on Windows?){there}: write paths in the dataset description "
                 f"with forward slashes (/), which work on every system")
+    if _under_the_other_ending(path):  # words naming no file, so that a dataset decompressed whole is one line
+        ending, done, how = (".nii", "decompressed", "compress it (gzip)") if is_gzipped(path) else (
+            ".nii.gz", "compressed", "decompress it (gunzip)")
+        return (f"a file of the same name ending in {ending} is there ({done}?): list that name where the dataset "
+                f"lists this one, or {how}")
     # A moved or renamed folder loses every file at once: its name is the one useful thing to say
     # (a probe's 2000 "file not found" lines never said it; seventy-fifth session).
     if missing := next((folder for folder in reversed(path.parents) if not folder.exists()), None):
@@ -452,6 +457,13 @@ def _missing_file_fix(path: Path) -> str:
                 f"CSV, nnU-Net folder or the pairs given in Python), or restore the folder")
     return ("check the path where the dataset lists it (dataset.json, CSV, nnU-Net folder or the pairs given in "
             "Python) or restore the file")
+
+
+def _under_the_other_ending(path: Path) -> bool:
+    """Whether a missing ``x.nii.gz`` is there as ``x.nii`` (a dataset decompressed for speed), or the other way
+    round. It was "file not found; check the path" alone until the hundred-and-fourth session."""
+    stem = nifti_stem(path)
+    return stem is not None and path.with_name(f"{stem}.nii" if is_gzipped(path) else f"{stem}.nii.gz").is_file()
 
 
 def _describe(err: BaseException) -> str:
