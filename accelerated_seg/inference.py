@@ -706,7 +706,6 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
         if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"({what}); resample every channel onto the first one's grid")
-    _warn_of_doubtful_geometry(paths, channel_images)
     volumes = [volumes_in(image.shape) for image in channel_images]
     expected = in_channels if len(paths) == 1 else 1
     for path, image, held in zip(paths, channel_images, volumes):
@@ -722,6 +721,9 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
                         f"the model takes one channel: give the one 3D volume it was trained on")
     # one volume behind size-1 axes, (x, y, z, 1, 1), read as (x, y, z), as the checks and training read it
     channel_images = [one_volume(image) for image in channel_images]
+    # after the refusals: a scan saved channel first, (1, x, y, z), was warned of as "a single slice" above the
+    # error that says what it is (hundred-and-fourth session)
+    _warn_of_doubtful_geometry(paths, channel_images)
     for path, image in zip(paths, channel_images):
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
