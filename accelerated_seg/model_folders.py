@@ -70,6 +70,10 @@ class Names:
     # how the run trains in fp32 (fit's and Dataset.fit's precision is the launch's: they have no keyword for it),
     # and how its model then predicts in fp32 (fit's network is its user's, which predict cannot build: none)
     fp32: str = "--mixed_precision no"
+    # what sets the run's length in optimizer steps, which a resume beyond it is told to raise: the estimator's
+    # fit(epochs=) or (steps=) (told of train.max_steps and train.fit's max_epochs too until the hundred-and-fourth
+    # session)
+    length: str = "train.max_steps"
     predict_fp32: str = "--precision fp32 for predict"
 
     def setting(self, key: str) -> str:
@@ -122,6 +126,7 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                   folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
                   rate="the lr of the optimizer given to fit", overwrite_again="overwrite=True",
                   written_at_the_end="the export is", global_batch=False, predict_fp32="",
+                  length="fit's max_steps or max_epochs",
                   model_of_the_state=("for a model of it now, call fit again with resume='latest' and max_steps="
                                       "{step}, which trains nothing and exports it to {folder}/model"),
                   new_run_from_the_weights=(
@@ -149,7 +154,8 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         class_naming="Dataset.from_files' class_names",
                         renamed=(("data.patch_size", "block_shape"), ("model.name", "Segmentation's model"),
                                  ("model.args", "model_args")),
-                        fp32="Segmentation(precision='fp32')", predict_fp32=estimator_fp32("predict"))
+                        fp32="Segmentation(precision='fp32')", predict_fp32=estimator_fp32("predict"),
+                        length="fit's epochs or steps")
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
 # command-line words until the ninety-second session
@@ -160,7 +166,8 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                           new_run_elsewhere="init_from={export} in another output_dir", giving="{setting}",
                           class_naming="Dataset.from_files' class_names",
                           renamed=(("data.patch_size", "block_shape"), ("model.name", "model.name"),
-                                   ("model.args", "model.args")))
+                                   ("model.args", "model.args")),
+                          length="Dataset.fit's max_steps")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -57,7 +57,7 @@ def resume_the_loop(loop: Loop, checkpoint: Path) -> dict:
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
-        raise beyond_max_steps(checkpoint, step, max_steps)
+        raise beyond_max_steps(checkpoint, step, max_steps, loop.names)
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
         f", which is {loop.names.setting('train.max_steps')} already: nothing to train; {loop.names.written_at_the_end} "
         f"written from it"

@@ -204,7 +204,7 @@ def saved_train_setting(checkpoint: Path, name: str):
         return None
 
 
-def check_resume_length(checkpoint: Path, max_steps: int) -> None:
+def check_resume_length(checkpoint: Path, max_steps: int, names: Names = Names()) -> None:
     """Raise where ``checkpoint`` (a ``step_N`` folder) is beyond the ``max_steps`` this run asks for.
 
     From the folder's name, so that it is refused before the data work: a refusal after it (from
@@ -212,17 +212,18 @@ def check_resume_length(checkpoint: Path, max_steps: int) -> None:
     """
     found = STEP_DIR.match(Path(checkpoint).name)
     if found and int(found.group(1)) > max_steps:
-        raise beyond_max_steps(checkpoint, int(found.group(1)), max_steps)
+        raise beyond_max_steps(checkpoint, int(found.group(1)), max_steps, names)
 
 
-def beyond_max_steps(checkpoint: Path, step: int, max_steps: int) -> ConfigError:
-    """The refusal of a resume from ``step`` into a run of ``max_steps``."""
+def beyond_max_steps(checkpoint: Path, step: int, max_steps: int, names: Names = Names()) -> ConfigError:
+    """The refusal of a resume from ``step`` into a run of ``max_steps``, in the caller's words (``names``): every
+    caller's settings in one parenthesis, and fit(init_from=<the checkpoint>) as the new run, which
+    check_initial_weights refuses, until the hundred-and-fourth session."""
     return ConfigError(
-        f"{checkpoint} is at step {step}, beyond the {counted(max_steps, 'optimizer step')} this run asks for (train."
-        f"max_steps, or fit's max_steps/max_epochs; the estimator's fit(epochs=/steps=)): a resumed run goes on "
-        f"from its step and cannot go back. Ask for more than {counted(step, 'step')} to train on, or start a new "
-        f"run from "
-        f"its weights (train.init_from; the estimator's fit(init_from=...))")
+        f"{checkpoint} is at step {step}, beyond the {counted(max_steps, 'optimizer step')} this run asks for "
+        f"({names.length}): a resumed run goes on from its step and cannot go back. Ask for more than "
+        f"{counted(step, 'step')} to train on, or start a new run from its weights: "
+        f"{names.way_to_a_new_run_from(checkpoint)}")
 
 
 def changed_settings_note(checkpoint: Path, changed: dict, names: Names = Names()) -> str:

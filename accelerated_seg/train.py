@@ -700,7 +700,7 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
     if resume_from is not None:  # before the data work; resume_the_loop checks them again
         with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
             check_resume_settings(resume_from, dump_config(cfg), names)  # first: it says a fit's checkpoint so
-            check_resume_length(resume_from, cfg.train.max_steps)
+            check_resume_length(resume_from, cfg.train.max_steps, names)
             check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
             # files this launch cannot load (another strategy, ZeRO stage, world size, DeepSpeed's bf16):
             # refused after the preprocessing and accelerate's prepare until the ninety-sixth session

@@ -569,6 +569,25 @@ def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset,
     assert model.fit(data, steps=1, overwrite=True).summary["step"] == 1  # this call's length wins
 
 
+def test_a_resume_shorter_than_its_checkpoint_is_told_the_estimators_length_and_way_to_a_new_run(tiny_dataset,
+                                                                                                   tmp_path):
+    """It named train.max_steps and train.fit's max_epochs beside fit(epochs=/steps=), and sent a new run to
+    fit(init_from=...) of the checkpoint, which init_from refuses (a notebook audit, hundred-and-fourth session)."""
+    from accelerated_seg.config import ConfigError
+
+    data, model = _tiny_unet_and_data(tiny_dataset, tmp_path, warmup_steps=0)
+    model.fit(data, steps=2, save_every=1)
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_2"
+    with pytest.raises(ConfigError) as refused:
+        model.fit(data, steps=1, resume="latest")
+    assert str(refused.value) == (
+        f"{checkpoint} is at step 2, beyond the 1 optimizer step this run asks for (fit's epochs or steps): a "
+        f"resumed run goes on from its step and cannot go back. Ask for more than 2 steps to train on, or start a "
+        f"new run from its weights: accelerated-seg export {checkpoint} --output <folder>, then fit(..., "
+        f"init_from=<folder>) (the optimizer and schedule start fresh; <run>/model is the last step's weights, not "
+        f"necessarily this step's)")
+
+
 def test_a_second_fit_of_a_constructed_estimator_says_that_it_starts_a_new_network(tiny_dataset, tmp_path, capsys):
     """nobrainer's (Keras') second fit goes on from the weights the first trained; this one's starts a new network,
     which it did unsaid (a notebook journey, ninety-fifth session): a note says so and how to train them on."""
