@@ -140,9 +140,12 @@ def lr_multipliers(optim: OptimConfig, max_steps: int, head_only_steps: int = 0)
 def warmup_warning(optim: OptimConfig, max_steps: int, lr: float, names: Names) -> str | None:
     """The warning where ``optim.warmup_steps`` is not below ``train.max_steps``: the learning rate (``lr``, the
     plan's, after scaling) would rise for the whole run and never decay. ``names``: the caller's words for the
-    settings (the estimator's keywords since the ninety-second session). None where the warm-up ends in time."""
+    settings (the estimator's keywords since the ninety-second session), and how to give fewer warm-up steps or a
+    longer run: a notebook's first short fit met it, of a default warm-up it never set, with no way on until the
+    hundred-and-fourth session. None where the warm-up ends in time."""
     if optim.warmup_steps < max_steps:
         return None
     return (f"warning: {names.set_to('optim.warmup_steps', optim.warmup_steps)} is not below "
             f"{names.set_to('train.max_steps', max_steps)}: the learning rate rises for the whole run, reaches "
-            f"{max_steps / optim.warmup_steps:.0%} of {lr:g} and never decays")
+            f"{max_steps / optim.warmup_steps:.0%} of {lr:g} and never decays; give fewer warm-up steps "
+            f"({names.give('optim.warmup_steps', 0)} for none) or a longer run ({names.length})")

@@ -101,8 +101,12 @@ def test_a_warm_up_as_long_as_the_run_is_warned_of_in_the_callers_words():
     estimator's keywords (since the ninety-second session)."""
     assert warmup_warning(OptimConfig(warmup_steps=4), 2, 1e-3, Names()) == (
         "warning: optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, "
-        "reaches 50% of 0.001 and never decays")
+        "reaches 50% of 0.001 and never decays; give fewer warm-up steps (--optim.warmup_steps=0 for none) or a "
+        "longer run (train.max_steps)")
+    # with the way on, in the caller's words, since the hundred-and-fourth session: the estimator's first short fit
+    # warned of a default warm-up its user never set, and said nothing of what to give
     assert warmup_warning(OptimConfig(warmup_steps=20), 20, 2e-3, ESTIMATOR_NAMES) == (
         "warning: warmup_steps=20 is not below max_steps=20: the learning rate rises for the whole run, "
-        "reaches 100% of 0.002 and never decays")
+        "reaches 100% of 0.002 and never decays; give fewer warm-up steps (fit(..., warmup_steps=0) for none) or a "
+        "longer run (fit's epochs or steps)")
     assert warmup_warning(OptimConfig(warmup_steps=19), 20, 1e-3, Names()) is None
