@@ -45,7 +45,7 @@ from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
-from .estimator_interrupted import InterruptedFit
+from .estimator_interrupted import InterruptedFit, give_back_an_import_lock_left_held
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_master_port,
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
@@ -162,6 +162,7 @@ class Segmentation:
         deletes it first, or ``resume="latest"`` continues it. Stopped by Ctrl-C, the estimator keeps the
         run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on.
         """
+        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang
         if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
             raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
                               "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
@@ -317,6 +318,7 @@ class Segmentation:
         from .inference import predict_file
         from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count, check_no_folder_as_a_channel
 
+        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
         model_dir = self._require_model("predict")
         if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
             raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
@@ -407,6 +409,7 @@ class Segmentation:
         every rank returns its summary (or raises its error): the folders are one, and ranks that
         each rebuilt them deleted one another's cases (sixty-ninth session).
         """
+        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
         refuse_what_is_no_dataset(dataset)
         if launched_processes() > 1:
             from accelerate import PartialState

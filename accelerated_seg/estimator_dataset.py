@@ -26,6 +26,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .estimator_fine_tuning import named_as_its_start
+from .estimator_interrupted import give_back_an_import_lock_left_held
 from .estimator_launch import check_the_network_fits_the_blocks
 from .estimator_settings import (FROM_FILES_ARGUMENTS, FROM_FILES_OWN, checked_config, refuse_unknown,
                                  run_config)
@@ -297,6 +298,7 @@ class Dataset:
         """
         from .train import train
 
+        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the case-building threads would hang
         refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
         check_it_has_training_cases(self, "Dataset.fit")

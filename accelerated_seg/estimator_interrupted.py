@@ -8,6 +8,7 @@ The checkpoint's weights are not predicted with unasked: a fit stopped at step 2
 asked for (Keras' and HF Trainer's in-memory model silently is), so that takes an export the user makes."""
 from __future__ import annotations
 
+import _imp
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,3 +84,18 @@ class InterruptedFit:
         return (f"{refusal}; or, for a model of that checkpoint's weights as they are, "
                 f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "
                 f"Segmentation.load(<folder>)")
+
+
+def give_back_an_import_lock_left_held() -> None:
+    """Release Python's import lock where this thread still holds it, as a Ctrl-C can leave it: a KeyboardInterrupt
+    raised as importlib's ``_imp.acquire_lock()`` returns (3.11's ``_ImportLockContext.__enter__``, before the
+    ``with`` that would release it) leaves it held by the main thread for good. The main thread imports on (the
+    lock is re-entrant), but every other thread's import then waits for ever: the next fit of a notebook whose
+    first was stopped while it imported hung in its case-building threads (a notebook audit, hundred-and-fourth
+    session). Outside an import no thread holds the lock, so what this thread holds here is left over; another
+    thread's is that thread's own to release (``release_lock`` refuses it)."""
+    while True:
+        try:
+            _imp.release_lock()
+        except RuntimeError:  # not held by this thread (any longer)
+            return
