@@ -368,7 +368,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     if (edge := _larger_cube_it_trains_on(spec, patch_size, batch)) is not None:
         raise ConfigError(f"{where}. The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each "
                           f"down-sampling stage halves the patch; the deepest needs more than one voxel). Raise "
-                          f"{patch}, or give {args} fewer down-sampling stages") from None
+                          f"{patch}, or give {args} fewer down-sampling stages"
+                          f"{_fewer_unet_stages(spec, patch_size, batch, names)}") from None
     if refused is not None:  # no network to give a patch to: said to be the patch's until the ninety-second session
         raise ConfigError(_constructor_refusal(spec, patch_size, reason, names)) from None
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
@@ -505,6 +506,21 @@ def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch:
         if _forward_failure(candidate, (edge,) * 3, batch) is None:
             return edge
     return None
+
+
+def _fewer_unet_stages(spec: ModelSpec, patch_size: Sequence[int], batch: int, names: Names) -> str:
+    """For a UNet, the most stages of its own that train on the patch, as the arguments to give: "fewer down-sampling
+    stages" named none, and a notebook's first fit on 16^3 blocks was left to find that they are channels and
+    strides (hundred-and-fourth session). Empty for other networks, or where no fewer stages train either."""
+    if spec.name != "unet":
+        return ""
+    channels, strides = list(spec.args["channels"]), unet_strides_used(spec.args)
+    for stages in range(len(strides) - 1, 0, -1):
+        fewer = {**spec.args, "channels": channels[:stages + 1], "strides": list(spec.args["strides"][:stages])}
+        if _forward_failure(replace(spec, args=fewer), patch_size, batch) is None:
+            return (f": {stages} here, {names.model_arg('channels')}={fewer['channels']} with "
+                    f"{names.model_arg('strides')}={fewer['strides']}")
+    return ""
 
 
 def _built_or_refused(spec: ModelSpec) -> nn.Module | Exception:

@@ -277,8 +277,10 @@ def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(nam
 
 
 @pytest.mark.parametrize("name, args, patch, said", [
+    # the UNet's own stages that train, as its arguments, since the hundred-and-fourth session
     ("unet", {}, 16, r"^model 'unet' cannot train on block_shape \(16, 16, 16\) with these model_args: .*Raise "
-                     r"block_shape, or give model_args fewer down-sampling stages$"),
+                     r"block_shape, or give model_args fewer down-sampling stages: 3 here, model_args\['channels'\]="
+                     r"\[16, 32, 64, 128\] with model_args\['strides'\]=\[2, 2, 2\]$"),
     ("segresnet", {"use_conv_final": False}, 16, r"^model 'segresnet' cannot train on block_shape .* with these "
                                                  r"model_args: .*256x256x256: change model_args$")])
 def test_the_patch_check_names_the_settings_as_its_caller_does(name, args, patch, said):
