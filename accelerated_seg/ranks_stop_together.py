@@ -68,6 +68,9 @@ LEFT_WAIT_S = 3.0
 #: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
+#: What a busy machine may add to a watcher's bounded waits (the store's round trips, the line's print and files)
+#: before the rank that published the error stops waiting for its watcher to end the process (``wait_for_the_end``).
+BUSY_MACHINE_S = 5.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
 #: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
 READER_GONE = "reader_gone"
@@ -233,7 +236,7 @@ class _Watcher(threading.Thread):
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
                 if int(store.add(WRITERS, 0)):
-                    _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1)
+                    _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1, SAID_WAIT_S)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
                     if interrupted:
@@ -250,7 +253,7 @@ class _Watcher(threading.Thread):
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)
                 store.add(HELD, 1)
-                said = _wait_for(lambda: store.check([SAID]))
+                said = _wait_for(lambda: store.check([SAID]), SAID_WAIT_S)
                 # an interrupt as the main process says it, not "error: predict interrupted ..." (until the
                 # ninety-ninth session)
                 leave_for_the_launcher(store.get(SAID).decode() if said else message,
@@ -261,10 +264,24 @@ class _Watcher(threading.Thread):
             os._exit(EXIT_INTERRUPTED if interrupted else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def wait_for_the_end(self) -> None:
-        """Wait for this watcher to end the process; return where it cannot (its store failed)."""
-        deadline = time.monotonic() + POLL_S + SAID_WAIT_S + 5  # with time for the main process's line
-        while time.monotonic() < deadline and not self.gave_up.is_set():
-            time.sleep(POLL_S)
+        """Wait for this watcher to end the process; return where it cannot (its store failed). Once it has seen
+        the error, its ``_end`` ends in ``os._exit`` within its own waits: this waits for the watcher itself, the
+        bound only a guard. A fixed 15.2 s (until the hundred-and-fourth session) ended before another rank's
+        watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
+        watcher wrote the launcher's report."""
+        seeing_by = time.monotonic() + POLL_S + BUSY_MACHINE_S  # it looks again within POLL_S
+        while not self.seen.wait(POLL_S):
+            if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
+                return
+        self.join(longest_end_s() + BUSY_MACHINE_S)
+
+
+def longest_end_s() -> float:
+    """The longest a watcher's ``_end`` waits before it ends the process, whichever its role. The main process's:
+    ``SAID_WAIT_S`` for the others to finish their files, then ``LEFT_WAIT_S`` for them to read its line. Another's:
+    ``SAID_WAIT_S`` for the lock its own thread holds as it writes a file, then ``SAID_WAIT_S`` for the main process's
+    line, which one killed outright never says."""
+    return max(SAID_WAIT_S + LEFT_WAIT_S, SAID_WAIT_S + SAID_WAIT_S)
 
 
 def _deaf_to_sigterm() -> None:
@@ -293,7 +310,7 @@ def _flushed_if_read() -> None:
             stream.flush()
 
 
-def _wait_for(condition: Callable[[], bool], wait_s: float = SAID_WAIT_S) -> bool:
+def _wait_for(condition: Callable[[], bool], wait_s: float) -> bool:
     """Whether ``condition`` came true within ``wait_s``."""
     deadline = time.monotonic() + wait_s
     while not condition():

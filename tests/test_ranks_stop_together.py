@@ -160,3 +160,44 @@ def test_the_main_process_waits_left_wait_s_not_said_wait_s_for_a_rank_that_neve
     assert ended == [1] and store.get(SAID).decode() == line
     assert LEFT_WAIT_S <= waited < SAID_WAIT_S - 2, waited
     assert line in capsys.readouterr().err
+
+
+def test_the_rank_that_published_waits_for_its_watcher_to_end_the_process(one_process_group, monkeypatch, tmp_path,
+                                                                          capsys):
+    """A rank other than the main process, its error published, waits for its watcher to end the process: that may
+    take SAID_WAIT_S for the lock another of its threads holds as it writes a file, then SAID_WAIT_S for the main
+    process's line, which one killed outright never says (20 s). The publishing thread gave up after a fixed
+    POLL_S + SAID_WAIT_S + 5 (15.2 s, until the hundred-and-fourth session) and re-raised: the caller said its own
+    "error: ..." line too, and the process could exit as its watcher wrote the launcher's report. Here the module's
+    clock runs ten times fast, so that any fixed bound ends within the lock's wait, which is real time."""
+    import time
+    import types
+
+    from accelerated_seg.ranks_stop_together import _publish
+
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    monkeypatch.setattr(ranks_stop_together, "SAID_WAIT_S", 1.0)
+    monkeypatch.setattr(ranks_stop_together, "time",
+                        types.SimpleNamespace(monotonic=lambda: 10 * time.monotonic(), sleep=time.sleep))
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)  # another rank than the main process, which never says its line
+    monkeypatch.setattr(dist, "get_world_size", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    watcher = _Watcher("accelerated_seg/test/", lambda message: message)
+    ended = []
+
+    def exit_(status):  # the process goes on here: the watcher's loop ends instead
+        ended.append(status)
+        watcher.done.set()
+
+    monkeypatch.setattr(os, "_exit", exit_)
+    watcher.start()
+    with watcher.writing:  # a file the line names being written, by another thread than the watcher
+        started = time.monotonic()
+        _publish(watcher, RuntimeError("predict stopped in process 1: a bug"))
+        waited = time.monotonic() - started
+    assert ended == [1], f"the publishing thread gave up after {waited:.2f} s, its watcher still ending the process"
+    assert not watcher.is_alive()
+    report = json.loads((tmp_path / "error.json").read_text())
+    assert report["message"]["message"] == "error: predict stopped in process 1: a bug"
+    assert capsys.readouterr().err == ""  # the main process says the line, not this one
