@@ -18,9 +18,11 @@ The line itself, on stderr, is said once per node by ``say_the_error``, whicheve
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import threading
 import time
 
 
@@ -31,18 +33,32 @@ def leave_for_the_launcher(message: str, error: bool = True) -> None:
     ``error: ``: an interrupt (Ctrl-C, a scheduler's SIGINT, asked for; the ninety-ninth session's),
     or stdout's reader gone (``| head``; the hundred-and-second session's), each ending every rank
     (``ranks_stop_together``). Best effort: the line has been printed, and a file that cannot be
-    written only leaves the launcher's link where the message would be."""
+    written only leaves the launcher's link where the message would be.
+
+    Written whole or not at all (beside it, then renamed over it; since the hundred-and-fourth session): a rank's
+    thread and its watcher may each write it as the process ends, and torch's launcher answers a file cut short with
+    a traceback of its own ("Failed to parse reply file") in the place of its table."""
     path = os.environ.get("TORCHELASTIC_ERROR_FILE")
     if not path:
         return
     line = f"error: {message}" if error else message
     # The form torch's ErrorHandler.record_exception writes; the report prints "py_callstack".
     report = {"message": {"message": line, "extraInfo": {"py_callstack": line, "timestamp": str(int(time.time()))}}}
+    with contextlib.suppress(OSError):
+        _write_whole(path, json.dumps(report))
+
+
+def _write_whole(path: str, text: str) -> None:
+    """``text`` in ``path``, which holds it whole or what it held before: written beside it, under a name of this
+    process's and thread's own, then renamed over it."""
+    partial = f"{path}.{os.getpid()}.{threading.get_ident()}.partial"
     try:
-        with open(path, "w") as file:
-            json.dump(report, file)
-    except OSError:
-        pass
+        with open(partial, "w") as file:
+            file.write(text)
+        os.replace(partial, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(partial)  # where the write or the rename failed
 
 
 #: How long a rank that does not say the line waits for the one saying it: a print takes microseconds, and
