@@ -244,6 +244,7 @@ def init_training_worker(worker_id: int, rank_pid: int, then=None) -> None:
     """Runs first in each loader worker (``worker_init_for_this_rank``)."""
     leave_stop_signals_to_the_rank()
     end_with_the_rank(rank_pid)
+    quiet_a_batch_the_rank_stopped_taking()
     if then is not None:
         then(worker_id)
 
@@ -259,6 +260,36 @@ def leave_stop_signals_to_the_rank() -> None:
     """
     for signum in PREEMPTION_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
+
+
+def quiet_a_batch_the_rank_stopped_taking() -> None:
+    """Say nothing of a batch's hand-over that the rank broke off, in this loader worker.
+
+    A worker hands a batch's tensors over as file descriptors (torch's ``file_descriptor`` sharing): a thread of
+    multiprocessing's ``resource_sharer`` answers the rank's connection for each, and prints, through
+    ``sys.excepthook``, any error that connection meets. A stop (SIGTERM raised in the rank as an interrupt, Ctrl-C)
+    that reaches the rank as it takes a batch closes its end mid-answer: the worker, which leaves SIGTERM to the rank
+    and is not ending yet, printed a ``ConnectionResetError`` or ``BrokenPipeError`` traceback after the rank's last
+    line (``benchmark data`` stopped by SIGTERM, 10 runs in 60 until the hundred-and-fourth session:
+    benchmarks/results/stop_benchmark_data_2cpu_before.json). The rank's end is the stop's; a hand-over that fails
+    while the rank goes on fails in the rank too, which raises it. Any other error, of that thread or this worker's
+    others, is printed as before.
+    """
+    previous = sys.excepthook
+
+    def unless_a_broken_hand_over(kind, error, traceback) -> None:
+        if not _a_hand_over_broken_off(error, traceback):
+            previous(kind, error, traceback)
+
+    sys.excepthook = unless_a_broken_hand_over
+
+
+def _a_hand_over_broken_off(error: BaseException, traceback) -> bool:
+    """Whether ``error`` is the peer of the resource sharer's connection gone, caught in its serving thread."""
+    from multiprocessing import resource_sharer
+
+    return (isinstance(error, (ConnectionError, EOFError)) and traceback is not None
+            and traceback.tb_frame.f_code is resource_sharer._ResourceSharer._serve.__code__)
 
 
 # How often a worker looks for its rank where the platform cannot wait for a process to end (no pidfd).
