@@ -297,6 +297,68 @@ def test_a_case_whose_header_is_in_metres_is_refused_not_resampled_to_a_voxel(ti
         preprocess_settings(DataConfig(spacing=(2.0, 2.0, 2.0)), manifest)
     assert preprocess_settings(DataConfig(spacing=(0.05, 0.05, 0.05), max_voxels=10**9), manifest)  # 40x: taken
 
+def test_the_rewrite_a_metres_header_is_told_makes_a_file_in_mm_for_nibabel_and_itk(tiny_dataset, tmp_path):
+    """The refusal's nibabel line, run as given on a case whose header says metres (xyzt_units), makes the case
+    pass and leaves its unit mm: the line of the hundred-and-fourth session kept 'meter', which ITK readers
+    (SimpleITK, nnU-Net, 3D Slicer) scale by 1000, a file 1000 times too coarse there."""
+    import shutil
+
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    case = load_msd(root / "dataset.json").training[0]
+    affines = {path: nib.load(path).affine for path in (*case.images, case.label)}
+    for path in (*case.images, case.label):
+        image = nib.load(path)
+        scaled = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine,
+                                 image.header)
+        scaled.header.set_xyzt_units("meter")
+        nib.save(scaled, path)
+    manifest = load_msd(root / "dataset.json")
+    with pytest.raises(DataError, match="its header is probably in metres") as refused:
+        preprocess_settings(DataConfig(), manifest)
+    line = re.search(r"nibabel, from metres: (img = .*, path\))\)", str(refused.value)).group(1)
+    for path in (*case.images, case.label):
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+        assert nib.load(path).header.get_xyzt_units()[0] == "mm"
+        assert np.allclose(nib.load(path).affine, affines[path], atol=1e-3)
+    assert preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))
+
+
+def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):
+    """A 2-D-like case of one slice is one voxel along that axis once resampled, whatever thickness its header
+    gives: one of 0.01 mm against a data.spacing of 2 mm was refused as a header in metres (hundred-and-fourth
+    session), where it had trained before; 100 times finer along an axis of more voxels is still refused."""
+    import shutil
+
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    case = load_msd(root / "dataset.json").training[0]
+    for path in (*case.images, case.label):
+        image = nib.load(path)
+        thin = np.diag([1.0, 1.0, 1.0, 1.0])
+        thin[:3, :3] = image.affine[:3, :3]
+        thin[:3, 2] *= 0.01 / np.linalg.norm(image.affine[:3, 2])  # the third voxel axis 0.01 mm, whichever way
+        thin[:3, 3] = image.affine[:3, 3]
+        nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj)[:, :, :1], thin), path)
+    settings = DataConfig(spacing=(2.0, 2.0, 2.0))
+    assert preprocess_settings(settings, load_msd(root / "dataset.json"))
+    for path in (*case.images, case.label):
+        image = nib.load(path)
+        nib.save(nib.Nifti1Image(np.repeat(np.asanyarray(image.dataobj), 2, axis=2), image.affine), path)
+    with pytest.raises(DataError, match=r"200 times finer than data.spacing 2 x 2 x 2 mm.* set data.spacing nearer"):
+        preprocess_settings(settings, load_msd(root / "dataset.json"))
+
+
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
     # CT's air is -1000 HU and fat below 0: a box of the voxels above 0 would cut tissue away.
     from accelerated_seg.config import DataConfig

@@ -76,15 +76,16 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
     return spacing
 
 
-# How many times finer than the target spacing a case's voxels may be: a header in metres or microns is 1000
-# times off, and no dataset we know of resamples scans a hundred times coarser on purpose
+# How many times finer than the target spacing a case's voxels may be: a header in metres is 1000 times off
+# (one in microns reads 1000 times coarser, the budget's to refuse), and no dataset we know of resamples scans a
+# hundred times coarser on purpose
 FINER_THAN_THE_TARGET = 100
 
 
 def check_voxels_in_mm(manifest: Manifest, spacing: tuple[float, float, float], configured: bool = True) -> None:
     """Refuse cases whose voxels are ``FINER_THAN_THE_TARGET`` times finer than the target spacing along an
-    axis: a header written in metres (0.0015 for 1.5 mm) or microns is read as mm, and resampling leaves such a
-    case a voxel or two, every structure in it gone. Training took it without a word, Dice unmoved by a case
+    axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and resampling leaves such a case a
+    voxel or two, every structure in it gone. Training took it without a word, Dice unmoved by a case
     that was all padding (hundred-and-fourth session's probe); too coarse a header is check_resampled_sizes'.
     Judged from the headers alone.
 
@@ -94,35 +95,51 @@ def check_voxels_in_mm(manifest: Manifest, spacing: tuple[float, float, float], 
     shrunk = []
     for case in manifest.training + manifest.validation:
         try:
-            zooms = ras_spacing(case.images[0])
+            image = nib.load(str(case.images[0]))
         except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
             continue
-        if far_finer(zooms, spacing):
-            shrunk.append((case, zooms))
+        if far_finer(image, spacing):
+            shrunk.append((case, image))
     if not shrunk:
         return
-    case, zooms = shrunk[0]
+    case, image = shrunk[0]
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
     more = f" (and {len(shrunk) - 1} more case(s) so)" if len(shrunk) > 1 else ""
-    raise DataError(f"{case.id}: {case.images[0]}: {far_finer_words(case.images[0], zooms, spacing, source + more)}, "
-                    f"its label's too, or leave the case out")
+    # a coarse data.spacing set on purpose for scans of truly fine voxels (microscopy) is the other way on
+    nearer = "; or, if its voxels are that fine indeed, set data.spacing nearer to them" if configured else ""
+    raise DataError(f"{case.id}: {case.images[0]}: {far_finer_words(case.images[0], image, spacing, source + more)}, "
+                    f"its label's too, or leave the case out{nearer}")
 
 
-def far_finer(zooms, spacing) -> bool:
-    """Whether voxels of ``zooms`` are ``FINER_THAN_THE_TARGET`` times finer than ``spacing`` along an axis."""
-    return max(target / max(zoom, 1e-12) for target, zoom in zip(spacing, zooms)) >= FINER_THAN_THE_TARGET
+def far_finer(image, spacing) -> bool:
+    """Whether ``image``'s voxels are ``FINER_THAN_THE_TARGET`` times finer than ``spacing`` along an axis."""
+    return _times_finer(image, spacing) >= FINER_THAN_THE_TARGET
 
 
-def far_finer_words(path, zooms, spacing, source: str) -> str:
+def _times_finer(image, spacing) -> float:
+    """How many times finer than ``spacing`` ``image``'s voxels are, along the axis where most, of those it holds
+    more than one voxel along: a single slice is one voxel once resampled, whatever thickness its header gives
+    (a 2-D-like volume's slice axis was refused so in the hundred-and-fourth session, though nothing is lost)."""
+    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
+    sizes = np.empty(3, dtype=int)
+    sizes[order] = image.shape[:3]
+    zooms = ras_spacing_of(image.affine)
+    return max((target / max(zoom, 1e-12) for target, zoom, size in zip(spacing, zooms, sizes) if size > 1),
+               default=0.0)
+
+
+def far_finer_words(path, image, spacing, source: str) -> str:
     """What is wrong with a file whose voxels are ``far_finer`` than ``spacing`` (``source``'s), and how to
-    rewrite it; the checks and predict add their own way on."""
-    ratio = max(target / zoom for target, zoom in zip(spacing, zooms))
+    rewrite it; the checks and predict add their own way on. The rewrite sets the header's unit to mm too:
+    ITK (SimpleITK, nnU-Net, 3D Slicer) scales a file whose unit says metres by 1000, so the geometry alone
+    rewritten read 1000 times too coarse there (the hundred-and-fourth session's line left it so)."""
+    zooms = ras_spacing_of(image.affine)
     shape = " x ".join(map(str, resampled_ras_shape(path, spacing)))
-    return (f"voxels of {_mm(zooms)} mm, {ratio:,.0f} times finer than {source} {_mm(spacing)} mm, so resampling "
-            f"leaves it {shape} voxels, every structure in it lost: its header is probably in metres (or microns), "
-            f"not mm. Rewrite its geometry in mm (nibabel, from metres: img = nib.load(path); "
-            f"nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), np.diag([1000, 1000, 1000, 1]) @ img.affine, "
-            f"img.header), path))")
+    return (f"voxels of {_mm(zooms)} mm, {_times_finer(image, spacing):,.0f} times finer than {source} "
+            f"{_mm(spacing)} mm, so resampling leaves it {shape} voxels, every structure in it lost: its header is "
+            f"probably in metres, not mm. Rewrite its geometry in mm (nibabel, from metres: img = nib.load(path); "
+            f"img.header.set_xyzt_units('mm'); nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
+            f"np.diag([1000, 1000, 1000, 1]) @ img.affine, img.header), path))")
 
 
 def _mm(sizes) -> str:
