@@ -1950,6 +1950,17 @@ def test_a_file_listed_under_its_other_ending_is_told_the_one_that_is_there(tmp_
                         "lists this one, or decompress it (gunzip)")
 
 
+def test_a_single_slice_of_channels_last_is_not_told_to_drop_a_channel_axis_first(tmp_path):
+    """(1, x, y, 2): one slice of two channels last, in a dataset of one channel. The hundred-and-fourth
+    session's channel-first words said to save array[0], which turns the two channels into two slices that pass
+    the checks; a last axis of a few channels is no z, so the file is told it holds 2 volumes, as before."""
+    image = np.stack([clean_image()[:1]] * 2, axis=-1)
+    case = make_case(tmp_path, "slice_channels_last", image=image, label=clean_label()[:1])
+    report = check_one_bad_case(tmp_path, case)
+    assert_single_error(report, "shape (1, 8, 8, 2) is 4D with 2 volumes")
+    assert "channel axis first" not in " ".join(report.errors)
+
+
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
     """-1 for unlabelled voxels: the check said to declare the missing classes, and declaring -1 was refused
     with "relabel as background", neither naming the ignore label that leaves them out of loss and metrics."""

@@ -127,8 +127,10 @@ def channel_first_advice(shape: tuple[int, ...], role: str) -> str:
     """What to do with a 4D file whose first axis is a few channels and shorter than the others, (C, x, y, z):
     a PyTorch or MONAI array (EnsureChannelFirst's) saved as it was, a layout no scan has; "" for another shape.
     Such a (1, x, y, z) label was told it held z volumes and to take their argmax over the last axis, and such an
-    image to split its z "channels" (hundred-and-fourth session's probe)."""
-    if len(shape) != 4 or shape[0] > MOST_CHANNELS_FIRST or shape[0] >= min(shape[1:]):
+    image to split its z "channels" (hundred-and-fourth session's probe). A last axis of a few is no z: a single
+    slice of channels last, (1, x, y, 2), read so too, and array[0] made its two channels two slices that pass."""
+    if (len(shape) != 4 or shape[0] > MOST_CHANNELS_FIRST or shape[0] >= min(shape[1:])
+            or shape[3] <= MOST_CHANNELS_FIRST):
         return ""
     channels = shape[0]
     said = (f"shape {tuple(shape)} holds {'a channel axis' if channels == 1 else f'{channels} channels'} first, as "
