@@ -228,7 +228,7 @@ def _nifti_files(text: str) -> list[Path]:
                        if file_or_unfetched(p) and nifti_stem(p) and not p.name.startswith("."))
         where = f"folder {path}"
     elif any(c in text for c in "*?["):
-        found = sorted(p for p in map(Path, _glob(text)) if p.is_file() and nifti_stem(p))
+        found = sorted(p for p in map(Path, _glob(text)) if file_or_unfetched(p) and nifti_stem(p))
         where = f"pattern {text!r}"
     else:
         raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "

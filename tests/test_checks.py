@@ -14,7 +14,7 @@ import pytest
 from accelerated_seg.config import dump_config, load_config
 from accelerated_seg.data.checks import CheckingRanks, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.io import read_nifti, write_nifti
+from accelerated_seg.data.io import file_or_unfetched, read_nifti, write_nifti
 from accelerated_seg.data.manifest import Case, load_cases, load_msd
 from accelerated_seg.data.prepare import prepare_manifest
 from broken_cases import BROKEN_CASES, preflight_errors, write_corpus  # tests/ is on sys.path, as for conftest
@@ -1909,6 +1909,25 @@ def test_scans_never_fetched_are_told_how_to_fetch_them_not_to_download_again(tm
         case.images[0].write_bytes(LFS_POINTER)
     lines = check_cases(clone, NUM_CLASSES).error_lines()
     assert len(lines) == 1 and lines[0].startswith("4 files: ") and "git lfs pull" in lines[0], lines
+
+
+def test_annexed_scans_unlocked_or_linked_twice_are_told_how_to_fetch_them(tmp_path):
+    """git-annex's other two stand-ins of a scan not fetched: an unlocked file holding "/annex/objects/<key>"
+    (DataLad on Windows, an adjusted branch) was "corrupt or not a gzip file", and a link of the user's own to
+    an annex link "file not found" (hundred-and-fourth session's detection read the first link alone)."""
+    unlocked, linked = (make_case(tmp_path, name) for name in ("unlocked", "linked"))
+    unlocked.images[0].write_bytes(b"/annex/objects/SHA256E-s7264--4d7a.nii.gz\n")
+    annex = tmp_path / "ds" / "sub-01" / "scan.nii.gz"
+    annex.parent.mkdir(parents=True)
+    annex.symlink_to("../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.nii.gz/SHA256E-s7264--4d7a.nii.gz")
+    linked.images[0].unlink()
+    linked.images[0].symlink_to(annex)
+    report = check_cases([make_case(tmp_path, "good"), unlocked, linked], NUM_CLASSES)
+    assert len(report.errors) == 2, report.errors
+    for case, kind, error in zip((linked, unlocked), ("link", "pointer file"), sorted(report.errors)):
+        assert f"{case.images[0]}: a git-annex {kind} whose content is not fetched" in error, error
+        assert "datalad get" in error
+    assert file_or_unfetched(linked.images[0])
 
 
 def test_arrays_saved_channel_first_are_told_to_drop_or_move_the_channel_axis(tmp_path):

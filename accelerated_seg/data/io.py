@@ -36,6 +36,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _APPLE_DOUBLE_MAGIC = b"\x00\x05\x16\x07"
 # The first line of the text file Git LFS leaves in a scan's place when its content was not fetched
 _GIT_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+# What git-annex writes in an unlocked file's place (DataLad's datasets on Windows or an adjusted branch) while its
+# content is not fetched: "/annex/objects/<key>", where a locked file is a link into .git/annex/objects
+_ANNEX_POINTER = b"/annex/objects/"
+_ANNEX_NOT_FETCHED = ("a git-annex {} whose content is not fetched (a DataLad dataset, OpenNeuro's, installed "
+                      "without its files): fetch the files with datalad get <dataset folder> (or git annex get)")
 
 
 def read_nifti(path: str | Path, *, verify_stream: bool = True, digest: Hash | None = None) -> nib.Nifti1Image:
@@ -110,9 +115,9 @@ def content_not_fetched(path: str | Path, what: str = "the NIfTI file itself") -
     a download of the same repository repeats (hundred-and-fourth session's probe). The words name no file, so
     the checks' one line tells of them all; ``what`` names what the pointer stands in for (an export's weights)."""
     path = Path(path)
-    if path.is_symlink() and not path.exists() and "annex/objects" in os.readlink(path).replace(os.sep, "/"):
-        return ("a git-annex link whose content is not fetched (a DataLad dataset, OpenNeuro's, installed without "
-                "its files): fetch the files with datalad get <dataset folder> (or git annex get)")
+    # every link followed: one of the user's own into an annexed dataset was "file not found" (realpath)
+    if path.is_symlink() and not path.exists() and "annex/objects" in os.path.realpath(path).replace(os.sep, "/"):
+        return _ANNEX_NOT_FETCHED.format("link")
     try:
         if not path.is_file():
             return None
@@ -122,6 +127,8 @@ def content_not_fetched(path: str | Path, what: str = "the NIfTI file itself") -
             head = stream.read(len(_GIT_LFS_POINTER))
     except OSError:
         return None
+    if head.startswith(_ANNEX_POINTER):  # an unlocked file's pointer, "corrupt or not a gzip file" before
+        return _ANNEX_NOT_FETCHED.format("pointer file")
     if head != _GIT_LFS_POINTER:
         return None
     return (f"a Git LFS pointer (the small text file Git leaves in place of a large file it did not fetch), not "
