@@ -269,24 +269,34 @@ def test_a_spacing_that_would_resample_a_case_beyond_the_voxel_budget_is_refused
         preprocess_settings(DataConfig(max_voxels=stored // 4), manifest)
 
 
-def test_a_case_whose_header_is_in_metres_is_refused_not_resampled_to_a_voxel(tiny_dataset, tmp_path):
-    """A header in metres (0.002 for 2 mm) among scans in mm was resampled to the median spacing, 1 x 1 x 1
-    voxels, its label's structures with it, and trained on without a word (hundred-and-fourth session's
-    probe). Refused before any work, by the check command too, naming the case and the rewrite."""
+def metres_copy(tiny_dataset, tmp_path, cases: int = 1, unit: str = "unknown"):
+    """A copy of the tiny dataset whose first ``cases`` training cases have their headers in metres (their
+    unit, xyzt_units, ``unit``): the copy's root and those cases."""
     import shutil
 
     import nibabel as nib
 
+    root = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    chosen = load_msd(root / "dataset.json").training[:cases]
+    for case in chosen:
+        for path in (*case.images, case.label):
+            image = nib.load(path)
+            scaled = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine,
+                                     image.header)
+            scaled.header.set_xyzt_units(unit)
+            nib.save(scaled, path)
+    return root, chosen
+
+
+def test_a_case_whose_header_is_in_metres_is_refused_not_resampled_to_a_voxel(tiny_dataset, tmp_path):
+    """A header in metres (0.002 for 2 mm) among scans in mm was resampled to the median spacing, 1 x 1 x 1
+    voxels, its label's structures with it, and trained on without a word (hundred-and-fourth session's
+    probe). Refused before any work, by the check command too, naming the case and the rewrite."""
     from accelerated_seg.config import DataConfig
     from accelerated_seg.data.prepare import preprocess_settings
 
-    root = tmp_path / "data"
-    shutil.copytree(tiny_dataset.parent, root)
-    case = load_msd(root / "dataset.json").training[0]
-    for path in (*case.images, case.label):
-        image = nib.load(path)
-        nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine,
-                                 image.header), path)
+    root, (case,) = metres_copy(tiny_dataset, tmp_path)
     manifest = load_msd(root / "dataset.json")
     with pytest.raises(DataError, match=rf"^{case.id}: {re.escape(str(case.images[0]))}: voxels of 0.002 x "
                                         r"0.002 x 0.00\d mm, 1,000 times finer than the training cases' median "
@@ -296,28 +306,30 @@ def test_a_case_whose_header_is_in_metres_is_refused_not_resampled_to_a_voxel(ti
     with pytest.raises(DataError, match=r"times finer than data.spacing 2 x 2 x 2 mm"):
         preprocess_settings(DataConfig(spacing=(2.0, 2.0, 2.0)), manifest)
     assert preprocess_settings(DataConfig(spacing=(0.05, 0.05, 0.05), max_voxels=10**9), manifest)  # 40x: taken
+    # Most cases in metres: their median, 0.002 mm, would resample those in mm beyond the voxel budget, which
+    # was told to choose a coarser spacing or crop alone (hundred-and-fourth session's review): metres named
+    root, _ = metres_copy(tiny_dataset, tmp_path / "most", cases=5)
+    with pytest.raises(DataError, match=r"median spacing \(data.spacing unset\) 0.002 x 0.002 x 0.00\d mm would "
+                                        r"resample .*: the median is 1,000 times finer than its voxels, so most "
+                                        r"headers it is taken from are probably in metres, not mm: rewrite those "
+                                        r"in mm \(nibabel, from metres: .*\); else, choose a coarser"):
+        preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))
+    with pytest.raises(DataError, match=r"data.spacing is 1,000 times finer than its voxels \(given in metres\?"):
+        preprocess_settings(DataConfig(spacing=(0.002, 0.002, 0.002)), load_msd(root / "dataset.json"))
+
 
 def test_the_rewrite_a_metres_header_is_told_makes_a_file_in_mm_for_nibabel_and_itk(tiny_dataset, tmp_path):
     """The refusal's nibabel line, run as given on a case whose header says metres (xyzt_units), makes the case
     pass and leaves its unit mm: the line of the hundred-and-fourth session kept 'meter', which ITK readers
     (SimpleITK, nnU-Net, 3D Slicer) scale by 1000, a file 1000 times too coarse there."""
-    import shutil
-
     import nibabel as nib
 
     from accelerated_seg.config import DataConfig
     from accelerated_seg.data.prepare import preprocess_settings
 
-    root = tmp_path / "data"
-    shutil.copytree(tiny_dataset.parent, root)
-    case = load_msd(root / "dataset.json").training[0]
-    affines = {path: nib.load(path).affine for path in (*case.images, case.label)}
-    for path in (*case.images, case.label):
-        image = nib.load(path)
-        scaled = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine,
-                                 image.header)
-        scaled.header.set_xyzt_units("meter")
-        nib.save(scaled, path)
+    root, (case,) = metres_copy(tiny_dataset, tmp_path, unit="meter")
+    affines = {path: nib.load(tiny_dataset.parent / path.relative_to(root)).affine  # the copy's, in mm
+               for path in (*case.images, case.label)}
     manifest = load_msd(root / "dataset.json")
     with pytest.raises(DataError, match="its header is probably in metres") as refused:
         preprocess_settings(DataConfig(), manifest)

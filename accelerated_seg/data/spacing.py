@@ -137,9 +137,13 @@ def far_finer_words(path, image, spacing, source: str) -> str:
     shape = " x ".join(map(str, resampled_ras_shape(path, spacing)))
     return (f"voxels of {_mm(zooms)} mm, {_times_finer(image, spacing):,.0f} times finer than {source} "
             f"{_mm(spacing)} mm, so resampling leaves it {shape} voxels, every structure in it lost: its header is "
-            f"probably in metres, not mm. Rewrite its geometry in mm (nibabel, from metres: img = nib.load(path); "
-            f"img.header.set_xyzt_units('mm'); nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
-            f"np.diag([1000, 1000, 1000, 1]) @ img.affine, img.header), path))")
+            f"probably in metres, not mm. Rewrite its geometry in mm ({REWRITE_IN_MM})")
+
+
+# The nibabel line that rewrites a file's geometry from metres to mm, its unit with it (ITK reads the unit)
+REWRITE_IN_MM = ("nibabel, from metres: img = nib.load(path); img.header.set_xyzt_units('mm'); "
+                 "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), np.diag([1000, 1000, 1000, 1]) @ img.affine, "
+                 "img.header), path)")
 
 
 def _mm(sizes) -> str:
@@ -165,14 +169,29 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
         shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
         voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
         if voxels > max_voxels:
-            over.append((voxels, case, shape, zooms))
+            over.append((voxels, case, shape, zooms, ras_spacing_of(image.affine)))
     if not over:
         return
-    voxels, case, shape, zooms = max(over, key=lambda item: item[0])
+    voxels, case, shape, zooms, ras_zooms = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
+    metres = _in_metres(ras_zooms, spacing, configured)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
         f"({' x '.join(map(str, shape))} voxels of {' x '.join(f'{z:g}' for z in zooms)} mm) would hold about "
-        f"{voxels:,.0f}; choose a coarser data.spacing, crop the scans to the region of interest, or raise "
-        "data.max_voxels on a machine with more memory")
+        f"{voxels:,.0f}{metres}; {'else, ' if metres else ''}choose a coarser data.spacing, crop the scans to "
+        "the region of interest, or raise data.max_voxels on a machine with more memory")
+
+
+def _in_metres(zooms, spacing, configured: bool) -> str:
+    """What to say of a target spacing ``FINER_THAN_THE_TARGET`` times finer than a case's voxels: the median of
+    a dataset whose headers are mostly in metres, or a data.spacing given so, "" otherwise. Such a median
+    was told to be coarser or to crop alone, where check_voxels_in_mm names the metres of a case or two
+    (hundred-and-fourth session's review)."""
+    ratio = max(zoom / max(target, 1e-12) for target, zoom in zip(spacing, zooms))
+    if ratio < FINER_THAN_THE_TARGET:
+        return ""
+    if configured:
+        return f": data.spacing is {ratio:,.0f} times finer than its voxels (given in metres? it is in mm)"
+    return (f": the median is {ratio:,.0f} times finer than its voxels, so most headers it is taken from are "
+            f"probably in metres, not mm: rewrite those in mm ({REWRITE_IN_MM})")
