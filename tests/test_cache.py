@@ -369,6 +369,8 @@ def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dat
         nib.save(nib.Nifti1Image(np.repeat(np.asanyarray(image.dataobj), 2, axis=2), image.affine), path)
     with pytest.raises(DataError, match=r"200 times finer than data.spacing 2 x 2 x 2 mm.* set data.spacing nearer"):
         preprocess_settings(settings, load_msd(root / "dataset.json"))
+    nib.save(nib.Nifti1Image(np.zeros((8, 8), np.int16), np.eye(4)), case.images[0])  # 2D: the checks' to refuse
+    assert preprocess_settings(settings, load_msd(root / "dataset.json"))
 
 
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):

@@ -122,7 +122,7 @@ def _times_finer(image, spacing) -> float:
     (a 2-D-like volume's slice axis was refused so in the hundred-and-fourth session, though nothing is lost)."""
     order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
     sizes = np.empty(3, dtype=int)
-    sizes[order] = image.shape[:3]
+    sizes[order] = (*image.shape[:3], 1, 1)[:3]  # a 2D file's (the checks refuse it) as one slice, not a traceback
     zooms = ras_spacing_of(image.affine)
     return max((target / max(zoom, 1e-12) for target, zoom, size in zip(spacing, zooms, sizes) if size > 1),
                default=0.0)
