@@ -371,6 +371,9 @@ def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dat
         preprocess_settings(settings, load_msd(root / "dataset.json"))
     nib.save(nib.Nifti1Image(np.zeros((8, 8), np.int16), np.eye(4)), case.images[0])  # 2D: the checks' to refuse
     assert preprocess_settings(settings, load_msd(root / "dataset.json"))
+    nib.save(nib.Nifti1Image(np.zeros((8, 8), np.int16), np.diag([1e-3, 1e-3, 1e-3, 1])), case.images[0])
+    with pytest.raises(DataError, match="leaves it 1 x 1 x 1 voxels"):  # in metres too: words, not an IndexError
+        preprocess_settings(settings, load_msd(root / "dataset.json"))
 
 
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):

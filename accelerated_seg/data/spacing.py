@@ -39,9 +39,9 @@ def resampled_ras_shape(path, spacing: Sequence[float]) -> tuple[int, int, int]:
     image = nib.load(str(path))
     zooms = nib.affines.voxel_sizes(image.affine)
     order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
-    shape = [0, 0, 0]
+    shape, stored = [0, 0, 0], (*image.shape[:3], 1, 1)[:3]  # a 2D file's as one slice, as _times_finer reads it
     for voxel_axis, ras_axis in enumerate(order):
-        shape[ras_axis] = int(np.round((image.shape[voxel_axis] - 1) * zooms[voxel_axis] / spacing[ras_axis] + 1))
+        shape[ras_axis] = int(np.round((stored[voxel_axis] - 1) * zooms[voxel_axis] / spacing[ras_axis] + 1))
     return tuple(shape)
 
 
