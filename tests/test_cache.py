@@ -374,6 +374,11 @@ def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dat
     nib.save(nib.Nifti1Image(np.zeros((8, 8), np.int16), np.diag([1e-3, 1e-3, 1e-3, 1])), case.images[0])
     with pytest.raises(DataError, match="leaves it 1 x 1 x 1 voxels"):  # in metres too: words, not an IndexError
         preprocess_settings(settings, load_msd(root / "dataset.json"))
+    # a slice of nnU-Net's 999 mm over the budget: no question of metres, which its one voxel says nothing of
+    nib.save(nib.Nifti1Image(np.zeros((20, 20, 1), np.int16), np.diag([2.0, 2.0, 999.0, 1])), case.images[0])
+    with pytest.raises(DataError, match="beyond the budget") as refused:
+        preprocess_settings(DataConfig(spacing=(2.0, 2.0, 2.0), max_voxels=100_000), load_msd(root / "dataset.json"))
+    assert "metres" not in str(refused.value), refused.value
 
 
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):

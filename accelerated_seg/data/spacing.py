@@ -120,12 +120,15 @@ def _times_finer(image, spacing) -> float:
     """How many times finer than ``spacing`` ``image``'s voxels are, along the axis where most, of those it holds
     more than one voxel along: a single slice is one voxel once resampled, whatever thickness its header gives
     (a 2-D-like volume's slice axis was refused so in the hundred-and-fourth session, though nothing is lost)."""
+    return max((target / max(zoom, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
+
+
+def _zooms_of_several(image, spacing) -> list[tuple[float, float]]:
+    """(target, voxel size) along each RAS axis that ``image`` holds more than one voxel along."""
     order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
     sizes = np.empty(3, dtype=int)
     sizes[order] = (*image.shape[:3], 1, 1)[:3]  # a 2D file's (the checks refuse it) as one slice, not a traceback
-    zooms = ras_spacing_of(image.affine)
-    return max((target / max(zoom, 1e-12) for target, zoom, size in zip(spacing, zooms, sizes) if size > 1),
-               default=0.0)
+    return [(target, zoom) for target, zoom, size in zip(spacing, ras_spacing_of(image.affine), sizes) if size > 1]
 
 
 def far_finer_words(path, image, spacing, source: str) -> str:
@@ -169,12 +172,12 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
         shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
         voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
         if voxels > max_voxels:
-            over.append((voxels, case, shape, zooms, ras_spacing_of(image.affine)))
+            over.append((voxels, case, shape, zooms, image))
     if not over:
         return
-    voxels, case, shape, zooms, ras_zooms = max(over, key=lambda item: item[0])
+    voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    metres = _in_metres(ras_zooms, spacing, configured)
+    metres = _in_metres(image, spacing, configured)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
@@ -183,12 +186,12 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
         "the region of interest, or raise data.max_voxels on a machine with more memory")
 
 
-def _in_metres(zooms, spacing, configured: bool) -> str:
-    """What to say of a target spacing ``FINER_THAN_THE_TARGET`` times finer than a case's voxels: the median of
-    a dataset whose headers are mostly in metres, or a data.spacing given so, "" otherwise. Such a median
-    was told to be coarser or to crop alone, where check_voxels_in_mm names the metres of a case or two
-    (hundred-and-fourth session's review)."""
-    ratio = max(zoom / max(target, 1e-12) for target, zoom in zip(spacing, zooms))
+def _in_metres(image, spacing, configured: bool) -> str:
+    """What to say of a target spacing ``FINER_THAN_THE_TARGET`` times finer than ``image``'s voxels (along an
+    axis of several): the median of a dataset whose headers are mostly in metres, or a data.spacing given so,
+    "" otherwise. Such a median was told to be coarser or to crop alone, where check_voxels_in_mm names the
+    metres of a case or two (hundred-and-fourth session's review)."""
+    ratio = max((zoom / max(target, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
     if ratio < FINER_THAN_THE_TARGET:
         return ""
     if configured:
