@@ -46,6 +46,7 @@ from .estimator_arrays import array_grid_warning, checked_affine, checked_channe
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_interrupted import InterruptedFit, give_back_an_import_lock_left_held
+from .interrupts_between_imports import interrupts_between_imports
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_master_port,
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
@@ -142,6 +143,7 @@ class Segmentation:
         self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
         self._preempted: InterruptedFit | None = None  # the last fit, where a signal stopped it (it returned)
 
+    @interrupts_between_imports()
     def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
             **train_settings):
         """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
@@ -294,6 +296,7 @@ class Segmentation:
         self._started_from = started_from
         return self
 
+    @interrupts_between_imports()
     def predict(self, x, batch_size: int = 4, affine=None, **options):
         """Segment a NIfTI path (or one path per channel), a nibabel image (or one per channel) or an array.
 
@@ -387,6 +390,7 @@ class Segmentation:
                 return labels
             return type(image)(labels, image.affine, image.header)  # NIfTI-2 for a NIfTI-2 scan, as written
 
+    @interrupts_between_imports()
     def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, batch_size: int = 4,
                  **options) -> dict:
         """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns

@@ -28,6 +28,7 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .estimator_fine_tuning import named_as_its_start
 from .estimator_interrupted import give_back_an_import_lock_left_held
 from .estimator_launch import check_the_network_fits_the_blocks
+from .interrupts_between_imports import interrupts_between_imports
 from .estimator_settings import (FROM_FILES_ARGUMENTS, FROM_FILES_OWN, checked_config, refuse_unknown,
                                  run_config)
 from .launch_env import launched_processes
@@ -285,6 +286,7 @@ class Dataset:
         stop_workers_at_exit(loader)
         return loader
 
+    @interrupts_between_imports()
     def fit(self, config: Config | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
         ``accelerate launch``); returns the run summary.

@@ -61,6 +61,7 @@ from .inference import (
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
                               holding_output_folder, home_expanded, prediction_ending, prediction_key,
                               probabilities_path, remove_earlier_prediction)
+from .interrupts_between_imports import raises_keyboard_interrupt
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -448,7 +449,7 @@ class _InterruptAfterTheWork:
 
     def held(self) -> None:
         if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+                and raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
             self.handler = signal.signal(signal.SIGINT, self._came)
 
     def _came(self, signum, frame) -> None:

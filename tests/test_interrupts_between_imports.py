@@ -1,0 +1,160 @@
+"""A Ctrl-C that lands while Python imports is raised once the import is done (interrupts_between_imports).
+
+A KeyboardInterrupt inside a package's import left it half imported, and every later fit of the notebook failed
+(hundred-and-fourth session). The interrupts here are real ones: ``_thread.interrupt_main`` runs SIGINT's handler in
+the main thread as Ctrl-C does; pytest runs each test in its process's main thread.
+"""
+
+import _thread
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+from accelerated_seg.interrupts_between_imports import interrupts_between_imports, raises_keyboard_interrupt
+
+# A module that is interrupted as it is imported, then goes on for a while: a package importing its submodules.
+INTERRUPTED_AS_IT_IS_IMPORTED = "import _thread, time\n_thread.interrupt_main()\ntime.sleep(0.3)\nWHOLE = True\n"
+
+
+@pytest.fixture
+def python_handler():
+    """SIGINT's handler Python's own for the test, as in a notebook's cell or a script; as it was after."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
+def module_interrupted_as_imported(tmp_path, monkeypatch):
+    """The name of a module, not imported yet, whose import is interrupted (INTERRUPTED_AS_IT_IS_IMPORTED)."""
+    name = f"interrupted_as_imported_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(INTERRUPTED_AS_IT_IS_IMPORTED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def _wait_for_the_interrupt():
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+    pytest.fail("the interrupt held during the import was never raised")
+
+
+def test_an_interrupt_in_an_import_is_raised_after_it_and_the_module_is_whole(python_handler,
+                                                                             module_interrupted_as_imported):
+    imported = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_between_imports():
+            imported.append(__import__(module_interrupted_as_imported))  # raised inside it before
+            _wait_for_the_interrupt()
+    assert imported[0].WHOLE and sys.modules[module_interrupted_as_imported] is imported[0]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_without_it_the_interrupt_breaks_the_import(python_handler, module_interrupted_as_imported):
+    """What the holding is for: Python raises the interrupt inside the module, whose import fails."""
+    with pytest.raises(KeyboardInterrupt):
+        __import__(module_interrupted_as_imported)
+    assert module_interrupted_as_imported not in sys.modules
+
+
+def test_an_interrupt_held_as_the_body_ends_is_raised_as_it_ends(python_handler, module_interrupted_as_imported,
+                                                                  capsys):
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_between_imports():
+            __import__(module_interrupted_as_imported)  # returns before the handler asks again
+    assert sys.modules[module_interrupted_as_imported].WHOLE
+    assert "interrupt: a module is being imported; stopping once it is" in capsys.readouterr().err
+
+
+def test_an_interrupt_outside_an_import_is_raised_at_once(python_handler, capsys):
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_between_imports():
+            _thread.interrupt_main()
+            _wait_for_the_interrupt()
+    assert time.monotonic() - started < 1 and not capsys.readouterr().err
+
+
+def test_an_ignored_interrupt_or_a_callers_handler_is_left_as_it_is(python_handler):
+    def callers_own(signum, frame):
+        pass
+
+    for handler in (signal.SIG_IGN, callers_own):
+        signal.signal(signal.SIGINT, handler)
+        with interrupts_between_imports():
+            assert signal.getsignal(signal.SIGINT) is handler
+        assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_it_holds_nothing_off_the_main_thread(python_handler):
+    seen = []
+
+    def call():
+        with interrupts_between_imports():
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    thread.join()
+    assert seen == [signal.default_int_handler]
+
+
+def test_inside_its_handler_counts_as_pythons_own_and_nests(python_handler):
+    """inference_distributed holds an interrupt to the end of its work where the handler raises as Python's does:
+    inside an estimator's call too. A call inside another keeps the outer one's handler."""
+    with interrupts_between_imports():
+        outer = signal.getsignal(signal.SIGINT)
+        assert outer is not signal.default_int_handler and raises_keyboard_interrupt(outer)
+        with interrupts_between_imports():
+            assert signal.getsignal(signal.SIGINT) is outer
+        assert signal.getsignal(signal.SIGINT) is outer
+    assert not raises_keyboard_interrupt(signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("method", ["fit", "predict", "evaluate", "Dataset.fit"])
+def test_the_estimators_calls_hold_interrupts_during_imports(python_handler, monkeypatch, method):
+    """Each call that may import for seconds (a session's first fit imports torch's compiler, datasets, ...) holds
+    them from its start: seen in what it calls first."""
+    from accelerated_seg import estimator, estimator_dataset
+    from accelerated_seg.estimator import Dataset, Segmentation
+
+    class Seen(Exception):
+        pass
+
+    def first_call():
+        raise Seen(signal.getsignal(signal.SIGINT))
+
+    for module in (estimator, estimator_dataset):
+        monkeypatch.setattr(module, "give_back_an_import_lock_left_held", first_call)
+    call = (lambda: Dataset.fit(None)) if method == "Dataset.fit" else getattr(Segmentation("unet"), method)
+    with pytest.raises(Seen) as seen:
+        call() if method == "Dataset.fit" else call(None)
+    assert seen.value.args[0] is not signal.default_int_handler and raises_keyboard_interrupt(seen.value.args[0])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_call_made_while_its_own_script_is_imported_is_interrupted_at_once(python_handler, tmp_path, monkeypatch):
+    """``import my_experiment`` whose module runs the fit: the import's frames lie below the call, and a Ctrl-C in
+    the fit is raised at once, not held to its end."""
+    name = f"experiment_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(
+        "import _thread, time\n"
+        "from accelerated_seg.interrupts_between_imports import interrupts_between_imports\n"
+        "STARTED = time.monotonic()\n"
+        "try:\n"
+        "    with interrupts_between_imports():\n"
+        "        _thread.interrupt_main()\n"
+        "        while time.monotonic() < STARTED + 5:\n"
+        "            time.sleep(0.01)\n"
+        "except KeyboardInterrupt:\n"
+        "    RAISED_AFTER = time.monotonic() - STARTED\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert __import__(name).RAISED_AFTER < 1
+    finally:
+        sys.modules.pop(name, None)
