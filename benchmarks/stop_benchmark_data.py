@@ -8,7 +8,11 @@ loaders are in their steady state (a delay drawn in ``--after-s``), and sends th
 it (SIGINT to the process group), SIGTERM to the process group (SLURM's, ``kill -TERM -- -PGID``), or SIGTERM to the
 process alone (``kill PID``). It counts the runs whose stderr holds a traceback, and which: a loader worker's
 ``resource_sharer`` ConnectionResetError or BrokenPipeError, the rank having broken off a batch's hand-over
-(``workers.quiet_a_batch_the_rank_stopped_taking``; 10 SIGTERM runs in 60 until the hundred-and-fourth session)."""
+(``workers.quiet_a_batch_the_rank_stopped_taking``; 10 SIGTERM runs in 60 until the hundred-and-fourth session).
+
+Each run's set (its command, label and machine) is added to ``--output``'s ``sets`` where that file exists, and its
+``totals`` summed over them; what else the file holds (what code ran, said by hand) is kept. Until the
+hundred-and-fourth session's review a set named no machine but its CPU count, and sets were merged by hand."""
 
 import argparse
 import json
@@ -75,9 +79,14 @@ def main() -> None:
     parser.add_argument("--label", default="", help="what code ran (before / after a change)")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
+    from accelerated_seg.benchmark import machine_info
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="sets")  # before a run: an earlier result of it, or none
+
     draw = random.Random(args.seed)
     results = {"command": " ".join(sys.argv), "benchmark": "accelerated-seg " + " ".join(COMMAND),
-               "label": args.label, "cpu_count": os.cpu_count(), "stops": {}}
+               "label": args.label, "cpu_count": os.cpu_count(), "machine": machine_info(), "stops": {}}
     for name in args.stops:
         signum, to_group = STOPS[name]
         runs = []
@@ -91,7 +100,20 @@ def main() -> None:
     summary = {name: {k: v for k, v in stop.items() if k != "each"} for name, stop in results["stops"].items()}
     print(json.dumps(summary, indent=1))
     if args.output:
-        args.output.write_text(json.dumps(results, indent=1) + "\n")
+        write_text_atomically(args.output, json.dumps(_with_the_sets_before(args.output, results), indent=1) + "\n")
+
+
+def _with_the_sets_before(output: Path, results: dict) -> dict:
+    """``output``'s sets with ``results`` added, and their totals; what else it holds kept as it is."""
+    kept = json.loads(output.read_text()) if output.exists() else {}
+    sets = [*kept.get("sets", []), results]
+    totals: dict = {}
+    for one_set in sets:
+        for name, stop in one_set["stops"].items():
+            total = totals.setdefault(name, {"runs": 0, "with_a_traceback": 0, "with_resource_sharer": 0})
+            for key in total:
+                total[key] += stop[key]
+    return {**kept, "totals": totals, "sets": sets}
 
 
 if __name__ == "__main__":

@@ -284,7 +284,7 @@ OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_em
            "deepspeed_cpu_adam_resume.py": [], "deepspeed_without_accelerate.py": [], "ensemble_demo.py": [],
            "evaluate_classes_found.py": [], "evaluate_single_read.py": [], "fit_resume_draws.py": [],
            "fixed_step_cost.py": [], "predict_tail.py": [],
-           "resampling_dtype.py": [], "signal_to_return.py": [],
+           "resampling_dtype.py": [], "signal_to_return.py": [], "stop_benchmark_data.py": [],
            "header_variants.py": ["--model", "m", "--image", "i.nii.gz", "--label", "l.nii.gz", "--work", "w"],
            "prepare_case_ab.py": ["--trees", "a", "b"], "scaling_projection.py": ["--one", "r1.json"],
            "suite_cuts_ab.py": ["--before", "HEAD"], "transform_memory.py": [], "worker_start.py": [],
