@@ -179,15 +179,22 @@ def notes() -> list[str]:
 
 
 def _publish(watcher: _Watcher, error: BaseException) -> None:
-    """Publish ``error`` for every rank's watcher, and wait for this one's to end the process."""
-    if (store := _store(watcher.prefix)) is not None:
+    """Publish ``error`` for every rank's watcher, and wait for this one's to end the process. Returns where the
+    store is gone (its host ended: rank 0's process, outside torch elastic), for the caller to raise ``error``: the
+    store's own error ("Connection reset by peer") was raised in its place until the hundred-and-fourth session's
+    review."""
+    if (store := _store(watcher.prefix)) is None:
+        return
+    try:
         if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
                 store.set(INTERRUPTED, "1")
             elif isinstance(error, BrokenPipeError):
                 store.set(READER_GONE, "1")
             store.set(MESSAGE, str(error))
-        watcher.wait_for_the_end()
+    except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
+        return
+    watcher.wait_for_the_end()
 
 
 def _store(prefix: str):

@@ -201,3 +201,26 @@ def test_the_rank_that_published_waits_for_its_watcher_to_end_the_process(one_pr
     report = json.loads((tmp_path / "error.json").read_text())
     assert report["message"]["message"] == "error: predict stopped in process 1: a bug"
     assert capsys.readouterr().err == ""  # the main process says the line, not this one
+
+
+class _StoreGone:
+    """The store of a launch whose host has ended (rank 0's process, outside torch elastic): every call fails."""
+
+    def __getattr__(self, name):
+        def fails(*args):
+            raise RuntimeError("Connection reset by peer")
+
+        return fails
+
+
+def test_a_rank_whose_store_is_gone_raises_its_own_error_not_the_stores(monkeypatch):
+    """With the store gone, its watcher gives up and the rank's error is raised, said by the caller (module
+    docstring): publishing it raised the store's "Connection reset by peer" in its place (until the
+    hundred-and-fourth session's review), a traceback where the error's line would be."""
+    from accelerated_seg.ranks_stop_together import stopping_together
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _StoreGone())
+    with pytest.raises(MemoryError, match="out of memory on process 1"):
+        with stopping_together((MemoryError,), lambda message: message):
+            raise MemoryError("out of memory on process 1")
