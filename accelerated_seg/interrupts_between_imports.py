@@ -60,10 +60,14 @@ class _HeldDuringImports:
         # the frames on the stack as the holding began, kept so that no frame of the body takes one's id
         self.outside, self.below = outside, frozenset(map(id, outside))
         self.came = False  # an interrupt is held until the import is done
+        self.stopped = False  # the call is ending: an interrupt is noted, and raised once the handler is put back
         self.lock = threading.Lock()
         self.timer: threading.Timer | None = None
 
     def __call__(self, signum, frame) -> None:
+        if self.stopped:
+            self.came = True
+            return
         if not importing(frame, self.below):
             self.came = False
             self.raising(signum, frame)
@@ -82,13 +86,13 @@ class _HeldDuringImports:
             if self.timer is not None:  # not stopped since
                 _thread.interrupt_main()
 
-    def stop(self) -> bool:
-        """No more asking; whether an interrupt came that was not raised yet."""
+    def stop(self) -> None:
+        """No more asking, and from here an interrupt is only noted (``came``), to be raised once put back."""
+        self.stopped = True
         with self.lock:
             if self.timer is not None:
                 self.timer.cancel()
             self.timer, self.outside = None, []
-        return self.came
 
 
 def raises_keyboard_interrupt(handler) -> bool:
@@ -116,8 +120,20 @@ def interrupts_between_imports() -> Iterator[None]:
     try:
         yield
     finally:
-        came = held.stop()
-        if signal.getsignal(signal.SIGINT) is held:  # a launch in the body may have set its own, and kept it
-            signal.signal(signal.SIGINT, previous)
-    if came:  # the body ended with an import the interrupt waited for: raised here, as it would have been there
+        _put_back(held, previous)
+    if held.came:  # the body ended with an import the interrupt waited for: raised here, as it would have been there
         raise KeyboardInterrupt
+
+
+def _put_back(held: _HeldDuringImports, previous) -> None:
+    """``previous`` as SIGINT's handler again, where ``held`` still is (a launch in the body may have set its own,
+    and kept it). A Ctrl-C, or the timer's last ask, that lands meanwhile is noted in ``held``: raised from here,
+    it left ``held`` in place for the rest of the session (``signal.signal`` runs a pending handler first), until
+    the hundred-and-fourth session's review. One that lands before ``stop`` has begun is raised there, and the
+    handler is put back all the same."""
+    try:
+        held.stop()
+    finally:
+        held.stop()
+        if signal.getsignal(signal.SIGINT) is held:
+            signal.signal(signal.SIGINT, previous)

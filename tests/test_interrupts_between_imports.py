@@ -158,3 +158,28 @@ def test_a_call_made_while_its_own_script_is_imported_is_interrupted_at_once(pyt
         assert __import__(name).RAISED_AFTER < 1
     finally:
         sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("lands", ["as it stops asking", "once it stopped asking"])
+def test_an_interrupt_as_the_call_ends_is_raised_and_the_handler_put_back(python_handler, monkeypatch, lands):
+    """A Ctrl-C, or the timer's last ask, landing while the call puts Python's handler back: raised from there, it
+    left the call's handler in place for the rest of the session (``signal.signal`` runs a pending one first)."""
+    from accelerated_seg import interrupts_between_imports as module
+
+    stop, landed = module._HeldDuringImports.stop, []
+
+    def interrupted_stop(held):
+        if lands == "as it stops asking" and not landed:
+            landed.append(lands)  # first: the interrupt may be raised as interrupt_main returns
+            _thread.interrupt_main()
+        came = stop(held)
+        if lands == "once it stopped asking" and not landed:
+            landed.append(lands)
+            _thread.interrupt_main()
+        return came
+
+    monkeypatch.setattr(module._HeldDuringImports, "stop", interrupted_stop)
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_between_imports():
+            pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
