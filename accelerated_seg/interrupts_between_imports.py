@@ -61,6 +61,7 @@ class _HeldDuringImports:
         self.outside, self.below = outside, frozenset(map(id, outside))
         self.came = False  # an interrupt is held until the import is done
         self.stopped = False  # the call is ending: an interrupt is noted, and raised once the handler is put back
+        self.asked = False  # the handler runs for its own ask, not a Ctrl-C
         self.lock = threading.Lock()
         self.timer: threading.Timer | None = None
 
@@ -68,22 +69,36 @@ class _HeldDuringImports:
         if self.stopped:
             self.came = True
             return
+        asked, self.asked = self.asked, False
+        if asked and not self.came:  # an ask for an interrupt raised since (a second Ctrl-C's)
+            return
+        if self.came and not asked:  # a second Ctrl-C: an import that never returns can be stopped all the same
+            self._raise(signum, frame)
+            return
         if not importing(frame, self.below):
-            self.came = False
-            self.raising(signum, frame)
+            self._raise(signum, frame)
             return
         if not self.came:
             self.came = True
             print("interrupt: a module is being imported; stopping once it is (an import stopped half way leaves "
-                  "its package broken for this session)", file=sys.stderr, flush=True)
+                  "its package broken for this session; Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
         with self.lock:
             self.timer = threading.Timer(ASK_AGAIN_S, self._ask_again)
             self.timer.daemon = True
             self.timer.start()
 
+    def _raise(self, signum, frame) -> None:
+        """The interrupt raised now, and no more asking for it."""
+        self.came = False
+        with self.lock:
+            if self.timer is not None:
+                self.timer.cancel()
+        self.raising(signum, frame)
+
     def _ask_again(self) -> None:
         with self.lock:
             if self.timer is not None:  # not stopped since
+                self.asked = True
                 _thread.interrupt_main()
 
     def stop(self) -> None:

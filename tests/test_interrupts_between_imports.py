@@ -71,6 +71,22 @@ def test_an_interrupt_held_as_the_body_ends_is_raised_as_it_ends(python_handler,
     assert "interrupt: a module is being imported; stopping once it is" in capsys.readouterr().err
 
 
+def test_a_second_interrupt_in_an_import_is_raised_at_once(python_handler, tmp_path, monkeypatch, capsys):
+    """An import that does not return (a module lock another thread never gives back, a download at import time)
+    can still be stopped: until the hundred-and-fourth session's review every Ctrl-C was held for ever."""
+    name = f"never_returns_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text("import _thread, time\n_thread.interrupt_main()\ntime.sleep(0.01)\n"
+                                         "_thread.interrupt_main()\ntime.sleep(5)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_between_imports():
+            __import__(name)
+    assert time.monotonic() - started < 2 and name not in sys.modules
+    assert "Ctrl-C again to stop at once" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_an_interrupt_outside_an_import_is_raised_at_once(python_handler, capsys):
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
