@@ -66,11 +66,11 @@ class _HeldDuringImports:
         self.timer: threading.Timer | None = None
 
     def __call__(self, signum, frame) -> None:
+        asked, self.asked = self.asked, False
+        if asked and not self.came:  # an ask for an interrupt raised since (a second Ctrl-C's): as the call ends too
+            return
         if self.stopped:
             self.came = True
-            return
-        asked, self.asked = self.asked, False
-        if asked and not self.came:  # an ask for an interrupt raised since (a second Ctrl-C's)
             return
         if self.came and not asked:  # a second Ctrl-C: an import that never returns can be stopped all the same
             self._raise(signum, frame)

@@ -199,3 +199,21 @@ def test_an_interrupt_as_the_call_ends_is_raised_and_the_handler_put_back(python
         with interrupts_between_imports():
             pass
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_ask_left_from_a_second_interrupt_is_dropped_as_the_call_ends(python_handler, monkeypatch):
+    """The timer's ask for an interrupt a second Ctrl-C raised already (the body caught it and returned) is not
+    raised again as the call ends."""
+    from accelerated_seg import interrupts_between_imports as module
+
+    stop = module._HeldDuringImports.stop
+
+    def asked_as_it_stops(held):
+        stop(held)
+        held.asked = True  # as _ask_again sets it, just before its interrupt_main
+        _thread.interrupt_main()
+
+    monkeypatch.setattr(module._HeldDuringImports, "stop", asked_as_it_stops)
+    with interrupts_between_imports():
+        pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
