@@ -11,7 +11,8 @@ where no import is under way, else after it, a second or two on a slow disk.
 
 Python raises SIGINT in the main thread alone, where its handler runs between two of the interrupted code's
 instructions: the handler looks down the stack for importlib's frames. Where it finds one, it asks again a little
-later (``_thread.interrupt_main``, which runs the handler as a signal would). Nothing is held in another thread, nor
+later (``_thread.interrupt_main``, which runs the handler as a signal would). A second Ctrl-C while one is held is
+raised at once, so that an import that does not return can still be stopped. Nothing is held in another thread, nor
 where SIGINT is ignored or left to the system (a shell's background job), nor under a handler of the caller's own
 that does not raise: those stay as they are.
 """
