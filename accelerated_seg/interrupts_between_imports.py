@@ -5,9 +5,10 @@ CPython 3.11's import machinery is not safe against a KeyboardInterrupt. One rai
 that package in ``sys.modules`` with submodules never bound to it, and every later fit of the same notebook
 failed, ``AttributeError: partially initialized module 'datasets' has no attribute 'utils'``, until the kernel
 was restarted (docs/known_issues.md; the next fit of 5 of 8 fresh processes in
-benchmarks/results/ctrl_c_during_imports/). Inside ``interrupts_between_imports``, a SIGINT (Ctrl-C, Jupyter's "interrupt", ``_thread.interrupt_main``)
-that lands while the main thread imports is said to have come, and raised as the outermost import returns: at once
-where no import is under way, else after it (0.15-1.5 s later in that folder's runs).
+benchmarks/results/ctrl_c_during_imports/). Inside ``interrupts_between_imports``, a SIGINT (Ctrl-C, Jupyter's
+"interrupt", ``_thread.interrupt_main``) that lands while the main thread imports is said to have come, and raised
+as the outermost import returns: at once where no import is under way, else after it (0.15-1.5 s later in that
+folder's runs).
 
 Python raises SIGINT in the main thread alone, where its handler runs between two of the interrupted code's
 instructions: the handler looks down the stack for importlib's frames. Where it finds one, it asks again a little
