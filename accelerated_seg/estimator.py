@@ -143,7 +143,6 @@ class Segmentation:
         self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
         self._preempted: InterruptedFit | None = None  # the last fit, where a signal stopped it (it returned)
 
-    @interrupts_between_imports()
     def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
             **train_settings):
         """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
@@ -164,139 +163,140 @@ class Segmentation:
         deletes it first, or ``resume="latest"`` continues it. Stopped by Ctrl-C, the estimator keeps the
         run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on.
         """
-        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang
-        if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
-            raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
-                              "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
-        if not isinstance(dataset, Dataset):
-            raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
-                              f"n_classes=2), got {type(dataset).__name__}")
-        check_it_has_training_cases(dataset, "fit")
-        if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
-            # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
-            raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: nor "
-                              "Keras' validation_data; a Dataset holds its own validation cases, so give them as "
-                              "Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that one "
-                              "Dataset")
-        refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
-                        own=("epochs", "steps"))
-        settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
-        # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
-        # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently
-        # replaced by a new network.
-        fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
-        if fine_tunes:
-            # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
-            if export_fingerprint(self.loaded_from) != self._loaded_files:
-                raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded from "
-                                   f"it: it was replaced or removed since; Segmentation.load("
-                                   f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
-                                   f"init_from=None) to train a new network of its design")
-            settings["init_from"] = str(self.loaded_from)
-        cfg = dataset.unchecked_config(settings, "fit")
-        cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
-        processes = gpus_to_launch() if self.multi_gpu else 1
-        # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
-        # name. What this call gives wins over the constructor's, as for every other setting.
-        lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
-        given = [name for name, value in lengths.items() if value is not None]
-        if len(given) > 1:
-            raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
-        if not given and self.train_settings.get("max_steps") is not None:
-            given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
-        for name in given:
-            value = lengths[name]
-            if not is_whole_number(value, 1):
-                raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
-        steps = steps if steps is not None else lengths["max_steps"]
-        # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
-        # was accepted by the constructor and then multiplied as a string, Python's TypeError
-        cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
-        check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
-        if steps is None:
-            steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
-        cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
-        # Here, before any process is launched, so the refusal names the estimator's settings.
-        cfg = check_values(cfg)
-        if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
-            # "a larger validation_fraction", which validation_pairs override, until the ninety-third session
-            raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
-                              f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
-                              f"without validation, or "
-                              f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
-        check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
-        if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
-            check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
-        mixed_precision = launch_precision(self.precision)
-        if processes > 1:
-            check_the_master_port()
-        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
-        out = Path(cfg.train.output_dir)
-        if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
-            # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
-            # the model saved there, not the run's, and save refuses a run's folder for the same reason
-            raise ConfigError(f"fit: output_dir {out} holds a saved model (config.json, model.safetensors), and a run "
-                              f"written beside it would be mistaken for it: give the run a folder of its own, e.g. "
-                              f"output_dir={str(out / 'run')!r}")
-        reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
-        resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
-                                           names=ESTIMATOR_NAMES)
-        manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
-        # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
-        # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
-        started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
-        if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
-                and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
-            # nobrainer's (Keras') second fit goes on from the first one's weights: this one's new network was unsaid
-            print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as every "
-                  f"fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
-                  f"output_dir=<another folder>) trains those on")
-        # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
-        # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
-        try:
-            with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
-                if processes > 1:
-                    from accelerate import notebook_launcher
+        with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
+            give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang
+            if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
+                raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
+                                  "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
+            if not isinstance(dataset, Dataset):
+                raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
+                                  f"n_classes=2), got {type(dataset).__name__}")
+            check_it_has_training_cases(dataset, "fit")
+            if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
+                # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
+                raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: "
+                                  "nor Keras' validation_data; a Dataset holds its own validation cases, so give them "
+                                  "as Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that "
+                                  "one Dataset")
+            refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
+                            own=("epochs", "steps"))
+            settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
+            # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
+            # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently
+            # replaced by a new network.
+            fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
+            if fine_tunes:
+                # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
+                if export_fingerprint(self.loaded_from) != self._loaded_files:
+                    raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded "
+                                       f"from it: it was replaced or removed since; Segmentation.load("
+                                       f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
+                                       f"init_from=None) to train a new network of its design")
+                settings["init_from"] = str(self.loaded_from)
+            cfg = dataset.unchecked_config(settings, "fit")
+            cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
+            processes = gpus_to_launch() if self.multi_gpu else 1
+            # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
+            # name. What this call gives wins over the constructor's, as for every other setting.
+            lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
+            given = [name for name, value in lengths.items() if value is not None]
+            if len(given) > 1:
+                raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
+            if not given and self.train_settings.get("max_steps") is not None:
+                given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
+            for name in given:
+                value = lengths[name]
+                if not is_whole_number(value, 1):
+                    raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
+            steps = steps if steps is not None else lengths["max_steps"]
+            # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
+            # was accepted by the constructor and then multiplied as a string, Python's TypeError
+            cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
+            check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
+            if steps is None:
+                steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
+            cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
+            # Here, before any process is launched, so the refusal names the estimator's settings.
+            cfg = check_values(cfg)
+            if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
+                # "a larger validation_fraction", which validation_pairs override, until the ninety-third session
+                raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
+                                  f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
+                                  f"without validation, or "
+                                  f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
+            check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
+            if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
+                check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+            mixed_precision = launch_precision(self.precision)
+            if processes > 1:
+                check_the_master_port()
+            refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
+            out = Path(cfg.train.output_dir)
+            if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
+                # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
+                # the model saved there, not the run's, and save refuses a run's folder for the same reason
+                raise ConfigError(f"fit: output_dir {out} holds a saved model (config.json, model.safetensors), and a "
+                                  f"run written beside it would be mistaken for it: give the run a folder of its own, "
+                                  f"e.g. output_dir={str(out / 'run')!r}")
+            reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
+            resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
+                                               names=ESTIMATOR_NAMES)
+            manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
+            # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
+            # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
+            started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
+            if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
+                    and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
+                # nobrainer's (Keras') second fit goes on from the first one's weights: this one's new network was unsaid
+                print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as "
+                      f"every fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
+                      f"output_dir=<another folder>) trains those on")
+            # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
+            # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
+            try:
+                with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
+                    if processes > 1:
+                        from accelerate import notebook_launcher
 
-                    summary, launched_ns = out / "summary.json", time.time_ns()
-                    # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
-                    gc.collect()
-                    try:
-                        with signal_handlers_kept(), preemption_sent_on():
-                            notebook_launcher(fit_in_launched_process, (cfg, manifest),
-                                              num_processes=processes, mixed_precision=mixed_precision,
-                                              use_port=port_to_launch_on())
-                    except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
-                        if (interrupt := interrupt_of_the_launch(error)) is not None:
-                            raise interrupt from None
-                        if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
-                            raise
-                        self.summary = preempted
+                        summary, launched_ns = out / "summary.json", time.time_ns()
+                        # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
+                        gc.collect()
+                        try:
+                            with signal_handlers_kept(), preemption_sent_on():
+                                notebook_launcher(fit_in_launched_process, (cfg, manifest),
+                                                  num_processes=processes, mixed_precision=mixed_precision,
+                                                  use_port=port_to_launch_on())
+                        except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
+                            if (interrupt := interrupt_of_the_launch(error)) is not None:
+                                raise interrupt from None
+                            if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
+                                raise
+                            self.summary = preempted
+                        else:
+                            self.summary = json.loads(summary.read_text())
                     else:
-                        self.summary = json.loads(summary.read_text())
-                else:
-                    from .train import train
+                        from .train import train
 
-                    self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
-        except KeyboardInterrupt as interrupted:
-            # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
-            # session; the model of an earlier fit, if any, is still the one predicted with
-            self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps, started_from)
-            raise
-        self._interrupted = None
-        # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
-        self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
-                                          stopped_by="preempted (SIGTERM/SIGUSR1)")
-                           if self.summary.get("preempted") else None)
-        # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
-        # failed on the missing folder rather than saying so (seventy-third session's review)
-        exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
-        self._take_model(exported[0] if exported else None)
-        self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
-        self._started_from = started_from
-        return self
+                        self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+            except KeyboardInterrupt as interrupted:
+                # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
+                # session; the model of an earlier fit, if any, is still the one predicted with
+                self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
+                                                   started_from)
+                raise
+            self._interrupted = None
+            # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
+            self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
+                                              stopped_by="preempted (SIGTERM/SIGUSR1)")
+                               if self.summary.get("preempted") else None)
+            # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
+            # failed on the missing folder rather than saying so (seventy-third session's review)
+            exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
+            self._take_model(exported[0] if exported else None)
+            self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
+            self._started_from = started_from
+            return self
 
-    @interrupts_between_imports()
     def predict(self, x, batch_size: int = 4, affine=None, **options):
         """Segment a NIfTI path (or one path per channel), a nibabel image (or one per channel) or an array.
 
@@ -317,80 +317,82 @@ class Segmentation:
             For a path or an image: a nibabel image with the input's shape and affine. For an array:
             the label array.
         """
-        from .data.io import write_nifti
-        from .inference import predict_file
-        from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count, check_no_folder_as_a_channel
+        with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
+            from .data.io import write_nifti
+            from .inference import predict_file
+            from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count, check_no_folder_as_a_channel
 
-        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
-        model_dir = self._require_model("predict")
-        if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
-            raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
-                            f"a nibabel image or an array (a datalist entry's x['image'])")
-        config = read_export_config(model_dir)
-        refuse_an_output_path(batch_size, options)
-        check_predict_options("predict", batch_size, options, config, also="affine")
-        is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
-        if is_image and affine is not None:
-            raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
-        if is_path and affine is not None:  # the file's own was used, and the one given dropped without a word
-            raise ConfigError("predict: a file carries its own affine, which predict uses; drop affine= (it is for "
-                              "arrays), or give nib.load(path).get_fdata() with it")
-        if is_path or is_image:  # a list of several cases for a one-channel model: said of x, before anything is saved
-            given = list(x) if isinstance(x, (list, tuple)) else [x]
-            try:
-                if is_path:  # a folder of cases
-                    check_no_folder_as_a_channel(given, ESTIMATOR_PREDICT_NAMES)
-                check_channel_count([str(item) for item in given] if is_path else
-                                    [f"image {c} of the list" for c in range(len(given))], config,
-                                    ESTIMATOR_PREDICT_NAMES, "files" if is_path else "images")
-            except DataError as error:
-                raise DataError(f"predict: {error}") from None
-        with tempfile.TemporaryDirectory() as tmp:
-            if is_path:
-                inputs = x
-            elif is_image:  # saved as it is (header, data type, geometry), so it takes the path's road exactly
-                images = [x] if isinstance(x, SpatialImage) else x
-                inputs = [Path(tmp) / f"input_{c:04d}.nii.gz" for c in range(len(images))]
-                for image, path in zip(images, inputs):
-                    nib.save(image, path)
-            else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
-                channels = checked_channels(x, config["in_channels"])
-                grid = checked_affine(affine)
-                if warning := array_grid_warning(affine, config):
-                    warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
-                inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
-                          for c, channel in enumerate(channels)]
-
-            def in_the_callers_words(message: str) -> str:
-                """The temporary file is no name of the user's (nor will it exist once this returns)."""
-                if is_path:
-                    return message
-                for channel, path in enumerate(inputs):
-                    given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
-                        ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
-                    message = message.replace(str(path), given)
-                return message
-
-            # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
-            failure = None
-            with warnings.catch_warnings(record=True) as raised:
-                warnings.simplefilter("always")
+            give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
+            model_dir = self._require_model("predict")
+            if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
+                raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
+                                f"a nibabel image or an array (a datalist entry's x['image'])")
+            config = read_export_config(model_dir)
+            refuse_an_output_path(batch_size, options)
+            check_predict_options("predict", batch_size, options, config, also="affine")
+            is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
+            if is_image and affine is not None:
+                raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
+            if is_path and affine is not None:  # the file's own was used, and the one given dropped without a word
+                raise ConfigError("predict: a file carries its own affine, which predict uses; drop affine= (it is for "
+                                  "arrays), or give nib.load(path).get_fdata() with it")
+            # a list of several cases for a one-channel model: said of x, before anything is saved
+            if is_path or is_image:
+                given = list(x) if isinstance(x, (list, tuple)) else [x]
                 try:
-                    output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
-                                          fp32_setting=estimator_fp32("predict"), names=ESTIMATOR_PREDICT_NAMES,
-                                          **options)
+                    if is_path:  # a folder of cases
+                        check_no_folder_as_a_channel(given, ESTIMATOR_PREDICT_NAMES)
+                    check_channel_count([str(item) for item in given] if is_path else
+                                        [f"image {c} of the list" for c in range(len(given))], config,
+                                        ESTIMATOR_PREDICT_NAMES, "files" if is_path else "images")
                 except DataError as error:
-                    failure = error
-            _said_again(raised, "predict", stacklevel=2, in_the_callers_words=in_the_callers_words)
-            if failure is not None:  # said by predict, as its other errors: a path's were bare until the 91st session
-                raise DataError(f"predict: {in_the_callers_words(str(failure))}") from None
-            image = nib.load(str(output))
-            labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
-            if not (is_path or is_image):
-                return labels
-            return type(image)(labels, image.affine, image.header)  # NIfTI-2 for a NIfTI-2 scan, as written
+                    raise DataError(f"predict: {error}") from None
+            with tempfile.TemporaryDirectory() as tmp:
+                if is_path:
+                    inputs = x
+                elif is_image:  # saved as it is (header, data type, geometry), so it takes the path's road exactly
+                    images = [x] if isinstance(x, SpatialImage) else x
+                    inputs = [Path(tmp) / f"input_{c:04d}.nii.gz" for c in range(len(images))]
+                    for image, path in zip(images, inputs):
+                        nib.save(image, path)
+                else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
+                    channels = checked_channels(x, config["in_channels"])
+                    grid = checked_affine(affine)
+                    if warning := array_grid_warning(affine, config):
+                        warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
+                    inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
+                              for c, channel in enumerate(channels)]
 
-    @interrupts_between_imports()
+                def in_the_callers_words(message: str) -> str:
+                    """The temporary file is no name of the user's (nor will it exist once this returns)."""
+                    if is_path:
+                        return message
+                    for channel, path in enumerate(inputs):
+                        given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
+                            ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
+                        message = message.replace(str(path), given)
+                    return message
+
+                # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
+                failure = None
+                with warnings.catch_warnings(record=True) as raised:
+                    warnings.simplefilter("always")
+                    try:
+                        output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
+                                              sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"),
+                                              names=ESTIMATOR_PREDICT_NAMES, **options)
+                    except DataError as error:
+                        failure = error
+                _said_again(raised, "predict", stacklevel=2, in_the_callers_words=in_the_callers_words)
+                # said by predict, as its other errors: a path's were bare until the 91st session
+                if failure is not None:
+                    raise DataError(f"predict: {in_the_callers_words(str(failure))}") from None
+                image = nib.load(str(output))
+                labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
+                if not (is_path or is_image):
+                    return labels
+                return type(image)(labels, image.affine, image.header)  # NIfTI-2 for a NIfTI-2 scan, as written
+
     def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, batch_size: int = 4,
                  **options) -> dict:
         """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns
@@ -413,19 +415,21 @@ class Segmentation:
         every rank returns its summary (or raises its error): the folders are one, and ranks that
         each rebuilt them deleted one another's cases (sixty-ninth session).
         """
-        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
-        refuse_what_is_no_dataset(dataset)
-        if launched_processes() > 1:
-            from accelerate import PartialState
-            from accelerate.utils import parse_flag_from_env
+        with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
+            give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
+            refuse_what_is_no_dataset(dataset)
+            if launched_processes() > 1:
+                from accelerate import PartialState
+                from accelerate.utils import parse_flag_from_env
 
-            from .ranks import on_main
+                from .ranks import on_main
 
-            state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))  # the launch's, as fit's
-            # on_main and the lambda are two frames more between the caller's line and _evaluate_here: at 3, the
-            # warnings named accelerated_seg/ranks.py (until the hundred-and-first session)
-            return on_main(state, lambda: self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=5))
-        return self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=3)
+                state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))  # the launch's, as fit's
+                # on_main and the lambda are two frames more between the caller's line and _evaluate_here: at 3, the
+                # warnings named accelerated_seg/ranks.py (until the hundred-and-first session)
+                return on_main(state,
+                               lambda: self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=5))
+            return self._evaluate_here(dataset, output_dir, batch_size, options, stacklevel=3)
 
     def _evaluate_here(self, dataset: Dataset, output_dir: str | Path | None, batch_size: int, options: dict, *,
                        stacklevel: int) -> dict:

@@ -286,7 +286,6 @@ class Dataset:
         stop_workers_at_exit(loader)
         return loader
 
-    @interrupts_between_imports()
     def fit(self, config: Config | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
         ``accelerate launch``); returns the run summary.
@@ -298,25 +297,26 @@ class Dataset:
                 are then its own, not keywords.
             train_settings: without ``config``, ``TrainConfig`` and ``OptimConfig`` fields by name.
         """
-        from .train import train
+        with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
+            from .train import train
 
-        give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the case-building threads would hang
-        refuse_unknown(train_settings, (TrainConfig, OptimConfig),
-                        "Dataset.fit: {} is not a training or optimizer setting")
-        check_it_has_training_cases(self, "Dataset.fit")
-        if config is not None:
-            self._check_its_config(config, train_settings)
-        # lr="1e-3", as fit; a config's own settings are named as it names them
-        cfg = checked_config(config or self.unchecked_config(train_settings, "Dataset.fit"), "Dataset.fit",
-                              DATASET_FIT_NAMES if config is None else None)
-        # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-        check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
-        resumed = None
-        if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
-            with contextlib.suppress(ConfigError):
-                resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
-        # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
-        return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
+            give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the case-building threads would hang
+            refuse_unknown(train_settings, (TrainConfig, OptimConfig),
+                            "Dataset.fit: {} is not a training or optimizer setting")
+            check_it_has_training_cases(self, "Dataset.fit")
+            if config is not None:
+                self._check_its_config(config, train_settings)
+            # lr="1e-3", as fit; a config's own settings are named as it names them
+            cfg = checked_config(config or self.unchecked_config(train_settings, "Dataset.fit"), "Dataset.fit",
+                                  DATASET_FIT_NAMES if config is None else None)
+            # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
+            check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
+            resumed = None
+            if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
+                with contextlib.suppress(ConfigError):
+                    resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
+            # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
+            return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
 
 
 def check_it_has_training_cases(dataset: Dataset, where: str) -> None:
