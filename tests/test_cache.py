@@ -269,6 +269,26 @@ def test_a_spacing_that_would_resample_a_case_beyond_the_voxel_budget_is_refused
         preprocess_settings(DataConfig(max_voxels=stored // 4), manifest)
 
 
+def test_a_single_slice_is_judged_by_the_budget_as_the_one_slice_it_resamples_to(tiny_dataset, tmp_path):
+    """nnU-Net stores 2D data as one slice 999 mm thick: resampled to 2 mm it stays one slice (Spacingd counts each
+    axis), and 20 x 20 x 1 is far inside 100,000 voxels. Judged by the ratio of voxel volumes, it was taken for 500
+    slices (199,800 voxels) and refused, until the hundred-and-fourth session's review."""
+    import shutil
+
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root = tmp_path / "copy"
+    shutil.copytree(tiny_dataset.parent, root)
+    manifest = load_msd(root / "dataset.json")
+    for case in manifest.training + manifest.validation:
+        nib.save(nib.Nifti1Image(np.zeros((20, 20, 1), np.int16), np.diag([2.0, 2.0, 999.0, 1])), case.images[0])
+    settings = DataConfig(spacing=(2.0, 2.0, 2.0), max_voxels=100_000)
+    assert preprocess_settings(settings, load_msd(root / "dataset.json")).spacing == (2.0, 2.0, 2.0)
+
+
 def metres_copy(tiny_dataset, tmp_path, cases: int = 1, unit: str = "unknown"):
     """A copy of the tiny dataset whose first ``cases`` training cases have their headers in metres (their
     unit, xyzt_units, ``unit``): the copy's root and those cases."""
@@ -375,7 +395,7 @@ def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dat
     with pytest.raises(DataError, match="leaves it 1 x 1 x 1 voxels"):  # in metres too: words, not an IndexError
         preprocess_settings(settings, load_msd(root / "dataset.json"))
     # a slice of nnU-Net's 999 mm over the budget: no question of metres, which its one voxel says nothing of
-    nib.save(nib.Nifti1Image(np.zeros((20, 20, 1), np.int16), np.diag([2.0, 2.0, 999.0, 1])), case.images[0])
+    nib.save(nib.Nifti1Image(np.zeros((400, 400, 1), np.int16), np.diag([2.0, 2.0, 999.0, 1])), case.images[0])
     with pytest.raises(DataError, match="beyond the budget") as refused:
         preprocess_settings(DataConfig(spacing=(2.0, 2.0, 2.0), max_voxels=100_000), load_msd(root / "dataset.json"))
     assert "metres" not in str(refused.value), refused.value

@@ -36,7 +36,11 @@ def resampled_ras_shape(path, spacing: Sequence[float]) -> tuple[int, int, int]:
     the header alone: as MONAI's Spacingd counts each axis (``compute_shape_offset``), the distance between
     its first and last voxel centres in target voxels, rounded, plus one. Equal to the preprocessed
     volume's on grids stored permuted, flipped and rotated (tested), as Spacingd keeps the rotation."""
-    image = nib.load(str(path))
+    return resampled_shape_of(nib.load(str(path)), spacing)
+
+
+def resampled_shape_of(image, spacing: Sequence[float]) -> tuple[int, int, int]:
+    """``resampled_ras_shape`` of a loaded nibabel ``image``."""
     zooms = nib.affines.voxel_sizes(image.affine)
     order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
     shape, stored = [0, 0, 0], (*image.shape[:3], 1, 1)[:3]  # a 2D file's as one slice, as _times_finer reads it
@@ -157,12 +161,14 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
                           configured: bool = True) -> None:
     """Refuse a target spacing that would resample a case beyond the voxel budget.
 
-    The pre-flight check judges each file as stored; resampling multiplies its voxels by the ratio of
-    voxel volumes, so a spacing ten times finer than the scans asks for a thousand times the memory:
-    MONAI's Spacingd then failed to allocate (terabytes, a traceback), or, at a few times the
-    machine's memory, the kernel killed the process without a word. Judged from the headers alone.
+    The pre-flight check judges each file as stored; resampling multiplies its voxels along each axis by
+    the ratio of voxel sizes, so a spacing ten times finer than the scans asks for a thousand times the
+    memory: MONAI's Spacingd then failed to allocate (terabytes, a traceback), or, at a few times the
+    machine's memory, the kernel killed the process without a word. Judged from the headers alone, per
+    axis as Spacingd counts (``resampled_shape_of``): until the hundred-and-fourth session from the ratio
+    of voxel volumes, which took a single slice of nnU-Net's 999 mm for 500 slices at 2 mm and refused
+    such 2D data over a budget it was far inside.
     """
-    target = float(np.prod(spacing))
     over = []
     for case in manifest.training + manifest.validation:
         try:
@@ -170,7 +176,7 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
         except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
             continue
         shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
-        voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
+        voxels = float(np.prod(resampled_shape_of(image, spacing), dtype=np.float64))
         if voxels > max_voxels:
             over.append((voxels, case, shape, zooms, image))
     if not over:
