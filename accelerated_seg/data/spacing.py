@@ -75,9 +75,22 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
         DataError: a case resampled to it would hold more than ``data.max_voxels`` voxels.
     """
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
-    check_resampled_sizes(manifest, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
-    check_voxels_in_mm(manifest, spacing, configured=cfg.spacing is not None)
+    headers = case_headers(manifest)  # read once for both checks
+    check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
+    check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None)
     return spacing
+
+
+def case_headers(manifest: Manifest) -> list:
+    """(case, its first image loaded by nibabel: the header, no voxel data) for every case whose header reads; the
+    pre-flight check reports those that do not (loader() has none)."""
+    headers = []
+    for case in manifest.training + manifest.validation:
+        try:
+            headers.append((case, nib.load(str(case.images[0]))))
+        except Exception:  # nibabel raises many types
+            continue
+    return headers
 
 
 # How many times finer than the target spacing a case's voxels may be: a header in metres is 1000 times off
@@ -86,24 +99,19 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
 FINER_THAN_THE_TARGET = 100
 
 
-def check_voxels_in_mm(manifest: Manifest, spacing: tuple[float, float, float], configured: bool = True) -> None:
-    """Refuse cases whose voxels are ``FINER_THAN_THE_TARGET`` times finer than the target spacing along an
-    axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and resampling leaves such a case a
-    voxel or two, every structure in it gone. Training took it without a word, Dice unmoved by a case
-    that was all padding (hundred-and-fourth session's probe); too coarse a header is check_resampled_sizes'.
+def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, float, float],
+                       configured: bool = True) -> None:
+    """Refuse cases (of ``headers``: ``case_headers``) whose voxels are ``FINER_THAN_THE_TARGET`` times finer than
+    the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
+    resampling leaves such a case a voxel or two, every structure in it gone. Training took it without a word,
+    Dice unmoved by a case that was all padding (hundred-and-fourth session's probe); too coarse a header is
+    check_resampled_sizes'.
     Judged from the headers alone.
 
     Raises:
         DataError: naming the cases, their voxel sizes and the ways on.
     """
-    shrunk = []
-    for case in manifest.training + manifest.validation:
-        try:
-            image = nib.load(str(case.images[0]))
-        except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
-            continue
-        if far_finer(image, spacing):
-            shrunk.append((case, image))
+    shrunk = [(case, image) for case, image in headers if far_finer(image, spacing)]
     if not shrunk:
         return
     case, image = shrunk[0]
@@ -157,9 +165,10 @@ def _mm(sizes) -> str:
     return " x ".join(f"{size:g}" for size in sizes)
 
 
-def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float], max_voxels: int,
+def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[float, float, float], max_voxels: int,
                           configured: bool = True) -> None:
-    """Refuse a target spacing that would resample a case beyond the voxel budget.
+    """Refuse a target spacing that would resample a case (of ``headers``: ``case_headers``) beyond the voxel
+    budget.
 
     The pre-flight check judges each file as stored; resampling multiplies its voxels along each axis by
     the ratio of voxel sizes, so a spacing ten times finer than the scans asks for a thousand times the
@@ -170,11 +179,7 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
     such 2D data over a budget it was far inside.
     """
     over = []
-    for case in manifest.training + manifest.validation:
-        try:
-            image = nib.load(str(case.images[0]))
-        except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
-            continue
+    for case, image in headers:
         shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
         voxels = float(np.prod(resampled_shape_of(image, spacing), dtype=np.float64))
         if voxels > max_voxels:
