@@ -22,8 +22,9 @@ import contextlib
 import json
 import os
 import sys
-import threading
 import time
+
+from .files import write_text_atomically
 
 
 def leave_for_the_launcher(message: str, error: bool = True) -> None:
@@ -45,20 +46,7 @@ def leave_for_the_launcher(message: str, error: bool = True) -> None:
     # The form torch's ErrorHandler.record_exception writes; the report prints "py_callstack".
     report = {"message": {"message": line, "extraInfo": {"py_callstack": line, "timestamp": str(int(time.time()))}}}
     with contextlib.suppress(OSError):
-        _write_whole(path, json.dumps(report))
-
-
-def _write_whole(path: str, text: str) -> None:
-    """``text`` in ``path``, which holds it whole or what it held before: written beside it, under a name of this
-    process's and thread's own, then renamed over it."""
-    partial = f"{path}.{os.getpid()}.{threading.get_ident()}.partial"
-    try:
-        with open(partial, "w") as file:
-            file.write(text)
-        os.replace(partial, path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.remove(partial)  # where the write or the rename failed
+        write_text_atomically(path, json.dumps(report))
 
 
 #: How long a rank that does not say the line waits for the one saying it: a print takes microseconds, and

@@ -102,33 +102,21 @@ def test_a_refusal_the_main_process_reaches_last_is_said_once_on_stderr(tmp_path
         assert "traceback : error: setting train.max_steps must be >= 1, got 0" in proc.stderr  # the table's row
 
 
-class _DiskFull:
-    """A file opened for writing on a disk that fills halfway through the first text written to it."""
-
-    def __init__(self, file):
-        self.file = file
-
-    def write(self, text):
-        self.file.write(text[: len(text) // 2])
-        raise OSError(28, "No space left on device")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *raised):
-        self.file.close()
+def _disk_full(path, text, encoding=None):
+    """Path.write_text on a disk that fills halfway through the text."""
+    with open(path, "w", encoding=encoding) as file:
+        file.write(text[: len(text) // 2])
+    raise OSError(28, "No space left on device")
 
 
 def test_a_report_whose_write_fails_leaves_the_one_before_whole(tmp_path, monkeypatch):
     """The report was written in place: a write cut short (a disk full here; a process ending as its watcher wrote it,
     ranks_stop_together, until the hundred-and-fourth session) left half a JSON, which torch's launcher answers with a
     "Failed to parse reply file" traceback of its own. It is written beside, then renamed over the file."""
-    from accelerated_seg import launcher_report
-
     error_file = tmp_path / "error.json"
     monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(error_file))
     leave_for_the_launcher("predict stopped in process 1: a bug")
-    monkeypatch.setattr(launcher_report, "open", lambda path, mode: _DiskFull(open(path, mode)), raising=False)
+    monkeypatch.setattr(Path, "write_text", _disk_full)
     leave_for_the_launcher("a second line, cut short")
     monkeypatch.undo()
     assert "traceback : error: predict stopped in process 1: a bug" in _launcher_report(error_file)
