@@ -105,7 +105,11 @@ _API_PLACES = {"lr": "lr=, given to Segmentation(...) or fit(...)", "epochs": "f
                "block_shape": "Dataset.from_files(pairs, block_shape=(X, Y, Z))",
                "validation_fraction": "Dataset.from_files(pairs, validation_fraction=F)",
                "class_names": "Dataset.from_files(pairs, class_names=[...])",
-               "channel_names": "Dataset.from_files(pairs, channel_names=[...])"}
+               "channel_names": "Dataset.from_files(pairs, channel_names=[...])",
+               "spacing": "Dataset.from_files(pairs, spacing=(X, Y, Z))",
+               "val_every": "val_every=, given to Segmentation(...) or fit(...)",
+               "precision": "Segmentation(model, precision='bf16')",
+               "multi_gpu": "Segmentation(model, multi_gpu=True)"}
 
 
 _OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr"),
@@ -117,7 +121,12 @@ _OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr
                       **dict.fromkeys(("label_names", "class_labels"), "class_names"),
                       **dict.fromkeys(("modality", "modalities", "channel_labels"), "channel_names"),
                       # Keras' fit and this package's own train.fit (an audit: each listed fifty names)
-                      "verbose": "progress_bar", "initial_epoch": "resume", "checkpoint_dir": "output_dir"}
+                      "verbose": "progress_bar", "initial_epoch": "resume", "checkpoint_dir": "output_dir",
+                      # MONAI tutorials' names, which the config's keys are told (config.NAMED_ELSEWHERE) and these
+                      # keywords were not: the list of fifty names alone (hundred-and-fifth session)
+                      **dict.fromkeys(("roi_size", "spatial_size"), "block_shape"), "pixdim": "spacing",
+                      "val_interval": "val_every", **dict.fromkeys(("amp", "mixed_precision"), "precision"),
+                      **dict.fromkeys(("gpus", "num_gpus", "devices"), "multi_gpu")}
 
 
 def _closest(name: str, names: list[str]) -> str:

@@ -3309,6 +3309,27 @@ def test_a_misspelling_of_another_tools_name_is_answered_as_that_name():
             Segmentation("unet", **{given: 1})
 
 
+def test_monai_tutorials_names_are_answered_with_this_apis_own():
+    # A config's roi_size or pixdim was told data.patch_size or data.spacing; the same names as keywords got the
+    # list of fifty names alone, until the hundred-and-fifth session. No file is read before these refusals.
+    pairs = [("image.nii.gz", "label.nii.gz")]
+    for given, meant in (("roi_size", r"Dataset.from_files\(pairs, block_shape=\(X, Y, Z\)\)"),
+                         ("pixdim", r"Dataset.from_files\(pairs, spacing=\(X, Y, Z\)\)"),
+                         ("val_interval", "'val_every'"),
+                         ("amp", r"Segmentation\(model, precision='bf16'\)"),
+                         ("gpus", r"Segmentation\(model, multi_gpu=True\)")):
+        with pytest.raises(ConfigError, match=rf"^Segmentation: {given} is not a training or optimizer setting \(did "
+                                              rf"you mean {meant}\?\)"):
+            Segmentation("unet", **{given: 1})
+    with pytest.raises(ConfigError, match=r"^fit: mixed_precision is not a training or optimizer setting \(did you "
+                                          r"mean Segmentation\(model, precision='bf16'\)\?\)"):
+        Segmentation("unet").fit(Dataset.from_files(pairs, block_shape=16), mixed_precision="bf16")
+    for given, meant in (("spatial_size", "block_shape"), ("pixdim", "spacing")):
+        with pytest.raises(ConfigError, match=rf"^Dataset.from_files: {given} is not a data setting \(did you mean "
+                                              rf"'{meant}'\?\)"):
+            Dataset.from_files(pairs, **{given: 1})
+
+
 def test_a_misspelt_predict_option_is_answered_with_the_closest_name(tmp_path):
     # fit, Segmentation and from_files said "(did you mean 'steps'?)"; predict(x, overlapp=0.5) listed the options
     # alone (a notebook journey, ninety-fifth session). evaluate's: test_segmentation_fit_predict_evaluate_save_load.
