@@ -1229,6 +1229,58 @@ def test_k_fold_split_is_disjoint_covering_deterministic_and_balanced():
     assert held_out_by[0] != held_out_by[1]
 
 
+def test_the_split_of_distinct_images_is_the_one_of_before_so_that_resumes_still_match():
+    """A checkpoint's split.json is compared on resume: keeping raters' cases together (hundred-and-fifth session)
+    must not move one case of a dataset whose images are all distinct."""
+    cases = make_cases(11)
+    assert ids(SplitSettings(validation_fraction=0.3, seed=3).split(cases)[1]) == ["case_00", "case_07", "case_09"]
+    assert ids(SplitSettings(num_folds=4, fold=1, seed=5).split(cases)[1]) == ["case_02", "case_03", "case_04"]
+    for count, seed in ((2, 0), (7, 1), (23, 4)):  # the permutation of the cases, as before
+        order = np.random.default_rng(seed).permutation(count)
+        cases = make_cases(count)
+        held = sorted(order[: min(max(round(0.2 * count), 1), count - 1)])
+        assert ids(SplitSettings(seed=seed).split(cases)[1]) == [cases[i].id for i in held]
+        held = sorted(np.array_split(order, 2)[1])
+        assert ids(SplitSettings(num_folds=2, fold=1, seed=seed).split(cases)[1]) == [cases[i].id for i in held]
+
+
+def two_raters_pairs(scans):
+    """Pairs of each scan with two raters' labels: (s0, s0_a), (s0, s0_b), (s1, s1_a), ..."""
+    return [(f"s{i}.nii.gz", f"s{i}_{rater}.nii.gz") for i in range(scans) for rater in "ab"]
+
+
+def sides_of_scans(manifest):
+    return {side: {case.images[0].name for case in cases}
+            for side, cases in (("training", manifest.training), ("validation", manifest.validation))}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cases_sharing_an_image_stay_on_one_side_of_the_seeded_split(tmp_path, seed):
+    """Seeds 0 to 3 put one scan's raters on both sides, which was refused as a leak: no seed kept them together."""
+    manifest = from_pairs(two_raters_pairs(5), root=tmp_path, validation_fraction=0.2, seed=seed)
+    sides = sides_of_scans(manifest)
+    assert sides["training"].isdisjoint(sides["validation"]) and len(sides["validation"]) == 1
+    assert len(manifest.validation) == 2  # the fraction counts scans: one of five, with its two raters
+    held_out = []
+    for fold in range(3):
+        manifest = from_pairs(two_raters_pairs(5), root=tmp_path, num_folds=3, fold=fold, seed=seed)
+        sides = sides_of_scans(manifest)
+        assert sides["training"].isdisjoint(sides["validation"])
+        held_out += ids(manifest.validation)
+    assert sorted(held_out) == sorted(f"s{i}_{rater}" for i in range(5) for rater in "ab")
+
+
+def test_cases_sharing_a_channel_stay_together_and_folds_count_the_distinct_images(tmp_path):
+    pairs = [(["a_t1.nii.gz", "a_t2.nii.gz"], "a_1.nii.gz"), (["b_t1.nii.gz", "a_t2.nii.gz"], "b_1.nii.gz"),
+             (["c_t1.nii.gz", "c_t2.nii.gz"], "c_1.nii.gz")]
+    for seed in range(6):
+        validation = ids(from_pairs(pairs, root=tmp_path, validation_fraction=0.5, seed=seed).validation)
+        assert validation in (["a_1", "b_1"], ["c_1"])
+    with pytest.raises(DataError, match=re.escape("num_folds=3 but there are only 2 distinct image(s) among 3 "
+                                                  "cases (cases that share an image stay together); use at most 2")):
+        from_pairs(pairs, root=tmp_path, num_folds=3)
+
+
 @pytest.mark.parametrize(
     "settings, fragment",
     [

@@ -73,7 +73,8 @@ class SplitSettings:
         ``num_folds`` > 1: a ``numpy.random.default_rng(seed)`` permutation is cut into
         ``num_folds`` near-equal folds and fold ``fold`` is held out. Otherwise
         ``validation_fraction`` of the cases is held out. Both halves keep the source order, are
-        disjoint and together cover ``cases``.
+        disjoint and together cover ``cases``. Cases that share an image file (two raters' labels of
+        one scan) are permuted, counted and held out as one: the split of distinct images is unchanged.
 
         Args:
             cases: All labelled cases, in a stable order.
@@ -82,16 +83,17 @@ class SplitSettings:
             ``(training, validation, description)``; record the description with the run.
 
         Raises:
-            DataError: More folds than cases, or a fold without folds (the message names the settings as
-                ``names`` does: ``data.fold`` / ``data.num_folds`` in a config's words, ``fold`` / ``num_folds`` as
-                keywords).
+            DataError: More folds than cases (than distinct images), or a fold without folds (the message
+                names the settings as ``names`` does: ``data.fold`` / ``data.num_folds`` in a config's words,
+                ``fold`` / ``num_folds`` as keywords).
         """
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
+        groups = _sharing_an_image(cases)  # one case each where every image is distinct: the split of before
         if num_folds > 1:
-            if num_folds > len(cases):
-                raise DataError(f"{self.said('num_folds')}={num_folds} but there are only {len(cases)} case(s); "
-                                f"use at most {len(cases)} folds")
-            folds = np.array_split(np.random.default_rng(seed).permutation(len(cases)), num_folds)
+            if num_folds > len(groups):
+                raise DataError(f"{self.said('num_folds')}={num_folds} but there are only {_counted(cases, groups)}; "
+                                f"use at most {len(groups)} folds")
+            folds = np.array_split(np.random.default_rng(seed).permutation(len(groups)), num_folds)
             held_out = set(folds[fold].tolist())
             how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})",
                                    SplitOrigin("folds", num_folds, names=self.names))
@@ -100,11 +102,12 @@ class SplitSettings:
                 folds_is = self.said("num_folds")
                 raise DataError(f"{self.said('fold')}={fold} is set but {folds_is}={num_folds}; set {folds_is} to 2 "
                                 f"or more")
-            held_out = _fraction_held_out(len(cases), validation_fraction, seed)
+            held_out = _fraction_held_out(len(groups), validation_fraction, seed)
             how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})",
                                    SplitOrigin("fraction", names=self.names))
-        training = [case for index, case in enumerate(cases) if index not in held_out]
-        validation = [case for index, case in enumerate(cases) if index in held_out]
+        held_out_cases = {index for group in held_out for index in groups[group]}
+        training = [case for index, case in enumerate(cases) if index not in held_out_cases]
+        validation = [case for index, case in enumerate(cases) if index in held_out_cases]
         return training, validation, how
 
     def given(self, what: str, by: str = "dataset", unused_folds: int = 0) -> SplitDescription:
@@ -290,6 +293,40 @@ def _ways_for_pairs_read_by_load_cases(training: int, origin: SplitOrigin, said)
         again = f"{again} without the pairs' 'fold' keys"
     return (f"read the pairs again by {again}, which hold cases out, {listed} in place of load_cases: train takes "
             f"the split of a manifest given as it is")
+
+
+def _sharing_an_image(cases: list[Case]) -> list[list[int]]:
+    """The cases' indices in groups that share an image file (two raters' labels of one scan), each group in the
+    source order and the groups in the order of their first case: all of them one case each where every image
+    is distinct, so that the split permutes the cases as before. Split apart, such cases put a scan in both
+    training and validation, which reject_duplicate_cases refused, with no seed to choose that kept them
+    together, until the hundred-and-fifth session. Paths are compared as that check does, as written with
+    ``.`` and ``..`` resolved (a manifest's loading reads no file)."""
+    group_of: list[int] = list(range(len(cases)))  # a case's group is the one of its first case sharing an image
+
+    def first(index: int) -> int:
+        while group_of[index] != index:
+            index = group_of[index]
+        return index
+
+    case_with: dict[str, int] = {}
+    for index, case in enumerate(cases):
+        for path in case.images:
+            other = first(case_with.setdefault(os.path.normpath(path), index))
+            mine = first(index)
+            group_of[max(mine, other)] = min(mine, other)
+    groups: dict[int, list[int]] = {}
+    for index in range(len(cases)):
+        groups.setdefault(first(index), []).append(index)
+    return list(groups.values())
+
+
+def _counted(cases: list[Case], groups: list[list[int]]) -> str:
+    """The cases a split can cut, in words: "4 case(s)", or "3 distinct image(s) among 4 cases" where cases share
+    an image and so stay together."""
+    if len(groups) == len(cases):
+        return f"{len(cases)} case(s)"
+    return f"{len(groups)} distinct image(s) among {len(cases)} cases (cases that share an image stay together)"
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
