@@ -397,7 +397,9 @@ def yaml_problem(error: yaml.YAMLError) -> str:
 
 # Numbers a run cannot work with, each named with the smallest allowed value. Types are checked by
 # _build; these are the ranges, checked before any data or training work. (train.log_every=0 used
-# to divide by zero after the first step; a negative max_steps exported an untrained model.)
+# to divide by zero after the first step; a negative max_steps exported an untrained model.) An optim.lr of 0,
+# which trains nothing, is warned of at the run's start (schedule.zero_lr_warning), not refused: the init_from
+# tests train at 0 to compare the export with the weights given.
 _AT_LEAST = {
     "data.synthetic.num_cases": 2, "data.synthetic.num_validation": 0, "data.num_folds": 0, "data.fold": 0,
     "data.max_voxels": 1, "data.samples_per_volume": 1, "data.num_workers": 0,

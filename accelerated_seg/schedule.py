@@ -11,7 +11,7 @@ the learning rate is scaled from the base batch it was tuned for:
 The schedule is a function of the optimizer step only. It is stepped once per optimizer step by
 the loop itself (not prepared by accelerate, whose wrapper steps it once per process), so it is the
 same for any number of processes. A warm-up as long as the run, whose rate never decays, is warned of
-(``warmup_warning``; in train.py until the ninety-sixth session).
+(``warmup_warning``; in train.py until the ninety-sixth session), and so is a rate of 0 (``zero_lr_warning``).
 """
 
 from __future__ import annotations
@@ -149,3 +149,16 @@ def warmup_warning(optim: OptimConfig, max_steps: int, lr: float, names: Names) 
             f"{names.set_to('train.max_steps', max_steps)}: the learning rate rises for the whole run, reaches "
             f"{max_steps / optim.warmup_steps:.0%} of {lr:g} and never decays; give fewer warm-up steps "
             f"({names.give('optim.warmup_steps', 0)} for none) or a longer run ({names.length})")
+
+
+def zero_lr_warning(optim: OptimConfig, names: Names) -> str | None:
+    """The warning where ``optim.lr`` is 0: no step moves the weights, and the run exports the ones it started from.
+    Warned of, not refused as a negative rate is: the tests that check ``train.init_from`` train at 0 to compare
+    the export with the weights given. Accepted without a word until the hundred-and-fifth session. ``names``: the
+    caller's words for the settings (the estimator's ``lr``). None where the rate is above 0."""
+    if optim.lr > 0:
+        return None
+    start = names.setting("train.init_from")
+    return (f"warning: {names.set_to('optim.lr', optim.lr)}: no step moves the weights (batch norms' running "
+            f"statistics alone change), so the run exports the weights it starts from, {start}'s or untrained "
+            f"ones; give {names.setting('optim.lr')} > 0 to train")

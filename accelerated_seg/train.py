@@ -86,7 +86,7 @@ from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_re
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_metrics, write_run_info
-from .schedule import BatchPlan, lr_multipliers, resolve_batch, warmup_warning
+from .schedule import BatchPlan, lr_multipliers, resolve_batch, warmup_warning, zero_lr_warning
 from .strategy import configure_deepspeed, strategy_in_effect
 from .sum_over_ranks import SumOverRanks
 from .training_data import cached_tables, checked_data, checked_epoch, epochs_per_pass
@@ -587,8 +587,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     plan, deepspeed_note = _batch_plan(cfg, accelerator, num_processes)
     compiling = _launch_settings_checked(cfg, accelerator, names)
     accelerator.print(plan.describe())
-    if warning := warmup_warning(cfg.optim, cfg.train.max_steps, plan.lr, names):
-        accelerator.print(warning)
+    for warning in (warmup_warning(cfg.optim, cfg.train.max_steps, plan.lr, names), zero_lr_warning(cfg.optim, names)):
+        if warning:
+            accelerator.print(warning)
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything

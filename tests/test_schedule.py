@@ -4,7 +4,8 @@ import pytest
 
 from accelerated_seg.config import ConfigError, OptimConfig
 from accelerated_seg.model_folders import ESTIMATOR_NAMES, Names
-from accelerated_seg.schedule import held_then_warmed, lr_multiplier, lr_multipliers, resolve_batch, warmup_warning
+from accelerated_seg.schedule import (held_then_warmed, lr_multiplier, lr_multipliers, resolve_batch, warmup_warning,
+                                      zero_lr_warning)
 
 
 def plan(batch=None, global_batch=None, accum=None, n=1, rule="none", base=2):
@@ -94,6 +95,17 @@ def test_head_only_steps_hold_the_rest_then_warm_it_up_as_a_run_starts():
     no_warmup = OptimConfig(warmup_steps=0)
     assert held_then_warmed(5, no_warmup, 100, 5) == lr_multiplier(5, no_warmup, 100)  # the full rate at once
     assert len(lr_multipliers(optim, 110)) == 1  # one group when nothing is held
+
+
+def test_a_rate_of_zero_is_warned_of_in_the_callers_words():
+    """optim.lr=0 trains nothing and exports the weights it started from: accepted without a word until the
+    hundred-and-fifth session, and warned of, not refused, as the init_from tests train at 0 to compare weights."""
+    assert zero_lr_warning(OptimConfig(lr=0.0), Names()) == (
+        "warning: optim.lr=0.0: no step moves the weights (batch norms' running statistics alone change), so the "
+        "run exports the weights it starts from, train.init_from's or untrained ones; give optim.lr > 0 to train")
+    assert zero_lr_warning(OptimConfig(lr=0.0), ESTIMATOR_NAMES).startswith("warning: lr=0.0: no step moves")
+    assert "init_from's or untrained ones; give lr > 0 to train" in zero_lr_warning(OptimConfig(lr=0), ESTIMATOR_NAMES)
+    assert zero_lr_warning(OptimConfig(lr=1e-9), Names()) is None
 
 
 def test_a_warm_up_as_long_as_the_run_is_warned_of_in_the_callers_words():

@@ -2251,13 +2251,17 @@ def test_resume_rules_between_layouts():
     assert resume_conflict(ddp, fp16) == (None, None)  # a checkpoint from before the layout recorded it
 
 
-def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path, monkeypatch):
+def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path, monkeypatch,
+                                                                           capsys):
     first = tmp_path / "first"
     train(tiny_config(first, train__max_steps=2, train__val_every=0))
+    assert "no step moves the weights" not in capsys.readouterr().out
     # lr 0: the second run's weights never move, so its export must be the first run's export.
     second = tmp_path / "second"
     train(tiny_config(second, train__max_steps=2, train__val_every=0, train__init_from=str(first / "model"),
                       optim__lr=0.0, optim__weight_decay=0.0))
+    # said since the hundred-and-fifth session, where it trained nothing without a word
+    assert "warning: optim.lr=0.0: no step moves the weights" in capsys.readouterr().out
     a, b = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
     assert all(torch.equal(a[k], b[k]) for k in a)
 
