@@ -13,6 +13,7 @@ Kept apart from exported_model.py and checkpoint.py, which import torch, acceler
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -341,6 +342,8 @@ def check_initial_weights(init_from: str | Path, names: Names = Names()) -> None
         DataError: as read_export_json (its config.json is not JSON, or another program's).
     """
     path = Path(init_from)
+    if _unfetched_link(path):  # a git-annex link, refused as such; another link to nothing is no file below
+        refuse_unfetched_weights(path)
     if path.is_file():
         check_weights_file(path, names)
         return
@@ -372,6 +375,10 @@ def check_weights_file(path: Path, names: Names = Names()) -> None:
         ConfigError: an export's config.json, whose folder was meant.
         DataError: neither torch.save's nor safetensors' format, or a safetensors file cut short.
     """
+    if _unfetched_link(path):  # git-annex's, refused as such; another link to nothing is a missing file
+        refuse_unfetched_weights(path)
+        raise DataError(f"{path} is a link to {os.path.realpath(path)}, which does not exist; give the weights "
+                        f"file itself")
     if path.name == "config.json" and (path.parent / "model.safetensors").is_file():  # an export's description
         raise ConfigError(f"{init_from_given(path, names)} is the description of the export in {path.parent}: give "
                           f"the folder, {init_from_given(path.parent, names)}")
@@ -384,10 +391,28 @@ def check_weights_file(path: Path, names: Names = Names()) -> None:
     with path.open("rb") as file:
         start = file.read(len(max(TORCH_SAVE_STARTS, key=len)))
     if not (start.startswith(TORCH_SAVE_STARTS) or _is_plain_tar(path)):
+        refuse_unfetched_weights(path)
         if _is_safetensors(path):  # went to torch.load, and was told it was damaged or not torch.save's
             raise DataError(f"{path} is a safetensors file, which is read as one by its name: rename it "
                             f"{path.stem}.safetensors")
         raise not_a_weights_file(path)
+
+
+def refuse_unfetched_weights(path: Path) -> None:
+    """Refuse a weights file whose content was never fetched, as unreadable_safetensors does: a Git LFS pointer or a
+    git-annex one, or an annex link that leads nowhere (a repository cloned without its large files), or an empty
+    file. A .pt/.pth of them was "cannot be read as a PyTorch weights file: damaged, truncated, or not written by
+    torch.save", or for the link, "must be an exported model folder", until the hundred-and-fifth session.
+    Called where the first bytes are no torch.save's: nibabel's import (data.io) is on the refusal's way alone."""
+    from .data.io import content_not_fetched
+
+    if absent := content_not_fetched(path, "the weights themselves"):
+        raise DataError(f"{path}: {absent}")
+
+
+def _unfetched_link(path: Path) -> bool:
+    """Whether ``path`` is a link that leads nowhere, as git-annex leaves a file it did not fetch."""
+    return path.is_symlink() and not path.exists()
 
 
 def not_a_weights_file(path: Path) -> DataError:
@@ -423,5 +448,5 @@ def check_init_from(train, names: Names = Names()) -> None:
         return
     if train.init_into is None:
         check_initial_weights(train.init_from, names)
-    elif Path(train.init_from).is_file():
+    elif Path(train.init_from).is_file() or _unfetched_link(Path(train.init_from)):
         check_weights_file(Path(train.init_from), names)

@@ -1212,11 +1212,14 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
     (tmp_path / "cut" / "config.json").write_text('{"model": {"name": "unet"}}')
     (tmp_path / "cut" / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"w\":")
     (tmp_path / "notes.pt").write_text("hello")  # a file, but no weights file: 3-12 s in, before
+    # a clone without Git LFS: told so since the hundred-and-fifth session, before the imports as well
+    (tmp_path / "lfs.pt").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 7264\n")
     for init_from, message in ((tmp_path / "typo", f"train.init_from='{tmp_path / 'typo'}' must be an exported "
                                                    f"model folder (config.json + model.safetensors)"),
                                (tmp_path / "bert", "bert/config.json has no model section"),
                                (tmp_path / "cut", "cut/model.safetensors cannot be read as safetensors"),
-                               (tmp_path / "notes.pt", "notes.pt cannot be read as a PyTorch weights file")):
+                               (tmp_path / "notes.pt", "notes.pt cannot be read as a PyTorch weights file"),
+                               (tmp_path / "lfs.pt", "lfs.pt: a Git LFS pointer")):
         for script, module in ((str(root / "examples" / "train.py"), False), ("accelerated_seg.cli", True)):
             proc, imported = run_probing_imports(script, *(["train"] if module else []), "--config",
                                                  str(root / "configs" / "demo.yaml"),

@@ -141,10 +141,9 @@ def test_a_file_that_is_no_weights_file_is_refused_by_its_first_bytes_before_the
     save_file(weights, tmp_path / "weights.safetensors")
     for name in ("weights.pt", "legacy.pth", "weights.safetensors"):
         check_initial_weights(tmp_path / name)
-    (tmp_path / "empty.pt").write_bytes(b"")
     (tmp_path / "notes.txt").write_text("hello")
     (tmp_path / "scan.nii.gz").write_bytes(b"\x1f\x8b\x08\x00")
-    for name in ("empty.pt", "notes.txt", "scan.nii.gz"):
+    for name in ("notes.txt", "scan.nii.gz"):
         for train_settings in ({}, {"init_into": "model"}):
             with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / name))} cannot be read as a PyTorch "
                                                 r"weights file: it is damaged, truncated, or not written by torch.save "
@@ -154,6 +153,43 @@ def test_a_file_that_is_no_weights_file_is_refused_by_its_first_bytes_before_the
     (tmp_path / "cut.safetensors").write_bytes((tmp_path / "weights.safetensors").read_bytes()[:300])
     with pytest.raises(DataError, match=r"cut.safetensors cannot be read as safetensors \(.*\): the file is damaged"):
         check_initial_weights(tmp_path / "cut.safetensors")
+
+
+# What Git leaves of a file it did not fetch without Git LFS, and where DataLad leaves one: a link into .git/annex
+LFS_POINTER = ("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1"
+               "258daaa5e2ca24d17e2393\nsize 7264\n")
+ANNEX_LINK = "../../.git/annex/objects/Xk/3v/SHA256E-s7264--4d7a.pt/SHA256E-s7264--4d7a.pt"
+
+
+def test_a_weights_file_never_fetched_is_told_how_to_fetch_it(tmp_path):
+    """A .pt/.pth cloned without Git LFS, or installed by DataLad without datalad get, was "cannot be read as a
+    PyTorch weights file: damaged, truncated, or not written by torch.save" (the link: "must be an exported model
+    folder") until the hundred-and-fifth session, where a safetensors file and a scan were told how to fetch it."""
+    from accelerated_seg.config import TrainConfig
+    from accelerated_seg.model_folders import check_init_from
+
+    (tmp_path / "lfs.pt").write_text(LFS_POINTER)
+    (tmp_path / "annexed.pth").write_text("/annex/objects/SHA256E-s7264--4d7a.pth\n")  # an unlocked file's pointer
+    (tmp_path / "models" / "sub").mkdir(parents=True)
+    (tmp_path / "models" / "sub" / "linked.pt").symlink_to(ANNEX_LINK)
+    (tmp_path / "empty.pt").write_bytes(b"")
+    expected = {"lfs.pt": "a Git LFS pointer (the small text file Git leaves in place of a large file it did not "
+                          "fetch), not the weights themselves: the repository was cloned without Git LFS; in it, run "
+                          "git lfs install && git lfs pull",
+                "annexed.pth": "a git-annex pointer file whose content is not fetched",
+                "models/sub/linked.pt": "a git-annex link whose content is not fetched (a DataLad dataset, "
+                                        "OpenNeuro's, installed without its files): fetch the files with datalad get",
+                "empty.pt": "an empty file (0 bytes, e.g. a download or copy that wrote nothing)"}
+    for name, words in expected.items():
+        for train_settings in ({}, {"init_into": "model"}):
+            with pytest.raises(DataError, match=f"^{re.escape(f'{tmp_path / name}: {words}')}"):
+                check_init_from(TrainConfig(init_from=str(tmp_path / name), **train_settings))
+    (tmp_path / "gone.pt").symlink_to(tmp_path / "elsewhere.pt")  # a link to nothing of no annex: as before
+    with pytest.raises(ConfigError, match="must be an exported model folder"):
+        check_init_from(TrainConfig(init_from=str(tmp_path / "gone.pt")))
+    with pytest.raises(DataError, match=re.escape(f"{tmp_path / 'gone.pt'} is a link to {tmp_path / 'elsewhere.pt'}, "
+                                                  f"which does not exist")):
+        check_init_from(TrainConfig(init_from=str(tmp_path / "gone.pt"), init_into="model"))
 
 
 def test_a_safetensors_file_of_another_suffix_is_told_to_take_the_safetensors_one(tmp_path):
