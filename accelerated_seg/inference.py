@@ -51,7 +51,7 @@ from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_n
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
-from .data.spacing import far_finer, far_finer_words
+from .data.spacing import DECLARE_MM, declared_in_mm, far_finer, far_finer_words
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_files import (
@@ -371,10 +371,12 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     images = _read_channels(paths, config)
     settings = preprocess_settings(config)
-    if settings.spacing is not None and far_finer(images[0], settings.spacing):
-        # resampled to a voxel or two and segmented as such, exit 0, until the hundred-and-fourth session
+    if settings.spacing is not None and far_finer(images[0], settings.spacing) and not declared_in_mm(images[0]):
+        # resampled to a voxel or two and segmented as such, exit 0, until the hundred-and-fourth session; a header
+        # that declares mm is taken at its word, as training takes it, since the hundred-and-fifth session
         said = far_finer_words(paths[0], images[0], settings.spacing, "the model's spacing")
-        raise DataError(f"{paths[0]}: {said}")
+        raise DataError(f"{paths[0]}: {said}; or, if its voxels are that fine indeed and the model was trained "
+                        f"coarser on purpose, {DECLARE_MM}")
     if settings.normalization == "zscore":
         _warn_of_dominant_voxels(paths, images)
     if settings.crop_foreground and not any(any_above_zero(image) for image in images):

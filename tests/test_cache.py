@@ -361,6 +361,35 @@ def test_the_rewrite_a_metres_header_is_told_makes_a_file_in_mm_for_nibabel_and_
     assert preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))
 
 
+def test_voxels_that_fine_indeed_pass_a_data_spacing_coarser_on_purpose_where_their_header_declares_mm(
+        tiny_dataset, tmp_path):
+    """Micro-CT or microscopy resampled 100 times coarser on purpose was refused as a header in metres, with no way
+    past (hundred-and-fifth session): a header that declares its unit mm (xyzt_units) is taken at its word against
+    a data.spacing set, and the refusal says so. Metres ('meter', or no unit: nibabel's default) and micrometres,
+    which nothing converts, stay refused, and so does the median, which no one chose."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    coarse = DataConfig(spacing=(2.0, 2.0, 2.0))
+    for unit in ("unknown", "meter", "micron"):
+        root, (case,) = metres_copy(tiny_dataset, tmp_path / unit, unit=unit)
+        with pytest.raises(DataError, match=r"1,000 times finer than data.spacing 2 x 2 x 2 mm.* set data.spacing "
+                                            r"nearer to them, or, where it is coarser on purpose, declare the unit of "
+                                            r"its files mm, which this check takes at its word \(nibabel: (img = .*, "
+                                            r"path\))\)$") as refused:
+            preprocess_settings(coarse, load_msd(root / "dataset.json"))
+    line = re.search(r"\(nibabel: (img = .*, path\))\)$", str(refused.value)).group(1)
+    for path in (*case.images, case.label):  # the micrometres' case: its geometry kept, its unit mm
+        before = nib.load(path).affine
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+        assert nib.load(path).header.get_xyzt_units()[0] == "mm" and np.array_equal(nib.load(path).affine, before)
+    assert preprocess_settings(coarse, load_msd(root / "dataset.json")).spacing == (2.0, 2.0, 2.0)
+    with pytest.raises(DataError, match=r"1,000 times finer than the training cases' median spacing"):
+        preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))  # a median is chosen by no one
+
+
 def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):
     """A 2-D-like case of one slice is one voxel along that axis once resampled, whatever thickness its header
     gives: one of 0.01 mm against a data.spacing of 2 mm was refused as a header in metres (hundred-and-fourth

@@ -2038,9 +2038,17 @@ def test_a_scan_whose_header_is_in_metres_is_refused_not_segmented_as_a_voxel(sc
     nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine), scaled)
     with pytest.raises(DataError, match=rf"^{re.escape(str(scaled))}: voxels of .* mm, 1,250 times finer than the "
                                         r"model's spacing 2.5 x 2.5 x 2.5 mm, so resampling leaves it 1 x 1 x 1 "
-                                        r"voxels, .* its header is probably in metres"):
+                                        r"voxels, .* its header is probably in metres.*; or, if its voxels are "
+                                        r"that fine indeed and the model was trained coarser on purpose, declare "
+                                        r"the unit of its files mm"):
         predict_file(export(tmp_path / "model"), scaled, tmp_path / "y.nii.gz")
     assert not (tmp_path / "y.nii.gz").exists()
+    # declared mm, as a model trained coarser on purpose takes its scans (hundred-and-fifth session): segmented
+    declared, fine = nib.load(scaled), tmp_path / "fine.nii.gz"
+    declared = nib.Nifti1Image(np.asanyarray(declared.dataobj), declared.affine, declared.header)
+    declared.header.set_xyzt_units("mm")
+    nib.save(declared, fine)
+    assert read_labels(predict_file(tmp_path / "model", fine, tmp_path / "y.nii.gz")).shape == image.shape
 
 
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):

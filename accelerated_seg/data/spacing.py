@@ -105,22 +105,33 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
     resampling leaves such a case a voxel or two, every structure in it gone. Training took it without a word,
     Dice unmoved by a case that was all padding (hundred-and-fourth session's probe); too coarse a header is
-    check_resampled_sizes'.
-    Judged from the headers alone.
+    check_resampled_sizes'. A header that declares its unit mm is taken at its word against a data.spacing set
+    (``configured``), a coarser one chosen on purpose for voxels that fine (micro-CT, microscopy): refused with no
+    way past until the hundred-and-fifth session (``DECLARE_MM``). Judged from the headers alone.
 
     Raises:
         DataError: naming the cases, their voxel sizes and the ways on.
     """
-    shrunk = [(case, image) for case, image in headers if far_finer(image, spacing)]
+    shrunk = [(case, image) for case, image in headers
+              if far_finer(image, spacing) and not (configured and declared_in_mm(image))]
     if not shrunk:
         return
     case, image = shrunk[0]
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
     more = f" (and {len(shrunk) - 1} more case(s) so)" if len(shrunk) > 1 else ""
     # a coarse data.spacing set on purpose for scans of truly fine voxels (microscopy) is the other way on
-    nearer = "; or, if its voxels are that fine indeed, set data.spacing nearer to them" if configured else ""
+    nearer = (f"; or, if its voxels are that fine indeed, set data.spacing nearer to them, or, where it is coarser "
+              f"on purpose, {DECLARE_MM}") if configured else ""
     raise DataError(f"{case.id}: {case.images[0]}: {far_finer_words(case.images[0], image, spacing, source + more)}, "
                     f"its label's too, or leave the case out{nearer}")
+
+
+def declared_in_mm(image) -> bool:
+    """Whether ``image``'s header declares its unit mm (xyzt_units), as ITK's writers and dcm2niix do, where a
+    header in metres says 'meter' or nothing ('unknown': nibabel's default). One in micrometres ('micron') is read
+    as mm, by nibabel and MONAI alike: nothing converts it, so it is no header in mm."""
+    return image.header.get_xyzt_units()[0] == "mm"
+
 
 
 def far_finer(image, spacing) -> bool:
@@ -159,6 +170,13 @@ def far_finer_words(path, image, spacing, source: str) -> str:
 REWRITE_IN_MM = ("nibabel, from metres: img = nib.load(path); img.header.set_xyzt_units('mm'); "
                  "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), np.diag([1000, 1000, 1000, 1]) @ img.affine, "
                  "img.header), path)")
+
+
+# The way past far_finer for voxels that fine indeed, resampled coarser on purpose: their files' unit declared mm
+# (declared_in_mm), the geometry as it is, by a nibabel line that reads the data before the file is rewritten
+DECLARE_MM = ("declare the unit of its files mm, which this check takes at its word (nibabel: img = nib.load(path); "
+              "img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, img.header); "
+              "img.header.set_xyzt_units('mm'); nib.save(img, path))")
 
 
 def _mm(sizes) -> str:
