@@ -1270,6 +1270,20 @@ def test_cases_sharing_an_image_stay_on_one_side_of_the_seeded_split(tmp_path, s
     assert sorted(held_out) == sorted(f"s{i}_{rater}" for i in range(5) for rater in "ab")
 
 
+def test_a_given_split_that_puts_one_image_on_both_sides_is_refused_naming_it_and_both_cases(tmp_path):
+    """The seeded splits keep raters' cases together; a split the source gives is the user's (a dataset.json's
+    'validation' list, validation_pairs; a CSV 'split' column above): one that splits them is refused, once."""
+    entries = [{"image": f"./s{i}.nii.gz", "label": f"./s{i}_{rater}.nii.gz"} for i in range(2) for rater in "ab"]
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "modality": {"0": "CT"}, "training": entries[1:],
+                                         "validation": entries[:1]})
+    both_sides = re.escape(f"{tmp_path / 's0.nii.gz'} belongs to training case 's0_b' and validation case 's0_a', "
+                           f"so validation would score a scan the network trained on")
+    with pytest.raises(DataError, match=f"^{re.escape(str(path))}: {both_sides}"):
+        load_msd(path)
+    with pytest.raises(DataError, match=f"^from_pairs: {both_sides}"):
+        from_pairs(two_raters_pairs(2)[1:], validation_pairs=two_raters_pairs(2)[:1], root=tmp_path)
+
+
 def test_cases_sharing_a_channel_stay_together_and_folds_count_the_distinct_images(tmp_path):
     pairs = [(["a_t1.nii.gz", "a_t2.nii.gz"], "a_1.nii.gz"), (["b_t1.nii.gz", "a_t2.nii.gz"], "b_1.nii.gz"),
              (["c_t1.nii.gz", "c_t2.nii.gz"], "c_1.nii.gz")]
