@@ -133,7 +133,6 @@ def declared_in_mm(image) -> bool:
     return image.header.get_xyzt_units()[0] == "mm"
 
 
-
 def far_finer(image, spacing) -> bool:
     """Whether ``image``'s voxels are ``FINER_THAN_THE_TARGET`` times finer than ``spacing`` along an axis."""
     return _times_finer(image, spacing) >= FINER_THAN_THE_TARGET
