@@ -48,10 +48,14 @@ module of its own (since the ninety-sixth session): ``evaluate_cases`` pairs eac
 ``evaluate_grids`` checks that the two lie on one voxel grid, ``label_map_reading`` reads a map's classes,
 ``evaluate_classes`` decides which classes are scored and what they are called, ``evaluate_output`` checks
 the output folder and writes the two files, and ``evaluate_setting_names`` names the settings in the errors.
+``evaluate_folders`` itself reads as those steps, each a function below it (since the hundred-and-fifth
+session): the inputs checked, the files paired and their grids checked, the classes chosen, every case scored,
+and the report written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -60,7 +64,7 @@ import warnings
 from decimal import Decimal
 from pathlib import Path
 from statistics import mean as exact_mean, median as exact_median, pstdev as exact_pstdev
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -406,24 +410,6 @@ def _in_neither(in_part: bool) -> dict:
     return _measured(nothing, nothing, (1.0,), DEFAULT_TOLERANCE_MM, True, in_part)
 
 
-def _merged(pred: np.ndarray, label: np.ndarray, merge_foreground: bool, merge_predictions: bool,
-            ignore_value: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """The two maps (or their values) as scored where the foreground is merged: the references', and the
-    predictions' too where asked (a prediction's 2 was scored as a class of its own)."""
-    if not merge_foreground:
-        return pred, label
-    return (merged_foreground(pred, ignore_value) if merge_predictions else pred,
-            merged_foreground(label, ignore_value))
-
-
-def _require_known(pred: np.ndarray, label: np.ndarray, pred_path: Path, label_path: Path, known: list[int],
-                   setting_names: SettingNames, ignore_value: int | None, merge_foreground: bool) -> None:
-    """``require_known_values`` of a case's two maps (or their values), as scored."""
-    require_known_values(pred, pred_path, known, setting_names, prediction=True, ignore_value=ignore_value)
-    require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
-                          setting_names, reference=ignore_value is None and not merge_foreground)
-
-
 # --------------------------------------------------------------------------------------------------
 # Folders of predictions and labels
 # --------------------------------------------------------------------------------------------------
@@ -491,23 +477,67 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # "~" as the command line reads it (cli.path_argument): evaluate_folders(..., output_dir="~/ev") wrote into a
     # folder named "~" in the working directory, and found no "~/preds" (an audit's probe)
     pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
-    check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
-    tolerance_mm = _classes_as_ints(tolerance_mm, setting_names.tolerance_mm)
-    dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
-    if dataset_json is not None:  # a folder: the dataset.json or model's config.json in it
-        dataset_json = check_labels_file(dataset_json, setting_names.dataset_json, setting_names.num_classes)
+    tolerance_mm = _checked_tolerance(tolerance_mm, setting_names)  # before any file is read
+    dataset_json = _labels_file(dataset_json, setting_names)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
-    # the settings as given (regions and ignore_value are taken from dataset_json below), but for the merge
-    settings_given = functools.partial(
-        evaluation_settings, pred_dir, label_dir, num_classes=num_classes,
+    reorderings, reoriented = _checked_grids(pairs, geometry_atol_mm)  # headers only: before any work
+
+    scoring = _how_scored(dataset_json, num_classes, regions, ignore_value, merge_foreground, binarized_references,
+                          setting_names)
+    classes = _classes_before_scoring(pairs, num_classes, dataset_json, class_names, tolerance_mm, scoring,
+                                      setting_names)
+    # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json;
+    # there, from the scoring's own read of each file (hashed): until the hundredth session every file was read
+    # again to hash it, from disk where the files scored exceed the page cache
+    hashed = {}  # path -> hashlib object, fed by read_label_map
+    digests = functools.cache(lambda: input_digests(pairs, dataset_json,
+                                                    {path: digest.digest() for path, digest in hashed.items()}))
+    # the settings as given (not the regions and ignore_value taken from dataset_json), but for the merge
+    settings = evaluation_settings(
+        pred_dir, label_dir, num_classes=num_classes,
         dataset_json=str(dataset_json.resolve()) if dataset_json is not None else None, tolerance_mm=tolerance_mm,
-        geometry_atol_mm=geometry_atol_mm, regions=regions, ignore_value=ignore_value, class_names=class_names)
-    reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
-    reoriented = {}  # case -> both orientations, where they differ: scored reoriented without a word before
-    for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
+        geometry_atol_mm=geometry_atol_mm, regions=regions, ignore_value=ignore_value, class_names=class_names,
+        merge_foreground=scoring.merged)
+    # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
+    check_earlier_evaluation(output_dir, settings, overwrite, setting_names, digests)
+
+    scores = _scored_cases(pairs, reorderings, scoring, classes, tolerance_mm, dataset_json, hashed)
+    classes = _classes_after_scoring(classes, scores, pairs, scoring, tolerance_mm, setting_names)
+    rows = [{"case": case, "class": c, "name": classes.names[c],
+             **(scores.scored[case][c] if c in scores.scored[case] else _in_neither(case in scores.in_part)),
+             "tolerance_mm": classes.tolerance[c]}
+            for case, _, _ in pairs for c in classes.names]
+    summary = _summary(pred_dir, label_dir, pairs, unmatched, scoring, classes, scores, reoriented, rows, settings,
+                       digests)
+    write_evaluation(output_dir, rows, summary, setting_names.output_dir)
+    return summary
+
+
+def _checked_tolerance(tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                       setting_names: SettingNames) -> float | Sequence[float] | dict[int, float]:
+    """The surface-Dice tolerance as given, its values checked and a {class: mm} keyed by Python ints."""
+    check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)
+    return _classes_as_ints(tolerance_mm, setting_names.tolerance_mm)
+
+
+def _labels_file(dataset_json: str | Path | None, setting_names: SettingNames) -> Path | None:
+    """The file naming the classes: ``dataset_json``, or for a folder the dataset.json or model's config.json in
+    it; None where none is given."""
+    if dataset_json is None:
+        return None
+    return check_labels_file(Path(dataset_json).expanduser(), setting_names.dataset_json, setting_names.num_classes)
+
+
+def _checked_grids(pairs: Sequence[tuple[str, Path, Path]], geometry_atol_mm: float) -> tuple[dict, dict]:
+    """(reorderings, reoriented) of every case, from the headers alone, so that a wrong grid is reported before
+    any map is read: reorderings maps a case to the axes' transform of a prediction stored in another orientation
+    than its label (or None), reoriented names both orientations where they differ (such a prediction was scored
+    reoriented without a word before). A file whose voxels read as other classes than it stores is refused."""
+    reorderings, reoriented = {}, {}
+    for case, pred_path, label_path in pairs:
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         pred, label = read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False)
         reorderings[case] = check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
@@ -519,7 +549,51 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             # 1, 2, 3) was scored shifted without a word before the ninety-fifth session
             if scaled := label_scaling_said(image):
                 raise DataError(f"{path}: the {role}'s voxels read as classes other than those it stores{scaled}")
+    return reorderings, reoriented
 
+
+@dataclasses.dataclass(frozen=True)
+class _Scoring:
+    """How ``evaluate_folders`` scores the maps: its settings, with the regions and ignore value ``dataset_json``
+    declares where none is given, and the foreground merged (``merge_foreground``): the references', and the
+    predictions' too where asked (``merge_predictions``)."""
+
+    regions: Regions | None
+    ignore_value: int | None
+    merge_foreground: bool
+    merge_predictions: bool
+    setting_names: SettingNames
+
+    @property
+    def merged(self) -> bool | str:
+        """What was merged, not how it was asked: merge_foreground=False and None (no --merge-foreground) are the
+        same evaluation but beside a binarized model's config.json, and binarized_references=True is that
+        config.json's merge. Recorded as given until the ninety-ninth session, False and None were told apart as
+        settings."""
+        return True if self.merge_predictions else "references" if self.merge_foreground else False
+
+    def as_scored(self, pred: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The two maps (or their values) as scored where the foreground is merged: the references', and the
+        predictions' too where asked (a prediction's 2 was scored as a class of its own)."""
+        if not self.merge_foreground:
+            return pred, label
+        return (merged_foreground(pred, self.ignore_value) if self.merge_predictions else pred,
+                merged_foreground(label, self.ignore_value))
+
+    def require_known(self, pred: np.ndarray, label: np.ndarray, pred_path: Path, label_path: Path,
+                      known: list[int]) -> None:
+        """``require_known_values`` of a case's two maps (or their values), as scored."""
+        ignore_value, setting_names = self.ignore_value, self.setting_names
+        require_known_values(pred, pred_path, known, setting_names, prediction=True, ignore_value=ignore_value)
+        require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
+                             setting_names, reference=ignore_value is None and not self.merge_foreground)
+
+
+def _how_scored(dataset_json: Path | None, num_classes: int | None, regions: Regions | None,
+                ignore_value: int | None, merge_foreground: bool | None, binarized_references: bool,
+                setting_names: SettingNames) -> _Scoring:
+    """``evaluate_folders``' settings as scoring takes them (``_Scoring``); a ValueError for two that cannot go
+    together."""
     if regions is None and dataset_json is not None:
         regions = regions_from_json(dataset_json)
     if ignore_value is None and dataset_json is not None:
@@ -540,118 +614,183 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"{setting_names.num_classes}")
-    # Where the files give the classes, scoring's own read of each map finds them (ClassesFound), decided once
-    # every map is read: reading them all first to find the classes, until the hundredth session, read each map
-    # twice (until the hundred-and-first for {class: mm}). Not for a tolerance per class in order, whose class is
-    # known only once every class is.
-    found = (ClassesFound(setting_names, ignore_value) if regions is None and dataset_json is None
-             and num_classes is None and _each_class_own(tolerance_mm) else None)
-    if found is None:
-        names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-                 else classes_to_score(pairs, num_classes, dataset_json, class_names or {}, merge_foreground,
-                                       setting_names, ignore_value))
-        tolerance = tolerances(tolerance_mm, list(names), "region" if regions is not None else "class",
-                               setting_names.tolerance_mm)
-    # what the files scored hold: worked out once, where folders moved since are compared, and for summary.json;
-    # there, from the scoring's own read of each file (hashed): until the hundredth session every file was read
-    # again to hash it, from disk where the files scored exceed the page cache
-    hashed = {}  # path -> hashlib object, fed by read_label_map
-    digests = functools.cache(lambda: input_digests(pairs, dataset_json,
-                                                    {path: digest.digest() for path, digest in hashed.items()}))
-    # What was merged, not how it was asked: merge_foreground=False and None (no --merge-foreground) are the same
-    # evaluation but beside a binarized model's config.json, and binarized_references=True is that config.json's
-    # merge. Recorded as given until the ninety-ninth session, False and None were told apart as settings.
-    merged = True if merge_predictions else "references" if merge_foreground else False
-    settings = settings_given(merge_foreground=merged)
-    # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
-    check_earlier_evaluation(output_dir, settings, overwrite, setting_names, digests)
-    # the label values a file may hold: a region's values (and the classes of the dataset a model's regions
-    # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
-    # classes scored
-    known = (sorted({v for region in regions.values for v in region} | export_class_values(dataset_json))
-             if regions is not None else list(names) if found is None else None)
-    merging = functools.partial(_merged, merge_foreground=merge_foreground, merge_predictions=merge_predictions,
-                                ignore_value=ignore_value)
-    checking = functools.partial(_require_known, setting_names=setting_names, ignore_value=ignore_value,
-                                 merge_foreground=merge_foreground)
-    scored, held, sheared, in_part = {}, {}, {}, []
+    return _Scoring(regions, ignore_value, merge_foreground, merge_predictions, setting_names)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Classes:
+    """The rows scored of each case, by class value (region k's is k + 1) -> name, and each one's surface-Dice
+    tolerance; where the classes are ``found`` by scoring's own read of each map, both are None until every map
+    is read (``_classes_after_scoring``)."""
+
+    names: dict[int, str] | None
+    tolerance: dict[int, float] | None
+    found: ClassesFound | None = None
+
+
+def _classes_before_scoring(pairs: Sequence[tuple[str, Path, Path]], num_classes: int | None,
+                            dataset_json: Path | None, class_names: Mapping[int, str] | None,
+                            tolerance_mm: float | Sequence[float] | Mapping[int, float], scoring: _Scoring,
+                            setting_names: SettingNames) -> _Classes:
+    """The classes scored, where the settings or ``dataset_json`` give them, or the regions; else a ``found``
+    that scoring's own read of each map fills.
+
+    Where the files give the classes, scoring's own read of each map finds them (ClassesFound), decided once
+    every map is read: reading them all first to find the classes, until the hundredth session, read each map
+    twice (until the hundred-and-first for {class: mm}). Not for a tolerance per class in order, whose class is
+    known only once every class is."""
+    regions = scoring.regions
+    if regions is None and dataset_json is None and num_classes is None and _each_class_own(tolerance_mm):
+        return _Classes(None, None, ClassesFound(setting_names, scoring.ignore_value))
+    names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
+             else classes_to_score(pairs, num_classes, dataset_json, class_names or {}, scoring.merge_foreground,
+                                   setting_names, scoring.ignore_value))
+    tolerance = tolerances(tolerance_mm, list(names), "region" if regions is not None else "class",
+                           setting_names.tolerance_mm)
+    return _Classes(names, tolerance)
+
+
+@dataclasses.dataclass
+class _Scores:
+    """What scoring every case gave: each case's {row: metrics} (``scored``), the values its two maps hold
+    (``held``, where the classes are found), its label grid's shear in degrees where noted (``sheared``), and
+    the cases whose label holds the ignore value (``in_part``)."""
+
+    scored: dict[str, dict[int, dict]] = dataclasses.field(default_factory=dict)
+    held: dict[str, list[np.ndarray]] = dataclasses.field(default_factory=dict)
+    sheared: dict[str, float] = dataclasses.field(default_factory=dict)
+    in_part: list[str] = dataclasses.field(default_factory=list)
+
+
+def _scored_cases(pairs: Sequence[tuple[str, Path, Path]], reorderings: dict, scoring: _Scoring,
+                  classes: _Classes, tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                  dataset_json: Path | None, hashed: dict) -> _Scores:
+    """Each case's two maps read once (each file hashed as read, into ``hashed``), the prediction laid onto its
+    label's grid, merged as asked, their values checked (once every map is read, where the classes are found),
+    and scored."""
+    known = _values_known(scoring.regions, classes, dataset_json)
+    scores = _Scores()
     for case, pred_path, label_path in pairs:
-        maps = []
-        for path, role in ((pred_path, "prediction"), (label_path, "reference")):
-            maps.append(read_label_map(path, role, hashed.setdefault(path, hashlib.sha256())))
-            if found is not None:  # its values, refused below 0 as the classes' own read of it did
-                held.setdefault(case, []).append(found.add(maps[-1], path, role))
-        pred, label = maps
+        pred, label, held = _read_case(pred_path, label_path, hashed, classes.found)
         if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
             pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))
-        pred, label = merging(pred, label)
-        if found is None:
-            checking(pred, label, pred_path, label_path, known)
+        pred, label = scoring.as_scored(pred, label)
+        if classes.found is None:
+            scoring.require_known(pred, label, pred_path, label_path, known)
         else:  # checked once the classes are known, as the maps' values (merged as the maps are)
-            held[case] = merging(*held[case])
+            scores.held[case] = scoring.as_scored(*held)
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
-        if annotated_in_part(label, ignore_value):  # its distances are NaN (case_metrics)
-            in_part.append(case)
+        if annotated_in_part(label, scoring.ignore_value):  # its distances are NaN (case_metrics)
+            scores.in_part.append(case)
         elif (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:  # where distances are measured
             # To 0.01 degrees: a float32 header's angle is off by ~4e-7 (20.000000287925854 for a 20 degree
             # tilt), which reads as if measured; a scanner's tilt is given to 0.1 or so, the note is from 0.5.
             # Not float32_as_decimal: the angle is no float32 result but an arcsine worked out in float64.
-            sheared[case] = round(shear, 2)
-        if regions is not None:  # region k is row k + 1
-            scored[case] = {k + 1: scores for k, scores in region_metrics(
-                pred, label, regions, spacing, [tolerance[c] for c in names], ignore=ignore_value).items()}
-        elif found is None:
-            scored[case] = case_metrics(pred, label, list(names), spacing, tolerance, ignore=ignore_value)
-        else:  # the classes this case holds; every other one is in neither map (_in_neither)
-            present = sorted(set(np.concatenate(held[case]).tolist()) - {0, ignore_value})
-            scored[case] = case_metrics(pred, label, present, spacing, _while_found(tolerance_mm, present),
-                                        ignore=ignore_value)
-    if found is not None:
-        names = found.classes(merge_foreground)
-        tolerance = tolerances(tolerance_mm, list(names), "class", setting_names.tolerance_mm)
-        for case, pred_path, label_path in pairs:  # in the order scoring checked them before
-            checking(*held[case], pred_path, label_path, list(names))
-    rows = [{"case": case, "class": c, "name": names[c],
-             **(scored[case][c] if c in scored[case] else _in_neither(case in in_part)), "tolerance_mm": tolerance[c]}
-            for case, _, _ in pairs for c in names]
+            scores.sheared[case] = round(shear, 2)
+        scores.scored[case] = _case_scores(pred, label, spacing, scoring, classes, tolerance_mm,
+                                           scores.held.get(case))
+    return scores
 
-    summary = {
+
+def _values_known(regions: Regions | None, classes: _Classes, dataset_json: Path | None) -> list[int] | None:
+    """The label values a file may hold: a region's values (and the classes of the dataset a model's regions
+    were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the classes
+    scored; None where the classes are found."""
+    if regions is not None:
+        return sorted({v for region in regions.values for v in region} | export_class_values(dataset_json))
+    return list(classes.names) if classes.found is None else None
+
+
+def _read_case(pred_path: Path, label_path: Path, hashed: dict,
+               found: ClassesFound | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray] | None]:
+    """(prediction, reference, the values each holds where the classes are ``found``, else None), each file
+    hashed as read into ``hashed`` (path -> hashlib object); the values refused below 0 as the classes' own
+    read of a map did."""
+    maps, held = [], []
+    for path, role in ((pred_path, "prediction"), (label_path, "reference")):
+        maps.append(read_label_map(path, role, hashed.setdefault(path, hashlib.sha256())))
+        if found is not None:
+            held.append(found.add(maps[-1], path, role))
+    pred, label = maps
+    return pred, label, held if found is not None else None
+
+
+def _case_scores(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], scoring: _Scoring,
+                 classes: _Classes, tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                 held: list[np.ndarray] | None) -> dict[int, dict]:
+    """One case's {row: metrics}: of each region (region k is row k + 1), of each class known, or where the
+    classes are found, of those this case holds (every other one is in neither map: ``_in_neither``)."""
+    if scoring.regions is not None:
+        return {k + 1: scores for k, scores in region_metrics(
+            pred, label, scoring.regions, spacing, [classes.tolerance[c] for c in classes.names],
+            ignore=scoring.ignore_value).items()}
+    if classes.found is None:
+        return case_metrics(pred, label, list(classes.names), spacing, classes.tolerance, ignore=scoring.ignore_value)
+    present = sorted(set(np.concatenate(held).tolist()) - {0, scoring.ignore_value})
+    return case_metrics(pred, label, present, spacing, _while_found(tolerance_mm, present),
+                        ignore=scoring.ignore_value)
+
+
+def _classes_after_scoring(classes: _Classes, scores: _Scores, pairs: Sequence[tuple[str, Path, Path]],
+                           scoring: _Scoring, tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                           setting_names: SettingNames) -> _Classes:
+    """``classes`` where they were known before scoring; else those every map read makes, with their tolerances,
+    and each case's values checked against them."""
+    if classes.found is None:
+        return classes
+    names = classes.found.classes(scoring.merge_foreground)
+    tolerance = tolerances(tolerance_mm, list(names), "class", setting_names.tolerance_mm)
+    for case, pred_path, label_path in pairs:  # in the order scoring checked them before
+        scoring.require_known(*scores.held[case], pred_path, label_path, list(names))
+    return _Classes(names, tolerance)
+
+
+def _summary(pred_dir: Path, label_dir: Path, pairs: Sequence[tuple[str, Path, Path]], unmatched: Sequence[Path],
+             scoring: _Scoring, classes: _Classes, scores: _Scores, reoriented: dict, rows: list[dict],
+             settings: dict, digests: Callable[[], dict]) -> dict:
+    """What ``summary.json`` holds: the folders, classes and settings scored, the notes on the cases, the
+    statistics of ``rows`` and the conventions they follow."""
+    ignore_value, merge_foreground = scoring.ignore_value, scoring.merge_foreground
+    return {
         "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),
-        "classes": {str(c): n for c, n in names.items()},
-        "tolerance_mm": {str(c): t for c, t in tolerance.items()},
-        **({"regions": regions.to_dict()} if regions is not None else {}),
+        "classes": {str(c): n for c, n in classes.names.items()},
+        "tolerance_mm": {str(c): t for c, t in classes.tolerance.items()},
+        **({"regions": scoring.regions.to_dict()} if scoring.regions is not None else {}),
         **({"ignore_value": ignore_value} if ignore_value is not None else {}),
         # the cases whose label holds the ignore value: HD95 and surface Dice NaN, left out of their means
-        **({"cases_annotated_in_part": in_part} if ignore_value is not None else {}),
+        **({"cases_annotated_in_part": scores.in_part} if ignore_value is not None else {}),
         **({"merged_foreground": True} if merge_foreground else {}),
         # cases whose label grid is sheared (degrees from perpendicular): their distances are approximate
-        **({"sheared_grids": sheared} if sheared else {}),
+        **({"sheared_grids": scores.sheared} if scores.sheared else {}),
         # predictions laid onto their label's grid voxel for voxel (another orientation, nothing resampled)
         **({"reoriented_predictions": reoriented} if reoriented else {}),
-        **summarise(rows, names),
-        "conventions": {
-            "both_empty": "dice 1, hd95_mm 0, surface_dice 1",
-            "one_empty": "dice 0, hd95_mm inf, surface_dice 0",
-            "statistics": "over finite values; n_inf / n_nan count the others; std is the population std",
-            "hd95": "MONAI compute_hausdorff_distance, percentile 95, symmetric, mm from the label's affine",
-            "surface_dice": "MONAI compute_surface_dice with use_subvoxels: the share of both surfaces' area "
-                            "within tolerance_mm of the other (DeepMind surface-distance's normalised "
-                            "surface distance)",
-            **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
-                          "surface_dice not computed (NaN) for a case holding any (cases_annotated_in_part), "
-                          "distances to a surface drawn in part are not defined"}
-               if ignore_value is not None else {}),
-            **({"merged_foreground": merged_foreground_note(merge_predictions, ignore_value)}
-               if merge_foreground else {}),
-        },
+        **summarise(rows, classes.names),
+        "conventions": _conventions(scoring),
         "predictions_without_label": [str(p) for p in unmatched],
         # what a later evaluation into this folder compares with its own: the same is replaced, another refused
         "settings": settings,
         # and what the files held, by which the same evaluation from folders moved since is told (99th session)
         "inputs_sha256": digests(),
     }
-    write_evaluation(output_dir, rows, summary, setting_names.output_dir)
-    return summary
 
 
+def _conventions(scoring: _Scoring) -> dict[str, str]:
+    """summary.json's ``conventions``: how the empty masks are scored, the statistics and distances worked out,
+    and the ignore value and merged foreground where there are."""
+    ignore_value = scoring.ignore_value
+    return {
+        "both_empty": "dice 1, hd95_mm 0, surface_dice 1",
+        "one_empty": "dice 0, hd95_mm inf, surface_dice 0",
+        "statistics": "over finite values; n_inf / n_nan count the others; std is the population std",
+        "hd95": "MONAI compute_hausdorff_distance, percentile 95, symmetric, mm from the label's affine",
+        "surface_dice": "MONAI compute_surface_dice with use_subvoxels: the share of both surfaces' area "
+                        "within tolerance_mm of the other (DeepMind surface-distance's normalised "
+                        "surface distance)",
+        **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
+                      "surface_dice not computed (NaN) for a case holding any (cases_annotated_in_part), "
+                      "distances to a surface drawn in part are not defined"}
+           if ignore_value is not None else {}),
+        **({"merged_foreground": merged_foreground_note(scoring.merge_predictions, ignore_value)}
+           if scoring.merge_foreground else {}),
+    }
