@@ -35,10 +35,11 @@ import nibabel as nib
 import numpy as np
 from nibabel.spatialimages import SpatialImage
 
-from .config import (ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name, check_values,
-                     did_you_mean, is_whole_number)
+from .config import (Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
+                     check_values, did_you_mean, is_whole_number)
 from .data.errors import DataError
 from .data.labels import as_class_indices
+from .data.manifest import Manifest
 from .data.prepare import cache_root
 from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main
@@ -165,115 +166,21 @@ class Segmentation:
         """
         with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang
-            if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
-                raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
-                                  "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
-            if not isinstance(dataset, Dataset):
-                raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
-                                  f"n_classes=2), got {type(dataset).__name__}")
-            check_it_has_training_cases(dataset, "fit")
-            if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
-                # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
-                raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: "
-                                  "nor Keras' validation_data; a Dataset holds its own validation cases, so give them "
-                                  "as Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that "
-                                  "one Dataset")
-            refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
-                            own=("epochs", "steps"))
-            settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
-            # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
-            # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently
-            # replaced by a new network.
-            fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
-            if fine_tunes:
-                # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
-                if export_fingerprint(self.loaded_from) != self._loaded_files:
-                    raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded "
-                                       f"from it: it was replaced or removed since; Segmentation.load("
-                                       f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
-                                       f"init_from=None) to train a new network of its design")
-                settings["init_from"] = str(self.loaded_from)
-            cfg = dataset.unchecked_config(settings, "fit")
-            cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
-            processes = gpus_to_launch() if self.multi_gpu else 1
-            # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
-            # name. What this call gives wins over the constructor's, as for every other setting.
-            lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
-            given = [name for name, value in lengths.items() if value is not None]
-            if len(given) > 1:
-                raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
-            if not given and self.train_settings.get("max_steps") is not None:
-                given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
-            for name in given:
-                value = lengths[name]
-                if not is_whole_number(value, 1):
-                    raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
-            steps = steps if steps is not None else lengths["max_steps"]
-            # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
-            # was accepted by the constructor and then multiplied as a string, Python's TypeError
-            cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
-            check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
-            if steps is None:
-                steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
-            cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
-            # Here, before any process is launched, so the refusal names the estimator's settings.
-            cfg = check_values(cfg)
-            if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
-                # "a larger validation_fraction", which validation_pairs override, until the ninety-third session
-                raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
-                                  f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
-                                  f"without validation, or "
-                                  f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
-            check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
-            if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
-                check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+            _check_fit_arguments(dataset, epochs, train_settings)
+            settings, fine_tunes = self._fit_settings(train_settings)
+            cfg, processes, steps = self._fit_config(dataset, settings, fine_tunes, epochs, steps, train_settings)
             mixed_precision = launch_precision(self.precision)
             if processes > 1:
                 check_the_master_port()
             refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
-            out = Path(cfg.train.output_dir)
-            if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
-                # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
-                # the model saved there, not the run's, and save refuses a run's folder for the same reason
-                raise ConfigError(f"fit: output_dir {out} holds a saved model (config.json, model.safetensors), and a "
-                                  f"run written beside it would be mistaken for it: give the run a folder of its own, "
-                                  f"e.g. output_dir={str(out / 'run')!r}")
-            reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
-            resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
-                                               names=ESTIMATOR_NAMES)
-            manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
-            # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
-            # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
-            started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
-            if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
-                    and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
-                # nobrainer's (Keras') second fit goes on from the first one's weights: this one's new network was unsaid
-                print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as "
-                      f"every fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
-                      f"output_dir=<another folder>) trains those on")
+            out, manifest, started_from = self._fit_run_folder(cfg, dataset, settings)
+            self._note_a_new_network(settings)
             # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
             # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
             try:
                 with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
                     if processes > 1:
-                        from accelerate import notebook_launcher
-
-                        summary, launched_ns = out / "summary.json", time.time_ns()
-                        # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
-                        gc.collect()
-                        try:
-                            with signal_handlers_kept(), preemption_sent_on():
-                                notebook_launcher(fit_in_launched_process, (cfg, manifest),
-                                                  num_processes=processes, mixed_precision=mixed_precision,
-                                                  use_port=port_to_launch_on())
-                        except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
-                            if (interrupt := interrupt_of_the_launch(error)) is not None:
-                                raise interrupt from None
-                            if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
-                                raise
-                            self.summary = preempted
-                        else:
-                            self.summary = json.loads(summary.read_text())
+                        self.summary = _trained_in_launched_processes(cfg, manifest, processes, mixed_precision, out)
                     else:
                         from .train import train
 
@@ -284,18 +191,113 @@ class Segmentation:
                 self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
                                                    started_from)
                 raise
-            self._interrupted = None
-            # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
-            self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
-                                              stopped_by="preempted (SIGTERM/SIGUSR1)")
-                               if self.summary.get("preempted") else None)
-            # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
-            # failed on the missing folder rather than saying so (seventy-third session's review)
-            exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
-            self._take_model(exported[0] if exported else None)
-            self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
-            self._started_from = started_from
+            self._take_the_run(out, steps, started_from)
             return self
+
+    def _fit_settings(self, train_settings: dict) -> tuple[dict, bool]:
+        """(the run's settings: this call's over the constructor's, whether the fit fine-tunes a loaded model).
+
+        A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a run
+        (whose checkpoint holds the weights). Before the forty-fourth session it was silently replaced by a new
+        network."""
+        settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
+        fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
+        if fine_tunes:
+            # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
+            if export_fingerprint(self.loaded_from) != self._loaded_files:
+                raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded "
+                                   f"from it: it was replaced or removed since; Segmentation.load("
+                                   f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
+                                   f"init_from=None) to train a new network of its design")
+            settings["init_from"] = str(self.loaded_from)
+        return settings, fine_tunes
+
+    def _fit_config(self, dataset: Dataset, settings: dict, fine_tunes: bool, epochs, steps,
+                    train_settings: dict) -> tuple[Config, int, int]:
+        """(the run config of this fit, checked as a YAML file's is; the processes it trains in; its steps)."""
+        cfg = dataset.unchecked_config(settings, "fit")
+        cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
+        processes = gpus_to_launch() if self.multi_gpu else 1
+        steps = self._steps_asked(epochs, steps, train_settings)
+        # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
+        # was accepted by the constructor and then multiplied as a string, Python's TypeError
+        cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
+        check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
+        if steps is None:
+            steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
+        cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
+        # Here, before any process is launched, so the refusal names the estimator's settings.
+        cfg = check_values(cfg)
+        if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
+            # "a larger validation_fraction", which validation_pairs override, until the ninety-third session
+            raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
+                              f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
+                              f"without validation, or "
+                              f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
+        check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
+        if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
+            check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+        return cfg, processes, steps
+
+    def _steps_asked(self, epochs, steps, train_settings: dict) -> int | None:
+        """The optimizer steps asked for, None where epochs (or nothing, one epoch) are; a ConfigError where more
+        than one length is given, or one that is no whole number >= 1.
+
+        max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config name. What
+        this call gives wins over the constructor's, as for every other setting."""
+        lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
+        given = [name for name, value in lengths.items() if value is not None]
+        if len(given) > 1:
+            raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
+        if not given and self.train_settings.get("max_steps") is not None:
+            given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
+        for name in given:
+            value = lengths[name]
+            if not is_whole_number(value, 1):
+                raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
+        return steps if steps is not None else lengths["max_steps"]
+
+    def _fit_run_folder(self, cfg: Config, dataset: Dataset, settings: dict) -> tuple[Path, Manifest, str | None]:
+        """(the run's folder, made ready: an earlier run there resumed or replaced as the settings say; the
+        dataset's manifest, its classes named as the run's start names them; what the run started from)."""
+        out = Path(cfg.train.output_dir)
+        if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
+            # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
+            # the model saved there, not the run's, and save refuses a run's folder for the same reason
+            raise ConfigError(f"fit: output_dir {out} holds a saved model (config.json, model.safetensors), and a "
+                              f"run written beside it would be mistaken for it: give the run a folder of its own, "
+                              f"e.g. output_dir={str(out / 'run')!r}")
+        reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
+        resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
+                                           names=ESTIMATOR_NAMES)
+        manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
+        # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
+        # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
+        started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
+        return out, manifest, started_from
+
+    def _note_a_new_network(self, settings: dict) -> None:
+        """Print (on the main process) that a constructed estimator's second fit trains a new network: nobrainer's
+        (Keras') second fit goes on from the first one's weights, and this one's new network was unsaid."""
+        if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
+                and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
+            print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as "
+                  f"every fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
+                  f"output_dir=<another folder>) trains those on")
+
+    def _take_the_run(self, out: Path, steps: int, started_from: str | None) -> None:
+        """Predict with what the finished (or preempted) run in ``out`` exported, and keep its place for repr."""
+        self._interrupted = None
+        # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
+        self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
+                                          stopped_by="preempted (SIGTERM/SIGUSR1)")
+                           if self.summary.get("preempted") else None)
+        # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
+        # failed on the missing folder rather than saying so (seventy-third session's review)
+        exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
+        self._take_model(exported[0] if exported else None)
+        self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
+        self._started_from = started_from
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):
         """Segment a NIfTI path (or one path per channel), a nibabel image (or one per channel) or an array.
@@ -638,6 +640,50 @@ class Segmentation:
         as it names a folder now, not from wherever the working folder is later."""
         self.model_dir = Path(directory).absolute() if directory is not None else None
         self._model_files = export_fingerprint(self.model_dir) if directory is not None else None
+
+
+def _check_fit_arguments(dataset, epochs, train_settings: dict) -> None:
+    """A ConfigError for fit's arguments as nobrainer's or Keras' fit takes them, for a ``dataset`` that is no
+    Dataset with training cases, or for a keyword that is no training or optimizer setting."""
+    if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
+        raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
+                          "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
+    if not isinstance(dataset, Dataset):
+        raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
+                          f"n_classes=2), got {type(dataset).__name__}")
+    check_it_has_training_cases(dataset, "fit")
+    if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
+        # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
+        raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: "
+                          "nor Keras' validation_data; a Dataset holds its own validation cases, so give them "
+                          "as Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that "
+                          "one Dataset")
+    refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
+                    own=("epochs", "steps"))
+
+
+def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: int, mixed_precision: str,
+                                   out: Path) -> dict:
+    """The summary of the run trained in ``processes`` processes that accelerate's ``notebook_launcher`` starts
+    (the summary the run wrote), or of the run a signal preempted; a Ctrl-C or signal in a process is raised
+    here as one process raises it."""
+    from accelerate import notebook_launcher
+
+    summary, launched_ns = out / "summary.json", time.time_ns()
+    # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
+    gc.collect()
+    try:
+        with signal_handlers_kept(), preemption_sent_on():
+            notebook_launcher(fit_in_launched_process, (cfg, manifest),
+                              num_processes=processes, mixed_precision=mixed_precision,
+                              use_port=port_to_launch_on())
+    except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
+        if (interrupt := interrupt_of_the_launch(error)) is not None:
+            raise interrupt from None
+        if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
+            raise
+        return preempted
+    return json.loads(summary.read_text())
 
 
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
