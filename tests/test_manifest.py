@@ -93,6 +93,27 @@ def test_list_images_give_one_path_per_channel(tmp_path):
     assert manifest.num_channels == 2
 
 
+def test_an_nnunet_v1_task_lists_each_case_by_the_name_its_channel_files_extend(tmp_path):
+    """nnU-Net v1's dataset.json (nnUNet_raw_data/Task004_Hippocampus) lists ./imagesTr/<case>.nii.gz, where the
+    files are <case>_0000.nii.gz, <case>_0001.nii.gz: every listed image was "file not found"."""
+    for case in ("a", "b"):
+        for channel in range(2):
+            save_volume(tmp_path / "imagesTr" / f"{case}_{channel:04d}.nii.gz", np.full(SHAPE, channel, np.float32))
+        save_volume(tmp_path / "labelsTr" / f"{case}.nii.gz")
+    entries = [{"image": f"./imagesTr/{case}.nii.gz", "label": f"./labelsTr/{case}.nii.gz"} for case in ("a", "b")]
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "modality": {"0": "T1", "1": "T2"},
+                                         "training": entries[:1], "validation": entries[1:]})
+    manifest = load_msd(path)
+
+    assert manifest.training[0].images == (tmp_path / "imagesTr" / "a_0000.nii.gz",
+                                           tmp_path / "imagesTr" / "a_0001.nii.gz")
+    assert manifest.validation[0].images == (tmp_path / "imagesTr" / "b_0000.nii.gz",
+                                             tmp_path / "imagesTr" / "b_0001.nii.gz")
+    assert check_manifest(manifest).errors == []
+    save_volume(tmp_path / "imagesTr" / "a.nii.gz", np.zeros((*SHAPE, 2), np.float32))  # the listed file, read as listed
+    assert load_msd(path).training[0].images == (tmp_path / "imagesTr" / "a.nii.gz",)
+
+
 def test_channels_default_to_one_image_channel(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2), "validation": []})
     assert load_msd(path).channels == {0: "image"}

@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
-from accelerated_seg.data.formats.paths import PathLike, file_stem, folder_named, is_blank, resolve
+from accelerated_seg.data.formats.paths import PathLike, file_stem, folder_named, is_blank, nifti_stem, resolve
+from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
@@ -81,13 +82,14 @@ def load_msd(
             '"training": [{"image": "./imagesTr/x.nii.gz", "label": "./labelsTr/x.nii.gz"}, ...]'
         )
     named = "modality" in content or "channel_names" in content
-    training = _parse_msd_cases(content["training"], "training", root, json_path, len(channels), named)
+    v1 = lists_nnunet_v1_names(content["training"], root)
+    training = _parse_msd_cases(content["training"], "training", root, json_path, len(channels), named, v1)
     if not training:
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
     folds = entry_folds(content["training"])
     if "validation" in content:
-        listed = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
+        listed = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named, v1)
         if folds is not None:
             training, validation, how = fold_keys_or_list(training, folds, listed, settings, json_path,
                                                           TwoSplits.of_json(json_path))
@@ -211,10 +213,31 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
     return training, listed, settings.given(names.list_split, names.list_is, unused_folds=count)
 
 
+def lists_nnunet_v1_names(entries: Any, root: Path) -> bool:
+    """Whether the list is an nnU-Net v1 task's (``nnUNet_raw_data/Task004_Hippocampus``, a Decathlon task
+    after nnU-Net v1's conversion): it names each case's image ``./imagesTr/<case>.nii.gz``, where the files
+    are one per channel, ``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ..., as nnU-Net v1 reads them.
+    Decided by the first entry, as a v1 list names every case so: its listed image absent, the file of its
+    channel 0 there. Until the hundred-and-fifth session every listed image was "file not found"."""
+    first = entries[0] if isinstance(entries, list) and entries else None
+    image = first.get("image") if isinstance(first, dict) else None
+    if not isinstance(image, str) or is_blank(image) or folder_named(image) or nifti_stem(image) is None:
+        return False
+    listed = resolve(image, root)
+    return not listed.exists() and not listed.is_symlink() and file_or_unfetched(channel_file(listed, 0))
+
+
+def channel_file(image: Path, channel: int) -> Path:
+    """nnU-Net's file of one channel of the image ``image`` names: ``case.nii.gz`` -> ``case_0001.nii.gz``."""
+    stem = nifti_stem(image) or image.name
+    return image.with_name(f"{stem}_{channel:04d}{image.name[len(stem):]}")
+
+
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,
-                     channels_declared: bool = True) -> list[Case]:
+                     channels_declared: bool = True, v1_names: bool = False) -> list[Case]:
     """Turn the JSON list under ``key`` into Cases with absolute paths (``channels_declared``: the JSON
-    names its channels, rather than one being assumed)."""
+    names its channels, rather than one being assumed; ``v1_names``: each listed image stands for its
+    channel files, nnU-Net v1's naming, :func:`lists_nnunet_v1_names`)."""
     if not isinstance(entries, list):
         raise DataError(f"{json_path}: '{key}' must be a list of {{\"image\": ..., \"label\": ...}} entries")
     cases = []
@@ -232,7 +255,9 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
 
         image_field = entry["image"]
         _refuse_unusable_paths(entry, where, json_path)
-        if isinstance(image_field, str):
+        if isinstance(image_field, str) and v1_names:
+            images = tuple(channel_file(resolve(image_field, root), channel) for channel in range(num_channels))
+        elif isinstance(image_field, str):
             images = (resolve(image_field, root),)
         elif isinstance(image_field, list) and image_field and all(isinstance(p, str) for p in image_field):
             images = tuple(resolve(p, root) for p in image_field)
