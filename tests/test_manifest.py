@@ -466,6 +466,34 @@ def test_nnunet_missing_channel_file_names_case_and_file(tmp_path):
     assert message.count("has no") == 1
 
 
+def test_nnunet_channel_files_numbered_past_a_gap_are_named_beside_the_missing_ones(tmp_path):
+    """Files _0000 and _0002 (a modality taken out) under channel_names 0 and 1 were told that _0001 was missing,
+    the _0002 files beside it unsaid."""
+    root = write_nnunet(tmp_path)
+    for case in ("case_a", "case_b", "case_c"):
+        (root / "imagesTr" / f"{case}_0001.nii.gz").rename(root / "imagesTr" / f"{case}_0002.nii.gz")
+    with pytest.raises(DataError, match=r"imagesTr holds these cases' files of channel\(s\) 0002, which dataset.json "
+                                        r"does not declare: .* without gaps; renumber the files \(and channel_names\)"):
+        load_nnunet(root)
+
+
+@pytest.mark.parametrize("numbered, said", [
+    ({"0": "T1", "2": "T2"}, r'"channel_names" numbers its channels 0, 2; number them "0", "1", in the order'),
+    ({"1": "T1", "2": "T2"}, r'"channel_names" numbers its channels 1, 2; number them "0", "1", in the order'),
+    ({}, r'"channel_names" declares no channel; name each'),
+])
+def test_channels_numbered_with_a_gap_are_named_by_their_key_with_the_numbers_to_give(tmp_path, numbered, said):
+    """It said "channel indices must be 0..N-1 without gaps; got [0, 2]", naming neither the key nor the way on."""
+    root = write_nnunet(tmp_path)
+    content = json.loads((root / "dataset.json").read_text())
+    (root / "dataset.json").write_text(json.dumps({**content, "channel_names": numbered}))
+    with pytest.raises(DataError, match=said):
+        load_nnunet(root)
+    path = write_dataset_json(tmp_path / "msd", {"labels": LABELS, "modality": numbered, "training": msd_entries(1)})
+    with pytest.raises(DataError, match=said.replace("channel_names", "modality")):
+        load_msd(path)
+
+
 def test_nnunet_folders_named_as_case_files_are_named_as_folders(tmp_path):
     """A folder named as a label map was passed over, its case dropped without a word or "restore the missing
     files" said of a name in plain sight; one named as a channel file was said not to be there (ninety-third)."""

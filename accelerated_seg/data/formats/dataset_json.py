@@ -54,7 +54,8 @@ def parse_json(text: str, json_path: Path) -> Any:
 
 def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:
     """Return {index: name} from MSD "modality" or nnU-Net v2 "channel_names"; one channel if neither."""
-    raw = content.get("modality", content.get("channel_names"))
+    declared_by = "modality" if "modality" in content else "channel_names"
+    raw = content.get(declared_by)
     if raw is None:
         return {0: "image"}
     try:
@@ -64,7 +65,21 @@ def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:
             f'{json_path}: "modality"/"channel_names" must map channel indices to names, e.g. {{"0": "MRI"}}; '
             f"got {raw!r}"
         ) from err
-    if not channels or list(channels) != list(range(len(channels))):
-        raise DataError(f'{json_path}: channel indices must be 0..N-1 without gaps; got {list(channels)}')
+    if not channels:
+        raise DataError(f'{json_path}: "{declared_by}" declares no channel; name each, e.g. "{declared_by}": '
+                        '{"0": "MRI"}')
+    if list(channels) != list(range(len(channels))):
+        raise DataError(f"{json_path}: {_numbering_with_a_gap(declared_by, list(channels))}")
     return channels
+
+
+def _numbering_with_a_gap(key: str, numbers: list[int]) -> str:
+    """The refusal of channels numbered otherwise than 0..N-1 (``{"0": "T1", "2": "T2"}`` after a modality was
+    dropped, or ``{"1": ..., "2": ...}`` counted from 1), with the way on: it said "channel indices must be
+    0..N-1 without gaps" alone, naming neither the key nor the files, which nnU-Net numbers the same way
+    (hundred-and-fifth session)."""
+    wanted = ", ".join(f'"{index}"' for index in range(len(numbers)))
+    return (f'"{key}" numbers its channels {", ".join(map(str, numbers))}; number them {wanted}, in the order of '
+            f"the image files (an nnU-Net case's <case>_0000, <case>_0001, ...; a Decathlon case's list, or the "
+            f"volumes of its 4D file), and rename the channel files of an nnU-Net dataset to match")
 

@@ -182,8 +182,24 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
             f"{json_path}: {len(missing)} channel file(s) missing; {json_path.name} declares channel(s) {names}, "
             f"each stored as imagesTr/<case>_<channel>{file_ending}; restore them or remove the case's label "
             "from labelsTr:\n" + "\n".join(f"  - {line}" for line in missing)
+            + _numbered_past_the_declared(images_folder, cases, channels, file_ending, json_path.name)
         )
     return cases
+
+
+def _numbered_past_the_declared(images_folder: Path, cases: list[Case], channels: dict[int, str],
+                                file_ending: str, json_name: str) -> str:
+    """What the cases' channel files of numbers ``channel_names`` does not declare tell of the files missing: a
+    dataset whose channels run with a gap (``_0000`` and ``_0002``, a modality taken out) was told that ``_0001``
+    was missing alone, the ``_0002`` files beside it unsaid (hundred-and-fifth session)."""
+    numbers = sorted({number for _, number in _channel_files(images_folder, cases, file_ending)
+                      if number not in channels})
+    if not numbers:
+        return ""
+    shown = ", ".join(f"{number:04d}" for number in numbers)
+    return (f"\nimagesTr holds these cases' files of channel(s) {shown}, which {json_name} does not "
+            f"declare: nnU-Net numbers a case's channel files 0000, 0001, ... as "
+            f"channel_names numbers the channels, without gaps; renumber the files (and channel_names) to match")
 
 
 def _refuse_folders_named_as_labels(folders: list[Path], labels_folder: Path, file_ending: str) -> None:
@@ -210,11 +226,17 @@ def undeclared_channel_files(manifest: Manifest) -> list[Path]:
         return []
     first = cases[0].images[0]  # <case>_0000<file_ending>: the folder and the ending
     folder, file_ending = first.parent, first.name[len(cases[0].id) + len("_0000"):]
+    return sorted(path for path, number in _channel_files(folder, cases, file_ending)
+                  if number not in manifest.channels)
+
+
+def _channel_files(folder: Path, cases: list[Case], file_ending: str) -> list[tuple[Path, int]]:
+    """The files of ``folder`` named as a channel of one of ``cases`` (``<case>_<XXXX><file_ending>``), each with
+    its channel's number."""
     channel_file = re.compile(r"(.+)_(\d{4})" + re.escape(file_ending))
     ids = {case.id for case in cases}
-    return sorted(path for path in folder.iterdir()
-                  if (named := channel_file.fullmatch(path.name)) and named.group(1) in ids
-                  and int(named.group(2)) not in manifest.channels)
+    return [(path, int(named.group(2))) for path in folder.iterdir()
+            if (named := channel_file.fullmatch(path.name)) and named.group(1) in ids]
 
 
 def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) -> tuple[list[Case], list[Case], str]:
