@@ -712,6 +712,20 @@ def test_nnunet_splits_final_disagreeing_with_num_folds(tmp_path):
         load_nnunet(root, num_folds=3)
 
 
+def test_nnunet_cases_the_fold_of_splits_final_leaves_out_are_a_warning_naming_them(tmp_path):
+    """A case of labelsTr in neither 'train' nor 'val' of the fold taken (added after nnU-Net wrote the file) was
+    neither trained nor validated on without a word; check counted the cases left."""
+    root = write_nnunet(tmp_path, case_ids=("case_a", "case_b", "case_c", "case_d"))
+    write_splits(root, SPLITS)
+    warnings = check_manifest(load_nnunet(root)).warnings
+    assert [warning for warning in warnings if "splits_final.json" in warning] == [
+        f"1 case(s) of labelsTr are in neither the 'train' nor the 'val' list of the fold taken from "
+        f"{root / 'splits_final.json'}, so they are neither trained nor validated on: case_d. Cases added since "
+        f"nnU-Net wrote that file? List them in each fold, or delete it to split every case"]
+    (root / "splits_final.json").unlink()
+    assert not [warning for warning in check_manifest(load_nnunet(root)).warnings if "splits_final" in warning]
+
+
 def test_nnunet_splits_final_naming_unknown_cases(tmp_path):
     root = write_nnunet(tmp_path)
     write_splits(root, [{"train": ["case_a", "case_zzz"], "val": ["case_c"]}])

@@ -40,7 +40,7 @@ from accelerated_seg.data.check_records import CheckRecords
 from accelerated_seg.data.check_report import CheckReport, listed
 from accelerated_seg.data.cohort_check import CheckingRanks, check_cases
 from accelerated_seg.data.foreground_box import Box
-from accelerated_seg.data.formats.nnunet import undeclared_channel_files
+from accelerated_seg.data.formats.nnunet import cases_left_out_of_the_split, undeclared_channel_files
 from accelerated_seg.data.formats.paths import natural_key
 from accelerated_seg.data.grid_agreement import (GRID_ATOL_MM, Volume, grid_difference, orientation_difference,
                                                  stacking_shift, without_orientation)
@@ -106,6 +106,13 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
             f"does not declare, so training does not read them: {listed(undeclared)}. It trains on channel(s) "
             f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
             f"as well), or move them out of imagesTr if they are not meant to be there"
+        )
+    if cases is None and (left_out := cases_left_out_of_the_split(manifest)):
+        report.warnings.append(
+            f"{len(left_out)} case(s) of labelsTr are in neither the 'train' nor the 'val' list of the fold taken from "
+            f"{manifest.root / 'splits_final.json'}, so they are neither trained nor validated on: "
+            f"{listed(left_out)}. Cases added since nnU-Net wrote that file? List them in each fold, or delete it to "
+            f"split every case"
         )
     report.root, report.checked = manifest.root, pairs_checked(manifest, checked)
     return report

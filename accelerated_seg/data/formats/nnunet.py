@@ -11,7 +11,7 @@ from typing import Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
-from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
+from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, natural_key
 from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
                                          split_regions)
@@ -228,6 +228,21 @@ def undeclared_channel_files(manifest: Manifest) -> list[Path]:
     folder, file_ending = first.parent, first.name[len(cases[0].id) + len("_0000"):]
     return sorted(path for path, number in _channel_files(folder, cases, file_ending)
                   if number not in manifest.channels)
+
+
+def cases_left_out_of_the_split(manifest: Manifest) -> list[str]:
+    """The cases of an nnU-Net dataset's labelsTr that the fold taken from its splits_final.json lists in neither
+    'train' nor 'val', and so neither trains nor validates on: cases added after nnU-Net wrote the file, or a
+    hand-written split that forgot one. nnU-Net leaves them out without a word, as this reader did until the
+    hundred-and-fifth session; training does so still (the file is the split), with a warning."""
+    cases = [*manifest.training, *manifest.validation]
+    if manifest.source_format != "nnunet" or manifest.split_origin.by != "fold_keys" or not cases:
+        return []
+    file_ending = cases[0].label.name[len(cases[0].id):]
+    labels_folder, taken = cases[0].label.parent, {case.id for case in cases}
+    return sorted((path.name[:-len(file_ending)] for path in labels_folder.iterdir()
+                   if path.name.endswith(file_ending) and not path.name.startswith(".")
+                   and path.name[:-len(file_ending)] not in taken and file_or_unfetched(path)), key=natural_key)
 
 
 def _channel_files(folder: Path, cases: list[Case], file_ending: str) -> list[tuple[Path, int]]:
