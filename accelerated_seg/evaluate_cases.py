@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem
+from .data.formats.paths import nifti_stem, other_image_files
 from .data.io import file_or_unfetched
 
 # What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
@@ -50,6 +50,8 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
                         f"against itself; give the folder predict wrote and the folder of reference labels")
     labels = _nifti_files_by_case(label_dir, "label", wanted=None)
     predictions = _nifti_files_by_case(pred_dir, "prediction", wanted=set(labels))
+    if not labels and (others := other_image_files(label_dir)):
+        raise DataError(f"{label_dir}: no .nii/.nii.gz label file{others}")
     if not labels:
         raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps"
                         f"{_label_folders_below(label_dir)}")

@@ -35,7 +35,7 @@ from nibabel.spatialimages import HeaderDataError
 from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem, resolve, unique_ids
+from .data.formats.paths import nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
@@ -242,6 +242,8 @@ def _nifti_files(text: str) -> list[Path]:
             example = str(Path(path, "*", below[0].name))
             raise DataError(f"{where} holds no .nii/.nii.gz file itself, but its subfolders hold {len(below)} "
                             f"({below[0]}, ...); give them as a quoted pattern such as {example!r}")
+    if not found and path.is_dir() and (others := other_image_files(path)):
+        raise DataError(f"{where} holds no .nii/.nii.gz file{others}")
     if not found:
         raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
     return found

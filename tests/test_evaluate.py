@@ -1531,6 +1531,20 @@ def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are
             ) in capsys.readouterr().err
 
 
+def test_reference_label_maps_of_another_format_are_named_with_their_conversion(folders, tmp_path, capsys):
+    """A labelsTs of .mha (Grand Challenge's format, which nnU-Net reads) was told "no .nii/.nii.gz label file;
+    give the folder of reference label maps", the folder given being that one."""
+    pred_dir, _, _ = folders
+    (tmp_path / "labelsTs").mkdir()
+    for case in ("a", "b"):
+        (tmp_path / "labelsTs" / f"{case}.mha").write_bytes(b"ObjectType = Image")
+    assert main(["evaluate", str(pred_dir), str(tmp_path / "labelsTs")]) == 2
+    assert (f"{tmp_path / 'labelsTs'}: no .nii/.nii.gz label file, but 2 .mha file(s) (a.mha, b.mha), which are not "
+            f"read: only NIfTI is; convert them to NIfTI, e.g. with SimpleITK (nnU-Net's own reader): "
+            f"SimpleITK.WriteImage(SimpleITK.ReadImage('case_0000.mha'), 'case_0000.nii.gz')"
+            ) in capsys.readouterr().err
+
+
 def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypatch, capsys):
     """Ctrl-C while the cases were scored ended evaluate without a word (ninety-second session's probe)."""
 

@@ -1283,8 +1283,13 @@ def test_an_input_that_names_no_nifti_file_is_refused_before_the_inference_stack
     (tmp_path / "scan.mgz").write_bytes(b"FreeSurfer's")
     (tmp_path / "cases" / "case_1").mkdir(parents=True)
     (tmp_path / "cases" / "case_1" / "image.nii.gz").write_bytes(b"")
+    (tmp_path / "imagesTs").mkdir()  # another format's scans: "check the path" until the hundred-and-fifth session
+    (tmp_path / "imagesTs" / "a_0000.mha").write_bytes(b"ObjectType = Image")
     for given, message in ((tmp_path / "scnas", "scnas: no such file or folder; give NIfTI files, folders holding"),
                            (tmp_path / "empty", "empty holds no .nii/.nii.gz file; check the path"),
+                           (tmp_path / "imagesTs", "imagesTs holds no .nii/.nii.gz file, but 1 .mha file(s) "
+                                                   "(a_0000.mha), which are not read: only NIfTI is; convert them to "
+                                                   "NIfTI, e.g. with SimpleITK"),
                            (tmp_path / "scan.mgz", "scan.mgz: not a NIfTI file name (.nii or .nii.gz); convert it"),
                            (tmp_path / "cases", "cases holds no .nii/.nii.gz file itself, but its subfolders hold 1")):
         proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", str(model), str(given),

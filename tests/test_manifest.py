@@ -653,7 +653,10 @@ def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with
 
 def test_nnunet_non_nifti_file_ending_is_refused(tmp_path):
     root = write_nnunet(tmp_path, file_ending=".mha")
-    with pytest.raises(DataError, match="only NIfTI"):
+    with pytest.raises(DataError, match=r"only NIfTI \(\".nii.gz\", \".nii\"\) is read here: convert the images and "
+                                        r"labels to NIfTI, e.g. with SimpleITK \(nnU-Net's own reader\): "
+                                        r"SimpleITK.WriteImage\(SimpleITK.ReadImage\('case_0000.mha'\), "
+                                        r"'case_0000.nii.gz'\), and set \"file_ending\": \".nii.gz\"$"):
         load_nnunet(root)
 
 

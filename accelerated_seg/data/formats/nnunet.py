@@ -11,7 +11,7 @@ from typing import Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
-from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, natural_key
+from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, conversion, natural_key
 from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
                                          split_regions)
@@ -112,8 +112,8 @@ def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
     file_ending = content.get("file_ending", ".nii.gz")
     if not isinstance(file_ending, str) or file_ending.lower() not in NIFTI_SUFFIXES:
         raise DataError(
-            f'{json_path}: "file_ending" is {file_ending!r}; only NIfTI (".nii.gz", ".nii") is supported — '
-            "convert the images and labels to NIfTI and set the file_ending accordingly"
+            f'{json_path}: "file_ending" is {file_ending!r}; only NIfTI (".nii.gz", ".nii") is read here: convert '
+            f'the images and labels to NIfTI, {conversion(str(file_ending))}, and set "file_ending": ".nii.gz"'
         )
     return file_ending
 

@@ -52,6 +52,32 @@ def nifti_stem(path: str | Path) -> str | None:
     return None
 
 
+# The image formats nnU-Net and SimpleITK read that nibabel here does not: an nnU-Net dataset's "file_ending" or a
+# folder of scans in one of them (Grand Challenge's .mha) is converted to NIfTI first
+OTHER_IMAGE_FORMATS = (".mha", ".mhd", ".nrrd", ".nhdr", ".gipl", ".gipl.gz", ".tif", ".tiff", ".png", ".bmp",
+                       ".dcm")
+
+
+def conversion(ending: str) -> str:
+    """How to convert a file of ``ending`` (``.mha``) to NIfTI, said by each refusal of one."""
+    return (f"e.g. with SimpleITK (nnU-Net's own reader): SimpleITK.WriteImage(SimpleITK.ReadImage("
+            f"'case_0000{ending}'), 'case_0000.nii.gz')")
+
+
+def other_image_files(folder: Path) -> str | None:
+    """What a folder without NIfTI files holds of the other image formats (:data:`OTHER_IMAGE_FORMATS`), to
+    follow "holds no .nii/.nii.gz file", or None where it holds none: an nnU-Net user's imagesTs of .mha scans was
+    told to "check the path" (hundred-and-fifth session)."""
+    others = sorted(path.name for path in folder.iterdir() if not path.name.startswith(".")
+                    and path.name.lower().endswith(OTHER_IMAGE_FORMATS) and path.is_file())
+    if not others:
+        return None
+    endings = sorted({ending for name in others for ending in OTHER_IMAGE_FORMATS if name.lower().endswith(ending)})
+    shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
+    return (f", but {len(others)} {' and '.join(endings)} file(s) ({shown}), which are not read: only NIfTI is; "
+            f"convert them to NIfTI, {conversion(endings[0])}")
+
+
 def is_gzipped(path: str | Path) -> bool:
     """Whether nibabel reads and writes ``path`` gzip-compressed: its name ends in ``.gz``, in any case."""
     return Path(path).name.lower().endswith(".gz")
