@@ -349,6 +349,25 @@ def _differing_fields(ours, theirs) -> list[str]:
     return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
+def _four_d_files_of(manifest: Manifest, channels: int) -> bool:
+    """Whether each case's one image file holds ``channels`` channels along a fourth axis, (x, y, z, C), as the
+    Decathlon's BrainTumour and Prostate files do, which a dataset.json's "modality" declares (formats.msd): told
+    by the first case's header; the pre-flight checks read every file's. ``channel_names`` of that many names then
+    declare them, as "modality" does: until the hundred-and-fifth session they were refused as more names than
+    channels, and load_cases' recipe for from_files (its refusal of a dataset's path) failed on such a dataset."""
+    first = next(iter([*manifest.training, *manifest.validation]), None)
+    if first is None or len(first.images) != 1 or channels < 2 or not first.images[0].is_file():
+        return False
+    import nibabel  # the header alone: the voxels are read by the pre-flight checks
+
+    from .data.volume_opening import volumes_in
+
+    try:
+        return volumes_in(nibabel.load(first.images[0]).shape) == channels
+    except Exception:  # an unreadable file is the checks' to name, with the file and the way on
+        return False
+
+
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
               class_names: tuple | None = None, channel_names: tuple | None = None,
               where: str = "Dataset.from_files", values: tuple | None = None) -> Manifest:
@@ -403,7 +422,8 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                           validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                           seed=data.split_seed, binarize=data.binarize, where=where, names=ESTIMATOR_NAMES)
     manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
-    if channel_names is not None and len(channel_names) != manifest.num_channels:
+    if channel_names is not None and len(channel_names) != manifest.num_channels \
+            and not _four_d_files_of(manifest, len(channel_names)):
         raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
                           f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
                           f"order")

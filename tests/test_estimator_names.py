@@ -8,6 +8,7 @@ import json
 import pytest
 
 from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.prepare import preprocess_settings
 from accelerated_seg.estimator import Dataset, Segmentation
@@ -204,3 +205,32 @@ def test_a_resumed_fit_keeps_the_names_its_run_trained_with(tiny_dataset, tmp_pa
         config.model = dataclasses.replace(config.model, args=TINY_UNET)
         unnamed.fit(config)
     assert _names(tmp_path / "from_data" / "model")[0] == {"0": "background", "1": "ventricles", "2": "lesion"}
+
+
+def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset_jsons_modality_does(tmp_path):
+    """The Decathlon's BrainTumour keeps a case's channels in one (x, y, z, C) file, which its "modality" declares;
+    from_files' channel_names of as many names were refused as more names than channels, so load_cases' recipe for
+    from_files failed on such a dataset (hundred-and-fifth session)."""
+    import nibabel as nib
+    import numpy as np
+
+    pairs = []
+    for case in range(3):
+        label = np.zeros((12, 12, 12), np.uint8)
+        label[3:8, 3:8, 3:8] = 1
+        image = np.stack([label * 50.0 + case, label * 20.0 + 1], axis=-1).astype(np.float32)
+        nib.save(nib.Nifti1Image(image, np.eye(4)), tmp_path / f"case_{case}.nii.gz")
+        nib.save(nib.Nifti1Image(label, np.eye(4)), tmp_path / f"case_{case}_seg.nii.gz")
+        pairs.append((str(tmp_path / f"case_{case}.nii.gz"), str(tmp_path / f"case_{case}_seg.nii.gz")))
+    settings = dict(n_classes=2, block_shape=16, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                    validation_pairs=pairs[2:])
+    data = Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w"], **settings).batch(2)
+    assert data.manifest.channels == {0: "FLAIR", 1: "T1w"}
+    assert tuple(next(iter(data.loader()))["image"].shape) == (2, 2, 16, 16, 16)
+    with pytest.raises(ConfigError, match=r"channel_names gives 3 name\(s\) \(FLAIR, T1w, T2w\), but each case has 1 "
+                                          r"image channel\(s\)"):
+        Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w", "T2w"], **settings)
+    with pytest.raises(DataError, match=r"declares one channel: declare its channels in an MSD dataset.json's "
+                                        r"'modality' \(the Decathlon's own 4D files are read so\) or "
+                                        r"Dataset.from_files' channel_names, or split it"):
+        Dataset.from_files(pairs[:2], **settings).loader()

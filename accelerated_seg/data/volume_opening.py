@@ -108,9 +108,10 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
         return (
             f"shape {shape} is 4D with {shape[3]} volumes (several channels or time points in one file), but "
             "the dataset declares one channel: declare its channels in an MSD dataset.json's 'modality' "
-            "(the Decathlon's own 4D files are read so), or split it into one 3D file per channel (e.g. "
-            "nibabel.funcs.four_to_three) and list them as channels: a dataset.json 'image' list, nnU-Net "
-            "_0000/_0001 files, CSV image_0/image_1 columns, or ([channel files], label) pairs in Python"
+            "(the Decathlon's own 4D files are read so) or Dataset.from_files' channel_names, or split it into "
+            "one 3D file per channel (e.g. nibabel.funcs.four_to_three) and list them as channels: a dataset.json "
+            "'image' list, nnU-Net _0000/_0001 files, CSV image_0/image_1 columns, or ([channel files], label) "
+            "pairs in Python"
         )
     if len(shape) < 3:
         return (
