@@ -661,6 +661,7 @@ def test_nnunet_non_nifti_file_ending_is_refused(tmp_path):
 
 
 def write_splits(root, splits):
+    root.mkdir(parents=True, exist_ok=True)
     (root / "splits_final.json").write_text(json.dumps(splits))
 
 
@@ -727,6 +728,28 @@ def test_nnunet_cases_the_fold_of_splits_final_leaves_out_are_a_warning_naming_t
         f"nnU-Net wrote that file? List them in each fold, or delete it to split every case"]
     (root / "splits_final.json").unlink()
     assert not [warning for warning in check_manifest(load_nnunet(root)).warnings if "splits_final" in warning]
+
+
+def test_nnunets_folds_in_its_preprocessed_folder_are_named_where_none_lies_beside_dataset_json(tmp_path,
+                                                                                                   monkeypatch):
+    """nnU-Net writes splits_final.json to $nnUNet_preprocessed/<dataset>/, which is not read: a run split by the
+    seed validated on other cases than nnU-Net's fold of the same number without a word."""
+    root = write_nnunet(tmp_path / "raw" / "Dataset001_Tiny")
+    write_splits(tmp_path / "preprocessed" / "Dataset001_Tiny", SPLITS)
+    folds = tmp_path / "preprocessed" / "Dataset001_Tiny" / "splits_final.json"
+
+    def about_folds():
+        return [warning for warning in check_manifest(load_nnunet(root)).warnings if "nnU-Net's folds" in warning]
+
+    monkeypatch.delenv("nnUNet_preprocessed", raising=False)
+    assert about_folds() == []  # no $nnUNet_preprocessed
+    monkeypatch.setenv("nnUNet_preprocessed", str(tmp_path / "preprocessed"))
+    assert about_folds() == [
+        f"the split is fraction 0.2 (seed 0), not nnU-Net's: its folds of this dataset are in {folds}, which is read "
+        f"beside dataset.json alone; copy it to {root} to train and validate on nnU-Net's folds (fold k as "
+        f"nnU-Net's fold k)"]
+    write_splits(root, SPLITS)
+    assert about_folds() == []
 
 
 def test_nnunet_splits_final_naming_unknown_cases(tmp_path):

@@ -40,7 +40,8 @@ from accelerated_seg.data.check_records import CheckRecords
 from accelerated_seg.data.check_report import CheckReport, listed
 from accelerated_seg.data.cohort_check import CheckingRanks, check_cases
 from accelerated_seg.data.foreground_box import Box
-from accelerated_seg.data.formats.nnunet import cases_left_out_of_the_split, undeclared_channel_files
+from accelerated_seg.data.formats.nnunet import (cases_left_out_of_the_split, nnunets_own_folds,
+                                                 undeclared_channel_files)
 from accelerated_seg.data.formats.paths import natural_key
 from accelerated_seg.data.grid_agreement import (GRID_ATOL_MM, Volume, grid_difference, orientation_difference,
                                                  stacking_shift, without_orientation)
@@ -113,6 +114,12 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
             f"{manifest.root / 'splits_final.json'}, so they are neither trained nor validated on: "
             f"{listed(left_out)}. Cases added since nnU-Net wrote that file? List them in each fold, or delete it to "
             f"split every case"
+        )
+    if cases is None and (folds := nnunets_own_folds(manifest)):
+        report.warnings.append(
+            f"the split is {manifest.split}, not nnU-Net's: its folds of this dataset are in {folds}, which is read "
+            f"beside dataset.json alone; copy it to {manifest.root} to train and validate on nnU-Net's folds (fold "
+            f"k as nnU-Net's fold k)"
         )
     report.root, report.checked = manifest.root, pairs_checked(manifest, checked)
     return report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Collection
 from pathlib import Path
@@ -243,6 +244,18 @@ def cases_left_out_of_the_split(manifest: Manifest) -> list[str]:
     return sorted((path.name[:-len(file_ending)] for path in labels_folder.iterdir()
                    if path.name.endswith(file_ending) and not path.name.startswith(".")
                    and path.name[:-len(file_ending)] not in taken and file_or_unfetched(path)), key=natural_key)
+
+
+def nnunets_own_folds(manifest: Manifest) -> Path | None:
+    """The splits_final.json that nnU-Net wrote for this dataset in its preprocessed folder
+    (``$nnUNet_preprocessed/Dataset001_Name/``, the environment variable nnU-Net's users set), where none lies beside
+    its dataset.json: split by the seed instead, a run validated on other cases than nnU-Net's fold of that number,
+    which its results are compared with, without a word (hundred-and-fifth session). None where there is none."""
+    preprocessed = os.environ.get("nnUNet_preprocessed")
+    if manifest.source_format != "nnunet" or manifest.split_origin.by == "fold_keys" or not preprocessed:
+        return None
+    folds = Path(preprocessed).expanduser() / manifest.root.name / "splits_final.json"
+    return folds if folds.is_file() and not (manifest.root / "splits_final.json").exists() else None
 
 
 def _channel_files(folder: Path, cases: list[Case], file_ending: str) -> list[tuple[Path, int]]:
