@@ -35,7 +35,8 @@ from nibabel.spatialimages import HeaderDataError
 from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem, other_image_files, resolve, unique_ids
+from .data.formats.paths import (OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve,
+                                 unique_ids)
 from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
@@ -382,7 +383,8 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
             described = ", ".join((f"{case}{separator_of[case]}{names[c]}.nii.gz ({names[c]})" if case in separator_of
                                    else f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else ""))
                                   for c in missing)
-            problems.append(f"case {case_id!r} lacks channel file(s) {described}; add them next to the others")
+            problems.append(f"case {case_id!r} lacks channel file(s) {described}; add them next to the others"
+                            + _in_another_format(next(iter(channels.values()))[0].parent, case, missing))
         cases.append(InputCase(case_id, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
     repeated = [case_id for case_id, count in Counter(c.id for c in cases).items() if count > 1]
     for case_id in repeated:  # e.g. a/scan.nii.gz and a_scan.nii.gz: one output for two cases
@@ -391,6 +393,19 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     if problems:
         raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
     return sorted(cases, key=lambda c: c.id)
+
+
+def _in_another_format(folder: Path, case: str, missing: list[int]) -> str:
+    """The missing channels' files that lie beside the others in a format nnU-Net reads and predict does not
+    (``case_0000.mha`` beside ``case_0001.nii.gz``), with the conversion: "add them next to the others" alone
+    pointed at a file that is there (hundred-and-fifth session). Empty where there is none."""
+    there = [(f"{case}_{channel:04d}{ending}", ending) for channel in missing for ending in OTHER_IMAGE_FORMATS
+             if (folder / f"{case}_{channel:04d}{ending}").is_file()]
+    if not there:
+        return ""
+    names = ", ".join(name for name, _ in there)
+    return (f" ({names} {'is' if len(there) == 1 else 'are'} there, which predict does not read: only NIfTI; "
+            f"convert {'it' if len(there) == 1 else 'them'}, {conversion(there[0][1])})")
 
 
 def _named_channel(stem: str, names: dict[int, str]) -> tuple[str, str, int] | None:

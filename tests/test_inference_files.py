@@ -199,6 +199,18 @@ def test_multi_channel_files_group_by_case_in_channel_order(tmp_path):
         ("a", ["a_0000.nii.gz", "a_0001.nii.gz"]), ("b", ["b_0000.nii.gz", "b_0001.nii.gz"])]
 
 
+def test_a_channel_in_another_format_beside_the_others_is_named_with_its_conversion(tmp_path):
+    """imagesTs holding case_0000.mha beside case_0001.nii.gz (nnU-Net reads both) was told to add case_0000.nii.gz
+    next to the others, the .mha there unsaid."""
+    (tmp_path / "a_0000.mha").write_bytes(b"ObjectType = Image")
+    with pytest.raises(DataError, match=r"case 'a' lacks channel file\(s\) a_0000.nii.gz \(T1\); add them next to the "
+                                        r"others \(a_0000.mha is there, which predict does not read: only NIfTI; "
+                                        r"convert it, e.g. with SimpleITK \(nnU-Net's own reader\): "
+                                        r"SimpleITK.WriteImage\(SimpleITK.ReadImage\('case_0000.mha'\), "
+                                        r"'case_0000.nii.gz'\)\)"):
+        group_cases([tmp_path / "a_0001.nii.gz"], 2, {"0": "T1", "1": "FLAIR"})
+
+
 def test_channel_naming_problems_are_all_reported(tmp_path):
     files = [tmp_path / n for n in ("a_0000.nii.gz", "b_0000.nii.gz", "b_0001.nii.gz", "b_0002.nii.gz", "t1.nii.gz")]
     nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), files[-1])  # 3D: one channel, unnamed
