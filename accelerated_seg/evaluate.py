@@ -506,10 +506,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
 
     scores = _scored_cases(pairs, reorderings, scoring, classes, tolerance_mm, dataset_json, hashed)
     classes = _classes_after_scoring(classes, scores, pairs, scoring, tolerance_mm, setting_names)
-    rows = [{"case": case, "class": c, "name": classes.names[c],
-             **(scores.scored[case][c] if c in scores.scored[case] else _in_neither(case in scores.in_part)),
-             "tolerance_mm": classes.tolerance[c]}
-            for case, _, _ in pairs for c in classes.names]
+    rows = _rows(pairs, classes, scores)
     summary = _summary(pred_dir, label_dir, pairs, unmatched, scoring, classes, scores, reoriented, rows, settings,
                        digests)
     write_evaluation(output_dir, rows, summary, setting_names.output_dir)
@@ -744,6 +741,15 @@ def _classes_after_scoring(classes: _Classes, scores: _Scores, pairs: Sequence[t
     for case, pred_path, label_path in pairs:  # in the order scoring checked them before
         scoring.require_known(*scores.held[case], pred_path, label_path, list(names))
     return _Classes(names, tolerance)
+
+
+def _rows(pairs: Sequence[tuple[str, Path, Path]], classes: _Classes, scores: _Scores) -> list[dict]:
+    """metrics.csv's rows: one per case and class (or region), case by case, with the class's scores in that
+    case, or those of a class in neither of its maps (``_in_neither``: a found class another case holds)."""
+    return [{"case": case, "class": c, "name": classes.names[c],
+             **(scores.scored[case][c] if c in scores.scored[case] else _in_neither(case in scores.in_part)),
+             "tolerance_mm": classes.tolerance[c]}
+            for case, _, _ in pairs for c in classes.names]
 
 
 def _summary(pred_dir: Path, label_dir: Path, pairs: Sequence[tuple[str, Path, Path]], unmatched: Sequence[Path],
