@@ -12,7 +12,7 @@ import _imp
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, exported_models_in
+from .model_folders import ESTIMATOR_NAMES, STEP_DIR, complete_checkpoints, exported_models_in
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,8 @@ class InterruptedFit:
     preempted one may have exported a validation's best_model before the signal)."""
 
     run: Path  # its output_dir, absolute
-    step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes)
+    step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes,
+    # whose newest checkpoint's step checkpoint_step says)
     max_steps: int
     started_from: str | None  # the weights it started from (its init_from), for a resume's repr
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
@@ -31,11 +32,23 @@ class InterruptedFit:
     # the run to start over as if none had been (until the hundred-and-second session)
     newest_at_stop: Path | None = field(default=None, init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "newest_at_stop", self._checkpoint())  # frozen: the dataclass' own way in
+    def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
+        object.__setattr__(self, "newest_at_stop", self._checkpoint())
+
+    @property
+    def checkpoint_step(self) -> int | None:
+        """The step of the newest whole checkpoint as it stopped: the step a resume continues from, which the fit
+        had reached or passed (not the step it stopped after, which a launch's processes say to no one here); None
+        where none was saved."""
+        return int(STEP_DIR.match(self.newest_at_stop.name).group(1)) if self.newest_at_stop is not None else None
 
     def _stopped(self) -> str:
-        after = f" after step {self.step} of {self.max_steps}" if self.step is not None else ""
+        after = ""
+        if self.step is not None:
+            after = f" after step {self.step} of {self.max_steps}"
+        elif self.checkpoint_step is not None:  # a launch's processes, which say their step to no one here: no
+            # step was said of them until the hundred-and-fifth session
+            after = f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
         return f"a fit {self.stopped_by}{after} in {self.run}"
 
     def _checkpoint(self) -> Path | None:

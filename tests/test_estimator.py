@@ -1182,8 +1182,9 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     said = capfd.readouterr().out
     assert re.search(r"interrupted \(Ctrl-C\) after step \d+; the newest whole checkpoint is "
                      rf"{re.escape(str(run / 'checkpoints'))}/step_\d+: call fit\(\.\.\., resume='latest'\)", said), said
-    assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) in {run}; its newest whole "
-                                f"checkpoint is {newest}: call fit(..., resume='latest') again to continue from it>")
+    assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) after step {newest.name[5:]} or later "
+                                f"of 100000 (its newest checkpoint's step) in {run}; its newest whole checkpoint "
+                                f"is {newest}: call fit(..., resume='latest') again to continue from it>")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
 
 
@@ -3601,6 +3602,35 @@ def test_an_estimators_run_whose_checkpoints_were_deleted_after_ctrl_c_is_not_sa
             f"as it stopped was {run / 'checkpoints' / 'step_2'}: deleted since, or replaced by a later fit there), "
             f"so a new fit starts over")
     _says_it_has_no_trained_model(model, gone)
+
+
+def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
+                                                                          ctrl_c_raises):
+    """A launch's processes say their step to no one in the launching process: the estimator said none (a fit
+    interrupted (Ctrl-C) in <run>) until the hundred-and-fifth session. It says the newest whole checkpoint's, as
+    that: the fit had reached it, or passed it. The launch stands in for two processes that saved steps 2 and 4
+    and were stopped (the real one: test_ctrl_c_in_a_fit_of_two_launched_processes_...)."""
+    import accelerated_seg.estimator as estimator
+
+    def launched_and_stopped(cfg, manifest, processes, mixed_precision, out):
+        for step in (2, 4):
+            (out / "checkpoints" / f"step_{step}").mkdir(parents=True)
+        (out / "run_info.json").write_text("{}")
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.delenv("MASTER_PORT", raising=False)
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    monkeypatch.setattr(estimator, "_trained_in_launched_processes", launched_and_stopped)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=9)
+    run = tmp_path / "run"
+    _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 4 or later of 9 (its newest "
+                                         f"checkpoint's step) in {run}; its newest whole checkpoint is "
+                                         f"{run / 'checkpoints' / 'step_4'}: call fit(..., resume='latest') again "
+                                         f"to continue from it")
+    assert model._interrupted.step is None and model._interrupted.checkpoint_step == 4
 
 
 def _open_files() -> list[str]:
