@@ -31,8 +31,12 @@ class InterruptedFit:
     # the newest whole checkpoint as it stopped: one deleted since was said to be "no checkpoint was saved yet",
     # the run to start over as if none had been (until the hundred-and-second session)
     newest_at_stop: Path | None = field(default=None, init=False)
+    # which run_info.json the run had as it stopped: every later fit into the folder writes it anew, and until the
+    # hundred-and-fifth session another estimator's run there was offered as this one's to resume and export
+    run_info_at_stop: tuple[int, int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
+        object.__setattr__(self, "run_info_at_stop", self._run_info())
         object.__setattr__(self, "newest_at_stop", self._checkpoint())
 
     @property
@@ -51,10 +55,24 @@ class InterruptedFit:
             after = f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
         return f"a fit {self.stopped_by}{after} in {self.run}"
 
+    def _run_info(self) -> tuple[int, int] | None:
+        """Which run_info.json the run holds now (its file's inode and time), None where it holds none."""
+        try:
+            written = (self.run / "run_info.json").stat()
+        except OSError:
+            return None
+        return written.st_ino, written.st_mtime_ns
+
+    def _written_over(self) -> bool:
+        """Whether a later fit wrote the folder's run since the stop: another estimator's, into the same
+        output_dir (one that replaced the run with overwrite, or resumed it)."""
+        return self._run_info() != self.run_info_at_stop
+
     def _checkpoint(self) -> Path | None:
-        """The newest whole checkpoint the run holds now (a later fit there may have added or removed some)."""
+        """The newest whole checkpoint the run holds now (a checkpoint pruning or deletion may have removed some);
+        None where a later fit has written the folder since (its checkpoints are that fit's)."""
         saved = complete_checkpoints(self.run / "checkpoints")
-        return saved[-1] if saved else None
+        return saved[-1] if saved and not self._written_over() else None
 
     def _unsaved(self, whose: str, predicting_with: Path | None) -> str:
         """What is left where no checkpoint is: an export of a validation's before any checkpoint, or none; where
@@ -84,6 +102,10 @@ class InterruptedFit:
             # hundredth session's review
             return ("that folder is no longer there (moved or deleted since): where it was moved, "
                     "fit(..., output_dir=<its new place>, resume='latest') continues it")
+        if self._written_over():
+            return (f"a later fit has written that folder since (its run_info.json was written anew: the run replaced "
+                    f"or resumed), so what it holds is not offered as this fit's: fit again, or "
+                    f"{ESTIMATOR_NAMES.resume_again} to continue the folder's run as it is now")
         if (checkpoint := self._checkpoint()) is None:
             return self._unsaved(whose, predicting_with)
         return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"

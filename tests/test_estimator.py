@@ -3604,6 +3604,27 @@ def test_an_estimators_run_whose_checkpoints_were_deleted_after_ctrl_c_is_not_sa
     _says_it_has_no_trained_model(model, gone)
 
 
+@pytest.mark.parametrize("later", ["overwrite", "resume"])
+def test_a_later_fit_of_another_estimator_in_the_stopped_run_is_not_offered_as_its_own(tiny_dataset, tmp_path,
+                                                                                      monkeypatch, ctrl_c_raises,
+                                                                                      later):
+    """Another estimator's fit into the stopped run's folder (replacing the run, or resuming it) wrote checkpoints
+    there, which the stopped estimator's repr and refusals offered as its own to resume and export (until the
+    hundred-and-fifth session): step_4 of a run it never trained."""
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    run = tmp_path / "run"
+    other, _ = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    other.fit(data, steps=4, **({"overwrite": True} if later == "overwrite" else {"resume": "latest"}))
+    written_over = (f"a fit interrupted (Ctrl-C) after step 2 of 4 in {run}; a later fit has written that folder "
+                    f"since (its run_info.json was written anew: the run replaced or resumed), so what it holds is "
+                    f"not offered as this fit's: fit again, or call fit(..., resume='latest') again to continue the "
+                    f"folder's run as it is now")
+    _says_it_has_no_trained_model(model, written_over)
+    with pytest.raises(RuntimeError) as refused:
+        model.evaluate(data)
+    assert str(refused.value).endswith(written_over)  # no export of that run's checkpoint offered
+
+
 def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
                                                                           ctrl_c_raises):
     """A launch's processes say their step to no one in the launching process: the estimator said none (a fit
