@@ -390,6 +390,32 @@ def test_voxels_that_fine_indeed_pass_a_data_spacing_coarser_on_purpose_where_th
         preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))  # a median is chosen by no one
 
 
+@pytest.mark.parametrize("name", ["scan.nii", "scan.nii.gz"])
+def test_the_nibabel_lines_offered_keep_the_voxels_of_an_uncompressed_file_and_its_time_unit(tmp_path, name):
+    """The refusals' two lines (from metres to mm, and the unit declared mm), run as written: on an uncompressed
+    .nii, which nibabel maps rather than reads, they saved the file over its own mapped voxels, 119 of 120 changed
+    (hundred-and-fifth session's probe), and set_xyzt_units('mm') set a 4-D file's time unit to unknown."""
+    import nibabel as nib
+
+    from accelerated_seg.data import spacing
+
+    affine = np.array([[0, -0.002, 0, 1], [0.002, 0, 0, 2], [0, 0, 0.004, 3], [0, 0, 0, 1.0]])
+    voxels = np.arange(240, dtype=np.int16).reshape(6, 5, 4, 2)
+    lines = {"from metres": (spacing.REWRITE_IN_MM.split("nibabel, from metres: ", 1)[1], 1000),
+             "declared mm": (re.search(r"\(nibabel: (.*)\)$", spacing.DECLARE_MM).group(1), 1)}
+    for what, (line, scale) in lines.items():
+        path = tmp_path / what / name
+        path.parent.mkdir()
+        image = nib.Nifti1Image(voxels, affine)
+        image.header.set_xyzt_units("unknown", "sec")
+        nib.save(image, path)
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+        written = nib.load(path)
+        assert np.array_equal(np.asanyarray(written.dataobj), voxels), what
+        assert written.header.get_xyzt_units() == ("mm", "sec"), what
+        assert np.allclose(written.affine, np.diag([scale, scale, scale, 1]) @ affine), what
+
+
 def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):
     """A 2-D-like case of one slice is one voxel along that axis once resampled, whatever thickness its header
     gives: one of 0.01 mm against a data.spacing of 2 mm was refused as a header in metres (hundred-and-fourth
