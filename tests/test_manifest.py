@@ -1379,9 +1379,34 @@ def test_cases_sharing_a_channel_stay_together_and_folds_count_the_distinct_imag
     for seed in range(6):
         validation = ids(from_pairs(pairs, root=tmp_path, validation_fraction=0.5, seed=seed).validation)
         assert validation in (["a_1", "b_1"], ["c_1"])
-    with pytest.raises(DataError, match=re.escape("num_folds=3 but there are only 2 distinct image(s) among 3 "
-                                                  "cases (cases that share an image stay together); use at most 2")):
+    # groups, not images: the five distinct image files were "2 distinct image(s)" (hundred-and-fifth session)
+    with pytest.raises(DataError, match=re.escape("num_folds=3 but there are only 2 group(s) of cases among 3 (cases "
+                                                  "that share an image file are one group and stay on one side of "
+                                                  "the split); use at most 2 folds")):
         from_pairs(pairs, root=tmp_path, num_folds=3)
+
+
+@pytest.mark.parametrize("pairs", [[([f"s{i}.nii.gz", "atlas.nii.gz"], f"l{i}.nii.gz") for i in range(10)],
+                                   [("s.nii.gz", f"s_{rater}.nii.gz") for rater in "abc"]],
+                         ids=["an atlas channel given with every scan", "three raters of one scan"])
+def test_cases_that_all_share_an_image_are_told_to_add_cases_not_to_hold_some_out(tmp_path, pairs):
+    """All the cases one group, which no seeded split cuts: the fraction held nothing out, and train was told to
+    "hold cases out (data.validation_fraction > 0, ...)", a fraction already 0.2, and k-fold to "use at most 1
+    folds", which num_folds refuses (hundred-and-fifth session)."""
+    from accelerated_seg.data.splits import ways_to_validation_cases
+
+    manifest = from_pairs(pairs, root=tmp_path, validation_fraction=0.2)
+    shared = "atlas.nii.gz" if len(pairs) == 10 else "s.nii.gz"
+    assert manifest.validation == [] and len(manifest.training) == len(pairs)
+    assert ways_to_validation_cases(manifest, "data.validation_fraction", "data.num_folds") == (
+        f"add cases: the {len(pairs)} cases share image files ({tmp_path / shared}, ...), and cases that share an "
+        f"image file are one group and stay on one side of the split; a split needs 2 or more cases with images of "
+        f"their own")
+    with pytest.raises(DataError, match=re.escape(f"num_folds=2 but there are only 1 group(s) of cases among "
+                                                  f"{len(pairs)} (cases that share an image file are one group and "
+                                                  f"stay on one side of the split); add cases: folds need 2 or more "
+                                                  f"cases with images of their own")):
+        from_pairs(pairs, root=tmp_path, num_folds=2)
 
 
 @pytest.mark.parametrize(

@@ -90,9 +90,10 @@ class SplitSettings:
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
         groups = _sharing_an_image(cases)  # one case each where every image is distinct: the split of before
         if num_folds > 1:
-            if num_folds > len(groups):
+            if num_folds > len(groups):  # "use at most 1 folds" where there was one, a number num_folds refuses
+                most = f"use at most {len(groups)} folds" if len(groups) > 1 else f"add cases: folds need {_TWO}"
                 raise DataError(f"{self.said('num_folds')}={num_folds} but there are only {_counted(cases, groups)}; "
-                                f"use at most {len(groups)} folds")
+                                f"{most}")
             folds = np.array_split(np.random.default_rng(seed).permutation(len(groups)), num_folds)
             held_out = set(folds[fold].tolist())
             how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})",
@@ -250,6 +251,8 @@ def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> s
     (``SplitOrigin.names``) as its split and warning say them, since the ninety-fifth."""
     # Pairs are told from files by the reader (source_format), not by the split's text. Of pairs, a split given
     # that validates nothing is validation_pairs=[]: their 'fold' keys leave no fold empty (fold_keys_split)
+    if sharing := _all_share_an_image(manifest.training):
+        return sharing
     pairs = {"from_files": "Dataset.from_files", "pairs": "from_pairs"}.get(manifest.source_format)
     listed = f"validation_pairs=[(image, label), ...] to {pairs}"
     origin, said = manifest.split_origin, _split_names(manifest).setting
@@ -322,11 +325,27 @@ def _sharing_an_image(cases: list[Case]) -> list[list[int]]:
 
 
 def _counted(cases: list[Case], groups: list[list[int]]) -> str:
-    """The cases a split can cut, in words: "4 case(s)", or "3 distinct image(s) among 4 cases" where cases share
-    an image and so stay together."""
+    """The cases a split can cut, in words: "4 case(s)", or "3 group(s) of cases among 4" where cases share an
+    image and so stay together. Groups, not images: two cases of one channel file in common are one group of
+    four distinct files, which was said "distinct image(s)" in the hundred-and-fifth session."""
     if len(groups) == len(cases):
         return f"{len(cases)} case(s)"
-    return f"{len(groups)} distinct image(s) among {len(cases)} cases (cases that share an image stay together)"
+    return f"{len(groups)} group(s) of cases among {len(cases)} ({_STAY_TOGETHER})"
+
+
+_STAY_TOGETHER = "cases that share an image file are one group and stay on one side of the split"
+_TWO = "2 or more cases with images of their own"
+
+
+def _all_share_an_image(cases: list[Case]) -> str | None:
+    """The way to validation cases where all of several cases share image files (one scan's raters, a channel such
+    as an atlas given with every scan), else None: they are one group, which no split cuts, and were told to
+    "hold cases out (data.validation_fraction > 0 ...)", a fraction already above 0."""
+    if len(cases) < 2 or len(_sharing_an_image(cases)) > 1:
+        return None
+    shared = Counter(os.path.normpath(path) for case in cases for path in case.images).most_common(1)[0][0]
+    return (f"add cases: the {len(cases)} cases share image files ({shared}, ...), and {_STAY_TOGETHER}; a split "
+            f"needs {_TWO}")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
