@@ -137,6 +137,13 @@ def _closest(name: str, names: list[str]) -> str:
     meant = _OTHER_TOOLS_NAMES.get(name) or (name if name in _API_PLACES else None)
     if meant is None and (near := difflib.get_close_matches(str(name), list(_OTHER_TOOLS_NAMES), n=1, cutoff=0.8)):
         meant = _OTHER_TOOLS_NAMES[near[0]]  # learnin_rate: learning_rate's 'lr', too far in spelling from lr itself
-    return f" (did you mean {_API_PLACES[meant]}?)" if meant and meant not in names else \
-        (f" (did you mean {meant!r}?)" if meant else "")
+    unit = _COUNTED_OTHERWISE.get(name, "")
+    return f" (did you mean {_API_PLACES[meant]}?{unit})" if meant and meant not in names else \
+        (f" (did you mean {meant!r}?{unit})" if meant else "")
+
+
+# Another tool's name whose number counts something else here: MONAI's val_interval counts epochs, val_every optimizer
+# steps, which a config's key was told (config.NAMED_ELSEWHERE) and the keyword, "did you mean 'val_every'?" alone,
+# was not in the hundred-and-fifth session: val_interval=2 given as val_every=2 validated every second step
+_COUNTED_OTHERWISE = {"val_interval": " It counts optimizer steps, where MONAI's val_interval counts epochs"}
 

@@ -3316,12 +3316,17 @@ def test_monai_tutorials_names_are_answered_with_this_apis_own():
     pairs = [("image.nii.gz", "label.nii.gz")]
     for given, meant in (("roi_size", r"Dataset.from_files\(pairs, block_shape=\(X, Y, Z\)\)"),
                          ("pixdim", r"Dataset.from_files\(pairs, spacing=\(X, Y, Z\)\)"),
-                         ("val_interval", "'val_every'"),
                          ("amp", r"Segmentation\(model, precision='bf16'\)"),
                          ("gpus", r"Segmentation\(model, multi_gpu=True\)")):
         with pytest.raises(ConfigError, match=rf"^Segmentation: {given} is not a training or optimizer setting \(did "
                                               rf"you mean {meant}\?\)"):
             Segmentation("unet", **{given: 1})
+    # val_interval counts epochs in MONAI, val_every steps: "did you mean 'val_every'?" alone, until the
+    # hundred-and-fifth session's review, had val_interval=2 validate every second step (a config's key was told)
+    with pytest.raises(ConfigError, match=re.escape("Segmentation: val_interval is not a training or optimizer setting "
+                                                    "(did you mean 'val_every'? It counts optimizer steps, where "
+                                                    "MONAI's val_interval counts epochs)")):
+        Segmentation("unet", val_interval=2)
     with pytest.raises(ConfigError, match=r"^fit: mixed_precision is not a training or optimizer setting \(did you "
                                           r"mean Segmentation\(model, precision='bf16'\)\?\)"):
         Segmentation("unet").fit(Dataset.from_files(pairs, block_shape=16), mixed_precision="bf16")
