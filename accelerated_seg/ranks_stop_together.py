@@ -128,9 +128,20 @@ def met_by_every_rank(name: str, met: bool) -> bool:
     """Inside ``stopping_together``, on any thread: record whether this rank met ``name`` (a case's stage's error
     that every rank meets alike as a rule, and goes on from), and where it did, whether every rank met it too: False
     as soon as one has said it did not, or after ``MET_WAIT_S`` (a rank that passed may be in a collective by then).
-    True in one process or without a process group: there is no one to differ."""
+    True in one process or without a process group: there is no one to differ. Where the store is gone (its host
+    ended: rank 0's process, outside torch elastic), at once what the wait's end gives: no rank is left to say it met
+    it, and the store's own error ("Connection reset by peer") was raised in the case's stage in place of this rank's
+    (until the hundred-and-fifth session)."""
     if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix + "met/")) is None:
         return True
+    try:
+        return _every_rank_met(store, name, met)
+    except Exception:  # noqa: BLE001 - whatever the store raises, as in ``_publish``
+        return not met
+
+
+def _every_rank_met(store, name: str, met: bool) -> bool:
+    """``met_by_every_rank``'s record and wait, in ``store``."""
     import torch.distributed as dist
 
     store.add(f"{name}/{'met' if met else 'passed'}", 1)
@@ -154,19 +165,29 @@ def writes_for_the_line() -> bool:
     Returns whether the write may begin: False once an error is published, since the main process may have counted
     the writers before this one and be saying the line without it. Counted first, then asked, so that one of the two
     sees the other: a write begun after the count went unnamed in the line, said to begin none after (found in the
-    hundredth session's review)."""
-    if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix)) is not None:
+    hundredth session's review).
+
+    True where the store is gone (its host ended): its watcher has given up (``gave_up``) and ends no process, and a
+    refused write waits for that end (predict_stop's ``writing``), for ever; the store's own error ("Connection reset
+    by peer") was raised instead until the hundred-and-fifth session."""
+    if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix)) is None:
+        return True
+    try:
         store.add(WRITERS, 1)
         return not store.check([MESSAGE])
-    return True
+    except Exception:  # noqa: BLE001 - whatever the store raises, as in ``_publish``
+        return True
 
 
 def note_for_the_line(note: str) -> None:
     """Inside ``stopping_together``, on a rank other than the main process, under the lock it yields: keep ``note``
     for the main process's line (``notes``), as predict --split cases keeps each case a process wrote whole. Nothing
-    in one process or without a process group: there is no other rank's line to say it."""
+    in one process or without a process group: there is no other rank's line to say it; nor where the store is gone
+    (its host, the main process that would say it, ended), whose error was raised after the write until the
+    hundred-and-fifth session."""
     if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix + "notes/")) is not None:
-        store.set(str(store.add("count", 1)), note)
+        with contextlib.suppress(Exception):  # whatever the store raises, as in ``_publish``
+            store.set(str(store.add("count", 1)), note)
 
 
 def notes() -> list[str]:

@@ -909,3 +909,28 @@ def test_device_under_a_launch_is_refused_before_the_imports(data, tmp_path, ran
     assert proc.stderr.count("error: ") == int(says) and "Traceback" not in proc.stderr, proc.stderr
     assert message in (tmp_path / "error.json").read_text()
     assert imported == [] and not (tmp_path / "out").exists()
+
+
+def test_another_process_whose_store_is_gone_writes_its_case_by_cases(monkeypatch, tmp_path):
+    """Under split=cases another process's first write asks the store (writes_for_the_line) and notes its case
+    (note_for_the_line): with the store gone (the main process, its host, ended) the case's write raised the
+    store's "Connection reset by peer" (until the hundred-and-fifth session). The case is written and kept, as in
+    one process: a write refused would wait for an end that this process's watcher, given up, never brings."""
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    class StoreGone:
+        def __getattr__(self, name):
+            def fails(*args):
+                raise RuntimeError("Connection reset by peer")
+
+            return fails
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [ranks_stop_together._Watcher("accelerated_seg/test/", str)])
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: StoreGone())
+    whole = WrittenWhole(tmp_path, 1)
+    whole.each_process_writes = True
+    written = []
+    with whole.writing((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
+        written.append("a")
+    assert written == whole.cases == ["a"]

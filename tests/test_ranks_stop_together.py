@@ -224,3 +224,24 @@ def test_a_rank_whose_store_is_gone_raises_its_own_error_not_the_stores(monkeypa
     with pytest.raises(MemoryError, match="out of memory on process 1"):
         with stopping_together((MemoryError,), lambda message: message):
             raise MemoryError("out of memory on process 1")
+
+
+def test_a_rank_whose_store_is_gone_goes_on_without_it(monkeypatch):
+    """A rank other than the main process asks the store in a case's stage (``met_by_every_rank``) and around its
+    writes (``writes_for_the_line``, ``note_for_the_line``): with the store gone, each raised the store's own
+    "Connection reset by peer" in the place of what the rank was doing (until the hundred-and-fifth session). Each
+    now answers at once as with no one left to ask: a met error not known to be met by all (no MET_WAIT_S), a write
+    that may begin (a refused one waits for an end its watcher, given up, never brings), a note kept for no line."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import met_by_every_rank, note_for_the_line, writes_for_the_line
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [_Watcher("accelerated_seg/test/", str)])  # not started
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _StoreGone())
+    started = time.monotonic()
+    assert met_by_every_rank("small_0/1", met=True) is False
+    assert time.monotonic() - started < 1.0
+    assert met_by_every_rank("small_0/2", met=False) is True  # as where the store answers: only recorded
+    assert writes_for_the_line() is True
+    note_for_the_line("small_0")
