@@ -96,6 +96,8 @@ def main() -> None:
             print(name, {k: v for k, v in runs[-1].items() if k != "stderr_tail"}, flush=True)
         results["stops"][name] = {"runs": len(runs), "with_a_traceback": sum(run["traceback"] for run in runs),
                                   "with_resource_sharer": sum(run["resource_sharer"] for run in runs),
+                                  # not in the totals: the sets before the hundred-and-fifth session have no count
+                                  "with_processes_left_2s_on": sum(run["processes_left_2s_on"] for run in runs),
                                   "statuses": sorted({str(run["status"]) for run in runs}), "each": runs}
     summary = {name: {k: v for k, v in stop.items() if k != "each"} for name, stop in results["stops"].items()}
     print(json.dumps(summary, indent=1))
