@@ -40,6 +40,7 @@ def run(args, _) -> int:
         import torch
 
         from .benchmark import benchmark_data, benchmark_infer, write_result
+        from .data.workers import stop_fork_server
         from .results_so_far import OutOfMemory, ResultsSoFar
 
         if args.target == "train":
@@ -103,6 +104,8 @@ def run(args, _) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    finally:  # its loaders' workers are stopped: the server would outlive the command's exit (stop_fork_server)
+        stop_fork_server()
     path = write_result(f"data_{os.cpu_count()}cpu", results, args.output, args.command_line)
     print(json.dumps(results, indent=1))
     print(f"wrote {path}")

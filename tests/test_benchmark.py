@@ -3,6 +3,7 @@ sane, the JSON the command line writes, one clear error for a precision the devi
 assertions: speed goals live in benchmarks/results/, never in tests."""
 
 import json
+import multiprocessing
 import os
 import re
 import shlex
@@ -44,6 +45,30 @@ def test_the_data_benchmark_compares_both_loaders_and_cleans_up(tmp_path, monkey
     assert list(tmp_path.iterdir()) == []  # its own phantoms and cache are removed
     assert "note" not in results  # no workers, nothing made ahead (with 2, --batches under 32 is said)
     assert (results["size_mm"], results["batches_per_block"]) == ([24.0, 24.0, 20.0], 2)
+
+
+def test_the_data_benchmark_stopped_stops_both_loaders_workers_before_its_folder_goes(tmp_path, monkeypatch):
+    """Stopped (an interrupt in the timed blocks), the benchmark left its loaders' workers to the interpreter's
+    exit, after removing the temporary folder they read their table from (until the hundred-and-fifth session).
+    Each loader's workers are now stopped first, while the folder is there (no workers here: the calls are
+    what is checked; stop_workers itself is tested in test_workers.py)."""
+    import accelerated_seg.benchmark as benchmark
+    import accelerated_seg.data.workers as workers
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where its temporary folder goes
+    folder = "accelerated_seg_bench_*"  # its name, as benchmark_data makes it
+    stopped = []
+    monkeypatch.setattr(workers, "stop_workers", lambda loader: stopped.append(bool(list(tmp_path.glob(folder)))))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(benchmark, "_interleaved_rates", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        benchmark_data(cases=2, size_mm=(24.0, 24.0, 20.0), spacing_mm=2.0, patch=8, workers=0, batch=2, batches=2,
+                       samples_per_volume=2, blocks=2)
+    assert stopped == [True, True]  # ours and MONAI's, their folder still there
+    assert list(tmp_path.glob(folder)) == []
 
 
 def test_an_output_where_nothing_may_be_written_is_refused_before_the_measurement(capsys):
@@ -126,6 +151,33 @@ def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_not
     monkeypatch.setattr(benchmark, measure, stopped)
     assert main(["benchmark", target, *args, "--output", str(out)]) == EXIT_INTERRUPTED
     assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
+def test_the_data_benchmark_stopped_ends_its_fork_server_before_it_returns(tmp_path, monkeypatch):
+    """The fork server of the benchmark's loader ended by itself only once the command's process had exited, and
+    ran on a while after it: stopped by Ctrl-C or SIGTERM, a process of the job's was still there 2 s after its
+    exit in 28 runs of 36 (until the hundred-and-fifth session, benchmarks/results/
+    stop_benchmark_data_workers_left_2cpu_*.json). The command now ends it before it returns, its loaders' workers
+    stopped (stop_fork_server); a later loader starts another."""
+    from multiprocessing import forkserver
+
+    import accelerated_seg.benchmark as benchmark
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+    from test_processes import _running
+
+    monkeypatch.setattr(forkserver._forkserver, "_preload_modules", [])  # a quick one: nothing to import
+
+    def stopped_with_its_workers_started(*args, **kwargs):
+        forkserver.ensure_running()
+        started.append(forkserver._forkserver._forkserver_pid)
+        raise KeyboardInterrupt
+
+    started = []
+    monkeypatch.setattr(benchmark, "benchmark_data", stopped_with_its_workers_started)
+    assert main(["benchmark", "data", "--output", str(tmp_path / "data.json")]) == EXIT_INTERRUPTED
+    assert started and not _running(started[0]), f"the fork server {started} outlived the command"
+    assert forkserver._forkserver._forkserver_pid is None  # reaped, and forgotten: a later loader starts another
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes of a session, read from /proc")
