@@ -114,6 +114,23 @@ def test_an_nnunet_v1_task_lists_each_case_by_the_name_its_channel_files_extend(
     assert load_msd(path).training[0].images == (tmp_path / "imagesTr" / "a.nii.gz",)
 
 
+def test_an_nnunet_v1_task_whose_first_entry_is_a_typo_is_read_as_v1_and_the_typo_alone_not_found(tmp_path):
+    """The first entry decided alone: a typo there (no listed file, no _0000 file) sent every case of a v1 task back
+    to "file not found" by its listed name, though their _0000 files were there (hundred-and-fifth session)."""
+    for case in ("a", "b", "c"):
+        save_volume(tmp_path / "imagesTr" / f"{case}_0000.nii.gz")
+        save_volume(tmp_path / "labelsTr" / f"{case}.nii.gz")
+    entries = [{"image": f"./imagesTr/{case}.nii.gz", "label": f"./labelsTr/{case}.nii.gz"} for case in ("x", "b", "c")]
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "modality": {"0": "MRI"}, "training": entries,
+                                         "validation": []})
+    manifest = load_msd(path)
+
+    assert [case.images for case in manifest.training] == [(tmp_path / "imagesTr" / f"{case}_0000.nii.gz",)
+                                                           for case in ("x", "b", "c")]
+    errors = check_manifest(manifest).errors
+    assert len(errors) == 2 and all(error.startswith("x (") and "file not found" in error for error in errors)
+
+
 def test_channels_default_to_one_image_channel(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2), "validation": []})
     assert load_msd(path).channels == {0: "image"}

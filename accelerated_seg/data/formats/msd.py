@@ -217,14 +217,20 @@ def lists_nnunet_v1_names(entries: Any, root: Path) -> bool:
     """Whether the list is an nnU-Net v1 task's (``nnUNet_raw_data/Task004_Hippocampus``, a Decathlon task
     after nnU-Net v1's conversion): it names each case's image ``./imagesTr/<case>.nii.gz``, where the files
     are one per channel, ``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ..., as nnU-Net v1 reads them.
-    Decided by the first entry, as a v1 list names every case so: its listed image absent, the file of its
-    channel 0 there. Until the hundred-and-fifth session every listed image was "file not found"."""
-    first = entries[0] if isinstance(entries, list) and entries else None
-    image = first.get("image") if isinstance(first, dict) else None
-    if not isinstance(image, str) or is_blank(image) or folder_named(image) or nifti_stem(image) is None:
-        return False
-    listed = resolve(image, root)
-    return not listed.exists() and not listed.is_symlink() and file_or_unfetched(channel_file(listed, 0))
+    Decided by the first entry whose listed image or channel-0 file is there, as a v1 list names every case so:
+    its listed image absent, the file of its channel 0 there. An entry with neither (a typo) decides nothing: the
+    first entry's sent every case of a v1 task back to "file not found" (hundred-and-fifth session). Until then
+    every listed image was "file not found"."""
+    for entry in entries if isinstance(entries, list) else []:
+        image = entry.get("image") if isinstance(entry, dict) else None
+        if not isinstance(image, str) or is_blank(image) or folder_named(image) or nifti_stem(image) is None:
+            return False
+        listed = resolve(image, root)
+        if listed.exists() or listed.is_symlink():
+            return False
+        if file_or_unfetched(channel_file(listed, 0)):
+            return True
+    return False
 
 
 def channel_file(image: Path, channel: int) -> Path:
