@@ -405,7 +405,7 @@ def _in_another_format(folder: Path, case: str, missing: list[int]) -> str:
         return ""
     names = ", ".join(name for name, _ in there)
     return (f" ({names} {'is' if len(there) == 1 else 'are'} there, which predict does not read: only NIfTI; "
-            f"convert {'it' if len(there) == 1 else 'them'}, {conversion(there[0][1])})")
+            f"convert {'it' if len(there) == 1 else 'them'}, {conversion(*there[0])})")
 
 
 def _named_channel(stem: str, names: dict[int, str]) -> tuple[str, str, int] | None:

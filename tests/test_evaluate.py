@@ -1541,8 +1541,8 @@ def test_reference_label_maps_of_another_format_are_named_with_their_conversion(
     assert main(["evaluate", str(pred_dir), str(tmp_path / "labelsTs")]) == 2
     assert (f"{tmp_path / 'labelsTs'}: no .nii/.nii.gz label file, but 2 .mha file(s) (a.mha, b.mha), which are not "
             f"read: only NIfTI is; convert them to NIfTI, e.g. with SimpleITK (nnU-Net's own reader): "
-            f"SimpleITK.WriteImage(SimpleITK.ReadImage('case_0000.mha'), 'case_0000.nii.gz')"
-            ) in capsys.readouterr().err
+            f"SimpleITK.WriteImage(SimpleITK.ReadImage('a.mha'), 'a.nii.gz')"
+            ) in capsys.readouterr().err  # named as a label map is, without _0000 (case_0000.nii.gz until reviewed)
 
 
 def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypatch, capsys):

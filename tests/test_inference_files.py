@@ -206,9 +206,20 @@ def test_a_channel_in_another_format_beside_the_others_is_named_with_its_convers
     with pytest.raises(DataError, match=r"case 'a' lacks channel file\(s\) a_0000.nii.gz \(T1\); add them next to the "
                                         r"others \(a_0000.mha is there, which predict does not read: only NIfTI; "
                                         r"convert it, e.g. with SimpleITK \(nnU-Net's own reader\): "
-                                        r"SimpleITK.WriteImage\(SimpleITK.ReadImage\('case_0000.mha'\), "
-                                        r"'case_0000.nii.gz'\)\)"):
+                                        r"SimpleITK.WriteImage\(SimpleITK.ReadImage\('a_0000.mha'\), "
+                                        r"'a_0000.nii.gz'\)\)"):
         group_cases([tmp_path / "a_0001.nii.gz"], 2, {"0": "T1", "1": "FLAIR"})
+
+
+def test_a_folder_of_dicom_slices_is_told_dcm2niix_not_a_conversion_of_one_slice(tmp_path):
+    """A DICOM file is one slice of a series: the SimpleITK line offered for it, ReadImage('case_0000.dcm'),
+    wrote one slice as the case (hundred-and-fifth session's review)."""
+    for index in range(3):
+        (tmp_path / f"IM{index:04d}.dcm").write_bytes(b"DICM")
+    with pytest.raises(DataError, match=r"3 .dcm file\(s\) \(IM0000.dcm, IM0001.dcm, IM0002.dcm\), which are not read: "
+                                        r"only NIfTI is; convert them to NIfTI, e.g. with dcm2niix, which reads a "
+                                        r"DICOM series, one file per slice, as one volume: dcm2niix -z y <folder>$"):
+        expand_inputs([str(tmp_path)])
 
 
 def test_channel_naming_problems_are_all_reported(tmp_path):

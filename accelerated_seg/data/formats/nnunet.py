@@ -112,9 +112,10 @@ def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
     (``.NII.GZ``, as scanners' exports and Windows tools write it, is NIfTI to nibabel)."""
     file_ending = content.get("file_ending", ".nii.gz")
     if not isinstance(file_ending, str) or file_ending.lower() not in NIFTI_SUFFIXES:
+        how = conversion(f"case_0000{file_ending}", str(file_ending))
         raise DataError(
             f'{json_path}: "file_ending" is {file_ending!r}; only NIfTI (".nii.gz", ".nii") is read here: convert '
-            f'the images and labels to NIfTI, {conversion(str(file_ending))}, and set "file_ending": ".nii.gz"'
+            f'the images and labels to NIfTI, {how}, and set "file_ending": ".nii.gz"'
         )
     return file_ending
 

@@ -58,10 +58,17 @@ OTHER_IMAGE_FORMATS = (".mha", ".mhd", ".nrrd", ".nhdr", ".gipl", ".gipl.gz", ".
                        ".dcm")
 
 
-def conversion(ending: str) -> str:
-    """How to convert a file of ``ending`` (``.mha``) to NIfTI, said by each refusal of one."""
-    return (f"e.g. with SimpleITK (nnU-Net's own reader): SimpleITK.WriteImage(SimpleITK.ReadImage("
-            f"'case_0000{ending}'), 'case_0000.nii.gz')")
+def conversion(name: str, ending: str) -> str:
+    """How to convert the file ``name`` of ``ending`` (``a_0000.mha``, ``.mha``) to NIfTI, said by each refusal of
+    one. Written to the NIfTI file of its own name, whose ``_0000`` (an nnU-Net channel) or none (a label map) pairs
+    it as before: a label map ``a.mha`` was told to write ``case_0000.nii.gz``, named as no case's label is. A DICOM
+    file is one slice of a series, which dcm2niix reads into one volume: SimpleITK.ReadImage of it wrote one slice
+    (hundred-and-fifth session)."""
+    if ending.lower() == ".dcm":
+        return ("e.g. with dcm2niix, which reads a DICOM series, one file per slice, as one volume: "
+                "dcm2niix -z y <folder>")
+    nifti = f"{name[:-len(ending)] or 'case'}.nii.gz"
+    return f"e.g. with SimpleITK (nnU-Net's own reader): SimpleITK.WriteImage(SimpleITK.ReadImage({name!r}), {nifti!r})"
 
 
 def other_image_files(folder: Path) -> str | None:
@@ -72,10 +79,15 @@ def other_image_files(folder: Path) -> str | None:
                     and path.name.lower().endswith(OTHER_IMAGE_FORMATS) and path.is_file())
     if not others:
         return None
-    endings = sorted({ending for name in others for ending in OTHER_IMAGE_FORMATS if name.lower().endswith(ending)})
+    endings = sorted({other_ending(name) for name in others})
     shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
     return (f", but {len(others)} {' and '.join(endings)} file(s) ({shown}), which are not read: only NIfTI is; "
-            f"convert them to NIfTI, {conversion(endings[0])}")
+            f"convert them to NIfTI, {conversion(others[0], other_ending(others[0]))}")
+
+
+def other_ending(name: str) -> str:
+    """The ending of :data:`OTHER_IMAGE_FORMATS` that ``name`` has, as written there (``.gipl.gz`` over ``.gz``)."""
+    return max((ending for ending in OTHER_IMAGE_FORMATS if name.lower().endswith(ending)), key=len)
 
 
 def is_gzipped(path: str | Path) -> bool:
