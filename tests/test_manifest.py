@@ -764,9 +764,25 @@ def test_nnunets_folds_in_its_preprocessed_folder_are_named_where_none_lies_besi
     assert about_folds() == [
         f"the split is fraction 0.2 (seed 0), not nnU-Net's: its folds of this dataset are in {folds}, which is read "
         f"beside dataset.json alone; copy it to {root} to train and validate on nnU-Net's folds (fold k as "
-        f"nnU-Net's fold k)"]
+        f"nnU-Net's fold k), or, to keep this split on purpose, set nnUNet_preprocessed empty for the run "
+        f"(nnUNet_preprocessed= accelerated-seg train ...)"]
+    monkeypatch.setenv("nnUNet_preprocessed", "")  # the way it names: this split on purpose, said no more
+    assert about_folds() == []
+    monkeypatch.setenv("nnUNet_preprocessed", str(tmp_path / "preprocessed"))
     write_splits(root, SPLITS)
     assert about_folds() == []
+
+
+def test_nnunets_folds_elsewhere_are_not_warned_of_where_no_case_is_validated_on(tmp_path, monkeypatch):
+    """Every case trained on (validation_fraction 0, nnU-Net's fold 'all') validates on no fold to compare with
+    nnU-Net's: it was warned of every run, with no way to say so (hundred-and-fifth session's review)."""
+    root = write_nnunet(tmp_path / "raw" / "Dataset001_Tiny")
+    write_splits(tmp_path / "preprocessed" / "Dataset001_Tiny", SPLITS)
+    monkeypatch.setenv("nnUNet_preprocessed", str(tmp_path / "preprocessed"))
+    manifest = load_nnunet(root, validation_fraction=0)
+
+    assert manifest.validation == []
+    assert not [warning for warning in check_manifest(manifest).warnings if "nnU-Net's folds" in warning]
 
 
 def test_nnunet_splits_final_naming_unknown_cases(tmp_path):

@@ -119,7 +119,8 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         report.warnings.append(
             f"the split is {manifest.split}, not nnU-Net's: its folds of this dataset are in {folds}, which is read "
             f"beside dataset.json alone; copy it to {manifest.root} to train and validate on nnU-Net's folds (fold "
-            f"k as nnU-Net's fold k)"
+            f"k as nnU-Net's fold k), or, to keep this split on purpose, set nnUNet_preprocessed empty for the run "
+            f"(nnUNet_preprocessed= accelerated-seg train ...)"
         )
     report.root, report.checked = manifest.root, pairs_checked(manifest, checked)
     return report

@@ -251,9 +251,12 @@ def nnunets_own_folds(manifest: Manifest) -> Path | None:
     """The splits_final.json that nnU-Net wrote for this dataset in its preprocessed folder
     (``$nnUNet_preprocessed/Dataset001_Name/``, the environment variable nnU-Net's users set), where none lies beside
     its dataset.json: split by the seed instead, a run validated on other cases than nnU-Net's fold of that number,
-    which its results are compared with, without a word (hundred-and-fifth session). None where there is none."""
+    which its results are compared with, without a word (hundred-and-fifth session). None where there is none, where
+    no case is validated on (every case trained on: no fold to compare), or where ``nnUNet_preprocessed`` is set
+    empty, the way the warning names to keep the seeded split on purpose."""
     preprocessed = os.environ.get("nnUNet_preprocessed")
-    if manifest.source_format != "nnunet" or manifest.split_origin.by == "fold_keys" or not preprocessed:
+    if manifest.source_format != "nnunet" or manifest.split_origin.by == "fold_keys" or not preprocessed \
+            or not manifest.validation:
         return None
     folds = Path(preprocessed).expanduser() / manifest.root.name / "splits_final.json"
     return folds if folds.is_file() and not (manifest.root / "splits_final.json").exists() else None
