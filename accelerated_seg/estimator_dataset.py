@@ -18,6 +18,7 @@ import numpy as np
 from .checkpoint_files import resolve_resume
 from .config import Config, ConfigError, DataConfig, OptimConfig, TrainConfig, is_whole_number
 from .data.cache import PreprocessedCache
+from .data.cases import Case
 from .data.errors import DataError
 from .data.formats.pairs import malformed_entry
 from .data.labels import IGNORE_NAME, MAX_CLASSES, labels_declaration
@@ -349,23 +350,42 @@ def _differing_fields(ours, theirs) -> list[str]:
     return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
-def _four_d_files_of(manifest: Manifest, channels: int) -> bool:
-    """Whether each case's one image file holds ``channels`` channels along a fourth axis, (x, y, z, C), as the
-    Decathlon's BrainTumour and Prostate files do, which a dataset.json's "modality" declares (formats.msd): told
-    by the first case's header; the pre-flight checks read every file's. ``channel_names`` of that many names then
-    declare them, as "modality" does: until the hundred-and-fifth session they were refused as more names than
-    channels, and load_cases' recipe for from_files (its refusal of a dataset's path) failed on such a dataset."""
-    first = next(iter([*manifest.training, *manifest.validation]), None)
-    if first is None or len(first.images) != 1 or channels < 2 or not first.images[0].is_file():
-        return False
+def _volumes_of_the_first_file(manifest: Manifest) -> int | None:
+    """How many volumes the first case's one image file holds, from its header: C of an (x, y, z, C) file, as the
+    Decathlon's BrainTumour and Prostate keep their channels, which a dataset.json's "modality" declares
+    (formats.msd); 1 of a 3D file. None where the first case has several files or none that reads: the pre-flight
+    checks read every file's, and name an unreadable one with the way on. ``channel_names`` of C names declare the
+    channels of such files, as "modality" does: until the hundred-and-fifth session they were refused as more names
+    than channels, and load_cases' recipe for from_files (its refusal of a dataset's path) failed on such a
+    dataset."""
+    first = _first_case(manifest)
+    if first is None or len(first.images) != 1 or not first.images[0].is_file():
+        return None
     import nibabel  # the header alone: the voxels are read by the pre-flight checks
 
     from .data.volume_opening import volumes_in
 
     try:
-        return volumes_in(nibabel.load(first.images[0]).shape) == channels
+        return volumes_in(nibabel.load(first.images[0]).shape)
     except Exception:  # an unreadable file is the checks' to name, with the file and the way on
-        return False
+        return None
+
+
+def _first_case(manifest: Manifest) -> Case | None:
+    """The case whose image file the channel_names are judged by: the first training case, else validation's."""
+    return next(iter([*manifest.training, *manifest.validation]), None)
+
+
+def _channel_names_refused(channel_names: tuple, manifest: Manifest, volumes: int | None, where: str) -> ConfigError:
+    """The refusal of ``channel_names`` of another number than the cases' channels, saying what the first case's
+    file holds where it is one file, which the names are judged by: "each case has 1 image channel(s)" alone was
+    said of a case of (x, y, z, 2) files given 3 names, or of a 3D first case among 4D ones (hundred-and-fifth
+    session's review)."""
+    held = "" if volumes is None else (f": one file, whose first ({_first_case(manifest).images[0]}, judged by its "
+                                       "header) " + ("is 3D" if volumes == 1 else
+                                                     f"holds {volumes} volumes (x, y, z, {volumes})"))
+    return ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), but "
+                       f"each case has {manifest.num_channels} image channel(s){held}: name each, in the pairs' order")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
@@ -423,10 +443,8 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                           seed=data.split_seed, binarize=data.binarize, where=where, names=ESTIMATOR_NAMES)
     manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
     if channel_names is not None and len(channel_names) != manifest.num_channels \
-            and not _four_d_files_of(manifest, len(channel_names)):
-        raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
-                          f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
-                          f"order")
+            and (volumes := _volumes_of_the_first_file(manifest)) != len(channel_names):
+        raise _channel_names_refused(channel_names, manifest, volumes, where)
     # Set here rather than declared to from_pairs, whose binarize names the classes background/foreground.
     if class_names is not None:
         manifest = dataclasses.replace(manifest, labels=dict(enumerate(class_names)))

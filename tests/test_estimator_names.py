@@ -227,9 +227,17 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
     data = Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w"], **settings).batch(2)
     assert data.manifest.channels == {0: "FLAIR", 1: "T1w"}
     assert tuple(next(iter(data.loader()))["image"].shape) == (2, 2, 16, 16, 16)
+    # told what the first case's file holds, which the names are judged by: "each case has 1 image channel(s)"
+    # alone said nothing of its 2 volumes (hundred-and-fifth session's review)
     with pytest.raises(ConfigError, match=r"channel_names gives 3 name\(s\) \(FLAIR, T1w, T2w\), but each case has 1 "
-                                          r"image channel\(s\)"):
+                                          r"image channel\(s\): one file, whose first \(.*case_0.nii.gz, judged by its "
+                                          r"header\) holds 2 volumes \(x, y, z, 2\): name each"):
         Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w", "T2w"], **settings)
+    nib.save(nib.Nifti1Image(np.zeros((12, 12, 12), np.float32), np.eye(4)), tmp_path / "case_3d.nii.gz")
+    first_3d = [(str(tmp_path / "case_3d.nii.gz"), pairs[0][1]), *pairs[1:2]]  # judged by a 3D first case
+    with pytest.raises(ConfigError, match=r"but each case has 1 image channel\(s\): one file, whose first "
+                                          r"\(.*case_3d.nii.gz, judged by its header\) is 3D: name each"):
+        Dataset.from_files(first_3d, channel_names=["FLAIR", "T1w"], **settings)
     with pytest.raises(DataError, match=r"declares one channel: declare its channels in an MSD dataset.json's "
                                         r"'modality' \(the Decathlon's own 4D files are read so\) or "
                                         r"Dataset.from_files' channel_names, or split it"):
