@@ -211,15 +211,25 @@ def test_a_channel_in_another_format_beside_the_others_is_named_with_its_convers
         group_cases([tmp_path / "a_0001.nii.gz"], 2, {"0": "T1", "1": "FLAIR"})
 
 
-def test_a_folder_of_dicom_slices_is_told_dcm2niix_not_a_conversion_of_one_slice(tmp_path):
-    """A DICOM file is one slice of a series: the SimpleITK line offered for it, ReadImage('case_0000.dcm'),
-    wrote one slice as the case (hundred-and-fifth session's review)."""
-    for index in range(3):
-        (tmp_path / f"IM{index:04d}.dcm").write_bytes(b"DICM")
-    with pytest.raises(DataError, match=r"3 .dcm file\(s\) \(IM0000.dcm, IM0001.dcm, IM0002.dcm\), which are not read: "
-                                        r"only NIfTI is; convert them to NIfTI, e.g. with dcm2niix, which reads a "
-                                        r"DICOM series, one file per slice, as one volume: dcm2niix -z y <folder>$"):
+@pytest.mark.parametrize("names, conversion", [
+    # A DICOM file is one slice of a series: ReadImage('case_0000.dcm') wrote one slice as the case
+    (["IM0000.dcm", "IM0001.dcm"], "e.g. with dcm2niix, which reads a DICOM series, one file per slice, as one "
+                                   "volume: dcm2niix -z y <folder>"),
+    # A TIFF holds no voxel spacing (nnU-Net reads it from the .json beside it): written as 1 mm voxels
+    (["a_0000.tif"], "e.g. with SimpleITK (nnU-Net's own reader): image = SimpleITK.ReadImage('a_0000.tif'); "
+                     "image.SetSpacing((x, y, z)); SimpleITK.WriteImage(image, 'a_0000.nii.gz'), with the voxel size "
+                     "in mm, which a .tif file does not hold (nnU-Net reads it from the .json beside it)"),
+])
+def test_a_folder_of_dicom_slices_or_tiffs_is_told_a_conversion_that_keeps_the_volume_and_its_spacing(
+        tmp_path, names, conversion):
+    """The SimpleITK line of one file lost the volume of DICOM slices and the spacing of TIFFs (hundred-and-fifth
+    session's review)."""
+    for name in names:
+        (tmp_path / name).write_bytes(b"DICM")
+    with pytest.raises(DataError) as refused:
         expand_inputs([str(tmp_path)])
+    assert str(refused.value).endswith(f"({', '.join(names)}), which are not read: only NIfTI is; convert them to "
+                                       f"NIfTI, {conversion}")
 
 
 def test_channel_naming_problems_are_all_reported(tmp_path):

@@ -56,18 +56,25 @@ def nifti_stem(path: str | Path) -> str | None:
 # folder of scans in one of them (Grand Challenge's .mha) is converted to NIfTI first
 OTHER_IMAGE_FORMATS = (".mha", ".mhd", ".nrrd", ".nhdr", ".gipl", ".gipl.gz", ".tif", ".tiff", ".png", ".bmp",
                        ".dcm")
+# Those of them that hold no voxel spacing, which SimpleITK then writes as 1 mm (hundred-and-fifth session's review)
+WITHOUT_SPACING = (".tif", ".tiff", ".png", ".bmp")
 
 
 def conversion(name: str, ending: str) -> str:
     """How to convert the file ``name`` of ``ending`` (``a_0000.mha``, ``.mha``) to NIfTI, said by each refusal of
     one. Written to the NIfTI file of its own name, whose ``_0000`` (an nnU-Net channel) or none (a label map) pairs
     it as before: a label map ``a.mha`` was told to write ``case_0000.nii.gz``, named as no case's label is. A DICOM
-    file is one slice of a series, which dcm2niix reads into one volume: SimpleITK.ReadImage of it wrote one slice
-    (hundred-and-fifth session)."""
+    file is one slice of a series, which dcm2niix reads into one volume: SimpleITK.ReadImage of it wrote one slice;
+    a TIFF, PNG or BMP file holds no spacing, written as 1 mm voxels unless set (hundred-and-fifth session)."""
     if ending.lower() == ".dcm":
         return ("e.g. with dcm2niix, which reads a DICOM series, one file per slice, as one volume: "
                 "dcm2niix -z y <folder>")
     nifti = f"{name[:-len(ending)] or 'case'}.nii.gz"
+    if ending.lower() in WITHOUT_SPACING:  # written as 1 mm voxels unless set: the geometry lost
+        nnunets = " (nnU-Net reads it from the .json beside it)" if ending.lower() in (".tif", ".tiff") else ""
+        return (f"e.g. with SimpleITK (nnU-Net's own reader): image = SimpleITK.ReadImage({name!r}); "
+                f"image.SetSpacing((x, y, z)); SimpleITK.WriteImage(image, {nifti!r}), with the voxel size in mm, "
+                f"which a {ending} file does not hold{nnunets}")
     return f"e.g. with SimpleITK (nnU-Net's own reader): SimpleITK.WriteImage(SimpleITK.ReadImage({name!r}), {nifti!r})"
 
 
