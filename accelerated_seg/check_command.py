@@ -51,9 +51,11 @@ def run(args, _) -> int:
     if not unwritten_phantoms and (refused := _before_the_imports(args, data)) is not None:
         print(f"error: {refused[0]}", file=sys.stderr)
         return refused[1]
-    warnings_of_the_network = []  # of the experiment's network, as training warns before it writes anything
+    warnings_of_the_network = []  # of the experiment's network and rate, as training warns before it writes anything
     if args.config is not None:  # the experiment's network and patch, which training refuses before the data
+        from .model_folders import Names
         from .models import check_model_settings, network_warnings
+        from .schedule import zero_lr_warning
 
         try:
             spec = check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
@@ -61,6 +63,10 @@ def run(args, _) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         warnings_of_the_network = network_warnings(spec, cfg.model.args)
+        # optim.lr=0, which training warns of when it starts (it trains nothing): check did not say it until
+        # the hundred-and-fifth session
+        if warning := zero_lr_warning(cfg.optim, Names()):
+            warnings_of_the_network.append(warning.removeprefix("warning: "))
     if unwritten_phantoms:
         # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
         # clone's user looking for a file they were never meant to make (sixty-eighth session)

@@ -973,6 +973,23 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_checks_the_network_
     assert "data.regions" in capsys.readouterr().err
 
 
+def test_the_check_command_warns_of_a_zero_learning_rate_as_training_does_when_it_starts(tmp_path, capsys):
+    """optim.lr=0 trains nothing, which training warns of as it starts (schedule.zero_lr_warning); check
+    --config said nothing of it (a review of the hundred-and-fifth session)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import OptimConfig
+    from accelerated_seg.model_folders import Names
+    from accelerated_seg.schedule import zero_lr_warning
+
+    config = tmp_path / "demo.yaml"
+    for lr, said in ((0.0, zero_lr_warning(OptimConfig(lr=0.0), Names())), (1e-4, None)):
+        config.write_text(f"data:\n  dataset: synthetic\n  patch_size: [32, 32, 32]\n"
+                          f"train:\n  output_dir: {tmp_path / 'run'}\noptim:\n  lr: {lr}\n")
+        assert main(["check", "--config", str(config)]) == 0
+        out = capsys.readouterr().out
+        assert (said in out) if said else ("optim.lr" not in out), lr
+
+
 def test_check_of_the_synthetic_dataset_before_it_is_written_refuses_data_labels_as_training_does(tmp_path, capsys):
     """The phantoms' dataset.json declares their classes, so training refuses data.labels (or check's
     --labels) beside data.dataset: synthetic; check said the phantoms "pass these checks by
