@@ -632,6 +632,30 @@ def test_nnunet_num_training_must_match_labels(tmp_path):
         load_nnunet(root)
 
 
+def test_nnunet_num_training_that_is_no_whole_number_is_refused_naming_the_file_key_and_value(tmp_path):
+    """A numTraining of "3", a list or true was passed over without a word, where an int was compared with
+    the label files (hundred-and-fifth session). nnU-Net compares it by ==, so 3.0 counts as 3 there and here."""
+    whole = load_nnunet(write_nnunet(tmp_path / "float", numTraining=3.0))
+    assert len(whole.training + whole.validation) == 3
+    with pytest.raises(DataError, match="numTraining is 5 but"):
+        load_nnunet(write_nnunet(tmp_path / "five", numTraining=5.0))
+    for name, value, said in (("string", "3", '"3"'), ("list", [3], "[3]"), ("true", True, "true"),
+                              ("fraction", 2.5, "2.5"), ("null", None, "null")):
+        root = write_nnunet(tmp_path / name, numTraining=value)
+        with pytest.raises(DataError) as refused:
+            load_nnunet(root)
+        assert str(refused.value) == (
+            f'{root / "dataset.json"}: "numTraining" is {said}, not a whole number: nnU-Net compares it with the '
+            f'training cases it finds; write their count without quotes ("numTraining": 3 for the label files in '
+            f"{root / 'labelsTr'}), or leave it out"), name
+    root = write_nnunet(tmp_path / "absent")
+    content = json.loads((root / "dataset.json").read_text())
+    del content["numTraining"]
+    (root / "dataset.json").write_text(json.dumps(content))
+    absent = load_nnunet(root)
+    assert len(absent.training + absent.validation) == 3  # no count: nothing to compare
+
+
 def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with_the_way_on(tmp_path):
     """Upper-case endings (or .nii beside ".nii.gz") read as "no label files" or as files gone missing,
     without naming the files there (seventy-fifth session's probe)."""

@@ -81,8 +81,8 @@ def load_nnunet(
     file_ending = _nnunet_file_ending(content, json_path)
 
     cases = _nnunet_cases(root, channels, file_ending, json_path)
-    declared_count = content.get("numTraining")
-    if isinstance(declared_count, int) and declared_count != len(cases):
+    declared_count = _declared_count(content, json_path, len(cases))
+    if declared_count is not None and declared_count != len(cases):
         # Files of another ending explain labels missing from the count, never a count too low; a
         # stray copy of a case that is read (case_a.nii beside case_a.nii.gz) explains nothing.
         others = _other_endings(root / "labelsTr", file_ending, {case.id for case in cases}) \
@@ -105,6 +105,23 @@ def load_nnunet(
         ignore_value=ignore_value, source_file=json_path,
         file_ending=file_ending if "file_ending" in content else None,
     )
+
+
+def _declared_count(content: dict[str, Any], json_path: Path, found: int) -> int | None:
+    """dataset.json's ``numTraining`` as a count, None where it has none. nnU-Net compares it with the cases
+    found by ``==``, so a whole number written 5.0 counts as 5 there and here; a string ("5"), a list, true or a
+    fraction fail its check. Until the hundred-and-fifth session any of them was passed over without a word,
+    where an int was compared. ``found``: the label files read, the count the refusal offers."""
+    if "numTraining" not in content:
+        return None
+    count = content["numTraining"]
+    if isinstance(count, float) and count.is_integer():
+        return int(count)
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise DataError(f'{json_path}: "numTraining" is {json.dumps(count)}, not a whole number: nnU-Net compares '
+                        f'it with the training cases it finds; write their count without quotes ("numTraining": '
+                        f"{found} for the label files in {json_path.parent / 'labelsTr'}), or leave it out")
+    return count
 
 
 def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
