@@ -25,7 +25,7 @@ from typing import Sequence
 import torch
 
 from .config import ConfigError
-from .data.preprocess_settings import code_version_difference
+from .data.preprocess_settings import SPACING_SET_KEY, code_version_difference, spacing_was_set
 from .exported_model import load_exported
 from .inference_files import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
@@ -37,8 +37,12 @@ from .own_warnings import AcceleratedSegWarning
 # activation follows from "regions", which is compared): an earlier member lacks them. The file ending names
 # the label maps alone: the first member's is taken, said where they differ (``_warn_of_other_file_endings``); a
 # member exported before the ninety-seventh session lacks it.
+# spacing_set (whether data.spacing set the spacing or a median did) changes no voxel either: the ensemble takes a
+# header's mm at its word for voxels far finer than the spacing only where every member's was set (as training
+# would for each), and a member exported before the hundred-and-fifth session lacks it.
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
-               "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending")
+               "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending",
+               SPACING_SET_KEY)
 
 
 class ModelEnsemble(torch.nn.Module):
@@ -102,7 +106,9 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
             raise ConfigError(
                 f"{folder} cannot join {folders[0]} in an ensemble: {'; '.join(differences)}. Members share one "
                 f"preprocessing and sliding window, so they must be trained on the same settings{spacing}")
-    return ModelEnsemble([model for model, _ in loaded]).eval(), {**first, "ensemble": [str(f) for f in folders]}
+    spacing_set = all(spacing_was_set(config) for _, config in loaded)
+    return (ModelEnsemble([model for model, _ in loaded]).eval(),
+            {**first, SPACING_SET_KEY: spacing_set, "ensemble": [str(f) for f in folders]})
 
 
 def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:

@@ -26,6 +26,7 @@ from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
+from .data.preprocess_settings import SPACING_SET_KEY
 from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
@@ -340,6 +341,9 @@ def export_value_errors(config: dict) -> list[str]:
     if not (isinstance(ending, str) and ending.lower() in NIFTI_SUFFIXES):  # predict names the label maps with it
         errors.append(f"file_ending {ending!r} is not a NIfTI ending ({', '.join(NIFTI_SUFFIXES)}), which the label "
                       f"maps are named with")
+    if not isinstance(config.get(SPACING_SET_KEY, True), bool):  # predict judges a scan's far finer voxels by it
+        errors.append(f"{SPACING_SET_KEY} {config[SPACING_SET_KEY]!r} is not true or false (whether data.spacing set "
+                      f"the spacing, or the training cases' median)")
     settings = config.get("preprocessing")
     if settings is None:  # an export from before preprocessing was recorded: only its spacing is read
         if config.get("spacing") is not None and not positive_sizes(config["spacing"]):

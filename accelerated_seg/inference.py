@@ -50,7 +50,7 @@ from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
-from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
+from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings, spacing_was_set
 from .data.spacing import DECLARE_MM, declared_in_mm, far_finer, far_finer_words
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
@@ -357,6 +357,27 @@ class PreparedCase:
     pending: Compose | None = None
 
 
+def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose voxels are ``far_finer`` than the model's spacing, as training refused such a case
+    (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
+    hundred-and-fourth session. A header that declares mm is taken at its word where the model's spacing was
+    set (``spacing_was_set``), not where it is its training cases' median, which training refuses such a case
+    against: predict took it for either model until the hundred-and-fifth session, which has the export say."""
+    if spacing is None or not far_finer(image, spacing):
+        return
+    if spacing_was_set(config):
+        if declared_in_mm(image):
+            return
+        said = far_finer_words(path, image, spacing, "the model's spacing")
+        raise DataError(f"{path}: {said}; or, if its voxels are that fine indeed and the model was trained "
+                        f"coarser on purpose, {DECLARE_MM}")
+    said = far_finer_words(path, image, spacing, "the model's spacing (its training cases' median)")
+    # the header's mm, which a spacing set takes at its word, is no way past a median: said where it is given
+    declared = (". Its header declares mm, which is taken at its word only against a spacing set "
+                "(data.spacing), and this model's is a median") if declared_in_mm(image) else ""
+    raise DataError(f"{path}: {said}{declared}")
+
+
 def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: bool = False) -> PreparedCase:
     """Read one case's channel files, check them, and apply the training preprocessing.
 
@@ -371,12 +392,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     images = _read_channels(paths, config)
     settings = preprocess_settings(config)
-    if settings.spacing is not None and far_finer(images[0], settings.spacing) and not declared_in_mm(images[0]):
-        # resampled to a voxel or two and segmented as such, exit 0, until the hundred-and-fourth session; a header
-        # that declares mm is taken at its word, as training takes it, since the hundred-and-fifth session
-        said = far_finer_words(paths[0], images[0], settings.spacing, "the model's spacing")
-        raise DataError(f"{paths[0]}: {said}; or, if its voxels are that fine indeed and the model was trained "
-                        f"coarser on purpose, {DECLARE_MM}")
+    _refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
     if settings.normalization == "zscore":
         _warn_of_dominant_voxels(paths, images)
     if settings.crop_foreground and not any(any_above_zero(image) for image in images):

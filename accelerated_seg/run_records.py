@@ -20,7 +20,7 @@ from .code_commit import run_commit
 from .config import Config
 from .data.manifest import Manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
-from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
+from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY
 from .files import write_text_atomically
 from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
@@ -38,6 +38,9 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         "num_classes": manifest.num_classes,
         "patch_size": list(cfg.data.patch_size),
         "spacing": list(settings.spacing) if settings.spacing else None,
+        # whether data.spacing set it (false: the training cases' median), which predict judges a scan's voxels
+        # 100 times finer by, as training did (spacing_was_set); recorded since the hundred-and-fifth session
+        SPACING_SET_KEY: cfg.data.spacing is not None,
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
         CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)

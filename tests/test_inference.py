@@ -659,6 +659,7 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "2d_patch": lambda path: edit(path, lambda c: c.update(patch_size=[16, 16])),
         "format_version": lambda path: edit(path, lambda c: c.update(format_version=2)),
         "file_ending": lambda path: edit(path, lambda c: c.update(file_ending=".mha")),  # the predictions' name
+        "spacing_set": lambda path: edit(path, lambda c: c.update(spacing_set="no")),  # "no" read as set
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
@@ -674,7 +675,9 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
                 "2d_patch": r"config.json: patch_size \[16, 16\] is not 3 whole numbers >= 1",
                 "format_version": r"config.json has format_version 2, newer than this accelerated_seg reads \(1\)",
                 "file_ending": r"config.json: file_ending '.mha' is not a NIfTI ending \(.nii.gz, .nii\), which the "
-                               r"label maps are named with\. Training writes these"}
+                               r"label maps are named with\. Training writes these",
+                "spacing_set": r"config.json: spacing_set 'no' is not true or false \(whether data.spacing set the "
+                               r"spacing, or the training cases' median\)"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else
@@ -712,8 +715,8 @@ def test_an_exports_median_spacing_keeps_its_float32_bits_whose_short_decimal_wo
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
                                num_classes=2, regions=None, ignore_value=None, file_ending=None)
     trained = PreprocessSettings(spacing=median, crop_foreground=False)
-    written = json.loads(json.dumps(export_metadata(SimpleNamespace(data=SimpleNamespace(patch_size=PATCH)),
-                                                    manifest, trained)))
+    median_set = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=None))  # data.spacing: null
+    written = json.loads(json.dumps(export_metadata(median_set, manifest, trained)))
     assert written["preprocessing"]["spacing"] == written["spacing"] == list(median)
     read = preprocess_settings(written)
     assert read == trained and read.fingerprint() == trained.fingerprint()  # predict's, and the cache's key
@@ -2054,6 +2057,40 @@ def test_a_scan_whose_header_is_in_metres_is_refused_not_segmented_as_a_voxel(sc
     declared.header.set_xyzt_units("mm")
     nib.save(declared, fine)
     assert read_labels(predict_file(tmp_path / "model", fine, tmp_path / "y.nii.gz")).shape == image.shape
+
+
+def test_a_scan_declaring_mm_far_finer_than_a_median_spacing_is_refused_as_training_refuses_it(scans, tmp_path):
+    """Training takes a header's mm at its word against a data.spacing set, not against the median
+    (check_voxels_in_mm); predict took it for either, the export recording the spacing alone (a review of the
+    hundred-and-fifth session). The export says which (spacing_set); one without the key is taken as set."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.run_records import export_metadata
+
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    fine = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([1e-3, 1e-3, 1e-3, 1]) @ image.affine)
+    fine.header.set_xyzt_units("mm")
+    nib.save(fine, tmp_path / "fine.nii.gz")
+    median = export(tmp_path / "median", spacing_set=False)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / 'fine.nii.gz'))}: voxels of .* 1,250 times "
+                                        r"finer than the model's spacing \(its training cases' median\) 2.5 x 2.5 x "
+                                        r"2.5 mm, .*\. Its header declares mm, which is taken at its word only "
+                                        r"against a spacing set \(data.spacing\), and this model's is a median$"):
+        predict_file(median, tmp_path / "fine.nii.gz", tmp_path / "y.nii.gz")
+    assert not (tmp_path / "y.nii.gz").exists()
+    for model in (export(tmp_path / "set", spacing_set=True), export(tmp_path / "older")):  # set, or not said
+        assert read_labels(predict_file(model, tmp_path / "fine.nii.gz", tmp_path / f"{model.name}.nii.gz")).shape \
+            == image.shape
+    # an ensemble: members that differ in it alone join, and take the header at its word where each was set
+    both = [tmp_path / "set", tmp_path / "older"]
+    assert read_labels(predict_file(both, tmp_path / "fine.nii.gz", tmp_path / "both.nii.gz")).shape == image.shape
+    with pytest.raises(DataError, match="and this model's is a median$"):
+        predict_file([tmp_path / "set", median], tmp_path / "fine.nii.gz", tmp_path / "y.nii.gz")
+    manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
+                               num_classes=2, regions=None, ignore_value=None, file_ending=None)
+    for given, said in ((None, False), ((2.5, 2.5, 2.5), True)):  # what training records
+        cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=given))
+        assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_set"] is said
 
 
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):

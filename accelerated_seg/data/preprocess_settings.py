@@ -103,6 +103,18 @@ def preprocess_settings(config: dict) -> PreprocessSettings:
                               crop_foreground=False)
 
 
+# The key of an export's config.json that says whether data.spacing set its spacing (true) or the training cases'
+# median did (false).
+SPACING_SET_KEY = "spacing_set"
+
+
+def spacing_was_set(config: dict) -> bool:
+    """Whether the model's spacing was set (``data.spacing``), from its ``config.json``: training takes at its word
+    a header that declares mm for voxels far finer than a spacing set, and not than a median. Exports made before
+    the hundred-and-fifth session do not say: they are taken as set, as predict took them until then."""
+    return config.get(SPACING_SET_KEY, True) is not False
+
+
 def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     """Label value written for each class index: the dataset's own value where the class stands for
     one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the
