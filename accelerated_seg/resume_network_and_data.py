@@ -28,6 +28,7 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .config import ConfigError
 from .data.cases import Manifest
 from .data.preprocess_settings import code_version_difference
+from .data.splits import cases_sharing_an_image
 from .exported_model import shared_tensor_names
 from .model_folders import LAYOUT_FILE, Names, saved_by_fit
 from .models import meta_network, model_spec
@@ -189,7 +190,8 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
             f"{names.elsewhere_from(Path(output_dir) / 'model')}")
 
 
-def check_resume_split(checkpoint: Path, split: dict, names: Names = Names()) -> str | None:
+def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sharing: list[str] | None = None,
+                       given_as: str = "the dataset's own split") -> str | None:
     """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
     training cases differ.
 
@@ -201,6 +203,11 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names()) ->
     split its run folder's ``run_info.json`` records (that folder's last run's); neither there: not
     checked. A case is the same case where its id or its label file is: ids named after their folders
     change when cases from another folder join (``unique_ids``), files when the dataset moves.
+
+    ``sharing``: the ids of this run's cases that share an image file with another, which the seeded splits keep
+    together since the hundred-and-fifth session: a checkpoint split otherwise by the same settings and cases
+    was told to "resume with the split that wrote it", which no setting makes any more. ``given_as``: how this
+    run's source gives a split of its own (a dataset.json's 'validation' list, validation_pairs), the way on then.
 
     Returns:
         a warning when the validation cases are the same but the training cases are not, else None.
@@ -226,14 +233,21 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names()) ->
             (leaked, "validation case(s) of this run that its weights trained on"),
             (new, "validation case(s) new to it"),
             (dropped, "case(s) it validated on that this run does not")) if ids]
+        way = (f"Resume with the split that wrote it ("
+               f"{', '.join(map(names.setting, ('data.num_folds', 'data.fold', 'data.split_seed')))}, "
+               f"{names.setting('data.validation_fraction')} and the same cases as in "
+               f"{Path(checkpoint) / 'config.yaml'})")
+        if sharing and _split_apart_before(saved, split):
+            way = (f"The split settings and cases are the same: since the hundred-and-fifth session the seeded split "
+                   f"keeps cases that share an image file together ({len(sharing)} here: {named(sharing)}), where "
+                   f"it split them one by one before, so no setting makes the split that wrote it again. Resume "
+                   f"with that split given as {given_as}: the {len(validated.ids)} validation case(s) "
+                   f"{_saved_split_file(Path(checkpoint))} records ({named(validated.ids)})")
         raise ConfigError(
             f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
             f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
             f"so the validation Dice would not be held out and one metrics curve and best_model would mix two "
-            f"validation sets. Resume with the split that wrote it ("
-            f"{', '.join(map(names.setting, ('data.num_folds', 'data.fold', 'data.split_seed')))}, "
-            f"{names.setting('data.validation_fraction')} and the same cases as in "
-            f"{Path(checkpoint) / 'config.yaml'}), or start this split as a new run in another folder "
+            f"validation sets. {way}, or start this split as a new run in another folder "
             f"({names.elsewhere_from()} only where none of its validation cases trained those weights)")
     added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
     if added or left_out:
@@ -242,6 +256,20 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names()) ->
                     (added, "added"), (left_out, "left out")) if ids)
                 + "): the validation cases are the same; the data stream does not continue where it stopped")
     return None
+
+
+def _split_apart_before(saved: dict, split: dict) -> bool:
+    """Whether both splits are seeded ones of the same settings ("fraction 0.2 (seed 0)") over the same cases: a
+    difference then comes of the seeded split's grouping of cases that share an image (check_resume_split)."""
+    how = saved.get("how")
+    return (isinstance(how, str) and how == split.get("how") and how.startswith(("fraction ", "fold "))
+            and {*map(str, saved["training"]), *map(str, saved["validation"])}
+            == {*map(str, split["training"]), *map(str, split["validation"])})
+
+
+def _saved_split_file(checkpoint: Path) -> Path:
+    """The file ``_saved_split`` read the checkpoint's split from."""
+    return checkpoint / SPLIT_FILE if (checkpoint / SPLIT_FILE).is_file() else checkpoint.parent.parent / "run_info.json"
 
 
 class _SplitSide:
@@ -443,5 +471,15 @@ def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, mani
         regions = manifest.regions.to_dict() if manifest.regions is not None else None
         if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
             accelerator.print(warning)
-        if warning := check_resume_split(checkpoint, manifest.split_record(), names):
+        sharing = [case.id for case in cases_sharing_an_image(manifest.training + manifest.validation)]
+        if warning := check_resume_split(checkpoint, manifest.split_record(), names, sharing,
+                                         _split_given_as(manifest, names)):
             accelerator.print(warning)
+
+
+def _split_given_as(manifest: Manifest, names: Names) -> str:
+    """How ``manifest``'s source gives a split of its own, the way a resume is told to give its checkpoint's."""
+    source = manifest.source_file.name if manifest.source_file is not None else "the dataset's JSON"
+    return {"csv": "the CSV's 'split' column ('validation' on those cases' rows)",
+            "nnunet": f"a splits_final.json beside {source} whose entry {names.setting('data.fold')} holds it",
+            "pairs": "validation_pairs"}.get(manifest.source_format, f"a 'validation' list in {source}")

@@ -1907,6 +1907,52 @@ def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_r
     assert warning.startswith("warning: resuming") and "1 added (d)" in warning and "left out" not in warning
 
 
+def test_a_resume_whose_seeded_split_kept_apart_cases_sharing_an_image_is_told_why_and_what_to_give(tmp_path):
+    """A run from before the seeded split kept cases that share an image together (its split differs from the
+    one its settings make now) was told to "resume with the split that wrote it", which no setting makes any more
+    (a review of the hundred-and-fifth session): the refusal says why and to give that split as the source's own."""
+    from accelerated_seg.checkpoint import SPLIT_FILE
+    from accelerated_seg.data.cases import Case
+    from types import SimpleNamespace
+
+    from accelerated_seg.data.cases import Manifest
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.data.splits import SplitSettings, cases_sharing_an_image
+    from accelerated_seg.model_folders import Names
+    from accelerated_seg.resume_network_and_data import check_resume_data, check_resume_split
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / SPLIT_FILE).write_text(json.dumps(
+        {"how": "fraction 0.5 (seed 0)", "training": ["s0_a", "s1"], "validation": ["s0_b", "s2"]}))
+    now = {"how": "fraction 0.5 (seed 0)", "training": ["s0_a", "s0_b"], "validation": ["s1", "s2"]}
+    with pytest.raises(ConfigError) as refused:
+        check_resume_split(checkpoint, now, sharing=["s0_a", "s0_b"], given_as="a 'validation' list in dataset.json")
+    said = str(refused.value)
+    assert ("The split settings and cases are the same: since the hundred-and-fifth session the seeded split keeps "
+            "cases that share an image file together (2 here: s0_a, s0_b), where it split them one by one before, "
+            "so no setting makes the split that wrote it again. Resume with that split given as a 'validation' "
+            f"list in dataset.json: the 2 validation case(s) {checkpoint / SPLIT_FILE} records (s0_b, s2), or "
+            "start this split as a new run") in said
+    assert "Resume with the split that wrote it" not in said
+    for sharing, how in ((None, now["how"]), (["s0_a", "s0_b"], "fraction 0.5 (seed 1)")):  # not explained by it
+        with pytest.raises(ConfigError, match="Resume with the split that wrote it"):
+            check_resume_split(checkpoint, {**now, "how": how}, sharing=sharing)
+    cases = [Case(id=name, images=(tmp_path / image,), label=tmp_path / f"{name}_seg.nii.gz")
+             for name, image in (("s0_a", "s0.nii.gz"), ("s1", "s1.nii.gz"), ("s0_b", "s0.nii.gz"), ("s2", "s2.nii.gz"))]
+    assert [case.id for case in cases_sharing_an_image(cases)] == ["s0_a", "s0_b"]
+    assert cases_sharing_an_image(cases[:2]) == []
+    # as a resume meets it: this run's split, of a datalist.json, and the way on in its words
+    training, validation, how = SplitSettings(validation_fraction=0.5, seed=0).split(cases)
+    assert how == "fraction 0.5 (seed 0)" and {"s0_a", "s0_b"} <= {case.id for case in training + validation}
+    manifest = Manifest(root=tmp_path, labels={0: "background", 1: "a"}, channels={0: "image"}, training=training,
+                        validation=validation, split=how, source_file=tmp_path / "datalist.json")
+    with pytest.raises(ConfigError, match=r"\(2 here: s0_a, s0_b\), .* Resume with that split given as a 'validation' "
+                                          r"list in datalist.json: the 2 validation case\(s\)"):
+        check_resume_data(SimpleNamespace(print=print), checkpoint, PreprocessSettings(), manifest, tmp_path / "new",
+                          Names())
+
+
 def test_a_split_recorded_as_dataset_json_resumes_under_its_files_name(tmp_path):
     """Manifest.split called every JSON "dataset.json" until the ninetieth session, and names the file given now
     ("datalist.json"): a run recorded in the old words resumes, the cases, not the words, being compared."""

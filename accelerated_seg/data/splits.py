@@ -298,6 +298,12 @@ def _ways_for_pairs_read_by_load_cases(training: int, origin: SplitOrigin, said)
             f"the split of a manifest given as it is")
 
 
+def cases_sharing_an_image(cases: list[Case]) -> list[Case]:
+    """The cases that share an image file with another (two raters' labels of one scan), in the source order: the
+    seeded splits keep them together since the hundred-and-fifth session, which a resume's refusal explains."""
+    return [cases[index] for group in _sharing_an_image(cases) if len(group) > 1 for index in group]
+
+
 def _sharing_an_image(cases: list[Case]) -> list[list[int]]:
     """The cases' indices in groups that share an image file (two raters' labels of one scan), each group in the
     source order and the groups in the order of their first case: all of them one case each where every image
