@@ -607,7 +607,9 @@ class Segmentation:
     def _start_of(self, run: Path) -> str | None:
         """What the run in ``run`` started from, where this estimator trained it (a resume carries it on)."""
         if self._interrupted is not None and self._interrupted.run == run:
-            return self._interrupted.started_from
+            # another estimator's fit there since (overwrite, resume) is that fit's run: its start was said to be the
+            # stopped fit's until the hundred-and-fifth session's review
+            return None if self._interrupted.written_over() else self._interrupted.started_from
         return self._started_from if self.run_dir == run else None
 
     def _require_model(self, method: str, stacklevel: int = 3) -> Path:

@@ -63,7 +63,7 @@ class InterruptedFit:
             return None
         return written.st_ino, written.st_mtime_ns
 
-    def _written_over(self) -> bool:
+    def written_over(self) -> bool:
         """Whether a later fit wrote the folder's run since the stop: another estimator's, into the same
         output_dir (one that replaced the run with overwrite, or resumed it)."""
         return self._run_info() != self.run_info_at_stop
@@ -72,7 +72,7 @@ class InterruptedFit:
         """The newest whole checkpoint the run holds now (a checkpoint pruning or deletion may have removed some);
         None where a later fit has written the folder since (its checkpoints are that fit's)."""
         saved = complete_checkpoints(self.run / "checkpoints")
-        return saved[-1] if saved and not self._written_over() else None
+        return saved[-1] if saved and not self.written_over() else None
 
     def _unsaved(self, whose: str, predicting_with: Path | None) -> str:
         """What is left where no checkpoint is: an export of a validation's before any checkpoint, or none; where
@@ -102,7 +102,7 @@ class InterruptedFit:
             # hundredth session's review
             return ("that folder is no longer there (moved or deleted since): where it was moved, "
                     "fit(..., output_dir=<its new place>, resume='latest') continues it")
-        if self._written_over():
+        if self.written_over():
             return (f"a later fit has written that folder since (its run_info.json was written anew: the run replaced "
                     f"or resumed), so what it holds is not offered as this fit's: fit again, or "
                     f"{ESTIMATOR_NAMES.resume_again} to continue the folder's run as it is now")

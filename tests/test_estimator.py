@@ -3630,6 +3630,30 @@ def test_a_later_fit_of_another_estimator_in_the_stopped_run_is_not_offered_as_i
     assert str(refused.value).endswith(written_over)  # no export of that run's checkpoint offered
 
 
+def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
+    """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
+    overwrite, and the loaded one's resume there: it continues that network, which its repr said was trained on
+    from the loaded model (", from <run>/model") until the hundred-and-fifth session's review."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    tuned = tmp_path / "tuned"
+    loaded = Segmentation.load(tmp_path / "run" / "model", output_dir=str(tuned), val_every=0, save_every=2,
+                               trackers="none", progress_bar=False)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):
+            loaded.fit(data, steps=4)
+    other, _ = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    other.fit(data, steps=2, output_dir=str(tuned), overwrite=True)
+    loaded.fit(data, steps=4, resume="latest")
+    assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
+
+
 def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
                                                                           ctrl_c_raises):
     """A launch's processes say their step to no one in the launching process: the estimator said none (a fit
