@@ -46,7 +46,7 @@ from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
-from .estimator_interrupted import InterruptedFit, give_back_an_import_lock_left_held
+from .estimator_interrupted import InterruptedFit, give_back_an_import_lock_left_held, run_info_written
 from .interrupts_between_imports import interrupts_between_imports
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_master_port,
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
@@ -174,6 +174,7 @@ class Segmentation:
                 check_the_master_port()
             refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
             out, manifest, started_from = self._fit_run_folder(cfg, dataset, settings)
+            run_info_at_start = run_info_written(out)  # an earlier run's, where the folder holds one
             self._note_a_new_network(settings)
             # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
             # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
@@ -189,7 +190,7 @@ class Segmentation:
                 # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
                 # session; the model of an earlier fit, if any, is still the one predicted with
                 self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
-                                                   started_from)
+                                                   started_from, run_info_at_start=run_info_at_start)
                 raise
             self._take_the_run(out, steps, started_from)
             return self

@@ -28,6 +28,9 @@ class InterruptedFit:
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
     # the resume until the hundredth session, not the export Ctrl-C's offered
     stopped_by: str = "interrupted (Ctrl-C)"
+    # the folder's run_info.json as the fit began (run_info_written): train writes its own before the first step, so
+    # the same one at the stop is an earlier run's, whose newest checkpoint's step is none of this fit's
+    run_info_at_start: tuple[int, int] | None = None
     # the newest whole checkpoint as it stopped: one deleted since was said to be "no checkpoint was saved yet",
     # the run to start over as if none had been (until the hundred-and-second session)
     newest_at_stop: Path | None = field(default=None, init=False)
@@ -36,15 +39,18 @@ class InterruptedFit:
     run_info_at_stop: tuple[int, int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
-        object.__setattr__(self, "run_info_at_stop", self._run_info())
+        object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
         object.__setattr__(self, "newest_at_stop", self._checkpoint())
 
     @property
     def checkpoint_step(self) -> int | None:
         """The step of the newest whole checkpoint as it stopped: the step a resume continues from, which the fit
         had reached or passed (not the step it stopped after, which a launch's processes say to no one here); None
-        where none was saved."""
-        return int(STEP_DIR.match(self.newest_at_stop.name).group(1)) if self.newest_at_stop is not None else None
+        where none was saved, or where the fit stopped before its first step: an overwrite's, before it deleted the
+        earlier run, was said to be after that run's step until the hundred-and-fifth session's review."""
+        if self.newest_at_stop is None or self.run_info_at_stop == self.run_info_at_start:
+            return None
+        return int(STEP_DIR.match(self.newest_at_stop.name).group(1))
 
     def _stopped(self) -> str:
         after = ""
@@ -55,18 +61,10 @@ class InterruptedFit:
             after = f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
         return f"a fit {self.stopped_by}{after} in {self.run}"
 
-    def _run_info(self) -> tuple[int, int] | None:
-        """Which run_info.json the run holds now (its file's inode and time), None where it holds none."""
-        try:
-            written = (self.run / "run_info.json").stat()
-        except OSError:
-            return None
-        return written.st_ino, written.st_mtime_ns
-
     def written_over(self) -> bool:
         """Whether a later fit wrote the folder's run since the stop: another estimator's, into the same
         output_dir (one that replaced the run with overwrite, or resumed it)."""
-        return self._run_info() != self.run_info_at_stop
+        return run_info_written(self.run) != self.run_info_at_stop
 
     def _checkpoint(self) -> Path | None:
         """The newest whole checkpoint the run holds now (a checkpoint pruning or deletion may have removed some);
@@ -119,6 +117,15 @@ class InterruptedFit:
         return (f"{refusal}; or, for a model of that checkpoint's weights as they are, "
                 f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "
                 f"Segmentation.load(<folder>)")
+
+
+def run_info_written(run: Path) -> tuple[int, int] | None:
+    """Which run_info.json ``run`` holds now (its file's inode and time), None where it holds none."""
+    try:
+        written = (run / "run_info.json").stat()
+    except OSError:
+        return None
+    return written.st_ino, written.st_mtime_ns
 
 
 def give_back_an_import_lock_left_held() -> None:

@@ -3683,6 +3683,27 @@ def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_
     assert model._interrupted.step is None and model._interrupted.checkpoint_step == 4
 
 
+def test_a_fit_stopped_before_its_first_step_says_no_step_of_an_earlier_runs_checkpoint(tiny_dataset, tmp_path,
+                                                                                        monkeypatch, ctrl_c_raises):
+    """A fit with overwrite=True stopped by Ctrl-C before it replaced the earlier run in its folder (in its data work,
+    before its first step) said the earlier run's newest checkpoint's step as its own (a fit interrupted (Ctrl-C)
+    after step 4 or later of 9 (its newest checkpoint's step)) in the hundred-and-fifth session, until its review:
+    the folder's run_info.json, which train writes before the first step, is still the one the fit began with."""
+    import accelerated_seg.train as train
+
+    def stopped_before_the_deletion(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    model.fit(data, steps=4)
+    monkeypatch.setattr(train, "delete_earlier_run", stopped_before_the_deletion)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=9, overwrite=True)
+    run = tmp_path / "run"
+    assert f"; since then, a fit interrupted (Ctrl-C) in {run}; " in repr(model)
+    assert model._interrupted.step is None and model._interrupted.checkpoint_step is None
+
+
 def _open_files() -> list[str]:
     """What this process's file descriptors point to (Linux' /proc)."""
     folder = Path("/proc/self/fd")
