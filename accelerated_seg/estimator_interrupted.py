@@ -9,6 +9,7 @@ asked for (Keras' and HF Trainer's in-memory model silently is), so that takes a
 from __future__ import annotations
 
 import _imp
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,13 +31,13 @@ class InterruptedFit:
     stopped_by: str = "interrupted (Ctrl-C)"
     # the folder's run_info.json as the fit began (run_info_written): train writes its own before the first step, so
     # the same one at the stop is an earlier run's, whose newest checkpoint's step is none of this fit's
-    run_info_at_start: tuple[int, int] | None = None
+    run_info_at_start: tuple[int, int, str | None] | None = None
     # the newest whole checkpoint as it stopped: one deleted since was said to be "no checkpoint was saved yet",
     # the run to start over as if none had been (until the hundred-and-second session)
     newest_at_stop: Path | None = field(default=None, init=False)
     # which run_info.json the run had as it stopped: every later fit into the folder writes it anew, and until the
     # hundred-and-fifth session another estimator's run there was offered as this one's to resume and export
-    run_info_at_stop: tuple[int, int] | None = field(default=None, init=False)
+    run_info_at_stop: tuple[int, int, str | None] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
@@ -119,13 +120,21 @@ class InterruptedFit:
                 f"Segmentation.load(<folder>)")
 
 
-def run_info_written(run: Path) -> tuple[int, int] | None:
-    """Which run_info.json ``run`` holds now (its file's inode and time), None where it holds none."""
+def run_info_written(run: Path) -> tuple[int, int, str | None] | None:
+    """Which run_info.json ``run`` holds now (its file's inode and time, and when its fit says it wrote it), None
+    where it holds none. The inode and time alone were taken for it until the hundred-and-fifth session's review:
+    an overwrite deletes the file before it writes its own, whose inode number ext4 gives again, and a coarse file
+    system's time (1 s, 2 s on FAT) may be the same too."""
     try:
-        written = (run / "run_info.json").stat()
+        file = run / "run_info.json"
+        written = file.stat()
+        said = json.loads(file.read_text(encoding="utf-8"))
     except OSError:
         return None
-    return written.st_ino, written.st_mtime_ns
+    except ValueError:  # not JSON (written by hand, or cut short): its inode and time still tell
+        said = {}
+    when = said.get("written_at") if isinstance(said, dict) else None
+    return written.st_ino, written.st_mtime_ns, when
 
 
 def give_back_an_import_lock_left_held() -> None:

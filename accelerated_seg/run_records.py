@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import platform
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,7 +80,10 @@ def write_run_info(out: Path, config_yaml: str, plan, manifest: Manifest, accele
             "monai_version": installed_version("monai"), "accelerate_version": installed_version("accelerate"),
             "python_version": platform.python_version(),
             # each resume of the run, and the settings it changed: printed once, lost with the log before
-            "resumes": resumes or []}
+            "resumes": resumes or [],
+            # which fit wrote it (each writes it anew): its inode and time alone may be an earlier fit's again, on
+            # a file system whose times are coarse (estimator_interrupted.run_info_written)
+            "written_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
     write_text_atomically(out / "config.yaml", config_yaml)

@@ -3630,6 +3630,30 @@ def test_a_later_fit_of_another_estimator_in_the_stopped_run_is_not_offered_as_i
     assert str(refused.value).endswith(written_over)  # no export of that run's checkpoint offered
 
 
+def test_a_later_overwrite_is_told_from_the_stopped_fit_where_its_run_info_has_the_same_inode_and_time(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
+    """An overwrite deletes run_info.json before it writes its own, whose inode number ext4 may give again, and a
+    file system whose times are coarse (1 s on ext4 with 128-byte inodes, 2 s on FAT) may give it the same time:
+    the inode and time alone told the later fit from the stopped one in the hundred-and-fifth session, until its
+    review; run_info.json now says when its fit wrote it. The file here is the later fit's, put in the stopped
+    one's inode with its time."""
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    run_info = tmp_path / "run" / "run_info.json"
+    stopped = run_info.stat()
+    os.link(run_info, kept := tmp_path / "kept")  # the stopped fit's inode, for the later fit's file to take
+    other, _ = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    other.fit(data, steps=4, overwrite=True)
+    kept.write_text(run_info.read_text())  # the same settings: the same file but for when it was written
+    os.replace(kept, run_info)
+    os.utime(run_info, ns=(stopped.st_atime_ns, stopped.st_mtime_ns))
+    assert (run_info.stat().st_ino, run_info.stat().st_mtime_ns) == (stopped.st_ino, stopped.st_mtime_ns)
+    _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 2 of 4 in {tmp_path / 'run'}; a "
+                                         f"later fit has written that folder since (its run_info.json was written "
+                                         f"anew: the run replaced or resumed), so what it holds is not offered as "
+                                         f"this fit's: fit again, or call fit(..., resume='latest') again to "
+                                         f"continue the folder's run as it is now")
+
+
 def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
         tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
     """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
