@@ -140,6 +140,7 @@ class Segmentation:
         self._loaded_files: str | None = None  # the fingerprint of loaded_from's files when they were loaded
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self._started_from: str | None = None  # the weights that run started from (its init_from), or None
+        self._run_info_taken = None  # that run's run_info.json as it ended (run_info_written): another fit's since
         self.summary: dict | None = None
         self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
         self._preempted: InterruptedFit | None = None  # the last fit, where a signal stopped it (it returned)
@@ -298,7 +299,7 @@ class Segmentation:
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
         self._take_model(exported[0] if exported else None)
         self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
-        self._started_from = started_from
+        self._started_from, self._run_info_taken = started_from, run_info_written(out)
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):
         """Segment a NIfTI path (or one path per channel), a nibabel image (or one per channel) or an array.
@@ -611,7 +612,8 @@ class Segmentation:
             # another estimator's fit there since (overwrite, resume) is that fit's run: its start was said to be the
             # stopped fit's until the hundred-and-fifth session's review
             return None if self._interrupted.written_over() else self._interrupted.started_from
-        return self._started_from if self.run_dir == run else None
+        # as of a stopped one: a finished run's folder written by another fit since holds that fit's run
+        return self._started_from if self.run_dir == run and run_info_written(run) == self._run_info_taken else None
 
     def _require_model(self, method: str, stacklevel: int = 3) -> Path:
         """The folder of the model to predict with; a RuntimeError said by ``method`` where there is none. Where a

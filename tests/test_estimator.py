@@ -3678,6 +3678,23 @@ def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_no
     assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
 
 
+def test_a_resume_of_a_finished_runs_folder_another_estimator_wrote_since_does_not_name_the_finished_runs_start(
+        tiny_dataset, tmp_path):
+    """As of a stopped fit's (the test before): a finished run's folder that another estimator's new network was
+    fitted into since, with overwrite, resumed by the estimator that finished it, was said to be trained on from
+    its start (", from <run>/model") until the hundred-and-fifth session's review."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    tuned = tmp_path / "tuned"
+    loaded = Segmentation.load(tmp_path / "run" / "model", output_dir=str(tuned), val_every=0, save_every=2,
+                               trackers="none", progress_bar=False)
+    loaded.fit(data, steps=2)
+    other, _ = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    other.fit(data, steps=2, output_dir=str(tuned), overwrite=True)
+    loaded.fit(data, steps=4, resume="latest")
+    assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
+
+
 def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
                                                                           ctrl_c_raises):
     """A launch's processes say their step to no one in the launching process: the estimator said none (a fit
