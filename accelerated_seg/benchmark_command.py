@@ -40,7 +40,7 @@ def run(args, _) -> int:
         import torch
 
         from .benchmark import benchmark_data, benchmark_infer, write_result
-        from .data.workers import stop_fork_server
+        from .data.workers import fork_server_stopped_where_started_inside
         from .results_so_far import OutOfMemory, ResultsSoFar
 
         if args.target == "train":
@@ -98,14 +98,14 @@ def run(args, _) -> int:
         print(f"wrote {path}")
         return 0
     try:
-        results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
-                                 workers=args.workers, batch=args.batch, batches=args.batches, blocks=args.blocks,
-                                 data_dir=args.data_dir)
+        # its loaders' workers are stopped inside: a server it started would outlive the command's exit
+        with fork_server_stopped_where_started_inside():
+            results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm,
+                                     patch=args.patch, workers=args.workers, batch=args.batch, batches=args.batches,
+                                     blocks=args.blocks, data_dir=args.data_dir)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    finally:  # its loaders' workers are stopped: the server would outlive the command's exit (stop_fork_server)
-        stop_fork_server()
     path = write_result(f"data_{os.cpu_count()}cpu", results, args.output, args.command_line)
     print(json.dumps(results, indent=1))
     print(f"wrote {path}")

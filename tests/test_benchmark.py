@@ -159,13 +159,14 @@ def test_the_data_benchmark_stopped_ends_its_fork_server_before_it_returns(tmp_p
     ran on a while after it: stopped by Ctrl-C or SIGTERM, a process of the job's was still there 2 s after its
     exit in 28 runs of 36 (until the hundred-and-fifth session, benchmarks/results/
     stop_benchmark_data_workers_left_2cpu_*.json). The command now ends it before it returns, its loaders' workers
-    stopped (stop_fork_server); a later loader starts another."""
+    stopped (fork_server_stopped_where_started_inside); a later loader starts another."""
     from multiprocessing import forkserver
 
     import accelerated_seg.benchmark as benchmark
     from accelerated_seg.cli import EXIT_INTERRUPTED
     from test_processes import _running
 
+    forkserver._forkserver._stop()  # one an earlier test left is not the command's: it is left running
     monkeypatch.setattr(forkserver._forkserver, "_preload_modules", [])  # a quick one: nothing to import
 
     def stopped_with_its_workers_started(*args, **kwargs):
@@ -178,6 +179,34 @@ def test_the_data_benchmark_stopped_ends_its_fork_server_before_it_returns(tmp_p
     assert main(["benchmark", "data", "--output", str(tmp_path / "data.json")]) == EXIT_INTERRUPTED
     assert started and not _running(started[0]), f"the fork server {started} outlived the command"
     assert forkserver._forkserver._forkserver_pid is None  # reaped, and forgotten: a later loader starts another
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
+def test_the_data_benchmark_leaves_a_fork_server_its_caller_started_and_its_processes(tmp_path, monkeypatch):
+    """Called from Python (a notebook) whose own process from the fork server runs, the command ended that server
+    as it returned (until the hundred-and-fifth session's review): the caller's process was then said not alive,
+    exit code 255, and a loader's worker "exited unexpectedly". A server it did not start is now left running."""
+    from multiprocessing import forkserver
+
+    import accelerated_seg.benchmark as benchmark
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+
+    monkeypatch.setattr(forkserver._forkserver, "_preload_modules", [])  # a quick one: nothing to import
+    callers = multiprocessing.get_context("forkserver").Process(target=time.sleep, args=(60,))
+    callers.start()
+    try:
+        server = forkserver._forkserver._forkserver_pid
+
+        def stopped(*args, **kwargs):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(benchmark, "benchmark_data", stopped)
+        assert main(["benchmark", "data", "--output", str(tmp_path / "data.json")]) == EXIT_INTERRUPTED
+        assert forkserver._forkserver._forkserver_pid == server and callers.is_alive()
+    finally:
+        callers.kill()
+        callers.join()
+        forkserver._forkserver._stop()  # for the tests after this one
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes of a session, read from /proc")

@@ -9,13 +9,14 @@ semaphores that live until the workers are stopped, which the training run does 
 a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``), end when their rank
 has ended, however it ended (``end_with_the_rank``), and the process that made them so ends them
 when it exits (``end_deaf_workers_at_exit``); a command about to exit ends the fork server too
-(``stop_fork_server``).
+(``fork_server_stopped_where_started_inside``).
 """
 
 from __future__ import annotations
 
 import ast
 import atexit
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..config import ConfigError
@@ -194,9 +196,13 @@ def stop_workers_at_exit(loader) -> None:
     atexit.register(stop_if_alive)
 
 
-def stop_fork_server() -> None:
-    """End multiprocessing's fork server now, where this process started one: for a command about to exit whose
-    loaders' workers are stopped (``benchmark data``).
+@contextlib.contextmanager
+def fork_server_stopped_where_started_inside() -> Iterator[None]:
+    """End multiprocessing's fork server as the block ends, where the block started it: for a command whose
+    loaders' workers are stopped inside (``benchmark data``). A server running before it is left as it is: it is
+    the caller's (``accelerated_seg.cli.main`` called from a notebook), and its processes and loaders' workers
+    would end with it (a worker's ``is_alive`` False, its exit code 255, its loader's "DataLoader worker ...
+    exited unexpectedly"), which the hundred-and-fifth session's review found it did.
 
     The server ends by itself once this process has exited (its "alive" pipe then reads EOF), and then still
     runs a while: ``benchmark data`` stopped by Ctrl-C or SIGTERM left a process of its job's 2 s after its exit
@@ -208,10 +214,13 @@ def stop_fork_server() -> None:
     from multiprocessing import forkserver
 
     server = forkserver._forkserver  # no public handle
-    if server._forkserver_pid is None:  # none started, or stopped already
-        return
-    os.kill(server._forkserver_pid, signal.SIGKILL)  # not reaped yet (ensure_running resets a reaped one's pid)
-    server._stop()
+    running_before = server._forkserver_pid
+    try:
+        yield
+    finally:
+        if server._forkserver_pid not in (None, running_before):  # one started inside, not stopped already
+            os.kill(server._forkserver_pid, signal.SIGKILL)  # not reaped yet (ensure_running resets a reaped one)
+            server._stop()
 
 
 def start_fork_server_deaf_to_stop_signals(also_to_ctrl_c: bool = False) -> None:
