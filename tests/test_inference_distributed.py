@@ -921,7 +921,9 @@ def test_another_process_whose_store_is_gone_writes_its_case_by_cases(monkeypatc
     class StoreGone:
         def __getattr__(self, name):
             def fails(*args):
-                raise RuntimeError("Connection reset by peer")
+                import torch.distributed as dist
+
+                raise dist.DistNetworkError("Connection reset by peer")  # what a TCPStore raises, its host ended
 
             return fails
 

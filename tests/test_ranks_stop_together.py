@@ -208,7 +208,9 @@ class _StoreGone:
 
     def __getattr__(self, name):
         def fails(*args):
-            raise RuntimeError("Connection reset by peer")
+            import torch.distributed as dist
+
+            raise dist.DistNetworkError("Connection reset by peer")  # what a TCPStore raises, its host ended
 
         return fails
 
@@ -245,3 +247,25 @@ def test_a_rank_whose_store_is_gone_goes_on_without_it(monkeypatch):
     assert met_by_every_rank("small_0/2", met=False) is True  # as where the store answers: only recorded
     assert writes_for_the_line() is True
     note_for_the_line("small_0")
+
+
+def test_a_bug_beside_the_store_is_raised_not_taken_for_the_store_gone(monkeypatch):
+    """``met_by_every_rank``, ``writes_for_the_line`` and ``note_for_the_line`` go on without a store whose host
+    ended; in the hundred-and-fifth session until its review they took any error for it: a bug in their calls
+    (here a TypeError) passed unraised, a met error answered "not met by every rank". Only the store's are now."""
+    from accelerated_seg.ranks_stop_together import met_by_every_rank, note_for_the_line, writes_for_the_line
+
+    class Buggy:
+        def __getattr__(self, name):
+            def fails(*args):
+                raise TypeError("add(): incompatible function arguments")
+
+            return fails
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [_Watcher("accelerated_seg/test/", str)])  # not started
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: Buggy())
+    for asks in (lambda: met_by_every_rank("small_0/1", met=True), writes_for_the_line,
+                 lambda: note_for_the_line("small_0")):
+        with pytest.raises(TypeError, match="incompatible"):
+            asks()
