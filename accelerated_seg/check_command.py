@@ -1,8 +1,8 @@
 """``accelerated-seg check``: a dataset and every file it lists checked as the experiment's training would
 read them, before any run (the data's own checks are data/checks.py's; this is the command's reading of them).
 
-Its imports wait inside ``run``, as the command line's do: ``--help`` and the other commands pay nothing for
-them.
+Its imports wait inside ``run`` and its steps, as the command line's do: ``--help`` and the other commands
+pay nothing for them.
 """
 
 from __future__ import annotations
@@ -12,20 +12,58 @@ import sys
 from pathlib import Path
 
 
+class _Refused(Exception):
+    """What the command refuses, said as ``error: ...`` on stderr, and its exit status: 2 for the command's
+    misuse, 1 for a finding of the data's."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
 def run(args, _) -> int:
     """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
     command's work, not a misuse of it."""
+    _import_the_checks()
+    try:
+        cfg = _experiment(args)
+        dataset = _dataset_to_check(args, cfg)
+        unwritten_phantoms = args.dataset is None and cfg.data.dataset == "synthetic" and not dataset.is_file()
+        # What the file system alone refuses comes before the network's check, which imports MONAI: a missing
+        # dataset was said after it, 1.7-5.8 s in on 2 cores, where training says it before (ninety-ninth session)
+        if not unwritten_phantoms and (refused := _before_the_imports(args, cfg.data)) is not None:
+            raise _Refused(*refused)
+        warnings_of_the_network = _warnings_of_the_network(args, cfg)
+        if unwritten_phantoms:
+            return _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network)
+        # Read as training reads it: with the experiment's split, regions and target spacing, each of which
+        # training refuses where it cannot work (check passed them all until the seventy-first session).
+        data = dataclasses.replace(cfg.data, binarize=args.binarize or cfg.data.binarize,
+                                   max_voxels=_max_voxels(args, cfg.data))
+        manifest, report = _read_as_training_reads(args, cfg, data, dataset)
+    except _Refused as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return refused.status
+    _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, report)
+    report.warnings += _warnings_as_training_says_them(cfg, data, manifest, report, warnings_of_the_network)
+    _print_the_report(manifest, report)
+    return 1 if report.errors else 0
+
+
+def _import_the_checks() -> None:
+    """The modules of the data's checks, imported together before the experiment is read, in the order
+    ``run`` has always imported them (a refusal of the experiment waits for them too); each step below
+    imports again the names it uses, which finds them loaded."""
+    from . import config  # noqa: F401
+    from .data import (checks, class_presence, errors, manifest, patch_fit, preprocess_settings,  # noqa: F401
+                       spacing, splits, synthetic)
+    from . import unused_settings  # noqa: F401
+
+
+def _experiment(args):
+    """The experiment's config (--config, with --labels as its data.labels), or the defaults without either."""
     from .config import Config, ConfigError, load_config, setting_value
-    from .data.checks import check_as_configured
-    from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
-    from .data.manifest import dataset_source, load_manifest, with_regions
-    from .data.patch_fit import resampled_patch_padding_warning
-    from .data.preprocess_settings import resolved_normalization
-    from .data.spacing import target_spacing
-    from .data.splits import unused_split_settings_warning
-    from .data.synthetic import phantoms_without_cases
-    from .unused_settings import unused_settings_warnings
 
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
@@ -35,109 +73,18 @@ def run(args, _) -> int:
         if args.labels is not None:
             setting_value(args.labels, "--labels (data.labels)")
         overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
-        cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
+        return load_config(args.config, overrides) if args.config is not None or overrides else Config()
     except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    data = cfg.data
+        raise _Refused(str(error), 2)
+
+
+def _dataset_to_check(args, cfg):
+    """DATASET as given, or the experiment's data.dataset; refused (2) where neither is."""
+    from .data.manifest import dataset_source
+
     if args.dataset is None and args.config is None:
-        print("error: give the DATASET to check, or --config with the experiment whose data.dataset it is",
-              file=sys.stderr)
-        return 2
-    dataset = args.dataset if args.dataset is not None else dataset_source(data, cfg.train.output_dir)
-    unwritten_phantoms = args.dataset is None and data.dataset == "synthetic" and not dataset.is_file()
-    # What the file system alone refuses comes before the network's check, which imports MONAI: a missing
-    # dataset was said after it, 1.7-5.8 s in on 2 cores, where training says it before (ninety-ninth session)
-    if not unwritten_phantoms and (refused := _before_the_imports(args, data)) is not None:
-        print(f"error: {refused[0]}", file=sys.stderr)
-        return refused[1]
-    warnings_of_the_network = []  # of the experiment's network and rate, as training warns before it writes anything
-    if args.config is not None:  # the experiment's network and patch, which training refuses before the data
-        from .model_folders import Names
-        from .models import check_model_settings, network_warnings
-        from .schedule import zero_lr_warning
-
-        try:
-            spec = check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
-        except (ConfigError, DataError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        warnings_of_the_network = network_warnings(spec, cfg.model.args)
-        # optim.lr=0, which training warns of when it starts (it trains nothing): check did not say it until
-        # the hundred-and-fifth session
-        if warning := zero_lr_warning(cfg.optim, Names()):
-            warnings_of_the_network.append(warning.removeprefix("warning: "))
-    if unwritten_phantoms:
-        # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
-        # clone's user looking for a file they were never meant to make (sixty-eighth session)
-        # --binarize checks as data.binarize would train, as below for a dataset already written
-        data = dataclasses.replace(data, binarize=args.binarize or data.binarize)
-        cfg = dataclasses.replace(cfg, data=data)
-        try:  # their channel and classes are known before they are written: the network and loss on them
-            phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize, data.labels))
-        except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-        # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
-        # data.ct_window given has no effect, and check did once they were written, not before (a review)
-        for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
-            print(warning)
-        for warning in warnings_of_the_network:
-            print(f"warning: {warning}")
-        if (network_refused := _network_refused(cfg, phantoms)) is not None:
-            print(f"error: {network_refused}", file=sys.stderr)
-            return 2
-        print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
-              f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
-              "pass these checks by construction; the network and loss were checked on their channel and classes")
-        return 0
-    # Read as training reads it: with the experiment's split, regions and target spacing, each of which
-    # training refuses where it cannot work (check passed them all until the seventy-first session).
-    data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=_max_voxels(args, data))
-    try:
-        loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
-        if args.config is not None:  # before the files are read, as training checks it before preprocessing them
-            network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))
-            if network_refused is not None:
-                print(f"error: {network_refused}", file=sys.stderr)
-                return 2
-        manifest, report = check_as_configured(data, loaded)
-    except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    if not report.errors:  # every header read: each case's size once resampled to the target spacing
-        try:
-            spacing = target_spacing(data, manifest)
-        except DataError as error:
-            report.errors.append(str(error))
-        else:  # the experiment's patch against those sizes, as training warns once it has preprocessed;
-            # only with --config: without one the patch is the default, which no one chose for this data
-            if args.config is not None:
-                from .models import network_takes_patch
-
-                takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels,
-                                            manifest.num_outputs)
-                if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
-                    report.warnings.append(warning.removeprefix("warning: "))
-    if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
-        report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
-    # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
-    # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
-    if warning := unused_split_settings_warning(manifest):
-        report.warnings.append(warning.removeprefix("warning: "))
-    report.warnings += warnings_of_the_network
-    # the experiment's settings that this dataset leaves without effect, as training says them
-    report.warnings += [warning.removeprefix("warning: ") for warning in
-                        unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
-                                                 manifest.ignore_value is not None)]
-    for warning in report.warnings:
-        print(f"warning: {warning}")
-    for error in report.error_lines():  # one problem of many files on one line, as training says it
-        print(f"error: {error}", file=sys.stderr)
-    print(_what_training_reads(manifest))
-    cases = len(manifest.training) + len(manifest.validation)
-    print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
-    return 1 if report.errors else 0
+        raise _Refused("give the DATASET to check, or --config with the experiment whose data.dataset it is", 2)
+    return args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
 
 
 def _before_the_imports(args, data) -> tuple[str, int] | None:
@@ -157,6 +104,139 @@ def _before_the_imports(args, data) -> tuple[str, int] | None:
     except DataError as error:
         return str(error), 1
     return None
+
+
+def _warnings_of_the_network(args, cfg) -> list[str]:
+    """What training warns of the experiment's network and rate before it writes anything (none without
+    --config); its network and patch refused (2) as training refuses them, before the data."""
+    from .config import ConfigError
+    from .data.errors import DataError
+
+    if args.config is None:
+        return []
+    from .model_folders import Names
+    from .models import check_model_settings, network_warnings
+    from .schedule import zero_lr_warning
+
+    try:
+        spec = check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
+    except (ConfigError, DataError) as error:
+        raise _Refused(str(error), 2)
+    warnings = network_warnings(spec, cfg.model.args)
+    # optim.lr=0, which training warns of when it starts (it trains nothing): check did not say it until
+    # the hundred-and-fifth session
+    if warning := zero_lr_warning(cfg.optim, Names()):
+        warnings.append(warning.removeprefix("warning: "))
+    return warnings
+
+
+def _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network) -> int:
+    """The experiment's embedded phantoms, which the run itself writes: checked on what is known of them
+    before they are written (their channel and classes), and said to pass the rest by construction.
+
+    The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh clone's user
+    looking for a file they were never meant to make (sixty-eighth session)."""
+    from .data.errors import DataError
+    from .data.manifest import with_regions
+    from .data.preprocess_settings import resolved_normalization
+    from .data.synthetic import phantoms_without_cases
+    from .unused_settings import unused_settings_warnings
+
+    # --binarize checks as data.binarize would train, as below for a dataset already written
+    data = dataclasses.replace(cfg.data, binarize=args.binarize or cfg.data.binarize)
+    cfg = dataclasses.replace(cfg, data=data)
+    try:  # their channel and classes are known before they are written: the network and loss on them
+        phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize, data.labels))
+    except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack
+        raise _Refused(str(error), 1)
+    # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
+    # data.ct_window given has no effect, and check did once they were written, not before (a review)
+    for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
+        print(warning)
+    for warning in warnings_of_the_network:
+        print(f"warning: {warning}")
+    if (network_refused := _network_refused(cfg, phantoms)) is not None:
+        raise _Refused(network_refused, 2)
+    print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
+          f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
+          "pass these checks by construction; the network and loss were checked on their channel and classes")
+    return 0
+
+
+def _read_as_training_reads(args, cfg, data, dataset):
+    """(manifest, report): the dataset's description loaded with the experiment's settings, the experiment's
+    network and loss checked on its channels and outputs (with --config), then every file it lists checked.
+    A description or setting refused is a finding (1); the network refused, a misuse (2)."""
+    from .config import ConfigError
+    from .data.checks import check_as_configured
+    from .data.errors import DataError
+    from .data.manifest import load_manifest, with_regions
+
+    try:
+        loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
+        if args.config is not None:  # before the files are read, as training checks it before preprocessing them
+            network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))
+            if network_refused is not None:
+                raise _Refused(network_refused, 2)
+        return check_as_configured(data, loaded)
+    except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
+        raise _Refused(str(error), 1)
+
+
+def _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, report) -> None:
+    """Where every header was read: the target spacing (an error of the report where it cannot be found),
+    then, with --config, the experiment's patch against each case's size once resampled to it, as training
+    warns once it has preprocessed; without one the patch is the default, which no one chose for this data."""
+    from .data.errors import DataError
+    from .data.patch_fit import resampled_patch_padding_warning
+    from .data.spacing import target_spacing
+
+    if report.errors:
+        return
+    try:
+        spacing = target_spacing(data, manifest)
+    except DataError as error:
+        report.errors.append(str(error))
+        return
+    if args.config is not None:
+        from .models import network_takes_patch
+
+        takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels, manifest.num_outputs)
+        if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
+            report.warnings.append(warning.removeprefix("warning: "))
+
+
+def _warnings_as_training_says_them(cfg, data, manifest, report, warnings_of_the_network) -> list[str]:
+    """The warnings training gives of this dataset and experiment, beyond the files' own, in the order said."""
+    from .data.class_presence import stored_class_presence_warnings
+    from .data.preprocess_settings import resolved_normalization
+    from .data.splits import unused_split_settings_warning
+    from .unused_settings import unused_settings_warnings
+
+    warnings = []
+    if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
+        warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
+    # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
+    # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
+    if warning := unused_split_settings_warning(manifest):
+        warnings.append(warning.removeprefix("warning: "))
+    warnings += warnings_of_the_network
+    # the experiment's settings that this dataset leaves without effect, as training says them
+    warnings += [warning.removeprefix("warning: ") for warning in
+                 unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
+                                          manifest.ignore_value is not None)]
+    return warnings
+
+
+def _print_the_report(manifest, report) -> None:
+    """The warnings, then the errors (on stderr), what training reads, and the counts."""
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    for error in report.error_lines():  # one problem of many files on one line, as training says it
+        print(f"error: {error}", file=sys.stderr)
+    print(_what_training_reads(manifest))
+    cases = len(manifest.training) + len(manifest.validation)
+    print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
 
 
 def _max_voxels(args, data) -> int:
