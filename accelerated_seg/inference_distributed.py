@@ -232,8 +232,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     accelerator = accelerator or process_state()
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     num_processes, rank = accelerator.num_processes, accelerator.process_index
-    inputs = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs  # one path alone, as predict_cases takes it
-    given_cases = bool(inputs) and all(isinstance(item, InputCase) for item in inputs)
+    inputs, given_cases = _listed(inputs)
     if num_processes == 1 and not given_cases:
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
@@ -241,8 +240,6 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
                              fp32_setting=fp32_setting, names=names)
     output = home_expanded(output)
-    from accelerate.utils import gather_object
-
     from .predict_stop import WrittenWhole
     from .ranks_stop_together import stopping_together
     from .results_so_far import OutOfMemory
@@ -265,19 +262,14 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             work = _Work(accelerator, whole, model, config, options, keep, sequential, progress,
                          run_key=prediction_key(given_folders(model_dir), prediction_settings(options, keep)),
                          in_a_folder=nifti_stem(output) is None)  # each map replaces predict's under the other ending
-            jobs = [(case, path, probabilities_path(path) if probabilities else None)
-                    for case, path in zip(cases, outputs)]
+            jobs = _jobs(cases, outputs, probabilities)
             whole.to_write = [case.id for case in cases]
             # The folder's lock is held until every process has written its share (the gather below waits for all), and
             # while the line is said (the inner scope stops every process before it is released); released before the
             # last wait, where the others wait for the main process.
             with whole.entered_alike(holding_output_folder(output, written, accelerator)), \
                     whole.any_error_stops_every_process():
-                model.to(accelerator.device).eval()
-                jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
-                mode = choose_split(split, len(jobs), num_processes)
-                errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
-                failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+                jobs, outputs, failures = _segmented_on_every_process(work, jobs, outputs, split, continue_prediction)
             # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
             # in it. An interrupt in it is held until it returns, once no process waits for this one, and raised then,
             # outside: published, no watcher of the others answered (they had returned), and the main process said the
@@ -293,6 +285,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     return outputs
+
+
+def _listed(inputs) -> tuple[list, bool]:
+    """(the inputs as a list, whether they are the cases themselves): one path alone, as predict_cases takes it."""
+    inputs = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs
+    return inputs, bool(inputs) and all(isinstance(item, InputCase) for item in inputs)
 
 
 def _checked_on_every_process(accelerator, whole, model_dir, inputs, given_cases: bool, output: Path,
@@ -325,6 +323,11 @@ def _checked_on_every_process(accelerator, whole, model_dir, inputs, given_cases
     return model, config, keep, cases, outputs, written
 
 
+def _jobs(cases: list[InputCase], outputs: list[Path], probabilities: bool) -> list:
+    """(case, its label map's path, its probabilities' path or None) for each case, in case order."""
+    return [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
+
+
 @dataclasses.dataclass
 class _Work:
     """What every step of the work after the checks shares (``predict_distributed``)."""
@@ -344,6 +347,21 @@ class _Work:
     def say(self) -> Callable[[str], None] | None:
         """``progress`` on the main process, which alone says what every process does alike (the plan)."""
         return self.progress if self.progress and self.accelerator.is_main_process else None
+
+
+def _segmented_on_every_process(work: _Work, jobs: list, outputs: list[Path], split: str,
+                                continue_prediction: bool) -> tuple[list, list[Path], list[str]]:
+    """The work, on every process alike (each step holds collectives every process enters in the same order):
+    the model on this process's device, the cases left for this run, each segmented by the split chosen, and
+    every process's failures gathered. Returns the jobs and outputs of this run and the failures, one line each."""
+    from accelerate.utils import gather_object
+
+    work.model.to(work.accelerator.device).eval()
+    jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
+    mode = choose_split(split, len(jobs), work.accelerator.num_processes)
+    errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
+    failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+    return jobs, outputs, failures
 
 
 def _left_for_this_run(work: _Work, jobs: list, outputs: list[Path], continue_prediction: bool):
