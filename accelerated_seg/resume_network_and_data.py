@@ -482,4 +482,9 @@ def _split_given_as(manifest: Manifest, names: Names) -> str:
     source = manifest.source_file.name if manifest.source_file is not None else "the dataset's JSON"
     return {"csv": "the CSV's 'split' column ('validation' on those cases' rows)",
             "nnunet": f"a splits_final.json beside {source} whose entry {names.setting('data.fold')} holds it",
-            "pairs": "validation_pairs"}.get(manifest.source_format, f"a 'validation' list in {source}")
+            # pairs have no file to list it in: the keyword of what made them (Dataset.from_files was told of
+            # "a 'validation' list in the dataset's JSON", a file it never read, in the hundred-and-fifth session)
+            "pairs": "validation_pairs to from_pairs",
+            "load_cases": "validation_pairs to from_pairs, in place of load_cases",
+            "from_files": "validation_pairs to Dataset.from_files"}.get(manifest.source_format,
+                                                                        f"a 'validation' list in {source}")

@@ -1953,6 +1953,39 @@ def test_a_resume_whose_seeded_split_kept_apart_cases_sharing_an_image_is_told_w
                           Names())
 
 
+@pytest.mark.parametrize("source_format, given_as", [
+    ("from_files", "validation_pairs to Dataset.from_files"), ("pairs", "validation_pairs to from_pairs"),
+    ("load_cases", "validation_pairs to from_pairs, in place of load_cases"),
+    ("csv", "the CSV's 'split' column"), ("msd", "a 'validation' list in dataset.json")])
+def test_a_resume_split_apart_before_the_grouping_is_told_the_way_of_its_own_source(tmp_path, source_format, given_as):
+    """Pairs (Dataset.from_files, from_pairs) were told to give the saved split as "a 'validation' list in the
+    dataset's JSON", a file they never had (a review of the hundred-and-fifth session): their validation_pairs."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.checkpoint import SPLIT_FILE
+    from accelerated_seg.data.cases import Case, Manifest
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.data.splits import SplitSettings
+    from accelerated_seg.model_folders import Names
+    from accelerated_seg.resume_network_and_data import check_resume_data
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / SPLIT_FILE).write_text(json.dumps(
+        {"how": "fraction 0.5 (seed 0)", "training": ["s0_a", "s1"], "validation": ["s0_b", "s2"]}))
+    cases = [Case(id=name, images=(tmp_path / image,), label=tmp_path / f"{name}_seg.nii.gz")
+             for name, image in (("s0_a", "s0.nii.gz"), ("s1", "s1.nii.gz"), ("s0_b", "s0.nii.gz"), ("s2", "s2.nii.gz"))]
+    training, validation, how = SplitSettings(validation_fraction=0.5, seed=0).split(cases)
+    source_file = tmp_path / "dataset.json" if source_format == "msd" else None
+    manifest = Manifest(root=tmp_path, labels={0: "background", 1: "a"}, channels={0: "image"}, training=training,
+                        validation=validation, split=how, source_file=source_file, source_format=source_format)
+    with pytest.raises(ConfigError) as refused:
+        check_resume_data(SimpleNamespace(print=print), checkpoint, PreprocessSettings(), manifest, tmp_path / "new",
+                          Names())
+    assert f"Resume with that split given as {given_as}" in str(refused.value)
+    assert "'validation' list in" not in str(refused.value) or source_format == "msd"
+
+
 def test_a_split_recorded_as_dataset_json_resumes_under_its_files_name(tmp_path):
     """Manifest.split called every JSON "dataset.json" until the ninetieth session, and names the file given now
     ("datalist.json"): a run recorded in the old words resumes, the cases, not the words, being compared."""
