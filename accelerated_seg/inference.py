@@ -371,10 +371,17 @@ def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
         said = far_finer_words(path, image, spacing, "the model's spacing")
         raise DataError(f"{path}: {said}; or, if its voxels are that fine indeed and the model was trained "
                         f"coarser on purpose, {DECLARE_MM}")
-    said = far_finer_words(path, image, spacing, "the model's spacing (its training cases' median)")
+    # an ensemble's is a median where one member's is (load_for_prediction): "this model's" named no member, and
+    # the members whose spacing was set take the header at its word alone (a review of the hundred-and-fifth session)
+    ensemble = "ensemble" in config
+    source = ("the members' spacing (one member's or more is its training cases' median)" if ensemble else
+              "the model's spacing (its training cases' median)")
+    said = far_finer_words(path, image, spacing, source)
     # the header's mm, which a spacing set takes at its word, is no way past a median: said where it is given
+    whose = ("a member's of this ensemble is a median: predict with the members whose config.json says "
+             '"spacing_set": true alone') if ensemble else "this model's is a median"
     declared = (". Its header declares mm, which is taken at its word only against a spacing set "
-                "(data.spacing), and this model's is a median") if declared_in_mm(image) else ""
+                f"(data.spacing), and {whose}") if declared_in_mm(image) else ""
     raise DataError(f"{path}: {said}{declared}")
 
 

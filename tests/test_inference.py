@@ -2084,7 +2084,10 @@ def test_a_scan_declaring_mm_far_finer_than_a_median_spacing_is_refused_as_train
     # an ensemble: members that differ in it alone join, and take the header at its word where each was set
     both = [tmp_path / "set", tmp_path / "older"]
     assert read_labels(predict_file(both, tmp_path / "fine.nii.gz", tmp_path / "both.nii.gz")).shape == image.shape
-    with pytest.raises(DataError, match="and this model's is a median$"):
+    # said of the members, not of "this model" (a review of the hundred-and-fifth session)
+    with pytest.raises(DataError, match=r"finer than the members' spacing \(one member's or more is its training "
+                                        r"cases' median\) .*, and a member's of this ensemble is a median: predict "
+                                        r'with the members whose config.json says "spacing_set": true alone$'):
         predict_file([tmp_path / "set", median], tmp_path / "fine.nii.gz", tmp_path / "y.nii.gz")
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
                                num_classes=2, regions=None, ignore_value=None, file_ending=None)
