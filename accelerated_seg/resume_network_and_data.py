@@ -480,7 +480,8 @@ def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, mani
 def _split_given_as(manifest: Manifest, names: Names) -> str:
     """How ``manifest``'s source gives a split of its own, the way a resume is told to give its checkpoint's."""
     source = manifest.source_file.name if manifest.source_file is not None else "the dataset's JSON"
-    return {"csv": "the CSV's 'split' column ('validation' on those cases' rows)",
+    # every row of a CSV with a 'split' column needs a value (csv_table._split_value): the others' was unsaid
+    return {"csv": "the CSV's 'split' column ('validation' on those cases' rows, 'train' on the others)",
             "nnunet": f"a splits_final.json beside {source} whose entry {names.setting('data.fold')} holds it",
             # pairs have no file to list it in: the keyword of what made them (Dataset.from_files was told of
             # "a 'validation' list in the dataset's JSON", a file it never read, in the hundred-and-fifth session)

@@ -1956,7 +1956,8 @@ def test_a_resume_whose_seeded_split_kept_apart_cases_sharing_an_image_is_told_w
 @pytest.mark.parametrize("source_format, given_as", [
     ("from_files", "validation_pairs to Dataset.from_files"), ("pairs", "validation_pairs to from_pairs"),
     ("load_cases", "validation_pairs to from_pairs, in place of load_cases"),
-    ("csv", "the CSV's 'split' column"), ("msd", "a 'validation' list in dataset.json")])
+    ("csv", "the CSV's 'split' column ('validation' on those cases' rows, 'train' on the others)"),
+    ("msd", "a 'validation' list in dataset.json")])
 def test_a_resume_split_apart_before_the_grouping_is_told_the_way_of_its_own_source(tmp_path, source_format, given_as):
     """Pairs (Dataset.from_files, from_pairs) were told to give the saved split as "a 'validation' list in the
     dataset's JSON", a file they never had (a review of the hundred-and-fifth session): their validation_pairs."""
