@@ -38,14 +38,17 @@ def run(args, _) -> int:
             return _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network)
         # Read as training reads it: with the experiment's split, regions and target spacing, each of which
         # training refuses where it cannot work (check passed them all until the seventy-first session).
-        data = dataclasses.replace(cfg.data, binarize=args.binarize or cfg.data.binarize,
-                                   max_voxels=_max_voxels(args, cfg.data))
-        manifest, report = _read_as_training_reads(args, cfg, data, dataset)
+        # --binarize and --max-voxels go into the config every step below reads, as into the phantoms': a data
+        # beside an unchanged cfg left a reader asking which one unused_settings_warnings saw (it reads neither
+        # setting, so no warning changed; one config since the hundred-and-fifth session)
+        cfg = dataclasses.replace(cfg, data=dataclasses.replace(
+            cfg.data, binarize=args.binarize or cfg.data.binarize, max_voxels=_max_voxels(args, cfg.data)))
+        manifest, report = _read_as_training_reads(args, cfg, dataset)
     except _Refused as refused:
         print(f"error: {refused}", file=sys.stderr)
         return refused.status
-    _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, report)
-    report.warnings += _warnings_as_training_says_them(cfg, data, manifest, report, warnings_of_the_network)
+    _check_the_patch_against_the_resampled_sizes(args, cfg, manifest, report)
+    report.warnings += _warnings_as_training_says_them(cfg, manifest, report, warnings_of_the_network)
     _print_the_report(manifest, report)
     return 1 if report.errors else 0
 
@@ -163,7 +166,7 @@ def _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network) -
     return 0
 
 
-def _read_as_training_reads(args, cfg, data, dataset):
+def _read_as_training_reads(args, cfg, dataset):
     """(manifest, report): the dataset's description loaded with the experiment's settings, the experiment's
     network and loss checked on its channels and outputs (with --config), then every file it lists checked.
     A description or setting refused is a finding (1); the network refused, a misuse (2)."""
@@ -172,10 +175,11 @@ def _read_as_training_reads(args, cfg, data, dataset):
     from .data.errors import DataError
     from .data.manifest import load_manifest, with_regions
 
+    data = cfg.data
     try:
         loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
         if args.config is not None:  # before the files are read, as training checks it before preprocessing them
-            network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))
+            network_refused = _network_refused(cfg, with_regions(data, loaded))
             if network_refused is not None:
                 raise _Refused(network_refused, 2)
         return check_as_configured(data, loaded)
@@ -183,7 +187,7 @@ def _read_as_training_reads(args, cfg, data, dataset):
         raise _Refused(str(error), 1)
 
 
-def _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, report) -> None:
+def _check_the_patch_against_the_resampled_sizes(args, cfg, manifest, report) -> None:
     """Where every header was read: the target spacing (an error of the report where it cannot be found),
     then, with --config, the experiment's patch against each case's size once resampled to it, as training
     warns once it has preprocessed; without one the patch is the default, which no one chose for this data."""
@@ -194,7 +198,7 @@ def _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, repo
     if report.errors:
         return
     try:
-        spacing = target_spacing(data, manifest)
+        spacing = target_spacing(cfg.data, manifest)
     except DataError as error:
         report.errors.append(str(error))
         return
@@ -202,11 +206,11 @@ def _check_the_patch_against_the_resampled_sizes(args, cfg, data, manifest, repo
         from .models import network_takes_patch
 
         takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels, manifest.num_outputs)
-        if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
+        if warning := resampled_patch_padding_warning(cfg.data, manifest, spacing, takes):
             report.warnings.append(warning.removeprefix("warning: "))
 
 
-def _warnings_as_training_says_them(cfg, data, manifest, report, warnings_of_the_network) -> list[str]:
+def _warnings_as_training_says_them(cfg, manifest, report, warnings_of_the_network) -> list[str]:
     """The warnings training gives of this dataset and experiment, beyond the files' own, in the order said."""
     from .data.class_presence import stored_class_presence_warnings
     from .data.preprocess_settings import resolved_normalization
@@ -223,7 +227,7 @@ def _warnings_as_training_says_them(cfg, data, manifest, report, warnings_of_the
     warnings += warnings_of_the_network
     # the experiment's settings that this dataset leaves without effect, as training says them
     warnings += [warning.removeprefix("warning: ") for warning in
-                 unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
+                 unused_settings_warnings(cfg, resolved_normalization(cfg.data.normalization, manifest),
                                           manifest.ignore_value is not None)]
     return warnings
 
