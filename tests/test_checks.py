@@ -1313,6 +1313,22 @@ def test_read_nifti_says_to_convert_a_file_of_another_format(tmp_path):
     assert str(path) in str(raised.value) and "convert the file" in str(raised.value)
 
 
+@pytest.mark.parametrize("name, way", [
+    ("scan.mha", "SimpleITK.WriteImage(SimpleITK.ReadImage('scan.mha'), 'scan.nii.gz')"),
+    ("slice_001.dcm", "dcm2niix -z y <folder>"),
+    ("scan.tif", "image.SetSpacing((x, y, z))"),
+])
+def test_read_nifti_gives_the_conversion_line_of_its_format(tmp_path, name, way):
+    """A listed file of a format nnU-Net reads is told the line predict's and evaluate's refusals give, named
+    for it: sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz') alone wrote one slice of a DICOM series and a
+    TIFF's voxels as 1 mm (hundred-and-fifth session's review)."""
+    path = tmp_path / name
+    path.write_bytes(b"not NIfTI" * 50)
+    with pytest.raises(DataError, match="only NIfTI") as raised:
+        read_nifti(path)
+    assert way in str(raised.value) and "sitk.WriteImage(sitk.ReadImage(src)" not in str(raised.value)
+
+
 def test_read_nifti_catches_a_truncated_uncompressed_file(tmp_path):
     path = write_nifti(tmp_path / "volume.nii", clean_image(), AFFINE)
     content = path.read_bytes()

@@ -22,7 +22,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
+from accelerated_seg.data.formats.paths import OTHER_IMAGE_FORMATS, conversion, is_gzipped, nifti_stem, other_ending
 from accelerated_seg.files import sync_directory, sync_file, temporary_name
 
 if TYPE_CHECKING:
@@ -388,11 +388,16 @@ def _require_complete_voxel_data(image: nib.Nifti1Image, available: int, path: P
 
 def _fix_for(path: Path) -> str:
     """What to do about an unreadable file: usually a bad copy, but another format needs converting,
-    and a file whose name says the wrong compression needs renaming."""
+    and a file whose name says the wrong compression needs renaming. A format nnU-Net reads (.mha, a DICOM
+    slice, a TIFF) is given the line that predict's and evaluate's refusals give (paths.conversion), named for
+    the file: it was told sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz') alone, which writes one slice of a
+    DICOM series and a TIFF's voxels as 1 mm (hundred-and-fifth session's review)."""
     if (misnamed := _compression_misnamed(path)) is not None:
         return misnamed
     if nifti_stem(path) is not None:
         return _FIX
+    if path.name.lower().endswith(OTHER_IMAGE_FORMATS):
+        return f"only NIfTI (.nii/.nii.gz) is read; convert the file, {conversion(path.name, other_ending(path.name))}"
     return (
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
         "sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz')"
