@@ -83,9 +83,9 @@ class SplitSettings:
             ``(training, validation, description)``; record the description with the run.
 
         Raises:
-            DataError: More folds than cases (than distinct images), or a fold without folds (the message
-                names the settings as ``names`` does: ``data.fold`` / ``data.num_folds`` in a config's words,
-                ``fold`` / ``num_folds`` as keywords).
+            DataError: More folds than cases (than groups of cases sharing an image), or a fold without folds
+                (the message names the settings as ``names`` does: ``data.fold`` / ``data.num_folds`` in a
+                config's words, ``fold`` / ``num_folds`` as keywords).
         """
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
         groups = _sharing_an_image(cases)  # one case each where every image is distinct: the split of before
