@@ -41,6 +41,12 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
         expand_inputs([folder / "notes.txt"])
     with pytest.raises(DataError, match="not a NIfTI file name.*mri_convert"):  # FreeSurfer's, a nobrainer user's
         expand_inputs([touch(tmp_path / "fs", "brain.mgz") / "brain.mgz"])
+    # a format nnU-Net reads, given by name, is told the line a folder of them is told, named for it (review of the
+    # hundred-and-fifth session; "dcm2niix or SimpleITK" alone before)
+    with pytest.raises(DataError, match=re.escape("SimpleITK.ReadImage('a_0000.mha'), 'a_0000.nii.gz')")):
+        expand_inputs([touch(tmp_path / "mha", "a_0000.mha") / "a_0000.mha"])
+    with pytest.raises(DataError, match="not a NIfTI file name.*dcm2niix -z y <folder>"):
+        expand_inputs([touch(tmp_path / "dicom", "slice_001.dcm") / "slice_001.dcm"])
 
 
 def test_a_dataset_json_is_told_the_folder_of_its_test_images_not_to_be_converted(tmp_path):
