@@ -35,8 +35,7 @@ from nibabel.spatialimages import HeaderDataError
 from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
-from .data.formats.paths import (OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_ending, other_image_files,
-                                 resolve, unique_ids)
+from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
@@ -218,8 +217,7 @@ def _nifti_files(text: str) -> list[Path]:
         if nifti_stem(path) is None and path.name.lower().endswith(OTHER_IMAGE_FORMATS):
             # named for the file, as a folder of them is told (other_image_files): "dcm2niix or SimpleITK" alone
             # until the hundred-and-fifth session's review
-            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it, "
-                            f"{conversion(path.name, other_ending(path.name))}")
+            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it, {conversion(path.name)}")
         if nifti_stem(path) is None:
             # FreeSurfer's volumes, which nobrainer's users have: the way for them is another tool
             how = ("mri_convert, or nibabel: nibabel.save(nibabel.load(path), '<case>.nii.gz')"

@@ -22,7 +22,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import OTHER_IMAGE_FORMATS, conversion, is_gzipped, nifti_stem, other_ending
+from accelerated_seg.data.formats.paths import OTHER_IMAGE_FORMATS, conversion, is_gzipped, nifti_stem
 from accelerated_seg.files import sync_directory, sync_file, temporary_name
 
 if TYPE_CHECKING:
@@ -397,7 +397,7 @@ def _fix_for(path: Path) -> str:
     if nifti_stem(path) is not None:
         return _FIX
     if path.name.lower().endswith(OTHER_IMAGE_FORMATS):
-        return f"only NIfTI (.nii/.nii.gz) is read; convert the file, {conversion(path.name, other_ending(path.name))}"
+        return f"only NIfTI (.nii/.nii.gz) is read; convert the file, {conversion(path.name)}"
     return (
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
         "sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz')"

@@ -60,12 +60,14 @@ OTHER_IMAGE_FORMATS = (".mha", ".mhd", ".nrrd", ".nhdr", ".gipl", ".gipl.gz", ".
 WITHOUT_SPACING = (".tif", ".tiff", ".png", ".bmp")
 
 
-def conversion(name: str, ending: str) -> str:
-    """How to convert the file ``name`` of ``ending`` (``a_0000.mha``, ``.mha``) to NIfTI, said by each refusal of
-    one. Written to the NIfTI file of its own name, whose ``_0000`` (an nnU-Net channel) or none (a label map) pairs
-    it as before: a label map ``a.mha`` was told to write ``case_0000.nii.gz``, named as no case's label is. A DICOM
-    file is one slice of a series, which dcm2niix reads into one volume: SimpleITK.ReadImage of it wrote one slice;
-    a TIFF, PNG or BMP file holds no spacing, written as 1 mm voxels unless set (hundred-and-fifth session)."""
+def conversion(name: str, ending: str | None = None) -> str:
+    """How to convert the file ``name`` of ``ending`` (``a_0000.mha``, ``.mha``; by default the ending of
+    :data:`OTHER_IMAGE_FORMATS` it has) to NIfTI, said by each refusal of one. Written to the NIfTI file of its
+    own name, whose ``_0000`` (an nnU-Net channel) or none (a label map) pairs it as before: a label map ``a.mha``
+    was told to write ``case_0000.nii.gz``, named as no case's label is. A DICOM file is one slice of a series,
+    which dcm2niix reads into one volume: SimpleITK.ReadImage of it wrote one slice; a TIFF, PNG or BMP file holds
+    no spacing, written as 1 mm voxels unless set (hundred-and-fifth session)."""
+    ending = ending if ending is not None else other_ending(name)
     if ending.lower() == ".dcm":
         return ("e.g. with dcm2niix, which reads a DICOM series, one file per slice, as one volume: "
                 "dcm2niix -z y <folder>")
@@ -89,7 +91,7 @@ def other_image_files(folder: Path) -> str | None:
     endings = sorted({other_ending(name) for name in others})
     shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
     return (f", but {len(others)} {' and '.join(endings)} file(s) ({shown}), which are not read: only NIfTI is; "
-            f"convert them to NIfTI, {conversion(others[0], other_ending(others[0]))}")
+            f"convert them to NIfTI, {conversion(others[0])}")
 
 
 def other_ending(name: str) -> str:
