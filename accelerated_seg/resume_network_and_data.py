@@ -26,9 +26,10 @@ from safetensors import safe_open
 from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .config import ConfigError
-from .data.cases import Manifest
+from .data.cases import Case, Manifest
+from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
-from .data.splits import cases_sharing_an_image
+from .data.splits import cases_sharing_an_image, seeded_settings
 from .exported_model import shared_tensor_names
 from .model_folders import LAYOUT_FILE, Names, saved_by_fit
 from .models import meta_network, model_spec
@@ -190,7 +191,7 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
             f"{names.elsewhere_from(Path(output_dir) / 'model')}")
 
 
-def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sharing: list[str] | None = None,
+def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), cases: list[Case] | None = None,
                        given_as: str = "the dataset's own split") -> str | None:
     """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
     training cases differ.
@@ -204,10 +205,11 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sh
     checked. A case is the same case where its id or its label file is: ids named after their folders
     change when cases from another folder join (``unique_ids``), files when the dataset moves.
 
-    ``sharing``: the ids of this run's cases that share an image file with another, which the seeded splits keep
-    together since the hundred-and-fifth session: a checkpoint split otherwise by the same settings and cases
-    was told to "resume with the split that wrote it", which no setting makes any more. ``given_as``: how this
-    run's source gives a split of its own (a dataset.json's 'validation' list, validation_pairs), the way on then.
+    ``cases``: this run's cases, from which a seeded split of the same settings is told what moved it
+    (``_what_moved_the_split``): other cases, another order, or, since the hundred-and-fifth session, the
+    grouping of cases that share an image file, which alone was said until the hundred-and-sixth session, of a
+    dataset merely re-sorted too. ``given_as``: how this run's source gives a split of its own (a dataset.json's
+    'validation' list, validation_pairs), the way on then.
 
     Returns:
         a warning when the validation cases are the same but the training cases are not, else None.
@@ -220,16 +222,11 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sh
         return None
     trained, validated = _SplitSide(saved, "training"), _SplitSide(saved, "validation")
     training, validation = _SplitSide(split, "training"), _SplitSide(split, "validation")
-
-    def named(ids: list) -> str:
-        shown = sorted(ids)
-        return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
-
     leaked = validation.cases_in(trained)
     new = [case for case in validation.cases_not_in(validated) if case not in leaked]
     dropped = validated.cases_not_in(validation)
     if leaked or new or dropped:
-        moved = [f"{len(ids)} {what} ({named(ids)})" for ids, what in (
+        moved = [f"{len(ids)} {what} ({_named(ids)})" for ids, what in (
             (leaked, "validation case(s) of this run that its weights trained on"),
             (new, "validation case(s) new to it"),
             (dropped, "case(s) it validated on that this run does not")) if ids]
@@ -237,12 +234,9 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sh
                f"{', '.join(map(names.setting, ('data.num_folds', 'data.fold', 'data.split_seed')))}, "
                f"{names.setting('data.validation_fraction')} and the same cases as in "
                f"{Path(checkpoint) / 'config.yaml'})")
-        if sharing and _split_apart_before(saved, split):
-            way = (f"The split settings and cases are the same: since the hundred-and-fifth session the seeded split "
-                   f"keeps cases that share an image file together ({len(sharing)} here: {named(sharing)}), where "
-                   f"it split them one by one before, so no setting makes the split that wrote it again. Resume "
-                   f"with that split given as {given_as}: the {len(validated.ids)} validation case(s) "
-                   f"{_saved_split_file(Path(checkpoint))} records ({named(validated.ids)})")
+        if cause := _what_moved_the_split(saved, split, cases):
+            way = (f"{cause}given as {given_as}: the {len(validated.ids)} validation case(s) "
+                   f"{_saved_split_file(Path(checkpoint))} records ({_named(validated.ids)})")
         raise ConfigError(
             f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
             f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
@@ -252,19 +246,105 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), sh
     added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
     if added or left_out:
         return (f"warning: resuming {checkpoint} on other training cases than it trained on ("
-                + "; ".join(f"{len(ids)} {what} ({named(ids)})" for ids, what in (
+                + "; ".join(f"{len(ids)} {what} ({_named(ids)})" for ids, what in (
                     (added, "added"), (left_out, "left out")) if ids)
                 + "): the validation cases are the same; the data stream does not continue where it stopped")
     return None
 
 
-def _split_apart_before(saved: dict, split: dict) -> bool:
-    """Whether both splits are seeded ones of the same settings ("fraction 0.2 (seed 0)") over the same cases: a
-    difference then comes of the seeded split's grouping of cases that share an image (check_resume_split)."""
-    how = saved.get("how")
-    return (isinstance(how, str) and how == split.get("how") and how.startswith(("fraction ", "fold "))
-            and {*map(str, saved["training"]), *map(str, saved["validation"])}
-            == {*map(str, split["training"]), *map(str, split["validation"])})
+def _named(ids: list) -> str:
+    shown = sorted(ids)
+    return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
+
+
+# Why a seeded split permutes what it does: a re-sorted CSV was told of the grouping of cases sharing an image (a
+# review of the hundred-and-fifth session's change), which played no part there
+_PLACES = "the seeded split permutes places in the list of cases, not cases"
+
+
+def _what_moved_the_split(saved: dict, split: dict, cases: list[Case] | None) -> str | None:
+    """Why the same seeded split settings hold out other cases than the saved split, in words that end in the way
+    on ("... Resume with that split "), or None where the settings differ or a split was given: 'the split that
+    wrote it' is then the way. Told from the cases: other ones (added, renamed), the same in another order (a
+    CSV re-sorted; the split picks places), or the same in the order the split of before the hundred-and-fifth
+    session, case by case, split as saved (``SplitSettings.listed_before_grouping``), which the grouping of
+    cases sharing an image file alone then moved."""
+    settings = seeded_settings(saved.get("how"))
+    if settings is None or saved.get("how") != split.get("how"):
+        return None
+    cases = cases or []
+    sharing = [case.id for case in cases_sharing_an_image(cases)]
+    together = (f" ({len(sharing)} cases here share an image file, {_named(sharing)}, which the seeded split keeps "
+                f"together since the hundred-and-fifth session, so the list of then may not make it again either)"
+                if sharing else "")
+    there, here = _SplitSide(_both_sides(saved), "cases"), _SplitSide(_both_sides(split), "cases")
+    new, gone = here.cases_not_in(there), there.cases_not_in(here)
+    if new or gone:
+        other = "; ".join(f"{len(ids)} {what} ({_named(ids)})" for ids, what in (
+            (new, "not in it then"), (gone, "no longer in it")) if ids)
+        return (f"The split settings are the same, but the dataset holds other cases than when it was saved "
+                f"({other}), and {_PLACES}{together}. "
+                + ("Resume with that split " if sharing else "Resume with the cases it was saved with, in their "
+                                                             "order, or with that split "))
+    if moved := _listed_otherwise(saved, split):
+        return (f"The split settings and cases are the same, but listed in another order than when it was saved "
+                f"({moved}), and {_PLACES}: a CSV or JSON re-sorted splits otherwise{together}. "
+                + ("Resume with that split " if sharing else "List the cases in their order of then, or resume "
+                                                             "with that split "))
+    if sharing and _grouping_alone_moved(settings, saved, split, cases):
+        return (f"The split settings, cases and their order are the same: since the hundred-and-fifth session the "
+                f"seeded split keeps cases that share an image file together ({len(sharing)} here: "
+                f"{_named(sharing)}), where it split them one by one before, so no setting makes the split that "
+                f"wrote it again. Resume with that split ")
+    return (f"The split settings and cases are the same, but split otherwise: listed in another order than when "
+            f"it was saved ({_PLACES}), or cases share image files otherwise than then. Resume with that split ")
+
+
+def _both_sides(record: dict) -> dict:
+    """A split record's cases, training then validation, as one side named "cases" (``_SplitSide``'s)."""
+    labels = record.get("labels") or {}
+    both = [*(labels.get("training") or []), *(labels.get("validation") or [])]
+    return {"cases": [*record["training"], *record["validation"]], "labels": {"cases": both}}
+
+
+def _listed_otherwise(saved: dict, split: dict) -> str | None:
+    """Two cases listed in the other order than the saved split lists them, said ("a before b there, after it
+    here"), or None. Each side of a split keeps the source order, so two cases on one side there and on one side
+    here show their order in both lists; the same cases in the order of then never differ so."""
+    here_of = _ids_here(saved, split)
+    for saved_side in ("training", "validation"):
+        for side in ("training", "validation"):
+            on_both = {here_of.get(str(case_id)) for case_id in saved[saved_side]} & set(map(str, split[side]))
+            then = [here_of.get(str(case_id)) for case_id in saved[saved_side] if here_of.get(str(case_id)) in on_both]
+            now = [case_id for case_id in map(str, split[side]) if case_id in on_both]
+            if differing := next(((a, b) for a, b in zip(then, now) if a != b), None):
+                return f"{differing[0]} before {differing[1]} there, after it here"
+    return None
+
+
+def _ids_here(saved: dict, split: dict) -> dict:
+    """Each saved case's id -> this run's id of the same case (by id, or by label file: ``_SplitSide``)."""
+    there, here = _both_sides(saved), _both_sides(split)
+    here_ids = set(map(str, here["cases"]))
+    by_label = {str(label): str(case_id) for case_id, label in zip(here["cases"], here["labels"]["cases"])}
+    labels = there["labels"]["cases"] if len(there["labels"]["cases"]) == len(there["cases"]) else []
+    return {str(case_id): str(case_id) if str(case_id) in here_ids else by_label.get(str(label))
+            for case_id, label in zip(there["cases"], labels or [None] * len(there["cases"]))}
+
+
+def _grouping_alone_moved(settings, saved: dict, split: dict, cases: list[Case]) -> bool:
+    """Whether the list the split of before the grouping split as saved, with this run's cases, is split by these
+    settings into this run's split: then the grouping of cases sharing an image file alone moved it."""
+    listed = settings.listed_before_grouping(list(map(str, saved["training"])), list(map(str, saved["validation"])))
+    here_of, case_of = _ids_here(saved, split), {case.id: case for case in cases}
+    if listed is None or any(case_of.get(here_of.get(case_id)) is None for case_id in listed):
+        return False
+    try:
+        training, validation, _ = settings.split([case_of[here_of[case_id]] for case_id in listed])
+    except DataError:  # more folds than groups: no such split here
+        return False
+    return ([case.id for case in training], [case.id for case in validation]) == (
+        list(map(str, split["training"])), list(map(str, split["validation"])))
 
 
 def _saved_split_file(checkpoint: Path) -> Path:
@@ -471,9 +551,8 @@ def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, mani
         regions = manifest.regions.to_dict() if manifest.regions is not None else None
         if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
             accelerator.print(warning)
-        sharing = [case.id for case in cases_sharing_an_image(manifest.training + manifest.validation)]
-        if warning := check_resume_split(checkpoint, manifest.split_record(), names, sharing,
-                                         _split_given_as(manifest, names)):
+        if warning := check_resume_split(checkpoint, manifest.split_record(), names,
+                                         manifest.training + manifest.validation, _split_given_as(manifest, names)):
             accelerator.print(warning)
 
 

@@ -10,6 +10,7 @@ splits_final.json) wins over these settings, and :meth:`SplitSettings.given` say
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,8 +95,6 @@ class SplitSettings:
                 most = f"use at most {len(groups)} folds" if len(groups) > 1 else f"add cases: folds need {_TWO}"
                 raise DataError(f"{self.said('num_folds')}={num_folds} but there are only {_counted(cases, groups)}; "
                                 f"{most}")
-            folds = np.array_split(np.random.default_rng(seed).permutation(len(groups)), num_folds)
-            held_out = set(folds[fold].tolist())
             how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})",
                                    SplitOrigin("folds", num_folds, names=self.names))
         else:
@@ -103,13 +102,32 @@ class SplitSettings:
                 folds_is = self.said("num_folds")
                 raise DataError(f"{self.said('fold')}={fold} is set but {folds_is}={num_folds}; set {folds_is} to 2 "
                                 f"or more")
-            held_out = _fraction_held_out(len(groups), validation_fraction, seed)
             how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})",
                                    SplitOrigin("fraction", names=self.names))
+        held_out = self._held_out(len(groups))
         held_out_cases = {index for group in held_out for index in groups[group]}
         training = [case for index, case in enumerate(cases) if index not in held_out_cases]
         validation = [case for index, case in enumerate(cases) if index in held_out_cases]
         return training, validation, how
+
+    def _held_out(self, count: int) -> set[int]:
+        """The places among ``count`` (cases, or groups of cases sharing an image) that these settings hold out."""
+        if self.num_folds > 1:
+            return set(np.array_split(np.random.default_rng(self.seed).permutation(count), self.num_folds)[self.fold]
+                       .tolist())
+        return _fraction_held_out(count, self.validation_fraction, self.seed)
+
+    def listed_before_grouping(self, training: list, validation: list) -> list | None:
+        """The list of cases that the seeded split of before the hundred-and-fifth session, which split cases
+        one by one, would have split into ``training`` and ``validation`` (each in the source order, as a
+        split.json records them) by these settings, or None where it would have held out another number.
+        The permutation picks places in the list, not cases: a resume tells by it what moved a saved split."""
+        count = len(training) + len(validation)
+        held_out = self._held_out(count) if count else set()
+        if len(held_out) != len(validation):
+            return None
+        trained, validated = iter(training), iter(validation)
+        return [next(validated) if place in held_out else next(trained) for place in range(count)]
 
     def given(self, what: str, by: str = "dataset", unused_folds: int = 0) -> SplitDescription:
         """Describe a split the source prescribes; say so when split settings were therefore unused
@@ -153,6 +171,24 @@ class SplitSettings:
 
 
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
+
+_FRACTION_SAID = re.compile(r"fraction (\S+) \(seed (-?\d+)\)")
+_FOLD_SAID = re.compile(r"fold (\d+) of (\d+) \(seed (-?\d+)\)")
+
+
+def seeded_settings(how) -> SplitSettings | None:
+    """The settings that ``SplitSettings.split``'s words say ("fraction 0.2 (seed 0)", "fold 2 of 5 (seed 0)"), or
+    None for other words (a split the source gave): a split.json records its split in these words alone."""
+    if not isinstance(how, str):
+        return None
+    try:
+        if fraction := _FRACTION_SAID.fullmatch(how):
+            return SplitSettings(validation_fraction=float(fraction[1]), seed=int(fraction[2]))
+        if fold := _FOLD_SAID.fullmatch(how):
+            return SplitSettings(num_folds=int(fold[2]), fold=int(fold[1]), seed=int(fold[3]))
+    except (ValueError, DataError):  # words no split of these settings writes
+        return None
+    return None
 
 
 def is_one_fold_of_several(manifest: Manifest) -> bool:
