@@ -192,7 +192,7 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
 
 
 def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), cases: list[Case] | None = None,
-                       given_as: str = "the dataset's own split") -> str | None:
+                       given_as: str = "the dataset's own split", spacing_to_pin=None) -> str | None:
     """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
     training cases differ.
 
@@ -209,7 +209,8 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), ca
     (``_what_moved_the_split``): other cases, another order, or, since the hundred-and-fifth session, the
     grouping of cases that share an image file, which alone was said until the hundred-and-sixth session, of a
     dataset merely re-sorted too. ``given_as``: how this run's source gives a split of its own (a dataset.json's
-    'validation' list, validation_pairs), the way on then.
+    'validation' list, validation_pairs), the way on then. ``spacing_to_pin``: this run's spacing where
+    data.spacing is unset, which a fold's split given as the dataset's own would move (``median_cases``).
 
     Returns:
         a warning when the validation cases are the same but the training cases are not, else None.
@@ -235,8 +236,12 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), ca
                f"{names.setting('data.validation_fraction')} and the same cases as in "
                f"{Path(checkpoint) / 'config.yaml'})")
         if cause := _what_moved_the_split(saved, split, cases):
+            pinned = (f", with {names.setting('data.spacing')} set to {_shown(list(spacing_to_pin))}, the spacing "
+                      f"it trained at (unset, a fold resamples to every case's median, a split given as the "
+                      f"dataset's own to its training cases')" if spacing_to_pin and saved["how"].startswith("fold ")
+                      else "")
             way = (f"{cause}given as {given_as}: the {len(validated.ids)} validation case(s) "
-                   f"{_saved_split_file(Path(checkpoint))} records ({_named(validated.ids)})")
+                   f"{_saved_split_file(Path(checkpoint))} records ({_named(validated.ids)}){pinned}")
         raise ConfigError(
             f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
             f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
@@ -541,9 +546,10 @@ def _shown_regions(regions: dict | None) -> str:
 
 
 def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, manifest: Manifest, out: Path,
-                       names: Names) -> None:
+                       names: Names, spacing_set: bool = True) -> None:
     """What ``checkpoint`` saved of its data (preprocessing, channels, classes, split) against this run's,
-    once the cases are checked and before they are preprocessed: refused, or said, in the caller's ``names``."""
+    once the cases are checked and before they are preprocessed: refused, or said, in the caller's ``names``.
+    ``spacing_set``: whether data.spacing is set; unset, a fold given back as the dataset's own moves the median."""
     with gone_if_rotated_away(checkpoint, names):  # else an older checkpoint's or another run's records
         check_resume_preprocessing(checkpoint, settings.to_dict(), out, names)
         if warning := check_resume_channels(checkpoint, manifest.channels, names):
@@ -552,7 +558,8 @@ def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, mani
         if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
             accelerator.print(warning)
         if warning := check_resume_split(checkpoint, manifest.split_record(), names,
-                                         manifest.training + manifest.validation, _split_given_as(manifest, names)):
+                                         manifest.training + manifest.validation, _split_given_as(manifest, names),
+                                         None if spacing_set else settings.spacing):
             accelerator.print(warning)
 
 

@@ -757,7 +757,8 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
-        check_resume_data(accelerator, resume_from, settings, manifest, out, names)
+        check_resume_data(accelerator, resume_from, settings, manifest, out, names,
+                          spacing_set=cfg.data.spacing is not None)
     if warning := unused_split_settings_warning(manifest):
         accelerator.print(warning)
     for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,

@@ -1,5 +1,6 @@
 """What a resume is told where its seeded split holds out other cases than its checkpoint's: the cause it can tell
-(other cases, another order, or the grouping of cases that share an image file): hundred-and-sixth session."""
+(other cases, another order, or the grouping of cases that share an image file), and the spacing a split given
+back by hand resamples to (hundred-and-sixth session)."""
 
 from __future__ import annotations
 
@@ -44,9 +45,10 @@ def _saved(folder: Path, manifest: Manifest, spacing=None) -> Path:
     return checkpoint
 
 
-def _refusal(checkpoint: Path, manifest: Manifest, settings=PreprocessSettings()) -> str:
+def _refusal(checkpoint: Path, manifest: Manifest, settings=PreprocessSettings(), spacing_set=True) -> str:
     with pytest.raises(ConfigError) as refused:
-        check_resume_data(SimpleNamespace(print=print), checkpoint, settings, manifest, checkpoint / "new", Names())
+        check_resume_data(SimpleNamespace(print=print), checkpoint, settings, manifest, checkpoint / "new", Names(),
+                          spacing_set=spacing_set)
     return str(refused.value)
 
 
@@ -95,6 +97,51 @@ def test_a_resume_whose_dataset_holds_other_cases_is_told_so_not_of_the_grouping
     assert ("The split settings are the same, but the dataset holds other cases than when it was saved (1 not in "
             "it then (case_9)), and the seeded split permutes places in the list of cases, not cases. Resume with "
             "the cases it was saved with, in their order, or with that split given as the CSV's") in said
+
+
+def test_a_resume_moved_by_the_grouping_alone_is_told_so_and_to_pin_a_folds_median_spacing(tmp_path):
+    """The same cases in the same order, split one by one before the hundred-and-fifth session: the grouping's
+    refusal. A fold's split given back as the dataset's own resamples to its training cases' median where the
+    fold took every case's: the refusal says to pin data.spacing to the checkpoint's, where it is unset."""
+    names = ["s0_a", "s1", "s2", "s0_b", "s3", "s4"]
+    settings = SplitSettings(num_folds=3, fold=0, seed=0)
+    before = _manifest(tmp_path, _cases(tmp_path, names), settings)  # every image its own: the split of before
+    now = _manifest(tmp_path, _cases(tmp_path, names, lambda name: name.split("_")[0]), settings)
+    assert before.split_record()["validation"] != now.split_record()["validation"]
+    checkpoint = _saved(tmp_path, before)
+    said = _refusal(checkpoint, now, PreprocessSettings(spacing=(1.1, 1.2, 2.0)), spacing_set=False)
+    assert ("The split settings, cases and their order are the same: " + GROUPING + " (2 here: s0_a, s0_b)") in said
+    assert ("with data.spacing set to [1.1, 1.2, 2.0], the spacing it trained at (unset, a fold resamples to every "
+            "case's median, a split given as the dataset's own to its training cases'), or start") in said
+    assert "data.spacing set" not in _refusal(checkpoint, now, PreprocessSettings(spacing=(1.1, 1.2, 2.0)))
+
+
+def test_a_folds_split_given_back_by_hand_resumes_at_its_spacing_only_where_data_spacing_pins_it(tmp_path):
+    """With data.spacing unset a fold of several resamples to every case's median, the same split given as the
+    dataset's own (a CSV 'split' column) to its training cases': the resume is refused as preprocessed otherwise,
+    told to pin data.spacing, and pinned it resumes, as the grouping's refusal advises."""
+    cases = []
+    for index, size in enumerate((0.8, 0.9, 1.0, 1.2, 1.4, 1.5)):
+        for kind in ("image", "label"):
+            nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.uint8), np.diag([size, size, 2 * size, 1.0])),
+                     tmp_path / f"{kind}_{index}.nii.gz")
+        cases.append(Case(id=f"c{index}", images=(tmp_path / f"image_{index}.nii.gz",),
+                          label=tmp_path / f"label_{index}.nii.gz"))
+    fold = _manifest(tmp_path, cases, SplitSettings(num_folds=3, fold=0, seed=0))
+    spacing = target_spacing(DataConfig(num_folds=3), fold)
+    assert spacing == pytest.approx((1.1, 1.1, 2.2))  # all six's median
+    checkpoint = _saved(tmp_path, fold, spacing)
+    given = Manifest(root=tmp_path, labels=fold.labels, channels=fold.channels, training=fold.training,
+                     validation=fold.validation, source_format="csv")  # its split written as the 'split' column
+    median = target_spacing(DataConfig(), given)
+    assert median == pytest.approx((1.15, 1.15, 2.3))  # its training cases' median, four of the six
+    said = _refusal(checkpoint, given, PreprocessSettings(spacing=median), spacing_set=False)
+    assert ("its weights were trained on volumes preprocessed otherwise (spacing: [1.1, 1.1, 2.2] saved, "
+            "[1.15, 1.15, 2.3] here)") in said
+    assert "a median spacing that moved with the cases can be pinned with data.spacing" in said
+    pinned = target_spacing(DataConfig(spacing=[1.1, 1.1, 2.2]), given)
+    check_resume_data(SimpleNamespace(print=print), checkpoint, PreprocessSettings(spacing=pinned), given,
+                      tmp_path / "new", Names(), spacing_set=True)
 
 
 def test_a_resume_of_other_cases_sharing_an_image_is_sent_to_the_saved_split_alone(tmp_path):
