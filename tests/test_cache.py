@@ -392,9 +392,10 @@ def test_voxels_that_fine_indeed_pass_a_data_spacing_coarser_on_purpose_where_th
 
 @pytest.mark.parametrize("name", ["scan.nii", "scan.nii.gz"])
 def test_the_nibabel_lines_offered_keep_the_voxels_of_an_uncompressed_file_and_its_time_unit(tmp_path, name):
-    """The refusals' two lines (from metres to mm, and the unit declared mm), run as written: on an uncompressed
-    .nii, which nibabel maps rather than reads, they saved the file over its own mapped voxels, 119 of 120 changed
-    (hundred-and-fifth session's probe), and set_xyzt_units('mm') set a 4-D file's time unit to unknown."""
+    """The refusals' lines (from metres or micrometres to mm, and the unit declared mm), run as written: on an
+    uncompressed .nii, which nibabel maps rather than reads, they saved the file over its own mapped voxels, 119 of
+    120 changed (hundred-and-fifth session's probe), and set_xyzt_units('mm') set a 4-D file's time unit to
+    unknown."""
     import nibabel as nib
 
     from accelerated_seg.data import spacing
@@ -402,7 +403,8 @@ def test_the_nibabel_lines_offered_keep_the_voxels_of_an_uncompressed_file_and_i
     affine = np.array([[0, -0.002, 0, 1], [0.002, 0, 0, 2], [0, 0, 0.004, 3], [0, 0, 0, 1.0]])
     voxels = np.arange(240, dtype=np.int16).reshape(6, 5, 4, 2)
     lines = {"from metres": (spacing.REWRITE_IN_MM.split("nibabel, from metres: ", 1)[1], 1000),
-             "declared mm": (re.search(r"\(nibabel: (.*)\)$", spacing.DECLARE_MM).group(1), 1)}
+             "declared mm": (re.search(r"\(nibabel: (.*)\)$", spacing.DECLARE_MM).group(1), 1),
+             "from micrometres": (spacing.REWRITE_FROM_MICROMETRES_CODE, 0.001)}
     for what, (line, scale) in lines.items():
         path = tmp_path / what / name
         path.parent.mkdir()
@@ -414,6 +416,64 @@ def test_the_nibabel_lines_offered_keep_the_voxels_of_an_uncompressed_file_and_i
         assert np.array_equal(np.asanyarray(written.dataobj), voxels), what
         assert written.header.get_xyzt_units() == ("mm", "sec"), what
         assert np.allclose(written.affine, np.diag([scale, scale, scale, 1]) @ affine), what
+
+
+def in_units(tiny_dataset, tmp_path, units: dict[str, str]):
+    """A copy of the tiny dataset whose cases' headers declare ``units`` (case id -> unit; 'micron' for the rest),
+    each case's numbers in its unit (its voxels 2 mm: 2000 in micrometres, 0.002 in metres; none: micrometres, as
+    the dataset's), images and labels."""
+    import shutil
+
+    import nibabel as nib
+
+    root = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    manifest = load_msd(root / "dataset.json")
+    per_mm = {"micron": 1000.0, "mm": 1.0, "meter": 1e-3, "unknown": 1000.0}
+    for case in manifest.training + manifest.validation:
+        unit = units.get(case.id, "micron")
+        for path in (*case.images, case.label):
+            image = nib.load(path)
+            scale = np.diag([per_mm[unit]] * 3 + [1.0])
+            scaled = nib.Nifti1Image(np.asanyarray(image.dataobj), scale @ image.affine, image.header)
+            scaled.header.set_xyzt_units(unit)
+            nib.save(scaled, path)
+    return root, manifest
+
+
+def test_cases_whose_headers_declare_different_units_are_refused_naming_one_file_of_each(tiny_dataset, tmp_path,
+                                                                                         capsys):
+    """Microscopy in micrometres with one case converted to mm by another tool: the mm case, 1000 times finer than
+    a data.spacing in the micrometres' numbers and declaring mm, passed as coarser on purpose and trained as a voxel
+    or two (hundred-and-sixth session's probe). Cases of different units are refused before any work, by training
+    and by the check command, naming a file of each unit and the nibabel lines; a header with no unit agrees with
+    any, and the line given makes the case agree."""
+    import nibabel as nib
+
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root, manifest = in_units(tiny_dataset, tmp_path, {"case_001": "mm", "case_003": "unknown"})
+    in_mm = next(case for case in manifest.training + manifest.validation if case.id == "case_001")
+    in_micrometres = next(case for case in manifest.training + manifest.validation if case.id == "case_000")
+    microns = DataConfig(spacing=(2000.0, 2000.0, 2000.0), max_voxels=10**9)
+    with pytest.raises(DataError, match=rf"^the cases' headers declare their voxel sizes in different units "
+                                        rf"\(xyzt_units\): 7 in micrometres \(case_000: "
+                                        rf"{re.escape(str(in_micrometres.images[0]))}\); 1 in mm \(case_001: "
+                                        rf"{re.escape(str(in_mm.images[0]))}\)\. .* would scale the cases of one "
+                                        rf"unit 1,000 times .* from micrometres: (img = .*, path\))\), or, where "
+                                        rf"a file's numbers are mm already .* declare it mm") as refused:
+        preprocess_settings(microns, manifest)
+    assert main(["check", str(root / "dataset.json")]) == 1
+    assert "error: the cases' headers declare their voxel sizes in different units" in capsys.readouterr().err
+    # the cases in micrometres (the one with no unit too) rewritten in mm by the line given: the mm case's numbers
+    for case in manifest.training + manifest.validation:
+        if case.id != "case_001":
+            for path in (*case.images, case.label):
+                exec(refused.value.args[0].split("from micrometres: ")[1].split("), or, where")[0],
+                     {"nib": nib, "np": np, "path": str(path)})
+    assert preprocess_settings(DataConfig(), load_msd(root / "dataset.json")).spacing == pytest.approx((2, 2, 2))
 
 
 def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):

@@ -6,6 +6,7 @@ check`` judges the target spacing as training does without importing torch and M
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 import nibabel as nib
@@ -72,10 +73,13 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
     """``data.spacing``, or the median of ``median_cases``: what every volume is resampled to.
 
     Raises:
-        DataError: a case resampled to it would hold more than ``data.max_voxels`` voxels.
+        DataError: the cases' headers declare different units (``check_one_spatial_unit``), a case resampled to it
+            would hold more than ``data.max_voxels`` voxels, or a case's voxels are far finer than it.
     """
+    headers = case_headers(manifest)  # read once for every check
+    # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
+    check_one_spatial_unit(headers)
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
-    headers = case_headers(manifest)  # read once for both checks
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None)
     return spacing
@@ -91,6 +95,46 @@ def case_headers(manifest: Manifest) -> list:
         except Exception:  # nibabel raises many types
             continue
     return headers
+
+
+def spatial_unit(image) -> str:
+    """The unit ``image``'s header declares its voxel sizes in (xyzt_units): 'mm', 'meter', 'micron', or 'unknown'
+    (nibabel's default, written by every nibabel script that sets none; a code NIfTI gives no spatial meaning too)."""
+    try:
+        return image.header.get_xyzt_units()[0]
+    except (AttributeError, KeyError):  # a header with no units; a code of 4 to 7, which nibabel has no name for
+        return "unknown"
+
+
+def check_one_spatial_unit(headers: list) -> None:
+    """Refuse cases (of ``headers``: ``case_headers``) whose headers declare their voxel sizes in different units,
+    some mm and some metres or micrometres (converted with different tools). nibabel and MONAI read the numbers as
+    they are, so resampling them to one spacing scaled the cases of one unit 1000 times against the others', without
+    a word until the hundred-and-sixth session. A header that declares none ('unknown', nibabel's default) agrees
+    with any: most such files are in mm, and those in metres are check_voxels_in_mm's. Judged from the headers
+    alone, the first image of each case, as the other spacing checks read them.
+
+    Raises:
+        DataError: naming a file of each unit, and the nibabel lines that rewrite one in mm or declare its unit.
+    """
+    units = Counter(spatial_unit(image) for _, image in headers)
+    del units["unknown"]
+    if len(units) < 2:
+        return
+    first = {unit: next(case for case, image in headers if spatial_unit(image) == unit) for unit in units}
+    named = "; ".join(f"{count} in {UNIT_MM[unit][0]} ({first[unit].id}: {first[unit].images[0]})"
+                      for unit, count in units.most_common())
+    apart = max(UNIT_MM[unit][1] for unit in units) / min(UNIT_MM[unit][1] for unit in units)
+    raise DataError(
+        f"the cases' headers declare their voxel sizes in different units (xyzt_units): {named}. Their numbers are "
+        f"read as they are, whatever the unit, so resampling them to one spacing would scale the cases of one unit "
+        f"{apart:,.0f} times against the others'. Rewrite the files not in mm in mm, their labels too (nibabel, from "
+        f"metres: {REWRITE_IN_MM_CODE}; from micrometres: {REWRITE_FROM_MICROMETRES_CODE}), or, where a file's "
+        f"numbers are mm already and its unit alone is wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
+
+
+#: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
+UNIT_MM = {"mm": ("mm", 1.0), "meter": ("metres", 1000.0), "micron": ("micrometres", 0.001)}
 
 
 # How many times finer than the target spacing a case's voxels may be: a header in metres is 1000 times off
@@ -169,11 +213,19 @@ def far_finer_words(path, image, spacing, source: str) -> str:
 # (mmap=False): an uncompressed .nii is otherwise mapped, not read, and saved over itself it lost its voxels, 119
 # of 120 changed in the hundred-and-fifth session's probe. The time unit of a 4-D file is kept, where
 # set_xyzt_units('mm') alone sets it to unknown.
-#: Rewrites a file's geometry from metres to mm, its unit with it (ITK reads the unit)
-REWRITE_IN_MM_CODE = ("img = nib.load(path, mmap=False); "
-                      "img.header.set_xyzt_units('mm', img.header.get_xyzt_units()[1]); "
-                      "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
-                      "np.diag([1000, 1000, 1000, 1]) @ img.affine, img.header), path)")
+def rewrite_in_mm_code(scale: str) -> str:
+    """The line that rewrites a file's geometry in mm, ``scale`` (as written) mm to its unit, its unit with it (ITK
+    reads the unit)."""
+    return ("img = nib.load(path, mmap=False); "
+            "img.header.set_xyzt_units('mm', img.header.get_xyzt_units()[1]); "
+            "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
+            f"np.diag([{scale}, {scale}, {scale}, 1]) @ img.affine, img.header), path)")
+
+
+#: Rewrites a file's geometry from metres to mm
+REWRITE_IN_MM_CODE = rewrite_in_mm_code("1000")
+#: Rewrites a file's geometry from micrometres to mm (check_one_spatial_unit)
+REWRITE_FROM_MICROMETRES_CODE = rewrite_in_mm_code("0.001")
 #: Declares a file's unit mm, its geometry as it is
 DECLARE_MM_CODE = ("img = nib.load(path, mmap=False); img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, "
                    "img.header); img.header.set_xyzt_units('mm', img.header.get_xyzt_units()[1]); nib.save(img, path)")
