@@ -25,7 +25,8 @@ from typing import Sequence
 import torch
 
 from .config import ConfigError
-from .data.preprocess_settings import SPACING_SET_KEY, code_version_difference, spacing_was_set
+from .data.preprocess_settings import (SPACING_SET_KEY, SPACING_UNIT_KEY, code_version_difference, spacing_unit,
+                                       spacing_was_set)
 from .exported_model import load_exported
 from .inference_files import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
@@ -40,9 +41,11 @@ from .own_warnings import AcceleratedSegWarning
 # spacing_set (whether data.spacing set the spacing or a median did) changes no voxel either: the ensemble takes a
 # header's mm at its word for voxels far finer than the spacing only where every member's was set (as training
 # would for each), and a member exported before the hundred-and-fifth session lacks it.
+# spacing_unit (the unit the training cases' headers declared) is compared where both members record one: a member
+# exported before the hundred-and-sixth session, or trained on headers that declared none, records none.
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
                "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending",
-               SPACING_SET_KEY)
+               SPACING_SET_KEY, SPACING_UNIT_KEY)
 
 
 class ModelEnsemble(torch.nn.Module):
@@ -108,7 +111,25 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
                 f"preprocessing and sliding window, so they must be trained on the same settings{spacing}")
     spacing_set = all(spacing_was_set(config) for _, config in loaded)
     return (ModelEnsemble([model for model, _ in loaded]).eval(),
-            {**first, SPACING_SET_KEY: spacing_set, "ensemble": [str(f) for f in folders]})
+            {**first, SPACING_SET_KEY: spacing_set, SPACING_UNIT_KEY: _one_spacing_unit(folders, loaded),
+             "ensemble": [str(f) for f in folders]})
+
+
+def _one_spacing_unit(folders: list[Path], loaded: list) -> str | None:
+    """The unit the members' training cases' headers declared, where one records it (``spacing_unit``).
+
+    Raises:
+        ConfigError: two members record different units: their spacings' numbers mean sizes 1000 times apart.
+    """
+    recorded = [(folder, spacing_unit(config)) for folder, (_, config) in zip(folders, loaded)
+                if spacing_unit(config) is not None]
+    if any(unit != recorded[0][1] for _, unit in recorded):
+        other = next((folder, unit) for folder, unit in recorded if unit != recorded[0][1])
+        raise ConfigError(
+            f"{other[0]} cannot join {recorded[0][0]} in an ensemble: its training cases' headers declared their "
+            f"voxel sizes in {other[1]}, the other's in {recorded[0][1]} (config.json's {SPACING_UNIT_KEY}), so "
+            f"their spacings' numbers are sizes of another unit: train them on the cases rewritten in one unit")
+    return recorded[0][1] if recorded else None
 
 
 def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:

@@ -26,7 +26,7 @@ from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
-from .data.preprocess_settings import SPACING_SET_KEY
+from .data.preprocess_settings import SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
 from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
@@ -344,6 +344,9 @@ def export_value_errors(config: dict) -> list[str]:
     if not isinstance(config.get(SPACING_SET_KEY, True), bool):  # predict judges a scan's far finer voxels by it
         errors.append(f"{SPACING_SET_KEY} {config[SPACING_SET_KEY]!r} is not true or false (whether data.spacing set "
                       f"the spacing, or the training cases' median)")
+    if config.get(SPACING_UNIT_KEY) not in (None, *SPATIAL_UNITS):  # predict judges a scan's unit by it
+        errors.append(f"{SPACING_UNIT_KEY} {config[SPACING_UNIT_KEY]!r} is not one of {', '.join(SPATIAL_UNITS)} or "
+                      f"null (the unit the training cases' headers declared)")
     settings = config.get("preprocessing")
     if settings is None:  # an export from before preprocessing was recorded: only its spacing is read
         if config.get("spacing") is not None and not positive_sizes(config["spacing"]):

@@ -50,8 +50,9 @@ from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
-from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings, spacing_was_set
-from .data.spacing import DECLARE_MM, declared_in_mm, far_finer, far_finer_words
+from .data.preprocess_settings import (PreprocessSettings, class_values, preprocess_settings, spacing_unit,
+                                       spacing_was_set)
+from .data.spacing import DECLARE_MM, declared_in_mm, far_finer, far_finer_words, other_unit_words, spatial_unit
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_files import (
@@ -357,6 +358,19 @@ class PreparedCase:
     pending: Compose | None = None
 
 
+def _refuse_another_unit(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose header declares its voxel sizes in another unit than the model's training cases' did
+    (config.json's ``spacing_unit``): its numbers are read as they are, so a scan in micrometres for a model in mm
+    was resampled to 1000 times its size along each axis (memory for a billion times the voxels), and one in mm for
+    a model in micrometres, declaring mm, to a voxel or two, until the hundred-and-sixth session. Where the model
+    or the scan declares no unit (an export made before then, nibabel's default) nothing is judged: the far finer
+    check below still refuses a header in metres."""
+    recorded, declared = spacing_unit(config), spatial_unit(image)
+    if spacing is None or recorded is None or declared in ("unknown", recorded):
+        return
+    raise DataError(other_unit_words(path, image, recorded, spacing))
+
+
 def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     """Refuse a scan whose voxels are ``far_finer`` than the model's spacing, as training refused such a case
     (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
@@ -399,6 +413,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     images = _read_channels(paths, config)
     settings = preprocess_settings(config)
+    _refuse_another_unit(config, paths[0], images[0], settings.spacing)
     _refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
     if settings.normalization == "zscore":
         _warn_of_dominant_voxels(paths, images)

@@ -21,7 +21,8 @@ from .code_commit import run_commit
 from .config import Config
 from .data.manifest import Manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
-from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY
+from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY, SPACING_UNIT_KEY
+from .data.spacing import declared_unit
 from .files import write_text_atomically
 from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
@@ -42,6 +43,9 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         # whether data.spacing set it (false: the training cases' median), which predict judges a scan's voxels
         # 100 times finer by, as training did (spacing_was_set); recorded since the hundred-and-fifth session
         SPACING_SET_KEY: cfg.data.spacing is not None,
+        # the unit its training cases' headers declared, which the spacing's numbers are in and predict refuses a scan
+        # declaring another by (its numbers are read as they are); recorded since the hundred-and-sixth session
+        SPACING_UNIT_KEY: declared_unit([*manifest.training, *manifest.validation]),
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
         CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)

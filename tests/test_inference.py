@@ -660,6 +660,7 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "format_version": lambda path: edit(path, lambda c: c.update(format_version=2)),
         "file_ending": lambda path: edit(path, lambda c: c.update(file_ending=".mha")),  # the predictions' name
         "spacing_set": lambda path: edit(path, lambda c: c.update(spacing_set="no")),  # "no" read as set
+        "spacing_unit": lambda path: edit(path, lambda c: c.update(spacing_unit="mm ")),  # a scan's unit judged by it
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
@@ -677,7 +678,9 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
                 "file_ending": r"config.json: file_ending '.mha' is not a NIfTI ending \(.nii.gz, .nii\), which the "
                                r"label maps are named with\. Training writes these",
                 "spacing_set": r"config.json: spacing_set 'no' is not true or false \(whether data.spacing set the "
-                               r"spacing, or the training cases' median\)"}
+                               r"spacing, or the training cases' median\)",
+                "spacing_unit": r"config.json: spacing_unit 'mm ' is not one of mm, meter, micron or null \(the unit "
+                                r"the training cases' headers declared\)"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else
@@ -713,7 +716,8 @@ def test_an_exports_median_spacing_keeps_its_float32_bits_whose_short_decimal_wo
     median = median_spacing(headers)
     assert median == (1.2000000476837158,) * 3 and float32_as_decimal(median[0]) == 1.2
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
-                               num_classes=2, regions=None, ignore_value=None, file_ending=None)
+                               num_classes=2, regions=None, ignore_value=None, file_ending=None, training=[],
+                               validation=[])
     trained = PreprocessSettings(spacing=median, crop_foreground=False)
     median_set = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=None))  # data.spacing: null
     written = json.loads(json.dumps(export_metadata(median_set, manifest, trained)))
@@ -2090,10 +2094,74 @@ def test_a_scan_declaring_mm_far_finer_than_a_median_spacing_is_refused_as_train
                                         r'with the members whose config.json says "spacing_set": true alone$'):
         predict_file([tmp_path / "set", median], tmp_path / "fine.nii.gz", tmp_path / "y.nii.gz")
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
-                               num_classes=2, regions=None, ignore_value=None, file_ending=None)
+                               num_classes=2, regions=None, ignore_value=None, file_ending=None, training=[],
+                               validation=[])
     for given, said in ((None, False), ((2.5, 2.5, 2.5), True)):  # what training records
         cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=given))
         assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_set"] is said
+
+
+def in_unit(image, path, unit: str, per_mm: float):
+    """``image`` saved at ``path`` with its numbers ``per_mm`` of its unit to a mm and its header declaring it."""
+    scaled = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ image.affine)
+    scaled.header.set_xyzt_units(unit)
+    nib.save(scaled, path)
+    return path
+
+
+def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused_with_the_rewrite(scans, tmp_path):
+    """Predict read a scan's numbers as they are, whatever its unit: a scan in mm for a model whose training cases
+    were in micrometres, declaring mm, passed the far finer check as voxels resampled coarser on purpose and was
+    segmented as a voxel or two, and one in micrometres for a model in mm was resampled to a billion times its
+    voxels (hundred-and-sixth session). The export records its training cases' unit (spacing_unit): a scan
+    declaring another is refused with the line that rewrites it, which makes it segmented; one declaring none, or
+    a model that records none, is not judged."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.run_records import export_metadata
+
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    in_mm = in_unit(image, tmp_path / "mm.nii.gz", "mm", 1.0)
+    micrometres = export(tmp_path / "micrometres", spacing=(2500.0,) * 3, spacing_unit="micron")
+    with pytest.raises(DataError, match=rf"^{re.escape(str(in_mm))}: its header declares its voxel sizes in mm "
+                                        r"\(xyzt_units\), the model's training cases' in micrometres \(its "
+                                        r"config.json's spacing_unit\)\. .* would scale it 1,000 times smaller than "
+                                        r"the scans the model learned from\. Rewrite it in micrometres \(nibabel: "
+                                        r"(img = .*, path\))\), or, where its numbers are micrometres already .*"
+                                        r"declare it so \(nibabel: img = .*\)$") as refused:
+        predict_file(micrometres, in_mm, tmp_path / "y.nii.gz")
+    assert not (tmp_path / "y.nii.gz").exists()
+    exec(re.search(r"\(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1),
+         {"nib": nib, "np": np, "path": str(in_mm)})
+    assert read_labels(predict_file(micrometres, in_mm, tmp_path / "y.nii.gz")).shape == image.shape
+    in_micrometres = in_unit(image, tmp_path / "micrometres.nii.gz", "micron", 1000.0)
+    with pytest.raises(DataError, match=r"in micrometres \(xyzt_units\), the model's training cases' in mm .* 1,000 "
+                                        r"times larger .* Rewrite it in mm \(nibabel: .*np.diag\(\[0.001, "):
+        predict_file(export(tmp_path / "mm", spacing_unit="mm"), in_micrometres, tmp_path / "z.nii.gz")
+    for model, scan in ((tmp_path / "mm", in_unit(image, tmp_path / "none.nii.gz", "unknown", 1.0)),
+                        (export(tmp_path / "older"), in_unit(image, tmp_path / "metres.nii.gz", "meter", 1.0))):
+        assert read_labels(predict_file(model, scan, tmp_path / f"by_{model.name}.nii.gz")).shape == image.shape
+    # training records the unit its cases' headers declare, none where none declares one
+    cases = [SimpleNamespace(images=[path]) for path in (tmp_path / "none.nii.gz", tmp_path / "micrometres.nii.gz")]
+    manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1, num_classes=2,
+                               regions=None, ignore_value=None, file_ending=None, training=cases[:1], validation=[])
+    cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=(2.5,) * 3))
+    assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_unit"] is None
+    manifest.validation = cases[1:]
+    assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_unit"] == "micron"
+
+
+def test_members_whose_training_cases_declared_different_units_cannot_join_an_ensemble(tmp_path):
+    """Two members' spacings of the same numbers in mm and in micrometres are sizes 1000 times apart: refused,
+    naming both; a member that records no unit (exported before the hundred-and-sixth session) joins either."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.ensemble import load_for_prediction
+
+    mm, micrometres = export(tmp_path / "mm", spacing_unit="mm"), export(tmp_path / "um", spacing_unit="micron")
+    with pytest.raises(ConfigError, match=r"um cannot join .*mm in an ensemble: its training cases' headers "
+                                          r"declared their voxel sizes in micron, the other's in mm"):
+        load_for_prediction([mm, export(tmp_path / "older"), micrometres])
+    assert load_for_prediction([export(tmp_path / "older2"), mm])[1]["spacing_unit"] == "mm"
 
 
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):

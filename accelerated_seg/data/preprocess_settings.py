@@ -115,6 +115,19 @@ def spacing_was_set(config: dict) -> bool:
     return config.get(SPACING_SET_KEY, True) is not False
 
 
+# The key of an export's config.json that records the unit its training cases' headers declared their voxel sizes
+# in (xyzt_units: "mm", "meter" or "micron"; null where none declared one), which its spacing's numbers are in.
+SPACING_UNIT_KEY = "spacing_unit"
+#: The units a header declares, as nibabel's get_xyzt_units() names them
+SPATIAL_UNITS = ("mm", "meter", "micron")
+
+
+def spacing_unit(config: dict) -> str | None:
+    """The unit the model's training cases' headers declared, from its ``config.json``, or None: none declared one,
+    or the export was made before the hundred-and-sixth session, which recorded none."""
+    return config.get(SPACING_UNIT_KEY)
+
+
 def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     """Label value written for each class index: the dataset's own value where the class stands for
     one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the

@@ -133,6 +133,34 @@ def check_one_spatial_unit(headers: list) -> None:
         f"numbers are mm already and its unit alone is wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
 
 
+def declared_unit(cases) -> str | None:
+    """The unit the headers of ``cases`` (their first images) declare, one since check_one_spatial_unit, or None
+    where none declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by. Read
+    up to the first header that declares one, once a run."""
+    for case in cases:
+        try:
+            unit = spatial_unit(nib.load(str(case.images[0])))
+        except Exception:  # nibabel raises many types; the pre-flight check has refused such a file
+            continue
+        if unit != "unknown":
+            return unit
+    return None
+
+
+def other_unit_words(path, image, unit: str, spacing) -> str:
+    """What predict says of a scan (``image`` at ``path``) whose header declares another unit than ``unit``, the
+    model's training cases', and how to rewrite it in that one or declare it so."""
+    scan = spatial_unit(image)
+    scale = UNIT_MM[scan][1] / UNIT_MM[unit][1]
+    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[scan][0]} (xyzt_units), the model's training "
+            f"cases' in {UNIT_MM[unit][0]} (its config.json's spacing_unit). Its numbers are read as they are, "
+            f"whatever the unit, so resampling it to the model's spacing {_mm(spacing)} would scale it "
+            f"{max(scale, 1 / scale):,.0f} times {'smaller' if scale > 1 else 'larger'} than the scans the model "
+            f"learned from. Rewrite it in {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{scale:g}', unit)}), or, "
+            f"where its numbers are {UNIT_MM[unit][0]} already and its unit alone is wrong, declare it so (nibabel: "
+            f"{declare_code(unit)})")
+
+
 #: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
 UNIT_MM = {"mm": ("mm", 1.0), "meter": ("metres", 1000.0), "micron": ("micrometres", 0.001)}
 
@@ -213,22 +241,27 @@ def far_finer_words(path, image, spacing, source: str) -> str:
 # (mmap=False): an uncompressed .nii is otherwise mapped, not read, and saved over itself it lost its voxels, 119
 # of 120 changed in the hundred-and-fifth session's probe. The time unit of a 4-D file is kept, where
 # set_xyzt_units('mm') alone sets it to unknown.
-def rewrite_in_mm_code(scale: str) -> str:
-    """The line that rewrites a file's geometry in mm, ``scale`` (as written) mm to its unit, its unit with it (ITK
-    reads the unit)."""
+def rewrite_code(scale: str, unit: str = "mm") -> str:
+    """The line that rewrites a file's geometry in ``unit``, ``scale`` (as written) of it to the file's unit, its
+    declared unit with it (ITK reads the unit)."""
     return ("img = nib.load(path, mmap=False); "
-            "img.header.set_xyzt_units('mm', img.header.get_xyzt_units()[1]); "
+            f"img.header.set_xyzt_units('{unit}', img.header.get_xyzt_units()[1]); "
             "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
             f"np.diag([{scale}, {scale}, {scale}, 1]) @ img.affine, img.header), path)")
 
 
+def declare_code(unit: str = "mm") -> str:
+    """The line that declares a file's unit ``unit``, its geometry as it is."""
+    return ("img = nib.load(path, mmap=False); img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, "
+            f"img.header); img.header.set_xyzt_units('{unit}', img.header.get_xyzt_units()[1]); nib.save(img, path)")
+
+
 #: Rewrites a file's geometry from metres to mm
-REWRITE_IN_MM_CODE = rewrite_in_mm_code("1000")
+REWRITE_IN_MM_CODE = rewrite_code("1000")
 #: Rewrites a file's geometry from micrometres to mm (check_one_spatial_unit)
-REWRITE_FROM_MICROMETRES_CODE = rewrite_in_mm_code("0.001")
+REWRITE_FROM_MICROMETRES_CODE = rewrite_code("0.001")
 #: Declares a file's unit mm, its geometry as it is
-DECLARE_MM_CODE = ("img = nib.load(path, mmap=False); img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, "
-                   "img.header); img.header.set_xyzt_units('mm', img.header.get_xyzt_units()[1]); nib.save(img, path)")
+DECLARE_MM_CODE = declare_code()
 REWRITE_IN_MM = f"nibabel, from metres: {REWRITE_IN_MM_CODE}"
 
 
