@@ -476,6 +476,21 @@ def test_cases_whose_headers_declare_different_units_are_refused_naming_one_file
     assert preprocess_settings(DataConfig(), load_msd(root / "dataset.json")).spacing == pytest.approx((2, 2, 2))
 
 
+def test_headers_in_micrometres_train_in_their_numbers_and_a_data_spacing_in_mm_is_told_so(tiny_dataset, tmp_path):
+    """Every header in micrometres: their numbers are read as they are, and a data.spacing in the same numbers
+    trains (not refused: one unit throughout resamples as mm would). One given in mm, 1,000 times finer than the
+    voxels, was told "given in metres? it is in mm", the wrong way for microscopy (hundred-and-sixth session)."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    root, manifest = in_units(tiny_dataset, tmp_path, {})
+    assert preprocess_settings(DataConfig(spacing=(2000.0,) * 3), manifest).spacing == (2000.0,) * 3
+    with pytest.raises(DataError, match=r"data.spacing is 1,000 times finer than its voxels, whose header declares "
+                                        r"micrometres: spacings are read in the headers' numbers, so give "
+                                        r"data.spacing in micrometres \(docs/data.md\); else, choose a coarser"):
+        preprocess_settings(DataConfig(spacing=(2.0,) * 3), manifest)
+
+
 def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):
     """A 2-D-like case of one slice is one voxel along that axis once resampled, whatever thickness its header
     gives: one of 0.01 mm against a data.spacing of 2 mm was refused as a header in metres (hundred-and-fourth

@@ -308,12 +308,16 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
 
 def _in_metres(image, spacing, configured: bool) -> str:
     """What to say of a target spacing ``FINER_THAN_THE_TARGET`` times finer than ``image``'s voxels (along an
-    axis of several): the median of a dataset whose headers are mostly in metres, or a data.spacing given so,
-    "" otherwise. Such a median was told to be coarser or to crop alone, where check_voxels_in_mm names the
+    axis of several): the median of a dataset whose headers are mostly in metres, or a data.spacing given so (in
+    mm for headers in micrometres, whose numbers it is read in: said so since the hundred-and-sixth session), ""
+    otherwise. Such a median was told to be coarser or to crop alone, where check_voxels_in_mm names the
     metres of a case or two (hundred-and-fourth session's review)."""
     ratio = max((zoom / max(target, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
     if ratio < FINER_THAN_THE_TARGET:
         return ""
+    if configured and spatial_unit(image) == "micron":  # "it is in mm" sent microscopy's users the wrong way
+        return (f": data.spacing is {ratio:,.0f} times finer than its voxels, whose header declares micrometres: "
+                f"spacings are read in the headers' numbers, so give data.spacing in micrometres (docs/data.md)")
     if configured:
         return f": data.spacing is {ratio:,.0f} times finer than its voxels (given in metres? it is in mm)"
     return (f": the median is {ratio:,.0f} times finer than its voxels, so most headers it is taken from are "
