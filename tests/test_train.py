@@ -64,6 +64,7 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     assert config["labels"] == {"0": "background", "1": "ventricles", "2": "lesion"}
     assert config["patch_size"] == [16, 16, 16] and config["spacing"] == [2.0, 2.0, 2.0]
     assert config["spacing_set"] is True  # data.spacing set: predict takes a header's mm at its word (inference.py)
+    assert config["spacing_unit"] is None  # the phantoms' headers declare no unit: predict judges no scan's by it
     plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
     plain.load_state_dict(load_file(out / "model" / "model.safetensors"), strict=True)
     loaded, _ = load_exported(out / "model")
