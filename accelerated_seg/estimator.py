@@ -46,7 +46,8 @@ from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
 from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
-from .estimator_interrupted import InterruptedFit, give_back_an_import_lock_left_held, run_info_written
+from .estimator_interrupted import (InterruptedFit, give_back_an_import_lock_left_held, run_info_written,
+                                    same_run_info)
 from .interrupts_between_imports import interrupts_between_imports
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_master_port,
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
@@ -613,7 +614,8 @@ class Segmentation:
             # stopped fit's until the hundred-and-fifth session's review
             return None if self._interrupted.written_over() else self._interrupted.started_from
         # as of a stopped one: a finished run's folder written by another fit since holds that fit's run
-        return self._started_from if self.run_dir == run and run_info_written(run) == self._run_info_taken else None
+        taken = self.run_dir == run and same_run_info(run_info_written(run), self._run_info_taken)
+        return self._started_from if taken else None
 
     def _require_model(self, method: str, stacklevel: int = 3) -> Path:
         """The folder of the model to predict with; a RuntimeError said by ``method`` where there is none. Where a

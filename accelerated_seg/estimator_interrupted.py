@@ -49,7 +49,7 @@ class InterruptedFit:
         had reached or passed (not the step it stopped after, which a launch's processes say to no one here); None
         where none was saved, or where the fit stopped before its first step: an overwrite's, before it deleted the
         earlier run, was said to be after that run's step until the hundred-and-fifth session's review."""
-        if self.newest_at_stop is None or self.run_info_at_stop == self.run_info_at_start:
+        if self.newest_at_stop is None or same_run_info(self.run_info_at_stop, self.run_info_at_start):
             return None
         return int(STEP_DIR.match(self.newest_at_stop.name).group(1))
 
@@ -65,7 +65,7 @@ class InterruptedFit:
     def written_over(self) -> bool:
         """Whether a later fit wrote the folder's run since the stop: another estimator's, into the same
         output_dir (one that replaced the run with overwrite, or resumed it)."""
-        return run_info_written(self.run) != self.run_info_at_stop
+        return not same_run_info(run_info_written(self.run), self.run_info_at_stop)
 
     def _checkpoint(self) -> Path | None:
         """The newest whole checkpoint the run holds now (a checkpoint pruning or deletion may have removed some);
@@ -135,6 +135,19 @@ def run_info_written(run: Path) -> tuple[int, int, str | None] | None:
         said = {}
     when = said.get("written_at") if isinstance(said, dict) else None
     return written.st_ino, written.st_mtime_ns, when
+
+
+def same_run_info(one: tuple[int, int, str | None] | None, other: tuple[int, int, str | None] | None) -> bool:
+    """Whether two of run_info_written's answers are one fit's run_info.json: by its ``written_at`` where both say
+    one, which a copy keeps (cp -r, rsync without -a, a backup restored) where it gives the file another inode and,
+    without -p, another time, so that a run folder copied back read as written by a later fit until the
+    hundred-and-sixth session; by the inode and time where either says none (a file from before the
+    hundred-and-fifth session, or written by hand)."""
+    if one is None or other is None:
+        return one is other
+    if one[2] is not None and other[2] is not None:
+        return one[2] == other[2]
+    return one == other
 
 
 def give_back_an_import_lock_left_held() -> None:

@@ -3654,6 +3654,34 @@ def test_a_later_overwrite_is_told_from_the_stopped_fit_where_its_run_info_has_t
                                          f"continue the folder's run as it is now")
 
 
+@pytest.mark.parametrize("copy", [shutil.copy2, shutil.copy], ids=["times kept", "times not kept"])
+def test_a_stopped_runs_folder_copied_back_is_still_the_stopped_fits_run(tiny_dataset, tmp_path, monkeypatch,
+                                                                        ctrl_c_raises, copy):
+    """A run folder copied away and back (a backup restored, cp -r, rsync without -a) holds the stopped fit's
+    run_info.json in another inode, and without -p at another time: it read as written by a later fit (its
+    checkpoints not offered) until the hundred-and-sixth session; its written_at, which a copy keeps, tells."""
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    run = tmp_path / "run"
+    shutil.copytree(run, backup := tmp_path / "backup", copy_function=copy)
+    shutil.rmtree(run)
+    shutil.copytree(backup, run, copy_function=copy)
+    _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 2 of 4 in {run}; its newest whole "
+                                         f"checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., "
+                                         f"resume='latest') again to continue from it")
+
+
+def test_a_run_info_without_written_at_is_told_by_its_inode_and_time():
+    """written_at decides where both files say one; a file without (written before the hundred-and-fifth session,
+    or by hand) is told by its inode and time alone, as before."""
+    from accelerated_seg.estimator_interrupted import same_run_info
+
+    assert same_run_info((1, 10, "2026-12-05T09:00:00.000001+00:00"), (2, 20, "2026-12-05T09:00:00.000001+00:00"))
+    assert not same_run_info((1, 10, "2026-12-05T09:00:00.000001+00:00"), (1, 10, "2026-12-05T09:00:00.000002+00:00"))
+    assert same_run_info((1, 10, None), (1, 10, None)) and not same_run_info((1, 10, None), (2, 10, None))
+    assert not same_run_info((1, 10, None), (1, 10, "2026-12-05T09:00:00.000001+00:00"))
+    assert same_run_info(None, None) and not same_run_info(None, (1, 10, None))
+
+
 def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
         tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
     """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
