@@ -194,6 +194,9 @@ class Segmentation:
                 self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
                                                    started_from, run_info_at_start=run_info_at_start)
                 raise
+            except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
+                self._follow_a_failed_resume(out.absolute(), cfg.train.resume, run_info_at_start)
+                raise
             self._take_the_run(out, steps, started_from)
             return self
 
@@ -287,6 +290,17 @@ class Segmentation:
             print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as "
                   f"every fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
                   f"output_dir=<another folder>) trains those on")
+
+    def _follow_a_failed_resume(self, run: Path, resume: str | None, run_info_at_start) -> None:
+        """Take the stopped run in ``run`` as it is now, after this estimator's resume of it failed: what the resume
+        wrote there (run_info.json anew, a checkpoint) is that run's going on, not a later fit's, which until the
+        hundred-and-sixth session the stop's record said it was ("a later fit has written that folder since"),
+        offering none of its checkpoints. A folder another fit wrote before the resume is not followed."""
+        for record in ("_interrupted", "_preempted"):
+            stopped = getattr(self, record)
+            if (resume and stopped is not None and stopped.run == run
+                    and same_run_info(stopped.run_info_at_stop, run_info_at_start)):
+                setattr(self, record, dataclasses.replace(stopped))  # read anew: run_info.json, newest checkpoint
 
     def _take_the_run(self, out: Path, steps: int, started_from: str | None) -> None:
         """Predict with what the finished (or preempted) run in ``out`` exported, and keep its place for repr."""

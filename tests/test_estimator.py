@@ -3682,6 +3682,44 @@ def test_a_run_info_without_written_at_is_told_by_its_inode_and_time():
     assert same_run_info(None, None) and not same_run_info(None, (1, 10, None))
 
 
+@pytest.mark.parametrize("stop", ["Ctrl-C", "preemption"])
+def test_the_estimators_own_failed_resume_of_its_stopped_run_leaves_it_offered(tiny_dataset, tmp_path, monkeypatch,
+                                                                                ctrl_c_raises, stop):
+    """A resume refused before it wrote anything leaves the stopped run as it was; one that failed after train
+    wrote run_info.json anew (here its first step's loss) was said to be "a later fit" that had "written that folder
+    since", the run's checkpoint no longer offered (until the hundred-and-sixth session): it is the run's going on,
+    and the run is still resumed from its newest checkpoint."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    def failed(call, loss):
+        raise RuntimeError("a failure of the resumed step")
+
+    if stop == "Ctrl-C":
+        model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    else:
+        model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+        with monkeypatch.context() as patched:
+            patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGUSR1)))
+            model.fit(data, steps=4)
+    run = tmp_path / "run"
+    stopped = (f"its newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., resume='latest') "
+               f"again to continue from it>")
+    with pytest.raises(ConfigError, match="beyond the 1 optimizer step"):
+        model.fit(data, steps=1, resume="latest")
+    assert repr(model).endswith(stopped)
+    written_at = json.loads((run / "run_info.json").read_text())["written_at"]
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(failed))
+        with pytest.raises(RuntimeError, match="a failure of the resumed step"):
+            model.fit(data, steps=4, resume="latest")
+    assert json.loads((run / "run_info.json").read_text())["written_at"] != written_at  # the resume wrote it
+    assert repr(model).endswith(stopped)
+    model.fit(data, steps=4, resume="latest")
+    assert repr(model).endswith(f"trained 4 steps in {run}; predicts with {run / 'model'}>")
+
+
 def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
         tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
     """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
