@@ -295,12 +295,16 @@ class Segmentation:
         """Take the stopped run in ``run`` as it is now, after this estimator's resume of it failed: what the resume
         wrote there (run_info.json anew, a checkpoint) is that run's going on, not a later fit's, which until the
         hundred-and-sixth session the stop's record said it was ("a later fit has written that folder since"),
-        offering none of its checkpoints. A folder another fit wrote before the resume is not followed."""
+        offering none of its checkpoints. A folder another fit wrote before the resume is not followed. So for a
+        finished run's: its next resume's repr named no start (", from <folder>") of it."""
+        if not resume:
+            return
         for record in ("_interrupted", "_preempted"):
             stopped = getattr(self, record)
-            if (resume and stopped is not None and stopped.run == run
-                    and same_run_info(stopped.run_info_at_stop, run_info_at_start)):
+            if stopped is not None and stopped.run == run and same_run_info(stopped.run_info_at_stop, run_info_at_start):
                 setattr(self, record, dataclasses.replace(stopped))  # read anew: run_info.json, newest checkpoint
+        if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
+            self._run_info_taken = run_info_written(run)
 
     def _take_the_run(self, out: Path, steps: int, started_from: str | None) -> None:
         """Predict with what the finished (or preempted) run in ``out`` exported, and keep its place for repr."""

@@ -3693,9 +3693,6 @@ def test_the_estimators_own_failed_resume_of_its_stopped_run_leaves_it_offered(t
 
     from faults import loss_forward_with, signal_on
 
-    def failed(call, loss):
-        raise RuntimeError("a failure of the resumed step")
-
     if stop == "Ctrl-C":
         model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
     else:
@@ -3711,7 +3708,7 @@ def test_the_estimators_own_failed_resume_of_its_stopped_run_leaves_it_offered(t
     assert repr(model).endswith(stopped)
     written_at = json.loads((run / "run_info.json").read_text())["written_at"]
     with monkeypatch.context() as patched:
-        patched.setattr(DiceCELoss, "forward", loss_forward_with(failed))
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(_failed_step))
         with pytest.raises(RuntimeError, match="a failure of the resumed step"):
             model.fit(data, steps=4, resume="latest")
     assert json.loads((run / "run_info.json").read_text())["written_at"] != written_at  # the resume wrote it
@@ -3744,21 +3741,51 @@ def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_no
     assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
 
 
-def test_a_resume_of_a_finished_runs_folder_another_estimator_wrote_since_does_not_name_the_finished_runs_start(
-        tiny_dataset, tmp_path):
-    """As of a stopped fit's (the test before): a finished run's folder that another estimator's new network was
-    fitted into since, with overwrite, resumed by the estimator that finished it, was said to be trained on from
-    its start (", from <run>/model") until the hundred-and-fifth session's review."""
+def _a_loaded_estimators_finished_run_of_2_steps(tiny_dataset, tmp_path):
+    """(an estimator loaded from tmp_path/run/model that fitted 2 steps into tmp_path/tuned, saving every 2; the data;
+    that folder)."""
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     model.fit(data, steps=1)
     tuned = tmp_path / "tuned"
     loaded = Segmentation.load(tmp_path / "run" / "model", output_dir=str(tuned), val_every=0, save_every=2,
                                trackers="none", progress_bar=False)
     loaded.fit(data, steps=2)
+    return loaded, data, tuned
+
+
+def _failed_step(call, loss):
+    """A loss hook (faults.loss_forward_with) that fails the step, as an error of the data or the network would."""
+    raise RuntimeError("a failure of the resumed step")
+
+
+def test_a_resume_of_a_finished_runs_folder_another_estimator_wrote_since_does_not_name_the_finished_runs_start(
+        tiny_dataset, tmp_path):
+    """As of a stopped fit's (the test before): a finished run's folder that another estimator's new network was
+    fitted into since, with overwrite, resumed by the estimator that finished it, was said to be trained on from
+    its start (", from <run>/model") until the hundred-and-fifth session's review."""
+    loaded, data, tuned = _a_loaded_estimators_finished_run_of_2_steps(tiny_dataset, tmp_path)
     other, _ = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
     other.fit(data, steps=2, output_dir=str(tuned), overwrite=True)
     loaded.fit(data, steps=4, resume="latest")
     assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
+
+
+def test_a_failed_resume_of_a_finished_run_leaves_its_start_named_by_the_next(tiny_dataset, tmp_path, monkeypatch):
+    """The estimator's own resume of the run it finished, failed after it wrote run_info.json anew, was taken for
+    another fit's, and the next resume's repr named no start (", from <run>/model") until the hundred-and-sixth
+    session."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with
+
+    loaded, data, tuned = _a_loaded_estimators_finished_run_of_2_steps(tiny_dataset, tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(_failed_step))
+        with pytest.raises(RuntimeError, match="a failure of the resumed step"):
+            loaded.fit(data, steps=4, resume="latest")
+    loaded.fit(data, steps=4, resume="latest")
+    assert repr(loaded).endswith(f"trained 4 steps in {tuned}, from {tmp_path / 'run' / 'model'}; "
+                                 f"predicts with {tuned / 'model'}>")
 
 
 def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
