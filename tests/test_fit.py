@@ -71,6 +71,24 @@ def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
     assert any(not torch.equal(before[k], v) for k, v in fresh.state_dict().items())  # it did learn
 
 
+def test_fit_records_its_run_in_its_checkpoints_and_writes_no_train_run_marker(tmp_path):
+    """What docs/checkpoints.md says fit records (looked at in the hundred-and-sixth session): its settings and its
+    launch in each checkpoint, no run_info.json, which would make the folder a train run's that train's overwrite
+    deletes (it refuses it, saying so)."""
+    import json
+
+    from accelerated_seg.run_folder import resume_or_replace
+
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path, progress_bar=False)
+    checkpoint = tmp_path / "checkpoints" / "step_1"
+    assert json.loads((checkpoint / "fit_settings.json").read_text())["fit.optimizer"] == "AdamW"
+    assert json.loads((checkpoint / "strategy.json").read_text())["num_processes"] == 1
+    assert not (tmp_path / "run_info.json").exists()
+    with pytest.raises(ConfigError, match="holds checkpoints up to step_1 but no run_info.json, so it was not written "
+                                          "by a training run"):
+        resume_or_replace(tmp_path, None, True)
+
+
 # Dropout without a generator of the loader's own: each pass drew its workers' seed from torch's
 # generator, so the resumed pass drew one number more and every later dropout mask was the next one
 @pytest.mark.parametrize("shuffle, dropout, own_generator",
