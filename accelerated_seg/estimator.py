@@ -191,8 +191,13 @@ class Segmentation:
             except KeyboardInterrupt as interrupted:
                 # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
                 # session; the model of an earlier fit, if any, is still the one predicted with
-                self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
-                                                   started_from, run_info_at_start=run_info_at_start)
+                # a resume of the stopped run stopped before it wrote anything leaves that run as the stop did: said
+                # "a fit interrupted (Ctrl-C) in <run>", its step no longer, until the hundred-and-sixth session
+                wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
+                if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), cfg.train.resume,
+                                                   run_info_at_start)):
+                    self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
+                                                       started_from, run_info_at_start=run_info_at_start)
                 raise
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), cfg.train.resume, run_info_at_start)
@@ -300,8 +305,7 @@ class Segmentation:
         if not resume:
             return
         for record in ("_interrupted", "_preempted"):
-            stopped = getattr(self, record)
-            if stopped is not None and stopped.run == run and same_run_info(stopped.run_info_at_stop, run_info_at_start):
+            if _resumes(stopped := getattr(self, record), run, resume, run_info_at_start):
                 setattr(self, record, dataclasses.replace(stopped))  # read anew: run_info.json, newest checkpoint
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
             self._run_info_taken = run_info_written(run)
@@ -685,6 +689,13 @@ def _check_fit_arguments(dataset, epochs, train_settings: dict) -> None:
                           "one Dataset")
     refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
                     own=("epochs", "steps"))
+
+
+def _resumes(stopped: InterruptedFit | None, run: Path, resume: str | None, run_info_at_start) -> bool:
+    """Whether a fit that began with ``run_info_at_start`` in ``run`` (run_info_written) was a ``resume`` of the run
+    the ``stopped`` fit left there, as that fit left it: not of a folder another fit wrote since."""
+    return (bool(resume) and stopped is not None and stopped.run == run
+            and same_run_info(stopped.run_info_at_stop, run_info_at_start))
 
 
 def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: int, mixed_precision: str,

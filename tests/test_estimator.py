@@ -3741,6 +3741,26 @@ def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_no
     assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
 
 
+def test_a_resume_of_the_stopped_run_stopped_before_it_wrote_anything_leaves_the_stop_as_it_was(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
+    """The resume stopped by Ctrl-C in its data work, before train wrote run_info.json, took the stop's place: "a fit
+    interrupted (Ctrl-C) in <run>", the run's step no longer said (until the hundred-and-sixth session), though the
+    folder's run is still the one the first stop left."""
+    import accelerated_seg.train as train
+
+    def stopped_before_the_first_step(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    run = tmp_path / "run"
+    monkeypatch.setattr(train, "delete_earlier_run", stopped_before_the_first_step)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=6, resume="latest")
+    _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 2 of 4 in {run}; its newest whole "
+                                         f"checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., "
+                                         f"resume='latest') again to continue from it")
+
+
 def _a_loaded_estimators_finished_run_of_2_steps(tiny_dataset, tmp_path):
     """(an estimator loaded from tmp_path/run/model that fitted 2 steps into tmp_path/tuned, saving every 2; the data;
     that folder)."""
