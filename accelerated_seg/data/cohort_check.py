@@ -109,39 +109,93 @@ def check_cases(
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
     """
+    declared = _declared_labels(label_values, ignore_value, labels_declared_in, binarized, from_files)
+    settings = _settings_the_findings_depend_on(declared, binarized, ignore_value, affine_atol, max_voxels,
+                                                num_channels, crop_foreground, normalization)
+    check_one = _CaseCheck(declared, ignore_value, affine_atol, max_voxels, num_channels, channels_declared_in,
+                           crop_foreground, zscored=normalization == "zscore", records_kept=records is not None,
+                           recorded=records.load(settings) if records is not None else {})
+    found = _findings_in_the_cases_order(cases, check_one, workers, ranks)
+    report = _one_report(found, declared, ignore_value, normalization, regions)
+    if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
+        report.labelled = _classes_labelled(cases, found, declared, ignore_value)
+    if records is not None and (ranks is None or ranks.index == 0):
+        report.pending_records = _records_to_keep(records, settings, cases, found)
+    return report
+
+
+def _declared_labels(label_values: int | Sequence[int], ignore_value: int | None, labels_declared_in: str,
+                     binarized: bool, from_files: bool) -> DeclaredLabels:
+    """The label values a label file may hold: those declared (a class count C meaning 0..C-1) and the
+    ignore value."""
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
-    declared = DeclaredLabels(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
-                         any_foreground=binarized, ignore_value=ignore_value, from_files=from_files)
+    return DeclaredLabels(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
+                          any_foreground=binarized, ignore_value=ignore_value, from_files=from_files)
 
-    # what decides the findings besides the files and the code (check_records' key); not where the
-    # labels are declared, which only errors name, and errors are never recorded
-    settings = {"declared": declared.values, "binarized": binarized,
-                "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
-                "num_channels": num_channels, "crop_foreground": crop_foreground,
-                "zscore": normalization == "zscore"}
-    recorded = records.load(settings) if records is not None else {}
 
-    def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
-        source = source_fingerprint_or_none(case) if records is not None else None  # before the files are read
-        if source is not None and (known := _Findings.from_record(recorded.get(case_key(case)), source)) is not None:
+def _settings_the_findings_depend_on(declared: DeclaredLabels, binarized: bool, ignore_value: int | None,
+                                     affine_atol: float, max_voxels: int | None, num_channels: int,
+                                     crop_foreground: bool, normalization: str) -> dict:
+    """What decides the findings besides the files and the code (check_records' key); not where the
+    labels are declared, which only errors name, and errors are never recorded."""
+    return {"declared": declared.values, "binarized": binarized,
+            "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
+            "num_channels": num_channels, "crop_foreground": crop_foreground,
+            "zscore": normalization == "zscore"}
+
+
+@dataclass(frozen=True)
+class _CaseCheck:
+    """How one case is checked: called on a case, its findings, recalled from the records where its files
+    are those that passed before, read and checked otherwise. Each call has its own report and tally: the
+    threads that check cases side by side share no state."""
+
+    declared: DeclaredLabels
+    ignore_value: int | None
+    affine_atol: float
+    max_voxels: int | None
+    num_channels: int
+    channels_declared_in: str
+    crop_foreground: bool
+    zscored: bool
+    records_kept: bool  # False: no fingerprint is taken, nothing recalled
+    recorded: dict  # the records' findings by case key (``CheckRecords.load``)
+
+    def __call__(self, case: Case) -> _Findings:
+        source = source_fingerprint_or_none(case) if self.records_kept else None  # before the files are read
+        known = _Findings.from_record(self.recorded.get(case_key(case)), source) if source is not None else None
+        if known is not None:
             return known
-        report, tally = CheckReport(), Tally(declared, ignore_value)
-        check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground,
-                    zscored=normalization == "zscore", channels_declared_in=channels_declared_in)
+        report, tally = CheckReport(), Tally(self.declared, self.ignore_value)
+        check_case(case, self.declared, self.affine_atol, self.max_voxels, report, tally, self.num_channels,
+                   self.crop_foreground, zscored=self.zscored, channels_declared_in=self.channels_declared_in)
         return _Findings(report, tally, source)
 
-    def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
-        with header_notes_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
-            found = map(check_one, (cases[p] for p in positions)) if workers <= 1 else \
-                pool.map(check_one, (cases[p] for p in positions))
-            return list(zip(positions, found))
 
+def _findings_in_the_cases_order(cases: Sequence[Case], check_one: _CaseCheck, workers: int,
+                                 ranks: CheckingRanks | None) -> list[tuple[int, _Findings]]:
+    """(position, findings) of every case, in the cases' order: checked here, or each rank checking its
+    share and the shares put back in the cases' order, so that every rank reports as one process would."""
     everything = range(len(cases))
     if ranks is None:
-        found = check_share(everything)
-    else:  # back in the cases' order, so that every rank reports as one process would
-        shares = ranks.on_every_rank(lambda: check_share(everything[ranks.index::ranks.count]))
-        found = sorted((outcome for share in shares for outcome in share), key=lambda outcome: outcome[0])
+        return _check_share(cases, everything, check_one, workers)
+    shares = ranks.on_every_rank(lambda: _check_share(cases, everything[ranks.index::ranks.count], check_one, workers))
+    return sorted((outcome for share in shares for outcome in share), key=lambda outcome: outcome[0])
+
+
+def _check_share(cases: Sequence[Case], positions: Sequence[int], check_one: _CaseCheck,
+                 workers: int) -> list[tuple[int, _Findings]]:
+    """(position, findings) of the cases at ``positions``, checked in ``workers`` threads."""
+    with header_notes_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
+        found = map(check_one, (cases[p] for p in positions)) if workers <= 1 else \
+            pool.map(check_one, (cases[p] for p in positions))
+        return list(zip(positions, found))
+
+
+def _one_report(found: list[tuple[int, _Findings]], declared: DeclaredLabels, ignore_value: int | None,
+                normalization: str, regions: Regions | None) -> CheckReport:
+    """Every case's errors and warnings, in the cases' order, then the warnings said once of the dataset
+    (from every case's tally)."""
     report, tally = CheckReport(), Tally(declared, ignore_value)
     for _, findings in found:
         report.errors += findings.report.errors
@@ -149,19 +203,28 @@ def check_cases(
         report.recalled += findings.recalled
         tally.add(findings.tally)
     tally.add_warnings(report, normalization, regions)
-    if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
-        foreground = set(declared.values) - {0, ignore_value}
-        report.labelled = {cases[position].id: frozenset(foreground - set(findings.tally.unseen))
-                           for position, findings in found
-                           if cases[position].label is not None and not findings.report.errors}
-    if records is not None and (ranks is None or ranks.index == 0):
-        report.pending_records = PendingRecords(
-            records, settings, {case_key(cases[position]): {"source": findings.source,
-                                                            "findings": findings.to_record()}
-                                for position, findings in found
-                                if findings.source is not None and not findings.report.errors},
-            [case_key(cases[position]) for position, findings in found if findings.report.errors])
     return report
+
+
+def _classes_labelled(cases: Sequence[Case], found: list[tuple[int, _Findings]], declared: DeclaredLabels,
+                      ignore_value: int | None) -> dict[str, frozenset[int]]:
+    """The foreground classes each labelled case without errors holds, by case id (``CheckReport.labelled``)."""
+    foreground = set(declared.values) - {0, ignore_value}
+    return {cases[position].id: frozenset(foreground - set(findings.tally.unseen))
+            for position, findings in found
+            if cases[position].label is not None and not findings.report.errors}
+
+
+def _records_to_keep(records: CheckRecords, settings: dict, cases: Sequence[Case],
+                     found: list[tuple[int, _Findings]]) -> PendingRecords:
+    """The records the report keeps (``CheckReport.keep_records``): the findings of the cases that pass, each
+    with its files' fingerprint where taken, and the keys of those that fail."""
+    return PendingRecords(
+        records, settings, {case_key(cases[position]): {"source": findings.source,
+                                                        "findings": findings.to_record()}
+                            for position, findings in found
+                            if findings.source is not None and not findings.report.errors},
+        [case_key(cases[position]) for position, findings in found if findings.report.errors])
 
 
 @dataclass
