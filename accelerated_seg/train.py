@@ -254,77 +254,93 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope):
         out = Path(checkpoint_dir)
-        check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
-        accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
-        run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
-        accelerator.gradient_accumulation_steps = grad_accum_steps
-        if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
-            accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
-        check_launch(accelerator, allow_strategy_fallback, FIT_NAMES)
+        accelerator = _accelerator_holding_the_fit_folder(out, trackers, loader, grad_accum_steps, max_grad_norm,
+                                                         allow_strategy_fallback, run_scope)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
-        resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
-                                                 outputs=FIT_OUTPUTS)
-        if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
-            with gone_if_rotated_away(resume_from, FIT_NAMES):
-                refuse_a_train_checkpoint_in_fit(resume_from)
-                check_resume_layout(resume_from, accelerator, FIT_NAMES)  # files this launch cannot load
-        check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
-        compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
-        aliases = shared_tensor_names(model)  # while it is plain (export_model)
-        expect_shared_tensors(aliases)
-        adapt_to_strategy(accelerator, model)
-        spare_the_workers(loader)  # a preemption signal to the process group must not end them
-        keep_the_optimizer_under_offload(accelerator, optimizer)
-        model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
-        if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
-            raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
-                              f"process(es): it holds fewer samples than one batch (with drop_last) per process")
-        compile_prepared(accelerator, model, compiling)
+        resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite)
+        model, optimizer, train_dl, aliases = _prepared_for_the_launch(accelerator, model, optimizer, loader, compile)
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
             check_the_schedule_length(scheduler, max_steps)
         delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
-        loop = Loop(accelerator, model, optimizer, criterion, train_dl,
-                    LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
-                                 max_grad_norm=max_grad_norm, progress_bar=progress_bar),
-                    out / "checkpoints", scheduler=scheduler, names=FIT_NAMES)
-        loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
-        accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
+        settings = LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
+                                max_grad_norm=max_grad_norm, progress_bar=progress_bar)
+        loop = _fit_loop(accelerator, model, optimizer, criterion, train_dl, scheduler, settings, out,
+                         shuffle_seed, worker_seed)
         saved_settings = _resume_fit(loop, resume_from, out) if resume_from is not None else None
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
         set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
         schedule_the_stepping_optimizer(accelerator, scheduler)
-        hparams = fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
-        # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
-        # config; until the ninetieth session fit's resumes said and noted no change
-        loop.records[FIT_SETTINGS_FILE] = hparams
-        changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
-        if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
-            # by fit's keywords (max_steps), not the trackers' names (fit.max_steps) said until the ninety-second session
-            accelerator.print(changed_settings_note(resume_from, changed, FIT_NAMES))
-        start_trackers(accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
-                       changed=changed)
+        _start_trackers_with_the_fit_settings(loop, resume_from, saved_settings, grad_accum_steps)
         try:
             with _saying_where_to_resume_after_ctrl_c(loop):
                 preempted = run_loop(loop, signals)
         finally:
             _stop_loading(loop)
-        if loop.last_saved != loop.progress.step:
-            save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, loop.config_yaml,
-                                loop.records, loop.names)
-        if preempted:
-            _say_where_a_preempted_run_goes_on(loop)
-        else:
-            export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step,
-                         names=loop.names)
-        end_run(accelerator)
-        return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
-                "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
-                "speed": loop.progress.speed,
-                "is_main_process": accelerator.is_main_process}
+        return _finish_fit(loop, out, aliases, preempted)
+
+
+def _accelerator_holding_the_fit_folder(out: Path, trackers, loader, grad_accum_steps: int, max_grad_norm: float,
+                                        allow_strategy_fallback: bool,
+                                        run_scope: contextlib.ExitStack) -> Accelerator:
+    """fit's Accelerator, holding ``out`` (the run folder's lock, released with ``run_scope``) and set up for
+    the launch's strategy, or refused where that strategy cannot take effect."""
+    check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
+    accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
+    run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
+    accelerator.gradient_accumulation_steps = grad_accum_steps
+    if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
+        accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
+    check_launch(accelerator, allow_strategy_fallback, FIT_NAMES)
+    return accelerator
+
+
+def _where_the_fit_starts(accelerator: Accelerator, out: Path, resume: str | None,
+                          overwrite: bool) -> tuple[Path | None, bool]:
+    """(the checkpoint the fit resumes from, None for a new run; whether an earlier run in ``out`` is replaced),
+    as every rank agrees. A checkpoint of train's, or one this launch cannot load, is refused here."""
+    resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
+                                             outputs=FIT_OUTPUTS)
+    if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
+        with gone_if_rotated_away(resume_from, FIT_NAMES):
+            refuse_a_train_checkpoint_in_fit(resume_from)
+            check_resume_layout(resume_from, accelerator, FIT_NAMES)  # files this launch cannot load
+    check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
+    return resume_from, replace
+
+
+def _prepared_for_the_launch(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                             loader: torch.utils.data.DataLoader, compile: bool) -> tuple:
+    """(the model, optimizer and loader as ``accelerator.prepare`` returns them, the model compiled where asked;
+    the names of the model's shared tensors, taken while it was plain, for its export). A loader that yields no
+    batch on each process is refused."""
+    compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
+    aliases = shared_tensor_names(model)  # while it is plain (export_model)
+    expect_shared_tensors(aliases)
+    adapt_to_strategy(accelerator, model)
+    spare_the_workers(loader)  # a preemption signal to the process group must not end them
+    keep_the_optimizer_under_offload(accelerator, optimizer)
+    model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
+    if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
+        raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
+                          f"process(es): it holds fewer samples than one batch (with drop_last) per process")
+    compile_prepared(accelerator, model, compiling)
+    return model, optimizer, train_dl, aliases
+
+
+def _fit_loop(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer, criterion: Callable,
+              train_dl: torch.utils.data.DataLoader, scheduler, settings: LoopSettings, out: Path,
+              shuffle_seed: int | None, worker_seed: int | None) -> Loop:
+    """The Loop of the prepared pieces, its progress (with the seeds of the loader's orders and workers) and the
+    scheduler saved in every checkpoint."""
+    loop = Loop(accelerator, model, optimizer, criterion, train_dl, settings, out / "checkpoints", scheduler=scheduler,
+                names=FIT_NAMES)
+    loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
+    accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
+    return loop
 
 
 def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
@@ -338,6 +354,39 @@ def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     if note := loaded_optimizer_note(loop, resume_from, given, out):
         loop.accelerator.print(note)
     return saved_settings
+
+
+def _start_trackers_with_the_fit_settings(loop: Loop, resume_from: Path | None, saved_settings: dict | None,
+                                          grad_accum_steps: int) -> None:
+    """Keep fit's settings in its checkpoints, say which of them a resume changed, and start the trackers."""
+    hparams = fit_hparams(loop.model, loop.optimizer, loop.accelerator, loop.settings, grad_accum_steps)
+    # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
+    # config; until the ninetieth session fit's resumes said and noted no change
+    loop.records[FIT_SETTINGS_FILE] = hparams
+    changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
+    if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
+        # by fit's keywords (max_steps), not the trackers' names (fit.max_steps) said until the ninety-second session
+        loop.accelerator.print(changed_settings_note(resume_from, changed, FIT_NAMES))
+    start_trackers(loop.accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
+                   changed=changed)
+
+
+def _finish_fit(loop: Loop, out: Path, aliases: dict[str, str], preempted: bool) -> dict:
+    """Save the last state, export the final model (none after a preemption), close the trackers; fit's summary."""
+    accelerator = loop.accelerator
+    if loop.last_saved != loop.progress.step:
+        save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, loop.settings.keep_last,
+                            loop.config_yaml, loop.records, loop.names)
+    if preempted:
+        _say_where_a_preempted_run_goes_on(loop)
+    else:
+        export_model(accelerator, loop.model, None, {}, out / "model", aliases=aliases, step=loop.progress.step,
+                     names=loop.names)
+    end_run(accelerator)
+    return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
+            "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
+            "speed": loop.progress.speed,
+            "is_main_process": accelerator.is_main_process}
 
 
 @contextlib.contextmanager
