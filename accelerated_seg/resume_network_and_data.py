@@ -209,8 +209,8 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), ca
     (``_what_moved_the_split``): other cases, another order, or, since the hundred-and-fifth session, the
     grouping of cases that share an image file, which alone was said until the hundred-and-sixth session, of a
     dataset merely re-sorted too. ``given_as``: how this run's source gives a split of its own (a dataset.json's
-    'validation' list, validation_pairs), the way on then. ``spacing_to_pin``: this run's spacing where
-    data.spacing is unset, which a fold's split given as the dataset's own would move (``median_cases``).
+    'validation' list, validation_pairs), the way on then. ``spacing_to_pin``: the spacing the checkpoint trained
+    at, where data.spacing is unset, which a fold's split given as the dataset's own would move (``median_cases``).
 
     Returns:
         a warning when the validation cases are the same but the training cases are not, else None.
@@ -559,8 +559,19 @@ def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, mani
             accelerator.print(warning)
         if warning := check_resume_split(checkpoint, manifest.split_record(), names,
                                          manifest.training + manifest.validation, _split_given_as(manifest, names),
-                                         None if spacing_set else settings.spacing):
+                                         None if spacing_set else _trained_spacing(checkpoint)):
             accelerator.print(warning)
+
+
+def _trained_spacing(checkpoint: Path) -> list | None:
+    """The spacing the checkpoint's volumes were resampled to, as its PREPROCESSING_FILE records it, else None (a
+    checkpoint written before that file): the split's refusal named this run's median, which moves with cases added
+    or removed, as "the spacing it trained at" until a review in the hundred-and-sixth session."""
+    try:
+        spacing = json.loads((Path(checkpoint) / PREPROCESSING_FILE).read_text()).get("spacing")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return spacing if isinstance(spacing, list) and len(spacing) == 3 else None
 
 
 def _split_given_as(manifest: Manifest, names: Names) -> str:

@@ -108,7 +108,7 @@ def test_a_resume_moved_by_the_grouping_alone_is_told_so_and_to_pin_a_folds_medi
     before = _manifest(tmp_path, _cases(tmp_path, names), settings)  # every image its own: the split of before
     now = _manifest(tmp_path, _cases(tmp_path, names, lambda name: name.split("_")[0]), settings)
     assert before.split_record()["validation"] != now.split_record()["validation"]
-    checkpoint = _saved(tmp_path, before)
+    checkpoint = _saved(tmp_path, before, spacing=(1.1, 1.2, 2.0))
     said = _refusal(checkpoint, now, PreprocessSettings(spacing=(1.1, 1.2, 2.0)), spacing_set=False)
     assert ("The split settings, cases and their order are the same: " + GROUPING + " (2 here: s0_a, s0_b)") in said
     assert ("with data.spacing set to [1.1, 1.2, 2.0], the spacing it trained at (unset, a fold resamples to every "
@@ -154,3 +154,16 @@ def test_a_resume_of_other_cases_sharing_an_image_is_sent_to_the_saved_split_alo
     assert "holds other cases than when it was saved (1 not in it then (case_9))" in said
     assert "the list of then may not make it again either). Resume with that split given as the CSV's" in said
     assert "the cases it was saved with" not in said
+
+
+def test_a_folds_refusal_names_the_spacing_its_checkpoint_records_and_none_where_it_records_none(tmp_path):
+    """The spacing to pin is the one the checkpoint trained at: this run's median moves with cases added, and a
+    checkpoint written before preprocessing.json records none, where the refusal named this run's as trained at."""
+    settings = SplitSettings(num_folds=3, fold=0, seed=0)
+    then = _manifest(tmp_path, _cases(tmp_path, NAMES), settings)
+    now = _manifest(tmp_path, _cases(tmp_path, ["case_9", *NAMES]), settings)  # other cases
+    unrecorded = _refusal(_saved(tmp_path, then), now, PreprocessSettings(spacing=(1.3, 1.3, 2.6)), spacing_set=False)
+    assert "holds other cases than when it was saved" in unrecorded and "data.spacing set" not in unrecorded
+    recorded = _saved(tmp_path / "recorded", then, spacing=(1.2, 1.2, 2.4))
+    said = _refusal(recorded, now, PreprocessSettings(spacing=(1.2000000476837158, 1.2, 2.4)), spacing_set=False)
+    assert "with data.spacing set to [1.2, 1.2, 2.4], the spacing it trained at" in said
