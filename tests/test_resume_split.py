@@ -19,7 +19,7 @@ from accelerated_seg.data.preprocess import PreprocessSettings
 from accelerated_seg.data.spacing import target_spacing
 from accelerated_seg.data.splits import SplitSettings, seeded_settings
 from accelerated_seg.model_folders import Names
-from accelerated_seg.resume_network_and_data import check_resume_data
+from accelerated_seg.resume_network_and_data import check_resume_data, check_resume_split
 
 GROUPING = "since the hundred-and-fifth session the seeded split keeps cases that share an image file together"
 
@@ -167,3 +167,16 @@ def test_a_folds_refusal_names_the_spacing_its_checkpoint_records_and_none_where
     recorded = _saved(tmp_path / "recorded", then, spacing=(1.2, 1.2, 2.4))
     said = _refusal(recorded, now, PreprocessSettings(spacing=(1.2000000476837158, 1.2, 2.4)), spacing_set=False)
     assert "with data.spacing set to [1.2, 1.2, 2.4], the spacing it trained at" in said
+
+
+def test_a_split_record_in_words_no_run_writes_is_refused_without_a_crash(tmp_path):
+    """A seed below 0, which numpy's generator refuses and no run writes (data.split_seed is checked), read back
+    from a split.json made by hand: the refusal's way is the settings that wrote it, not a ValueError."""
+    assert seeded_settings("fraction 0.5 (seed -1)") is None
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    how = "fraction 0.5 (seed -1)"
+    (checkpoint / SPLIT_FILE).write_text(json.dumps({"how": how, "training": ["a", "b"], "validation": ["c", "d"]}))
+    cases = _cases(tmp_path, ["a", "b", "c", "d"], lambda name: "ab" if name in "ab" else name)
+    with pytest.raises(ConfigError, match="Resume with the split that wrote it"):
+        check_resume_split(checkpoint, {"how": how, "training": ["c", "d"], "validation": ["a", "b"]}, cases=cases)

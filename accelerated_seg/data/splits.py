@@ -172,8 +172,10 @@ class SplitSettings:
 
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
 
-_FRACTION_SAID = re.compile(r"fraction (\S+) \(seed (-?\d+)\)")
-_FOLD_SAID = re.compile(r"fold (\d+) of (\d+) \(seed (-?\d+)\)")
+# A seed below 0 is none a run writes (data.split_seed is checked) and numpy's generator refuses: a split.json made
+# by hand that said one crashed the resume's refusal in its hundred-and-sixth session
+_FRACTION_SAID = re.compile(r"fraction (\S+) \(seed (\d+)\)")
+_FOLD_SAID = re.compile(r"fold (\d+) of (\d+) \(seed (\d+)\)")
 
 
 def seeded_settings(how) -> SplitSettings | None:
