@@ -29,7 +29,7 @@ from .config import ConfigError
 from .data.cases import Case, Manifest
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
-from .data.splits import cases_sharing_an_image, seeded_settings
+from .data.splits import SplitSettings, cases_sharing_an_image, seeded_settings
 from .exported_model import shared_tensor_names
 from .model_folders import LAYOUT_FILE, Names, saved_by_fit
 from .models import meta_network, model_spec
@@ -258,6 +258,7 @@ def check_resume_split(checkpoint: Path, split: dict, names: Names = Names(), ca
 
 
 def _named(ids: list) -> str:
+    """The cases a refusal names: the first five ids, sorted, and how many more ("a, b, c, d, e and 3 more")."""
     shown = sorted(ids)
     return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
 
@@ -337,7 +338,7 @@ def _ids_here(saved: dict, split: dict) -> dict:
             for case_id, label in zip(there["cases"], labels or [None] * len(there["cases"]))}
 
 
-def _grouping_alone_moved(settings, saved: dict, split: dict, cases: list[Case]) -> bool:
+def _grouping_alone_moved(settings: SplitSettings, saved: dict, split: dict, cases: list[Case]) -> bool:
     """Whether the list the split of before the grouping split as saved, with this run's cases, is split by these
     settings into this run's split: then the grouping of cases sharing an image file alone moved it."""
     listed = settings.listed_before_grouping(list(map(str, saved["training"])), list(map(str, saved["validation"])))
