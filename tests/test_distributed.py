@@ -3,6 +3,7 @@
 import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,7 +31,22 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
                fsdp_profile: str | None = None, expect_ok: bool = True) -> list[dict]:
     """``accelerate launch --multi_gpu --num_processes 2`` with ACCELERATE_USE_CPU: real DDP over gloo.
     ``fsdp_profile`` (e.g. "fsdp2_blocks", or a profile file's path): that accelerate profile instead, really
-    sharded over the two processes through benchmarks/fsdp_on_cpu.py, in fp32."""
+    sharded over the two processes through benchmarks/fsdp_on_cpu.py, in fp32. Each rank's result file."""
+    proc = launched_two(prefix, overrides, env_extra, timeout, fsdp_profile)
+    results = []
+    for rank in range(2):
+        path = Path(f"{prefix}.rank{rank}.json")
+        assert path.is_file(), (f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
+                                f"{proc.stderr[-3000:]}")
+        results.append(json.loads(path.read_text()))
+    for r in results:
+        assert r["ok"] or not expect_ok, r.get("traceback") or r
+    return results
+
+
+def launched_two(prefix: Path, overrides: list[str], env_extra: dict | None = None, timeout: int = 240,
+                 fsdp_profile: str | None = None) -> subprocess.CompletedProcess:
+    """``launch_two``'s launch, its status and output, for a test of a launch whose ranks write no result."""
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")]),
            **(env_extra or {})}
@@ -44,16 +60,7 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
         cmd = [*launch, "--config_file", str(profile),
                str(ROOT / "benchmarks" / "fsdp_on_cpu.py"), "-m", WORKER.stem]
     cmd += [str(prefix), *overrides]
-    proc = run_bounded(cmd, env=env, timeout=timeout)
-    results = []
-    for rank in range(2):
-        path = Path(f"{prefix}.rank{rank}.json")
-        assert path.is_file(), (f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
-                                f"{proc.stderr[-3000:]}")
-        results.append(json.loads(path.read_text()))
-    for r in results:
-        assert r["ok"] or not expect_ok, r.get("traceback") or r
-    return results
+    return run_bounded(cmd, env=env, timeout=timeout)
 
 
 def test_ddp_trains_validates_each_case_once_and_exports(ddp_launch):
