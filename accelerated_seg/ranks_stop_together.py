@@ -87,9 +87,11 @@ _INSIDE: list[_Watcher] = []
 
 
 @contextlib.contextmanager
-def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str]) -> Iterator:
+def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str],
+                      interrupt_said_on: str = "stderr") -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
-    process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``).
+    process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``, its
+    line on ``sys.<interrupt_said_on>``: training's on stdout, where one process says it; hundred-and-sixth session).
     Yields a lock to hold while writing what that line names: every rank takes it once a write under it is done (at
     most ``SAID_WAIT_S``). Where another rank has written under it (``writes_for_the_line``: predict --split cases,
     where each process writes), the main process says the line once every other has taken it (since the ninety-ninth
@@ -98,7 +100,7 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
-    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full)
+    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full, interrupt_said_on)
     watcher.start()
     _INSIDE.append(watcher)
     try:
@@ -242,9 +244,9 @@ def _store(prefix: str):
 class _Watcher(threading.Thread):
     """Watches the store for a published error and ends this process with its line (``stopping_together``)."""
 
-    def __init__(self, prefix: str, in_full: Callable[[str], str]):
+    def __init__(self, prefix: str, in_full: Callable[[str], str], interrupt_said_on: str = "stderr"):
         super().__init__(name="stopping-together", daemon=True)
-        self.prefix, self.in_full = prefix, in_full
+        self.prefix, self.in_full, self.interrupt_said_on = prefix, in_full, interrupt_said_on
         self.done = threading.Event()  # the measurement ended without a published error
         self.writing = threading.Lock()  # held while the caller writes what the line names
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
@@ -278,8 +280,8 @@ class _Watcher(threading.Thread):
                     _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1, SAID_WAIT_S)
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
-                    if interrupted:
-                        print(line, file=sys.stderr, flush=True)
+                    if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
+                        print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
                     if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
                         leave_for_the_launcher(line, error=False)
                     else:

@@ -75,6 +75,7 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
                           seed_the_shuffle, start_trackers)
 from .rank_figures import peak_memory_gb, rank_figures
 from .ranks import on_main
+from .ranks_stop_together import stopping_together
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
 from .resume_config_changes import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note,
                                     check_resume_length, check_resume_settings, fit_settings_changed,
@@ -395,28 +396,41 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
     main process first says which whole checkpoint a resume continues from, and so what is lost.
     Before the forty-fourth session it ended in a traceback from wherever the step was.
 
+    In a launch of several, an interrupt on any rank ends every rank at once, with status 130, the main process
+    saying the same line (``ranks_stop_together``): a terminal's Ctrl-C reaches them all, but SIGINT to one rank
+    alone (``kill -INT``, a scheduler that signals one task) left the others to fail in their next collective
+    (gloo's "Connection closed by peer"; NCCL's waited for the process group's timeout), and no line named the
+    checkpoint, until the hundred-and-sixth session. Nothing more is saved, as for the terminal's Ctrl-C.
+
     The loop's frames below are cleared of their locals on the way out: the traceback kept them, and with
     them the batch in flight, whose tensors from the loader's workers hold shared-memory files (/dev/shm)
     open, for as long as the exception lives. A notebook keeps the last one (``sys.last_traceback``), and a
     test's ``pytest.raises``: two files stayed open after an interrupted fit until then (ninety-sixth session).
     The traceback's lines are kept; a debugger's post-mortem of those frames sees no locals."""
     try:
-        yield
-    except KeyboardInterrupt as interrupted:
+        with stopping_together((KeyboardInterrupt,), lambda _message: _where_an_interrupted_run_goes_on(loop),
+                               interrupt_said_on="stdout"):
+            yield
+    except KeyboardInterrupt as interrupted:  # one process, or a launch whose store could not carry it
         traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped
-        saved = complete_checkpoints(loop.checkpoints_dir)
-        # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
-        # again was refused as "already holds a run", which "a new run starts over" had not said
-        exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
-        names = loop.names
-        unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
-        where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
-                 f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
-                 if exported else unsaved)
-        loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
+        loop.accelerator.print(f"\n{_where_an_interrupted_run_goes_on(loop)}")
         # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
         interrupted.step = loop.progress.step
         raise
+
+
+def _where_an_interrupted_run_goes_on(loop: Loop) -> str:
+    """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues from."""
+    saved = complete_checkpoints(loop.checkpoints_dir)
+    # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
+    # again was refused as "already holds a run", which "a new run starts over" had not said
+    exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
+    names = loop.names
+    unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
+    where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
+             f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
+             if exported else unsaved)
+    return f"interrupted (Ctrl-C) after step {loop.progress.step}; {where}"
 
 
 def _stop_loading(loop: Loop) -> None:

@@ -24,7 +24,7 @@ from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
 from processes import run_bounded, stop_group
-from test_distributed import ROOT, WORKER, launch_two
+from test_distributed import ROOT, WORKER, launch_two, launched_two
 
 
 def _same_weights(a_dir: Path, b_dir: Path) -> None:
@@ -147,6 +147,29 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"}, fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(False, 8), (False, 8)]
     _same_weights(full, interrupted)
+
+
+@pytest.mark.distributed
+def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_dataset, tmp_path):
+    """SIGINT to one rank's process alone (``kill -INT``; a scheduler that signals one task) ends every rank, the main
+    process saying which whole checkpoint a resume continues from, as a terminal's Ctrl-C to them all does: nothing
+    more saved. Until the hundred-and-sixth session the interrupted rank ended alone, the other failed in its next
+    collective (gloo's "Connection closed by peer"), and no line named the checkpoint. Rank 1 interrupts itself in
+    step 5's forward; rank 0 then waits in step 5's collective, after step 4. The line on stdout, as one process
+    says it; torch's launcher reports the ranks' status 130 as a failure, and repeats the line in its table."""
+    out, prefix = tmp_path / "run", tmp_path / "cut"
+    launch = launched_two(prefix, tiny_overrides(tiny_dataset, out, **{"train.max_steps": 8, "train.val_every": 0,
+                                                                       "train.save_every": 3}),
+                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGINT"}, timeout=120)
+    output = launch.stdout + launch.stderr
+    newest = out / "checkpoints" / "step_3"
+    line = (f"interrupted (Ctrl-C) after step 4; the newest whole checkpoint is {newest}: run the same command with "
+            f"--train.resume=latest (resume='latest' from Python) to continue from it")
+    assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
+    assert "Connection closed by peer" not in output and "rank wrote" not in output, output[-3000:]
+    assert launch.returncode == 1 and output.count("exitcode  : 130") == 2, output[-3000:]  # torch's table: 1
+    assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_3"]
+    assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
 
 
 def _processes_naming(text: str) -> list[int]:
