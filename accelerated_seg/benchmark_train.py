@@ -741,7 +741,7 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
     # "gpu" (auto's choice on CUDA): batches carry an affine, applied on the device by both loops
     cfg.data.augment_on = place_spatial_augmentation(timing.augment_on, accelerator.device)
-    manifest, settings, _ = checked_data(cfg, accelerator, None)  # phantoms of its own: no records kept
+    manifest, settings, _, _ = checked_data(cfg, accelerator, None)  # phantoms of its own: no records kept
     training, _ = cached_tables(cfg, accelerator, manifest, settings)
     return patch_dataset(training, cfg.data, seed=timing.seed)
 

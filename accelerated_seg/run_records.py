@@ -22,7 +22,6 @@ from .config import Config
 from .data.manifest import Manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY, SPACING_UNIT_KEY
-from .data.spacing import declared_unit
 from .files import write_text_atomically
 from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
@@ -31,8 +30,9 @@ if TYPE_CHECKING:
     from .train import LoopSettings, Progress
 
 
-def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
-    """What inference needs besides the weights (stored in config.json next to model.safetensors)."""
+def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings, spacing_unit: str | None) -> dict:
+    """What inference needs besides the weights (stored in config.json next to model.safetensors); ``spacing_unit``:
+    the unit the training cases' headers declared (``prepare.settings_and_unit``'s)."""
     return {
         "labels": {str(k): v for k, v in manifest.labels.items()},
         "channels": {str(k): v for k, v in manifest.channels.items()},
@@ -45,7 +45,7 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         SPACING_SET_KEY: cfg.data.spacing is not None,
         # the unit its training cases' headers declared, which the spacing's numbers are in and predict refuses a scan
         # declaring another by (its numbers are read as they are); recorded since the hundred-and-sixth session
-        SPACING_UNIT_KEY: declared_unit([*manifest.training, *manifest.validation]),
+        SPACING_UNIT_KEY: spacing_unit,
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
         CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)

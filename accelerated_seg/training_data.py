@@ -29,7 +29,7 @@ from .data.cache_versions import size_said, using_version
 from .data.checks import CheckingRanks, check_as_configured
 from .data.loader import patches_per_epoch
 from .data.manifest import Manifest
-from .data.prepare import cache_root, preprocess_settings, read_manifest, records_folder
+from .data.prepare import cache_root, read_manifest, records_folder, settings_and_unit
 from .data.preprocess import PreprocessSettings
 from .data.spacing import median_cases
 from .model_folders import Names
@@ -41,8 +41,8 @@ from .wording import counted
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read the cases (main process), check them (every rank its share, each its whole
     report: bad data fails every rank alike) and resolve the preprocessing (median spacing). Returns
-    the manifest, the preprocessing and the checks' report, whose ``keep_records`` the run calls once
-    nothing refuses it any more."""
+    the manifest, the preprocessing, the unit of its spacing (the export's ``spacing_unit``) and the checks'
+    report, whose ``keep_records`` the run calls once nothing refuses it any more."""
     manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
     if not manifest.training:  # a dataset of held-out cases alone: the median spacing of none was a TypeError
         raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
@@ -56,7 +56,10 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
                           f"not read again (accelerated-seg check reads them all)")
     for warning in report.warnings:
         accelerator.print(f"warning: {warning}")  # as check says them
-    return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest)), report
+    # the unit from the headers the spacing's checks read, on the main process: read again for the export, every
+    # header of a dataset that declares none was read once more on every rank (hundred-and-sixth session's review)
+    settings, unit = on_main(accelerator, lambda: settings_and_unit(cfg.data, manifest))
+    return manifest, settings, unit, report
 
 
 def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,

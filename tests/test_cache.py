@@ -491,6 +491,36 @@ def test_headers_in_micrometres_train_in_their_numbers_and_a_data_spacing_in_mm_
         preprocess_settings(DataConfig(spacing=(2.0,) * 3), manifest)
 
 
+def test_the_unit_an_export_records_is_read_with_the_headers_the_spacing_checks_read(tiny_dataset, tmp_path,
+                                                                                     monkeypatch):
+    """The unit training's export records (spacing_unit) was read from the cases' headers once more, up to the first
+    that declares one: on a dataset whose headers declare none, nibabel's default, every header again on every rank,
+    0.16-0.26 s for 300 phantoms (benchmarks/spacing_unit_startup_cost.py; hundred-and-sixth session's review). It is
+    the one the spacing's checks find in the headers they read: none where none declares one."""
+    import nibabel as nib
+
+    from accelerated_seg.config import Config
+    from accelerated_seg.data.prepare import settings_and_unit
+    from accelerated_seg.run_records import export_metadata
+
+    load, reads = nib.load, []
+    monkeypatch.setattr(nib, "load", lambda *args, **kwargs: reads.append(args[0]) or load(*args, **kwargs))
+    for units, unit in (({case: "unknown" for case in ("case_000", "case_001", "case_002")}, "unknown"),
+                        ({"case_001": "unknown"}, "micron")):
+        _, manifest = in_units(tiny_dataset, tmp_path / unit, units)
+        if unit == "unknown":  # the cases declaring none alone
+            manifest.training = [case for case in manifest.training + manifest.validation if case.id in units]
+            manifest.validation = []
+        cfg = Config()
+        cfg.data.spacing = (2000.0,) * 3
+        reads.clear()
+        settings, found = settings_and_unit(cfg.data, manifest)
+        assert len(reads) == len(manifest.training + manifest.validation)  # each case's header, once
+        assert found == (None if unit == "unknown" else unit)
+        assert export_metadata(cfg, manifest, settings, found)["spacing_unit"] == found
+        assert len(reads) == len(manifest.training + manifest.validation)  # none read again for the export
+
+
 def test_a_single_slice_is_not_judged_by_the_thickness_its_header_gives(tiny_dataset, tmp_path):
     """A 2-D-like case of one slice is one voxel along that axis once resampled, whatever thickness its header
     gives: one of 0.01 mm against a data.spacing of 2 mm was refused as a header in metres (hundred-and-fourth

@@ -720,7 +720,7 @@ def test_an_exports_median_spacing_keeps_its_float32_bits_whose_short_decimal_wo
                                validation=[])
     trained = PreprocessSettings(spacing=median, crop_foreground=False)
     median_set = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=None))  # data.spacing: null
-    written = json.loads(json.dumps(export_metadata(median_set, manifest, trained)))
+    written = json.loads(json.dumps(export_metadata(median_set, manifest, trained, None)))
     assert written["preprocessing"]["spacing"] == written["spacing"] == list(median)
     read = preprocess_settings(written)
     assert read == trained and read.fingerprint() == trained.fingerprint()  # predict's, and the cache's key
@@ -2098,7 +2098,7 @@ def test_a_scan_declaring_mm_far_finer_than_a_median_spacing_is_refused_as_train
                                validation=[])
     for given, said in ((None, False), ((2.5, 2.5, 2.5), True)):  # what training records
         cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=given))
-        assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_set"] is said
+        assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3), None)["spacing_set"] is said
 
 
 def in_unit(image, path, unit: str, per_mm: float):
@@ -2141,14 +2141,12 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
     for model, scan in ((tmp_path / "mm", in_unit(image, tmp_path / "none.nii.gz", "unknown", 1.0)),
                         (export(tmp_path / "older"), in_unit(image, tmp_path / "metres.nii.gz", "meter", 1.0))):
         assert read_labels(predict_file(model, scan, tmp_path / f"by_{model.name}.nii.gz")).shape == image.shape
-    # training records the unit its cases' headers declare, none where none declares one
-    cases = [SimpleNamespace(images=[path]) for path in (tmp_path / "none.nii.gz", tmp_path / "micrometres.nii.gz")]
+    # the export records the unit training found in its cases' headers (test_cache: settings_and_unit)
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1, num_classes=2,
-                               regions=None, ignore_value=None, file_ending=None, training=cases[:1], validation=[])
+                               regions=None, ignore_value=None, file_ending=None)
     cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=(2.5,) * 3))
-    assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_unit"] is None
-    manifest.validation = cases[1:]
-    assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3))["spacing_unit"] == "micron"
+    for unit in (None, "micron"):
+        assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3), unit)["spacing_unit"] == unit
 
 
 def test_members_whose_training_cases_declared_different_units_cannot_join_an_ensemble(tmp_path):

@@ -18,7 +18,7 @@ from .checks import CheckReport, check_as_configured
 from .manifest import Manifest, dataset_source, load_manifest, with_regions
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
-from .spacing import target_spacing
+from .spacing import target_spacing_and_unit
 from .synthetic import holds_the_phantoms, phantoms_without_cases, write_synthetic_dataset
 
 
@@ -73,9 +73,20 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     """The preprocessing for this dataset: the configured spacing or a median (``spacing.median_cases``).
 
     Raises:
-        DataError: a case resampled to that spacing would hold more than ``data.max_voxels`` voxels.
+        DataError: the cases' headers declare different units, or a case resampled to that spacing would hold
+            more than ``data.max_voxels`` voxels.
     """
-    spacing = target_spacing(cfg, manifest)
+    return settings_and_unit(cfg, manifest)[0]
+
+
+def settings_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[PreprocessSettings, str | None]:
+    """``preprocess_settings``, and the unit its spacing's numbers are in (``spacing.one_spatial_unit``), which an
+    export records: training takes both from one read of the headers.
+
+    Raises:
+        DataError: as ``preprocess_settings``.
+    """
+    spacing, unit = target_spacing_and_unit(cfg, manifest)
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     normalization = resolved_normalization(cfg.normalization, manifest)
     crop = resolved_crop_foreground(cfg.crop_foreground, normalization)
@@ -84,7 +95,7 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     window = cfg.ct_window if normalization == "ct" else DEFAULT_CT_WINDOW
     return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=window,
                               crop_foreground=crop, label_map=label_map,
-                              binarize=manifest.binarized)
+                              binarize=manifest.binarized), unit
 
 
 def cache_root(cfg: DataConfig) -> Path:

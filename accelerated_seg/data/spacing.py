@@ -70,19 +70,29 @@ def median_cases(manifest: Manifest) -> tuple[list, str]:
 
 
 def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, float]:
-    """``data.spacing``, or the median of ``median_cases``: what every volume is resampled to.
+    """``data.spacing``, or the median of ``median_cases``: what every volume is resampled to
+    (``target_spacing_and_unit``'s first)."""
+    return target_spacing_and_unit(cfg, manifest)[0]
+
+
+def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
+    """``target_spacing``, and the unit its numbers are in: the one the cases' headers declare (``one_spatial_unit``),
+    which an export records. Taken from the headers the checks read: read again for the export's record, up to the
+    first that declares one, every header of a dataset whose headers declare none was read once more on every rank
+    (0.16-0.26 s for 300 phantoms, benchmarks/results/spacing_unit_startup_cost_2cpu_*.json; the hundred-and-sixth
+    session's review).
 
     Raises:
-        DataError: the cases' headers declare different units (``check_one_spatial_unit``), a case resampled to it
+        DataError: the cases' headers declare different units (``one_spatial_unit``), a case resampled to it
             would hold more than ``data.max_voxels`` voxels, or a case's voxels are far finer than it.
     """
     headers = case_headers(manifest)  # read once for every check
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
-    check_one_spatial_unit(headers)
+    unit = one_spatial_unit(headers)
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None)
-    return spacing
+    return spacing, unit
 
 
 def case_headers(manifest: Manifest) -> list:
@@ -106,13 +116,15 @@ def spatial_unit(image) -> str:
         return "unknown"
 
 
-def check_one_spatial_unit(headers: list) -> None:
-    """Refuse cases (of ``headers``: ``case_headers``) whose headers declare their voxel sizes in different units,
-    some mm and some metres or micrometres (converted with different tools). nibabel and MONAI read the numbers as
-    they are, so resampling them to one spacing scaled the cases of one unit 1000 times against the others', without
-    a word until the hundred-and-sixth session. A header that declares none ('unknown', nibabel's default) agrees
-    with any: most such files are in mm, and those in metres are check_voxels_in_mm's. Judged from the headers
-    alone, the first image of each case, as the other spacing checks read them.
+def one_spatial_unit(headers: list) -> str | None:
+    """The unit the cases' headers (``headers``: ``case_headers``) declare their voxel sizes in, None where none
+    declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by. Cases whose
+    headers declare different units, some mm and some metres or micrometres (converted with different tools), are
+    refused: nibabel and MONAI read the numbers as they are, so resampling them to one spacing scaled the cases of
+    one unit 1000 times against the others', without a word until the hundred-and-sixth session. A header that
+    declares none ('unknown', nibabel's default) agrees with any: most such files are in mm, and those in metres are
+    check_voxels_in_mm's. Judged from the headers alone, the first image of each case, as the other spacing checks
+    read them.
 
     Raises:
         DataError: naming a file of each unit, and the nibabel lines that rewrite one in mm or declare its unit.
@@ -120,7 +132,7 @@ def check_one_spatial_unit(headers: list) -> None:
     units = Counter(spatial_unit(image) for _, image in headers)
     del units["unknown"]
     if len(units) < 2:
-        return
+        return next(iter(units), None)
     first = {unit: next(case for case, image in headers if spatial_unit(image) == unit) for unit in units}
     named = "; ".join(f"{count} in {UNIT_MM[unit][0]} ({first[unit].id}: {first[unit].images[0]})"
                       for unit, count in units.most_common())
@@ -131,20 +143,6 @@ def check_one_spatial_unit(headers: list) -> None:
         f"{apart:,.0f} times against the others'. Rewrite the files not in mm in mm, their labels too (nibabel, from "
         f"metres: {REWRITE_IN_MM_CODE}; from micrometres: {REWRITE_FROM_MICROMETRES_CODE}), or, where a file's "
         f"numbers are mm already and its unit alone is wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
-
-
-def declared_unit(cases) -> str | None:
-    """The unit the headers of ``cases`` (their first images) declare, one since check_one_spatial_unit, or None
-    where none declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by. Read
-    up to the first header that declares one, once a run."""
-    for case in cases:
-        try:
-            unit = spatial_unit(nib.load(str(case.images[0])))
-        except Exception:  # nibabel raises many types; the pre-flight check has refused such a file
-            continue
-        if unit != "unknown":
-            return unit
-    return None
 
 
 def other_unit_words(path, image, unit: str, spacing) -> str:
@@ -258,7 +256,7 @@ def declare_code(unit: str = "mm") -> str:
 
 #: Rewrites a file's geometry from metres to mm
 REWRITE_IN_MM_CODE = rewrite_code("1000")
-#: Rewrites a file's geometry from micrometres to mm (check_one_spatial_unit)
+#: Rewrites a file's geometry from micrometres to mm (one_spatial_unit)
 REWRITE_FROM_MICROMETRES_CODE = rewrite_code("0.001")
 #: Declares a file's unit mm, its geometry as it is
 DECLARE_MM_CODE = declare_code()
