@@ -52,9 +52,12 @@ from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_n
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import (PreprocessSettings, class_values, preprocess_settings, spacing_unit,
                                        spacing_was_set)
-from .data.spacing import DECLARE_MM, declared_in_mm, far_finer, far_finer_words, other_unit_words, spatial_unit
+from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
+                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, spatial_unit,
+                           times_coarser)
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
+from .host_memory import memory_available
 from .inference_files import (
     PREDICT_CASE_NAMES,
     PREDICT_CASES_NAMES,
@@ -399,6 +402,32 @@ def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     raise DataError(f"{path}: {said}{declared}")
 
 
+def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose resampled volume alone, in float32, would take more memory than the host has left
+    (``host_memory.memory_available``): a scan whose header is in micrometres for a model whose training cases
+    declared no unit (or one declaring none for a model in micrometres), 1000 times coarser than its spacing, was
+    resampled to a billion times its voxels, torch's allocator traceback for 44 TB (hundred-and-sixth session's
+    review), where training refuses such a case by its budget (data.max_voxels, which the export does not record).
+    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``)."""
+    available = memory_available()
+    if spacing is None or available is None:
+        return
+    shape = resampled_shape_of(image, spacing)  # as MONAI's Spacingd counts each axis
+    need = 4 * int(config["in_channels"]) * float(np.prod(shape, dtype=np.float64))
+    if need <= available:
+        return
+    coarser = times_coarser(image, spacing)
+    unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing: its header is probably in "
+            f"another unit than the model's training scans' (micrometres where theirs were mm: rewrite it in mm, "
+            f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if coarser >= FINER_THAN_THE_TARGET else "")
+    zooms = " x ".join(f"{zoom:g}" for zoom in nib.affines.voxel_sizes(image.affine))
+    raise DataError(f"{path}: resampled to the model's spacing {' x '.join(f'{s:g}' for s in spacing)}, its "
+                    f"{' x '.join(map(str, image.shape[:3]))} voxels of {zooms} would become "
+                    f"{' x '.join(map(str, shape))}, at least {need / 2**30:,.1f} GiB, and {available / 2**30:,.1f} "
+                    f"GiB is available.{unit} {'c' if unit else 'C'}rop it to the region of interest or resample it "
+                    f"coarser before predicting, or predict on a machine with more memory")
+
+
 def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: bool = False) -> PreparedCase:
     """Read one case's channel files, check them, and apply the training preprocessing.
 
@@ -415,6 +444,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     settings = preprocess_settings(config)
     _refuse_another_unit(config, paths[0], images[0], settings.spacing)
     _refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
+    _refuse_beyond_host_memory(config, paths[0], images[0], settings.spacing)
     if settings.normalization == "zscore":
         _warn_of_dominant_voxels(paths, images)
     if settings.crop_foreground and not any(any_above_zero(image) for image in images):

@@ -2109,6 +2109,18 @@ def in_unit(image, path, unit: str, per_mm: float):
     return path
 
 
+def refused_then_segmented(model, scan, output):
+    """Predict ``scan``, refused: no ``output`` written, the refusal's first nibabel line run as written, and the
+    scan then segmented whole; re-raises the refusal for the caller's ``pytest.raises`` to judge."""
+    with pytest.raises(DataError) as refused:
+        predict_file(model, scan, output)
+    assert not output.exists()
+    exec(re.search(r"nibabel: (img = .*?, path\))\)", str(refused.value)).group(1),
+         {"nib": nib, "np": np, "path": str(scan)})
+    assert read_labels(predict_file(model, scan, output)).shape == nib.load(scan).shape
+    raise refused.value
+
+
 def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused_with_the_rewrite(scans, tmp_path):
     """Predict read a scan's numbers as they are, whatever its unit: a scan in mm for a model whose training cases
     were in micrometres, declaring mm, passed the far finer check as voxels resampled coarser on purpose and was
@@ -2128,12 +2140,8 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
                                         r"config.json's spacing_unit\)\. .* would scale it 1,000 times smaller than "
                                         r"the scans the model learned from\. Rewrite it in micrometres \(nibabel: "
                                         r"(img = .*, path\))\), or, where its numbers are micrometres already .*"
-                                        r"declare it so \(nibabel: img = .*\)$") as refused:
-        predict_file(micrometres, in_mm, tmp_path / "y.nii.gz")
-    assert not (tmp_path / "y.nii.gz").exists()
-    exec(re.search(r"\(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1),
-         {"nib": nib, "np": np, "path": str(in_mm)})
-    assert read_labels(predict_file(micrometres, in_mm, tmp_path / "y.nii.gz")).shape == image.shape
+                                        r"declare it so \(nibabel: img = .*\)$"):
+        refused_then_segmented(micrometres, in_mm, tmp_path / "y.nii.gz")
     in_micrometres = in_unit(image, tmp_path / "micrometres.nii.gz", "micron", 1000.0)
     with pytest.raises(DataError, match=r"in micrometres \(xyzt_units\), the model's training cases' in mm .* 1,000 "
                                         r"times larger .* Rewrite it in mm \(nibabel: .*np.diag\(\[0.001, "):
@@ -2147,6 +2155,31 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
     cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=(2.5,) * 3))
     for unit in (None, "micron"):
         assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3), unit)["spacing_unit"] == unit
+
+
+def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampling(scans, tmp_path, monkeypatch):
+    """A scan in micrometres for a model whose training cases declared no unit (an export made before the
+    hundred-and-sixth session, or headers of nibabel's default), 800 times coarser than its spacing, was resampled
+    to a billion times its voxels: torch's allocator traceback for 44 TB (hundred-and-sixth session's review).
+    Refused from its header, naming the unit's rewrite, which makes it segmented; one merely too large for the
+    memory left is told to crop or resample it."""
+    import accelerated_seg.inference as inference
+
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    micrometres, model = in_unit(image, tmp_path / "um.nii.gz", "micron", 1000.0), export(tmp_path / "no_unit")
+    monkeypatch.setattr(inference, "memory_available", lambda: 8 * 2**30)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(micrometres))}: resampled to the model's spacing 2.5 x "
+                                        r"2.5 x 2.5, its .* voxels of 2000 x 2000 x 2000 would become .*, at least "
+                                        r"[\d,.]+ GiB, and 8.0 GiB is available\. Its voxels are 800 times coarser "
+                                        r"than the model's spacing: .* \(micrometres where theirs were mm: rewrite it "
+                                        r"in mm, nibabel: (img = .*, path\))\); else, crop it to the region of "
+                                        r"interest or resample it coarser before predicting, or predict on a machine "
+                                        r"with more memory$"):
+        refused_then_segmented(model, micrometres, tmp_path / "y.nii.gz")
+    monkeypatch.setattr(inference, "memory_available", lambda: 2**10)  # a scan of its unit, too large for the host
+    with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
+                                        r"coarser before predicting, or predict on a machine with more memory$"):
+        predict_file(model, micrometres, tmp_path / "z.nii.gz")
 
 
 def test_members_whose_training_cases_declared_different_units_cannot_join_an_ensemble(tmp_path):

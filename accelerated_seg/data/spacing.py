@@ -215,6 +215,12 @@ def _times_finer(image, spacing) -> float:
     return max((target / max(zoom, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
 
 
+def times_coarser(image, spacing) -> float:
+    """How many times coarser than ``spacing`` ``image``'s voxels are, along the axis where most, of those it holds
+    more than one voxel along (``_times_finer``'s other way)."""
+    return max((zoom / max(target, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
+
+
 def _zooms_of_several(image, spacing) -> list[tuple[float, float]]:
     """(target, voxel size) along each RAS axis that ``image`` holds more than one voxel along."""
     order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
@@ -310,7 +316,7 @@ def _in_metres(image, spacing, configured: bool) -> str:
     mm for headers in micrometres, whose numbers it is read in: said so since the hundred-and-sixth session), ""
     otherwise. Such a median was told to be coarser or to crop alone, where check_voxels_in_mm names the
     metres of a case or two (hundred-and-fourth session's review)."""
-    ratio = max((zoom / max(target, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
+    ratio = times_coarser(image, spacing)
     if ratio < FINER_THAN_THE_TARGET:
         return ""
     if configured and spatial_unit(image) == "micron":  # "it is in mm" sent microscopy's users the wrong way
