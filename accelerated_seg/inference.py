@@ -385,7 +385,7 @@ def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     if spacing_was_set(config):
         if declared_in_mm(image):
             return
-        said = far_finer_words(path, image, spacing, "the model's spacing")
+        said = far_finer_words(path, image, spacing, "the model's spacing", spacing_unit(config))
         raise DataError(f"{path}: {said}; or, if its voxels are that fine indeed and the model was trained "
                         f"coarser on purpose, {DECLARE_MM}")
     # an ensemble's is a median where one member's is (load_for_prediction): "this model's" named no member, and
@@ -393,7 +393,7 @@ def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     ensemble = "ensemble" in config
     source = ("the members' spacing (one member's or more is its training cases' median)" if ensemble else
               "the model's spacing (its training cases' median)")
-    said = far_finer_words(path, image, spacing, source)
+    said = far_finer_words(path, image, spacing, source, spacing_unit(config))
     # the header's mm, which a spacing set takes at its word, is no way past a median: said where it is given
     whose = ("a member's of this ensemble is a median: predict with the members whose config.json says "
              '"spacing_set": true alone') if ensemble else "this model's is a median"

@@ -491,6 +491,37 @@ def test_headers_in_micrometres_train_in_their_numbers_and_a_data_spacing_in_mm_
         preprocess_settings(DataConfig(spacing=(2.0,) * 3), manifest)
 
 
+def test_a_case_declaring_no_unit_among_micrometres_is_told_to_be_rewritten_in_micrometres(tiny_dataset, tmp_path):
+    """Microscopy in micrometres with a case whose header declares no unit and whose numbers are mm: 1,000 times
+    finer than the spacing, it was told its header was in metres and given the line from metres, which made its
+    numbers micrometres' and declared it mm, so that the cases' one unit then refused it; and to declare it mm,
+    refused so too (hundred-and-sixth session's review). It is told to rewrite it in micrometres, which trains."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import settings_and_unit
+
+    root, manifest = in_units(tiny_dataset, tmp_path, {})
+    unitless = next(case for case in manifest.training if case.id == "case_001")
+    for path in (*unitless.images, unitless.label):
+        image = nib.load(path)
+        in_mm = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([0.001] * 3 + [1.0]) @ image.affine)
+        in_mm.header.set_xyzt_units(0)
+        nib.save(in_mm, path)
+    microns = DataConfig(spacing=(2000.0,) * 3)
+    with pytest.raises(DataError, match=r"^case_001: .*: voxels of 2 x 2 x 2 mm, 1,000 times finer than data.spacing "
+                                        r".*: its header declares no unit \(xyzt_units\) where the training cases' "
+                                        r"declare micrometres, so its numbers are probably mm\. Rewrite it in "
+                                        r"micrometres \(nibabel: (img = .*, path\))\), its label's too, or leave the "
+                                        r"case out; or, if its voxels are that fine indeed, set data.spacing nearer "
+                                        r"to them$") as refused:
+        settings_and_unit(microns, manifest)
+    for path in (*unitless.images, unitless.label):
+        exec(refused.value.args[0].split("(nibabel: ")[1].split("), its label's")[0],
+             {"nib": nib, "np": np, "path": str(path)})
+    assert settings_and_unit(microns, load_msd(root / "dataset.json"))[1] == "micron"
+
+
 def test_the_unit_an_export_records_is_read_with_the_headers_the_spacing_checks_read(tiny_dataset, tmp_path,
                                                                                      monkeypatch):
     """The unit training's export records (spacing_unit) was read from the cases' headers once more, up to the first

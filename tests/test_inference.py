@@ -2146,6 +2146,11 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
     with pytest.raises(DataError, match=r"in micrometres \(xyzt_units\), the model's training cases' in mm .* 1,000 "
                                         r"times larger .* Rewrite it in mm \(nibabel: .*np.diag\(\[0.001, "):
         predict_file(export(tmp_path / "mm", spacing_unit="mm"), in_micrometres, tmp_path / "z.nii.gz")
+    # one declaring none whose numbers are mm, 1,000 times finer, was told "probably in metres" (review of then)
+    with pytest.raises(DataError, match=r"its header declares no unit \(xyzt_units\) where the training cases' "
+                                        r"declare micrometres, so its numbers are probably mm\. Rewrite it in "
+                                        r"micrometres \(nibabel: .*np.diag\(\[1000, "):
+        predict_file(micrometres, in_unit(image, tmp_path / "unitless.nii.gz", "unknown", 1.0), tmp_path / "u.nii.gz")
     for model, scan in ((tmp_path / "mm", in_unit(image, tmp_path / "none.nii.gz", "unknown", 1.0)),
                         (export(tmp_path / "older"), in_unit(image, tmp_path / "metres.nii.gz", "meter", 1.0))):
         assert read_labels(predict_file(model, scan, tmp_path / f"by_{model.name}.nii.gz")).shape == image.shape

@@ -91,7 +91,7 @@ def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[
     unit = one_spatial_unit(headers)
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
-    check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None)
+    check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
     return spacing, unit
 
 
@@ -170,14 +170,15 @@ FINER_THAN_THE_TARGET = 100
 
 
 def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, float, float],
-                       configured: bool = True) -> None:
+                       configured: bool = True, unit: str | None = None) -> None:
     """Refuse cases (of ``headers``: ``case_headers``) whose voxels are ``FINER_THAN_THE_TARGET`` times finer than
     the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
     resampling leaves such a case a voxel or two, every structure in it gone. Training took it without a word,
     Dice unmoved by a case that was all padding (hundred-and-fourth session's probe); too coarse a header is
     check_resampled_sizes'. A header that declares its unit mm is taken at its word against a data.spacing set
     (``configured``), a coarser one chosen on purpose for voxels that fine (micro-CT, microscopy): refused with no
-    way past until the hundred-and-fifth session (``DECLARE_MM``). Judged from the headers alone.
+    way past until the hundred-and-fifth session (``DECLARE_MM``). Judged from the headers alone; ``unit``: the one
+    the cases' headers declare (``one_spatial_unit``), which names the rewrite of a header that declares none.
 
     Raises:
         DataError: naming the cases, their voxel sizes and the ways on.
@@ -189,11 +190,12 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     case, image = shrunk[0]
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
     more = f" (and {len(shrunk) - 1} more case(s) so)" if len(shrunk) > 1 else ""
-    # a coarse data.spacing set on purpose for scans of truly fine voxels (microscopy) is the other way on
-    nearer = (f"; or, if its voxels are that fine indeed, set data.spacing nearer to them, or, where it is coarser "
-              f"on purpose, {DECLARE_MM}") if configured else ""
-    raise DataError(f"{case.id}: {case.images[0]}: {far_finer_words(case.images[0], image, spacing, source + more)}, "
-                    f"its label's too, or leave the case out{nearer}")
+    # a coarse data.spacing set on purpose for scans of truly fine voxels (microscopy) is the other way on; its unit
+    # declared mm, among cases in micrometres, is refused as another unit (one_spatial_unit)
+    declare = "" if unitless_among_micrometres(image, unit) else f", or, where it is coarser on purpose, {DECLARE_MM}"
+    nearer = f"; or, if its voxels are that fine indeed, set data.spacing nearer to them{declare}" if configured else ""
+    said = far_finer_words(case.images[0], image, spacing, source + more, unit)
+    raise DataError(f"{case.id}: {case.images[0]}: {said}, its label's too, or leave the case out{nearer}")
 
 
 def declared_in_mm(image) -> bool:
@@ -229,16 +231,27 @@ def _zooms_of_several(image, spacing) -> list[tuple[float, float]]:
     return [(target, zoom) for target, zoom, size in zip(spacing, ras_spacing_of(image.affine), sizes) if size > 1]
 
 
-def far_finer_words(path, image, spacing, source: str) -> str:
+def far_finer_words(path, image, spacing, source: str, unit: str | None = None) -> str:
     """What is wrong with a file whose voxels are ``far_finer`` than ``spacing`` (``source``'s), and how to
     rewrite it; the checks and predict add their own way on. The rewrite sets the header's unit to mm too:
     ITK (SimpleITK, nnU-Net, 3D Slicer) scales a file whose unit says metres by 1000, so the geometry alone
-    rewritten read 1000 times too coarse there (the hundred-and-fourth session's line left it so)."""
+    rewritten read 1000 times too coarse there (the hundred-and-fourth session's line left it so). ``unit``: the
+    training cases' (``one_spatial_unit``); a file that declares none among cases in micrometres is told to be
+    rewritten in micrometres, where the line from metres made its numbers theirs and declared it mm, which the
+    cases' one unit then refused (hundred-and-sixth session's review)."""
     zooms = ras_spacing_of(image.affine)
     shape = " x ".join(map(str, resampled_ras_shape(path, spacing)))
-    return (f"voxels of {_mm(zooms)} mm, {_times_finer(image, spacing):,.0f} times finer than {source} "
-            f"{_mm(spacing)} mm, so resampling leaves it {shape} voxels, every structure in it lost: its header is "
-            f"probably in metres, not mm. Rewrite its geometry in mm ({REWRITE_IN_MM})")
+    lost = (f"voxels of {_mm(zooms)} mm, {_times_finer(image, spacing):,.0f} times finer than {source} "
+            f"{_mm(spacing)} mm, so resampling leaves it {shape} voxels, every structure in it lost")
+    if unitless_among_micrometres(image, unit):
+        return (f"{lost}: its header declares no unit (xyzt_units) where the training cases' declare micrometres, "
+                f"so its numbers are probably mm. Rewrite it in micrometres (nibabel: {rewrite_code('1000', 'micron')})")
+    return f"{lost}: its header is probably in metres, not mm. Rewrite its geometry in mm ({REWRITE_IN_MM})"
+
+
+def unitless_among_micrometres(image, unit: str | None) -> bool:
+    """Whether ``image``'s header declares no unit where the training cases' declare micrometres (``unit``)."""
+    return unit == "micron" and spatial_unit(image) == "unknown"
 
 
 # The nibabel lines offered (run as they are written by test_checks). Both read the voxels into memory first
