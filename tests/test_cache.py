@@ -522,6 +522,26 @@ def test_a_case_declaring_no_unit_among_micrometres_is_told_to_be_rewritten_in_m
     assert settings_and_unit(microns, load_msd(root / "dataset.json"))[1] == "micron"
 
 
+def test_a_header_whose_time_code_nibabel_cannot_name_still_declares_its_spatial_unit():
+    """nibabel's get_xyzt_units() raises for a time code it has no name for (mm with 56: 58): such a header in mm
+    was 'unknown' to the unit checks, and declared_in_mm raised KeyError, a traceback where the far finer check
+    takes a header in mm at its word (hundred-and-sixth session's review)."""
+    from types import SimpleNamespace
+
+    import nibabel as nib
+
+    from accelerated_seg.data.spacing import check_voxels_in_mm, declared_in_mm, spatial_unit
+
+    image = nib.Nifti1Image(np.zeros((4, 4, 4), np.int16), np.diag([0.002] * 3 + [1.0]))
+    image.header["xyzt_units"] = 2 | 56
+    with pytest.raises(KeyError):
+        image.header.get_xyzt_units()
+    assert spatial_unit(image) == "mm" and declared_in_mm(image)
+    check_voxels_in_mm(None, [(SimpleNamespace(id="case_000", images=["x.nii.gz"]), image)], (2.0, 2.0, 2.0))
+    image.header["xyzt_units"] = 5  # a spatial code NIfTI gives no meaning
+    assert spatial_unit(image) == "unknown" and not declared_in_mm(image)
+
+
 def test_the_unit_an_export_records_is_read_with_the_headers_the_spacing_checks_read(tiny_dataset, tmp_path,
                                                                                      monkeypatch):
     """The unit training's export records (spacing_unit) was read from the cases' headers once more, up to the first

@@ -109,11 +109,15 @@ def case_headers(manifest: Manifest) -> list:
 
 def spatial_unit(image) -> str:
     """The unit ``image``'s header declares its voxel sizes in (xyzt_units): 'mm', 'meter', 'micron', or 'unknown'
-    (nibabel's default, written by every nibabel script that sets none; a code NIfTI gives no spatial meaning too)."""
+    (nibabel's default, written by every nibabel script that sets none; a code NIfTI gives no spatial meaning too).
+    Read from the field's spatial bits alone: get_xyzt_units() raises for a time code nibabel has no name for (56
+    and up), which made a header in mm 'unknown' here and declared_in_mm's traceback (hundred-and-sixth session's
+    review)."""
     try:
-        return image.header.get_xyzt_units()[0]
-    except (AttributeError, KeyError):  # a header with no units; a code of 4 to 7, which nibabel has no name for
+        code = int(image.header["xyzt_units"]) % 8  # the bits below 8 are the spatial unit's, the rest the time's
+    except (AttributeError, KeyError, TypeError, ValueError):  # a header with no such field
         return "unknown"
+    return nib.nifti1.unit_codes.label.get(code, "unknown")  # 4 to 7 have no name: no spatial meaning
 
 
 def one_spatial_unit(headers: list) -> str | None:
@@ -202,7 +206,7 @@ def declared_in_mm(image) -> bool:
     """Whether ``image``'s header declares its unit mm (xyzt_units), as ITK's writers and dcm2niix do, where a
     header in metres says 'meter' or nothing ('unknown': nibabel's default). One in micrometres ('micron') is read
     as mm, by nibabel and MONAI alike: nothing converts it, so it is no header in mm."""
-    return image.header.get_xyzt_units()[0] == "mm"
+    return spatial_unit(image) == "mm"
 
 
 def far_finer(image, spacing) -> bool:
