@@ -27,6 +27,7 @@ import torch
 from .config import ConfigError
 from .data.preprocess_settings import (SPACING_SET_KEY, SPACING_UNIT_KEY, code_version_difference, spacing_unit,
                                        spacing_was_set)
+from .data.spacing import UNIT_MM
 from .exported_model import load_exported
 from .inference_files import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
@@ -127,8 +128,9 @@ def _one_spacing_unit(folders: list[Path], loaded: list) -> str | None:
         other = next((folder, unit) for folder, unit in recorded if unit != recorded[0][1])
         raise ConfigError(
             f"{other[0]} cannot join {recorded[0][0]} in an ensemble: its training cases' headers declared their "
-            f"voxel sizes in {other[1]}, the other's in {recorded[0][1]} (config.json's {SPACING_UNIT_KEY}), so "
-            f"their spacings' numbers are sizes of another unit: train them on the cases rewritten in one unit")
+            f"voxel sizes in {UNIT_MM[other[1]][0]}, the other's in {UNIT_MM[recorded[0][1]][0]} (config.json's "
+            f"{SPACING_UNIT_KEY}), so their spacings' numbers are sizes of another unit: predict with the members of "
+            f"one unit, or train them on cases rewritten in one unit")
     return recorded[0][1] if recorded else None
 
 

@@ -2195,7 +2195,9 @@ def test_members_whose_training_cases_declared_different_units_cannot_join_an_en
 
     mm, micrometres = export(tmp_path / "mm", spacing_unit="mm"), export(tmp_path / "um", spacing_unit="micron")
     with pytest.raises(ConfigError, match=r"um cannot join .*mm in an ensemble: its training cases' headers "
-                                          r"declared their voxel sizes in micron, the other's in mm"):
+                                          r"declared their voxel sizes in micrometres, the other's in mm .*: "
+                                          r"predict with the members of one unit, or train them on cases rewritten "
+                                          r"in one unit$"):
         load_for_prediction([mm, export(tmp_path / "older"), micrometres])
     assert load_for_prediction([export(tmp_path / "older2"), mm])[1]["spacing_unit"] == "mm"
 
