@@ -542,6 +542,39 @@ def test_a_header_whose_time_code_nibabel_cannot_name_still_declares_its_spatial
     assert spatial_unit(image) == "unknown" and not declared_in_mm(image)
 
 
+def test_a_case_declaring_no_unit_among_mm_far_coarser_than_the_spacing_is_told_to_be_rewritten_from_micrometres(
+        tiny_dataset, tmp_path):
+    """A case whose header declares no unit and whose numbers are micrometres, among cases declaring mm: 1,000
+    times coarser than the spacing, over the budget, it was told the data.spacing was given in metres, or, against
+    the median, that most headers were in metres (hundred-and-sixth session's review). It is told to rewrite it
+    from micrometres, which trains."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import settings_and_unit
+
+    root, manifest = in_units(tiny_dataset, tmp_path, {case.id: "mm" for case in manifest_cases(tiny_dataset)
+                                                       if case.id != "case_001"} | {"case_001": "unknown"})
+    for spacing in ((2.0,) * 3, None):
+        with pytest.raises(DataError, match=r"case_001 \(.*\) would hold about [\d,]+: its voxels are 1,000 times "
+                                            r"coarser than the spacing, and its header declares no unit \(xyzt_units\) "
+                                            r"where the training cases' declare mm, so its numbers are probably "
+                                            r"micrometres: rewrite it in mm, its label too \(nibabel: "
+                                            r"(img = .*, path\))\); else, choose") as refused:
+            settings_and_unit(DataConfig(spacing=spacing), manifest)
+    unitless = next(case for case in manifest.training + manifest.validation if case.id == "case_001")
+    for path in (*unitless.images, unitless.label):
+        exec(refused.value.args[0].split("(nibabel: ")[1].split("); else,")[0],
+             {"nib": nib, "np": np, "path": str(path)})
+    assert settings_and_unit(DataConfig(spacing=(2.0,) * 3), load_msd(root / "dataset.json"))[1] == "mm"
+
+
+def manifest_cases(tiny_dataset) -> list:
+    """The tiny dataset's cases, training and validation."""
+    manifest = load_msd(tiny_dataset)
+    return manifest.training + manifest.validation
+
+
 def test_the_unit_an_export_records_is_read_with_the_headers_the_spacing_checks_read(tiny_dataset, tmp_path,
                                                                                      monkeypatch):
     """The unit training's export records (spacing_unit) was read from the cases' headers once more, up to the first

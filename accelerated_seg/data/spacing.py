@@ -90,7 +90,7 @@ def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
     unit = one_spatial_unit(headers)
     spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
-    check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
+    check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None, unit=unit)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
     return spacing, unit
 
@@ -296,7 +296,7 @@ def _mm(sizes) -> str:
 
 
 def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[float, float, float], max_voxels: int,
-                          configured: bool = True) -> None:
+                          configured: bool = True, unit: str | None = None) -> None:
     """Refuse a target spacing that would resample a case (of ``headers``: ``case_headers``) beyond the voxel
     budget.
 
@@ -318,7 +318,7 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         return
     voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    metres = _in_metres(image, spacing, configured)
+    metres = _in_metres(image, spacing, configured, unit)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
@@ -327,15 +327,21 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         "the region of interest, or raise data.max_voxels on a machine with more memory")
 
 
-def _in_metres(image, spacing, configured: bool) -> str:
+def _in_metres(image, spacing, configured: bool, unit: str | None = None) -> str:
     """What to say of a target spacing ``FINER_THAN_THE_TARGET`` times finer than ``image``'s voxels (along an
     axis of several): the median of a dataset whose headers are mostly in metres, or a data.spacing given so (in
     mm for headers in micrometres, whose numbers it is read in: said so since the hundred-and-sixth session), ""
     otherwise. Such a median was told to be coarser or to crop alone, where check_voxels_in_mm names the
-    metres of a case or two (hundred-and-fourth session's review)."""
+    metres of a case or two (hundred-and-fourth session's review). A case that declares no unit among cases that
+    declare mm (``unit``) is the one off, its numbers probably micrometres: it was told the spacing or most headers
+    were in metres (hundred-and-sixth session's review)."""
     ratio = times_coarser(image, spacing)
     if ratio < FINER_THAN_THE_TARGET:
         return ""
+    if unit == "mm" and spatial_unit(image) == "unknown":
+        return (f": its voxels are {ratio:,.0f} times coarser than the spacing, and its header declares no unit "
+                f"(xyzt_units) where the training cases' declare mm, so its numbers are probably micrometres: "
+                f"rewrite it in mm, its label too (nibabel: {REWRITE_FROM_MICROMETRES_CODE})")
     if configured and spatial_unit(image) == "micron":  # "it is in mm" sent microscopy's users the wrong way
         return (f": data.spacing is {ratio:,.0f} times finer than its voxels, whose header declares micrometres: "
                 f"spacings are read in the headers' numbers, so give data.spacing in micrometres (docs/data.md)")
