@@ -112,8 +112,10 @@ def check_cases(
     declared = _declared_labels(label_values, ignore_value, labels_declared_in, binarized, from_files)
     settings = _settings_the_findings_depend_on(declared, binarized, ignore_value, affine_atol, max_voxels,
                                                 num_channels, crop_foreground, normalization)
-    check_one = _CaseCheck(declared, ignore_value, affine_atol, max_voxels, num_channels, channels_declared_in,
-                           crop_foreground, zscored=normalization == "zscore", records_kept=records is not None,
+    check_one = _CaseCheck(declared, ignore_value=ignore_value, affine_atol=affine_atol, max_voxels=max_voxels,
+                           num_channels=num_channels, channels_declared_in=channels_declared_in,
+                           crop_foreground=crop_foreground, zscored=normalization == "zscore",
+                           records_kept=records is not None,
                            recorded=records.load(settings) if records is not None else {})
     found = _findings_in_the_cases_order(cases, check_one, workers, ranks)
     report = _one_report(found, declared, ignore_value, normalization, regions)
