@@ -301,12 +301,19 @@ class Segmentation:
         wrote there (run_info.json anew, a checkpoint) is that run's going on, not a later fit's, which until the
         hundred-and-sixth session the stop's record said it was ("a later fit has written that folder since"),
         offering none of its checkpoints. A folder another fit wrote before the resume is not followed. So for a
-        finished run's: its next resume's repr named no start (", from <folder>") of it."""
+        finished run's: its next resume's repr named no start (", from <folder>") of it.
+
+        Called as the fit's error is raised: a folder it cannot read now (permissions) leaves the records as they
+        were, where the OSError took the place of the fit's own error (the hundred-and-sixth session's review)."""
         if not resume:
             return
-        for record in ("_interrupted", "_preempted"):
-            if _resumes(stopped := getattr(self, record), run, resume, run_info_at_start):
-                setattr(self, record, dataclasses.replace(stopped))  # read anew: run_info.json, newest checkpoint
+        try:
+            for record in ("_interrupted", "_preempted"):
+                if _resumes(stopped := getattr(self, record), run, resume, run_info_at_start):
+                    # read anew: run_info.json, newest checkpoint
+                    setattr(self, record, dataclasses.replace(stopped))
+        except OSError:
+            return
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
             self._run_info_taken = run_info_written(run)
 

@@ -3717,6 +3717,33 @@ def test_the_estimators_own_failed_resume_of_its_stopped_run_leaves_it_offered(t
     assert repr(model).endswith(f"trained 4 steps in {run}; predicts with {run / 'model'}>")
 
 
+def test_a_failed_resume_whose_run_folder_cannot_be_read_afterwards_raises_its_own_error(tiny_dataset, tmp_path,
+                                                                                         monkeypatch, ctrl_c_raises):
+    """The stopped run is read anew as the resume's error is raised: a checkpoints folder unreadable by then (chmod,
+    here its listing's PermissionError) raised that, the step's error its __context__, until the hundred-and-sixth
+    session's review. The error is the step's own, its traceback from the step, the records as they were."""
+    from monai.losses import DiceCELoss
+
+    import accelerated_seg.estimator_interrupted as estimator_interrupted
+    from faults import loss_forward_with
+
+    def unreadable(folder):
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    def fails_and_leaves_the_run_unreadable(call, loss):
+        monkeypatch.setattr(estimator_interrupted, "complete_checkpoints", unreadable)
+        _failed_step(call, loss)
+
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    stopped = model._interrupted
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(fails_and_leaves_the_run_unreadable))
+        with pytest.raises(RuntimeError, match="a failure of the resumed step") as raised:
+            model.fit(data, steps=4, resume="latest")
+    assert raised.value.__context__ is None and raised.traceback[-1].name == "_failed_step"
+    assert model._interrupted is stopped
+
+
 def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
         tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
     """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
