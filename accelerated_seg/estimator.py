@@ -175,7 +175,7 @@ class Segmentation:
             if processes > 1:
                 check_the_master_port()
             refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
-            out, manifest, started_from = self._fit_run_folder(cfg, dataset, settings)
+            out, manifest, started_from, continues_its_run = self._fit_run_folder(cfg, dataset, settings)
             run_info_at_start = run_info_written(out)  # an earlier run's, where the folder holds one
             self._note_a_new_network(settings)
             # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
@@ -194,13 +194,13 @@ class Segmentation:
                 # a resume of the stopped run stopped before it wrote anything leaves that run as the stop did: said
                 # "a fit interrupted (Ctrl-C) in <run>", its step no longer, until the hundred-and-sixth session
                 wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
-                if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), cfg.train.resume,
+                if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), continues_its_run,
                                                    run_info_at_start)):
                     self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
                                                        started_from, run_info_at_start=run_info_at_start)
                 raise
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
-                self._follow_a_failed_resume(out.absolute(), cfg.train.resume, run_info_at_start)
+                self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)
                 raise
             self._take_the_run(out, steps, started_from)
             return self
@@ -268,9 +268,11 @@ class Segmentation:
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         return steps if steps is not None else lengths["max_steps"]
 
-    def _fit_run_folder(self, cfg: Config, dataset: Dataset, settings: dict) -> tuple[Path, Manifest, str | None]:
+    def _fit_run_folder(self, cfg: Config, dataset: Dataset,
+                        settings: dict) -> tuple[Path, Manifest, str | None, bool]:
         """(the run's folder, made ready: an earlier run there resumed or replaced as the settings say; the
-        dataset's manifest, its classes named as the run's start names them; what the run started from)."""
+        dataset's manifest, its classes named as the run's start names them; what the run started from; whether
+        the fit continues the folder's run, resuming one of its checkpoints)."""
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
             # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
@@ -282,10 +284,14 @@ class Segmentation:
         resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
                                            names=ESTIMATOR_NAMES)
         manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
+        # A checkpoint of another folder starts a new run here (resume_or_replace), which is not the folder's run:
+        # until the hundred-and-sixth session's review it was taken for it, its start and stop records said of it
+        continues_its_run = (resume_from is not None
+                             and resume_from.resolve().parent == (out / "checkpoints").resolve())
         # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
         # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
-        started_from = cfg.train.init_from if resume_from is None else self._start_of(out.absolute())
-        return out, manifest, started_from
+        started_from = self._start_of(out.absolute()) if continues_its_run else cfg.train.init_from
+        return out, manifest, started_from, continues_its_run
 
     def _note_a_new_network(self, settings: dict) -> None:
         """Print (on the main process) that a constructed estimator's second fit trains a new network: nobrainer's
@@ -296,7 +302,7 @@ class Segmentation:
                   f"every fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
                   f"output_dir=<another folder>) trains those on")
 
-    def _follow_a_failed_resume(self, run: Path, resume: str | None, run_info_at_start) -> None:
+    def _follow_a_failed_resume(self, run: Path, continues_its_run: bool, run_info_at_start) -> None:
         """Take the stopped run in ``run`` as it is now, after this estimator's resume of it failed: what the resume
         wrote there (run_info.json anew, a checkpoint) is that run's going on, not a later fit's, which until the
         hundred-and-sixth session the stop's record said it was ("a later fit has written that folder since"),
@@ -305,11 +311,11 @@ class Segmentation:
 
         Called as the fit's error is raised: a folder it cannot read now (permissions) leaves the records as they
         were, where the OSError took the place of the fit's own error (the hundred-and-sixth session's review)."""
-        if not resume:
+        if not continues_its_run:
             return
         try:
             for record in ("_interrupted", "_preempted"):
-                if _resumes(stopped := getattr(self, record), run, resume, run_info_at_start):
+                if _resumes(stopped := getattr(self, record), run, continues_its_run, run_info_at_start):
                     # read anew: run_info.json, newest checkpoint
                     setattr(self, record, dataclasses.replace(stopped))
         except OSError:
@@ -698,10 +704,11 @@ def _check_fit_arguments(dataset, epochs, train_settings: dict) -> None:
                     own=("epochs", "steps"))
 
 
-def _resumes(stopped: InterruptedFit | None, run: Path, resume: str | None, run_info_at_start) -> bool:
-    """Whether a fit that began with ``run_info_at_start`` in ``run`` (run_info_written) was a ``resume`` of the run
-    the ``stopped`` fit left there, as that fit left it: not of a folder another fit wrote since."""
-    return (bool(resume) and stopped is not None and stopped.run == run
+def _resumes(stopped: InterruptedFit | None, run: Path, continues_its_run: bool, run_info_at_start) -> bool:
+    """Whether a fit that began with ``run_info_at_start`` in ``run`` (run_info_written), continuing the folder's
+    run or not (``_fit_run_folder``), resumed the run the ``stopped`` fit left there, as that fit left it: not a
+    folder another fit wrote since, nor another folder's checkpoint (a new run there)."""
+    return (continues_its_run and stopped is not None and stopped.run == run
             and same_run_info(stopped.run_info_at_stop, run_info_at_start))
 
 

@@ -3744,6 +3744,34 @@ def test_a_failed_resume_whose_run_folder_cannot_be_read_afterwards_raises_its_o
     assert model._interrupted is stopped
 
 
+def _another_estimators_run_of_2_steps(tiny_dataset, tmp_path) -> Path:
+    """The checkpoint step_2 of a run another estimator fitted into tmp_path/other."""
+    other, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    other.fit(data, steps=2, output_dir=str(tmp_path / "other"))
+    return tmp_path / "other" / "checkpoints" / "step_2"
+
+
+def test_a_failed_resume_of_another_folders_checkpoint_into_the_stopped_runs_folder_is_not_that_run(
+        tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
+    """A checkpoint of another folder resumed into the stopped run's folder (overwrite) starts a new run there: its
+    failure, after a checkpoint of its own, was taken for the stopped run's going on (said "after step 2 of 4", its
+    step_3 offered as the stopped fit's) in the hundred-and-sixth session, until its review."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with
+
+    def fails_after_a_checkpoint(call, loss):
+        return loss if call == 0 else _failed_step(call, loss)
+
+    model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
+    checkpoint = _another_estimators_run_of_2_steps(tiny_dataset, tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(fails_after_a_checkpoint))
+        with pytest.raises(RuntimeError, match="a failure of the resumed step"):
+            model.fit(data, steps=6, resume=str(checkpoint), overwrite=True, save_every=1)
+    assert "; a later fit has written that folder since (its run_info.json was written anew" in repr(model)
+
+
 def test_a_resume_of_a_stopped_runs_folder_another_estimator_wrote_since_does_not_name_the_stopped_fits_start(
         tiny_dataset, tmp_path, monkeypatch, ctrl_c_raises):
     """A loaded estimator's fit stopped by Ctrl-C, another estimator's new network fitted into its folder with
@@ -3833,6 +3861,17 @@ def test_a_failed_resume_of_a_finished_run_leaves_its_start_named_by_the_next(ti
     loaded.fit(data, steps=4, resume="latest")
     assert repr(loaded).endswith(f"trained 4 steps in {tuned}, from {tmp_path / 'run' / 'model'}; "
                                  f"predicts with {tuned / 'model'}>")
+
+
+def test_a_resume_of_another_folders_checkpoint_into_a_finished_runs_folder_does_not_name_that_runs_start(
+        tiny_dataset, tmp_path):
+    """A checkpoint of another folder resumed into the folder of a run the estimator finished (overwrite) is a new
+    run there, from that checkpoint: its repr named the finished run's start (", from <run>/model") until the
+    hundred-and-sixth session's review."""
+    loaded, data, tuned = _a_loaded_estimators_finished_run_of_2_steps(tiny_dataset, tmp_path)
+    checkpoint = _another_estimators_run_of_2_steps(tiny_dataset, tmp_path)
+    loaded.fit(data, steps=4, resume=str(checkpoint), overwrite=True)
+    assert repr(loaded).endswith(f"trained 4 steps in {tuned}; predicts with {tuned / 'model'}>")
 
 
 def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_dataset, tmp_path, monkeypatch,
