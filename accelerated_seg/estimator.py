@@ -316,8 +316,7 @@ class Segmentation:
         try:
             for record in ("_interrupted", "_preempted"):
                 if _resumes(stopped := getattr(self, record), run, continues_its_run, run_info_at_start):
-                    # read anew: run_info.json, newest checkpoint
-                    setattr(self, record, dataclasses.replace(stopped))
+                    setattr(self, record, stopped.gone_on())
         except OSError:
             return
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):

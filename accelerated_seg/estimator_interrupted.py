@@ -9,6 +9,7 @@ asked for (Keras' and HF Trainer's in-memory model silently is), so that takes a
 from __future__ import annotations
 
 import _imp
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,13 +39,15 @@ class InterruptedFit:
     # which run_info.json the run had as it stopped: every later fit into the folder writes it anew, and until the
     # hundred-and-fifth session another estimator's run there was offered as this one's to resume and export
     run_info_at_stop: tuple[int, int, str | None] | None = field(default=None, init=False)
+    # the step of the newest whole checkpoint as it stopped (_step_of_the_newest_checkpoint)
+    checkpoint_step: int | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
         object.__setattr__(self, "newest_at_stop", self._checkpoint())
+        object.__setattr__(self, "checkpoint_step", self._step_of_the_newest_checkpoint())
 
-    @property
-    def checkpoint_step(self) -> int | None:
+    def _step_of_the_newest_checkpoint(self) -> int | None:
         """The step of the newest whole checkpoint as it stopped: the step a resume continues from, which the fit
         had reached or passed (not the step it stopped after, which a launch's processes say to no one here); None
         where none was saved, or where the fit stopped before its first step: an overwrite's, before it deleted the
@@ -52,6 +55,15 @@ class InterruptedFit:
         if self.newest_at_stop is None or same_run_info(self.run_info_at_stop, self.run_info_at_start):
             return None
         return int(STEP_DIR.match(self.newest_at_stop.name).group(1))
+
+    def gone_on(self) -> InterruptedFit:
+        """This stop after the estimator's own resume of its run failed, having written the run (run_info.json
+        anew, a checkpoint): the run's file and newest checkpoint read anew, the step the stop is said to be after
+        kept. A launch's, told by its newest checkpoint's, was said to be the failed resume's ("after step 3 or
+        later" of a stop at step 2) in the hundred-and-sixth session, until its review."""
+        again = dataclasses.replace(self)
+        object.__setattr__(again, "checkpoint_step", self.checkpoint_step)
+        return again
 
     def _stopped(self) -> str:
         after = ""

@@ -3903,6 +3903,40 @@ def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_
     assert model._interrupted.step is None and model._interrupted.checkpoint_step == 4
 
 
+def test_a_launched_fits_failed_resume_leaves_the_stop_said_after_its_own_checkpoints_step(tiny_dataset, tmp_path,
+                                                                                           monkeypatch, ctrl_c_raises):
+    """The launch's stop is said to be after its newest checkpoint's step (the test before). Its resume, failed
+    after it saved step_3, was then said of the stop ("after step 3 or later of 9") in the hundred-and-sixth
+    session, until its review; step_3 is offered to continue from. The launches stand in for two processes, the
+    resume's checkpoint for the one resume_or_replace would find."""
+    import accelerated_seg.estimator as estimator
+
+    def launched(cfg, manifest, processes, mixed_precision, out):
+        resumed = (out / "checkpoints").is_dir()
+        (out / "checkpoints" / f"step_{3 if resumed else 2}").mkdir(parents=True)
+        (out / "run_info.json").write_text(json.dumps({"written_at": "resumed" if resumed else "stopped"}))
+        if resumed:
+            raise RuntimeError("a failure in a launched process")
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.delenv("MASTER_PORT", raising=False)
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    monkeypatch.setattr(estimator, "_trained_in_launched_processes", launched)
+    monkeypatch.setattr(estimator, "resume_or_replace",
+                        lambda out, resume, *args, **kwargs: (out / "checkpoints" / "step_2" if resume else None, False))
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=9)
+    with pytest.raises(RuntimeError, match="a failure in a launched process"):
+        model.fit(data, steps=9, resume="latest")
+    run = tmp_path / "run"
+    _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 2 or later of 9 (its newest "
+                                         f"checkpoint's step) in {run}; its newest whole checkpoint is "
+                                         f"{run / 'checkpoints' / 'step_3'}: call fit(..., resume='latest') again "
+                                         f"to continue from it")
+
+
 def test_a_fit_stopped_before_its_first_step_says_no_step_of_an_earlier_runs_checkpoint(tiny_dataset, tmp_path,
                                                                                         monkeypatch, ctrl_c_raises):
     """A fit with overwrite=True stopped by Ctrl-C before it replaced the earlier run in its folder (in its data work,
