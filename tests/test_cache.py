@@ -418,6 +418,30 @@ def test_the_nibabel_lines_offered_keep_the_voxels_of_an_uncompressed_file_and_i
         assert np.allclose(written.affine, np.diag([scale, scale, scale, 1]) @ affine), what
 
 
+@pytest.mark.parametrize("time_code", [8, 56])
+def test_the_nibabel_lines_offered_run_on_a_header_whose_time_code_nibabel_has_no_name_for(tmp_path, time_code):
+    """The checks read a header's unit from xyzt_units' spatial bits alone, so a file in micrometres whose time code
+    nibabel has no name for (56) is refused as micrometres, and the lines offered read the time unit back with
+    get_xyzt_units(), which raised KeyError for it (found in the hundred-and-sixth session's review). Every line,
+    to mm and to micrometres, sets the unit and keeps the time bits as they are, 8 (seconds) too."""
+    import nibabel as nib
+
+    from accelerated_seg.data import spacing
+
+    lines = {"to mm": (spacing.rewrite_code("0.001"), "mm"), "declared mm": (spacing.declare_code(), "mm"),
+             "to micrometres": (spacing.rewrite_code("1000", "micron"), "micron"),
+             "declared micrometres": (spacing.declare_code("micron"), "micron")}
+    for what, (line, unit) in lines.items():
+        path = tmp_path / f"{what}.nii.gz"
+        image = nib.Nifti1Image(np.zeros((4, 4, 4), np.int16), np.diag([2.0, 2.0, 2.0, 1.0]))
+        image.header["xyzt_units"] = time_code | (nib.nifti1.unit_codes["micron"] if unit == "mm" else 2)
+        nib.save(image, path)
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+        written = nib.load(path)
+        assert spacing.spatial_unit(written) == unit, what
+        assert int(written.header["xyzt_units"]) & 56 == time_code, what
+
+
 def in_units(tiny_dataset, tmp_path, units: dict[str, str]):
     """A copy of the tiny dataset whose cases' headers declare ``units`` (case id -> unit; 'micron' for the rest),
     each case's numbers in its unit (its voxels 2 mm: 2000 in micrometres, 0.002 in metres; none: micrometres, as
