@@ -24,7 +24,7 @@ from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
 from processes import run_bounded, stop_group
-from test_distributed import ROOT, WORKER, launch_two, launched_two
+from test_distributed import ROOT, WORKER, _free_port, launch_two, launched_two
 
 
 def _same_weights(a_dir: Path, b_dir: Path) -> None:
@@ -171,6 +171,40 @@ def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_d
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_3"]
     assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
 
+
+
+@pytest.mark.distributed
+def test_ctrl_c_to_a_training_launch_ends_it_with_status_130_saying_where_to_resume(tiny_dataset, tmp_path):
+    """A terminal's Ctrl-C, SIGINT to the launch's process group, the launcher's agent with it: the line once, on
+    stdout, and the launch's status 130, no traceback of the launcher's. stopping.md and checkpoints.md said that
+    the launcher added its own SignalException traceback and exited 1 (a probe of the seventy-third session) until
+    the hundred-and-sixth session's review, which found 130 at c4d455cd too (torch 2.13, accelerate 1.16), as a
+    launched predict's (test_inference_distributed's test_ctrl_c_by_windows_...)."""
+    out = tmp_path / "run"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+               "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
+               "no", str(WORKER), str(tmp_path / "cut"),
+               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 100_000, "train.val_every": 0,
+                                                     "train.save_every": 3})]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 180
+            while not complete_checkpoints(out / "checkpoints") and launch.poll() is None:
+                assert time.monotonic() < deadline, "no checkpoint in 180 s"
+                time.sleep(0.2)
+            os.killpg(launch.pid, signal.SIGINT)  # as the terminal sends it
+            stdout, stderr = launch.communicate(timeout=90)
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    said = [line for line in stdout.splitlines() if "interrupted" in line]
+    assert len(said) == 1 and said[0].startswith("interrupted (Ctrl-C) after step "), stdout[-3000:]
+    assert f"the newest whole checkpoint is {out / 'checkpoints'}/step_" in said[0], said
+    assert launch.returncode == 130, stdout[-3000:] + stderr[-3000:]
+    assert "SignalException" not in stderr and "ChildFailedError" not in stderr, stderr[-3000:]
 
 def _processes_naming(text: str) -> list[int]:
     """The processes whose command line holds ``text`` (a test's own folder: its ranks, orphaned or not)."""
