@@ -408,7 +408,10 @@ def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None
     declared no unit (or one declaring none for a model in micrometres), 1000 times coarser than its spacing, was
     resampled to a billion times its voxels, torch's allocator traceback for 44 TB (hundred-and-sixth session's
     review), where training refuses such a case by its budget (data.max_voxels, which the export does not record).
-    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``)."""
+    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``). The
+    micrometres' rewrite is named for a model in mm or of no unit alone: for one in micrometres it was named too,
+    and made the scan one of another unit than the model's, refused so, until the hundred-and-sixth session's read
+    of the whole change."""
     available = memory_available()
     if spacing is None or available is None:
         return
@@ -417,9 +420,11 @@ def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None
     if need <= available:
         return
     coarser = times_coarser(image, spacing)
+    # micrometres for a model in mm, or of no unit: for one in micrometres the line to mm made a scan of another unit
+    in_micrometres = coarser >= FINER_THAN_THE_TARGET and spacing_unit(config) != "micron"
     unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing: its header is probably in "
             f"another unit than the model's training scans' (micrometres where theirs were mm: rewrite it in mm, "
-            f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if coarser >= FINER_THAN_THE_TARGET else "")
+            f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if in_micrometres else "")
     zooms = " x ".join(f"{zoom:g}" for zoom in nib.affines.voxel_sizes(image.affine))
     raise DataError(f"{path}: resampled to the model's spacing {' x '.join(f'{s:g}' for s in spacing)}, its "
                     f"{' x '.join(map(str, image.shape[:3]))} voxels of {zooms} would become "

@@ -2185,6 +2185,16 @@ def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampli
     with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
                                         r"coarser before predicting, or predict on a machine with more memory$"):
         predict_file(model, micrometres, tmp_path / "z.nii.gz")
+    # A model in micrometres: a scan that coarse, declaring its unit or none, was told it was in micrometres where
+    # the training scans were in mm, and given the line to mm, which then refused it as another unit than the
+    # model's (the hundred-and-sixth session's read of the whole change)
+    monkeypatch.setattr(inference, "memory_available", lambda: 8 * 2**30)
+    in_micrometres = export(tmp_path / "in_micrometres", spacing_unit="micron")
+    for declared in ("micron", "unknown"):
+        with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
+                                            r"coarser before predicting, or predict on a machine with more memory$"):
+            predict_file(in_micrometres, in_unit(image, tmp_path / f"{declared}.nii.gz", declared, 1000.0),
+                         tmp_path / "w.nii.gz")
 
 
 def test_members_whose_training_cases_declared_different_units_cannot_join_an_ensemble(tmp_path):
