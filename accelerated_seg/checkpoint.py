@@ -34,6 +34,7 @@ from . import launcher_death
 from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
+from .ranks_stop_together import changing_what_the_line_names
 from .strategy import checkpoint_layout
 
 
@@ -151,21 +152,22 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     def name_it_and_rotate():
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
         # step_N names before it is deleted: a kill during the deletion must not leave half a
-        # checkpoint under a name that --resume latest trusts.
-        try:
-            replaced = _retire(final) if final.exists() else None
-            partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
-            sync_directory(checkpoints_dir)
-        except OSError as error:
-            raise not_written(error) from error
-        if replaced is not None:
-            shutil.rmtree(replaced)
-        # The one just written is never rotated away, even where higher-numbered folders are left
-        # from an earlier course (set_aside_later_course moves those out of the way when a run
-        # resumes an older step; fit's or a user's may remain): it is the state this run continues from.
-        for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
-            if old != final:
-                shutil.rmtree(_retire(old))
+        # checkpoint under a name that --resume latest trusts. The renames under the lock of an
+        # interrupted launch's line, which names the newest (changing_what_the_line_names); not the deletions.
+        with changing_what_the_line_names():
+            try:
+                replaced = _retire(final) if final.exists() else None
+                partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+                sync_directory(checkpoints_dir)
+            except OSError as error:
+                raise not_written(error) from error
+            # The one just written is never rotated away, even where higher-numbered folders are left
+            # from an earlier course (set_aside_later_course moves those out of the way when a run
+            # resumes an older step; fit's or a user's may remain): it is the state this run continues from.
+            rotated = [_retire(old) for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]
+                       if old != final]
+        for retired in ([replaced] if replaced is not None else []) + rotated:
+            shutil.rmtree(retired)
 
     on_main(accelerator, make_the_folder)
     on_every_rank(write_the_state)  # every rank has written its files

@@ -117,6 +117,18 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
         watcher.done.set()
 
 
+@contextlib.contextmanager
+def changing_what_the_line_names() -> Iterator[None]:
+    """Inside ``stopping_together``, on the main process: its lock held around a write that changes what the line
+    names, so that the line names what is on the disk when every rank has ended. Training's checkpoint taking its
+    name, and the oldest rotated away (``keep_last``): with another rank interrupted alone, the main process's
+    training went on to its next collective while its watcher said the line, which could name the checkpoint rotated
+    away (hundred-and-sixth session's review). Once the line is said, the write waits for the exit. Nothing is held
+    outside ``stopping_together``."""
+    with _INSIDE[-1].writing if _INSIDE else contextlib.nullcontext():
+        yield
+
+
 def stop_every_rank(error: BaseException) -> None:
     """Inside ``stopping_together``, on any thread: end every rank with ``error``'s line now, as the error raised
     in its body would. For an error the body would see only after a collective of the others' (a pipeline hands
@@ -278,14 +290,18 @@ class _Watcher(threading.Thread):
                 # no wait where none writes (a rank killed outright never answers)
                 if int(store.add(WRITERS, 0)):
                     _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1, SAID_WAIT_S)
-                with self.writing:  # a results file being written is written whole, and named
-                    line = self.in_full(message)
-                    if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
-                        print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
-                    if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
-                        leave_for_the_launcher(line, error=False)
-                    else:
-                        say_the_error(line)
+                # A results file being written is written whole, and named; the lock is kept to the exit, so that
+                # nothing the line names changes after it is said: training's main thread, which goes on where
+                # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
+                # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
+                self.writing.acquire()
+                line = self.in_full(message)
+                if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
+                    print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
+                if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
+                    leave_for_the_launcher(line, error=False)
+                else:
+                    say_the_error(line)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1, LEFT_WAIT_S)

@@ -462,6 +462,32 @@ class _OneProcess:
         save_file({"weight": torch.zeros(1)}, str(Path(output_dir) / "model.safetensors"))
 
 
+def test_a_checkpoint_takes_its_name_and_rotates_under_the_lock_of_an_interrupted_launchs_line(tmp_path,
+                                                                                                monkeypatch):
+    """Inside ``stopping_together`` (a launched training), the main process renames its new checkpoint and rotates
+    the oldest away under the lock its watcher says "the newest whole checkpoint is ..." under, and keeps to the exit:
+    where another rank was interrupted alone, the main process's training goes on to its next collective, and until
+    the hundred-and-sixth session's review its save could name step_2 and rotate step_1 away (keep_last=1) after the
+    line had named step_1. The lock held here (the line being said): step_2 keeps its hidden name, step_1 its own."""
+    import threading
+
+    from accelerated_seg import ranks_stop_together
+
+    checkpoints = tmp_path / "checkpoints"
+    save_training_state(_OneProcess(), checkpoints, 1, 1, "config: yes\n")
+    watcher = ranks_stop_together._Watcher("accelerated_seg/test/", str)  # not started: its lock alone
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    with watcher.writing:
+        saving = threading.Thread(target=save_training_state, args=(_OneProcess(), checkpoints, 2, 1, "config: yes\n"))
+        saving.start()
+        saving.join(1.0)
+        assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_1"]
+        assert (checkpoints / ".step_2.partial").is_dir()
+    saving.join(10)  # the lock released (one process, or no line said): the save goes on as before
+    assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_2"]
+    assert not [p.name for p in checkpoints.iterdir() if p.name.startswith(".")]
+
+
 @pytest.mark.parametrize("keep_last", [1, 2])
 def test_rotation_never_deletes_the_newest_checkpoint_nor_picks_a_partial(tmp_path, keep_last):
     checkpoints = tmp_path / "checkpoints"

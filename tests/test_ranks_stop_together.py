@@ -68,6 +68,28 @@ def test_stdouts_reader_gone_ends_each_rank_with_sigpipes_status_and_no_error_li
     assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == line  # no "error: "
 
 
+def test_the_main_processs_watcher_keeps_the_lock_from_its_line_to_the_exit(one_process_group, monkeypatch, tmp_path,
+                                                                             capsys):
+    """The line names what is on the disk when the rank ends: its watcher keeps the lock it said the line under, so
+    that a write taken under it after the line (training's next checkpoint taking its name, rotating the one named
+    away) waits for the exit. It was released after the print (until the hundred-and-sixth session's review), and
+    training's main thread, going on where another rank was interrupted alone, could rename in the last wait."""
+    from accelerated_seg.ranks_stop_together import INTERRUPTED, MESSAGE
+
+    line = "interrupted (Ctrl-C) after step 4; the newest whole checkpoint is step_3"
+    store = _store("accelerated_seg/test/")
+    store.set(INTERRUPTED, "1")
+    store.set(MESSAGE, "")
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    ended = []
+    monkeypatch.setattr(os, "_exit", ended.append)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    watcher = _Watcher("accelerated_seg/test/", lambda message: line, interrupt_said_on="stdout")
+    watcher._end(store, "", 0, ranks=1)
+    assert ended == [130] and capsys.readouterr().out == line + "\n"
+    assert not watcher.writing.acquire(timeout=0.1), "a write after the line would change what it names"
+
+
 #: A rank's watcher ending the process for a published BrokenPipeError, sent SIGTERM in its last wait as the launcher's
 #: agent sends it to the ranks still running once one has ended.
 _TERMINATED_AS_IT_ENDS = textwrap.dedent("""
