@@ -325,12 +325,30 @@ class _Watcher(threading.Thread):
         the error, its ``_end`` ends in ``os._exit`` within its own waits: this waits for the watcher itself, the
         bound only a guard. A fixed 15.2 s (until the hundred-and-fourth session) ended before another rank's
         watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
-        watcher wrote the launcher's report."""
-        seeing_by = time.monotonic() + POLL_S + BUSY_MACHINE_S  # it looks again within POLL_S
-        while not self.seen.wait(POLL_S):
-            if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
-                return
-        self.join(longest_end_s() + BUSY_MACHINE_S)
+        watcher wrote the launcher's report. Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
+        with _deaf_to_sigint():
+            seeing_by = time.monotonic() + POLL_S + BUSY_MACHINE_S  # it looks again within POLL_S
+            while not self.seen.wait(POLL_S):
+                if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
+                    return
+            self.join(longest_end_s() + BUSY_MACHINE_S)
+
+
+@contextlib.contextmanager
+def _deaf_to_sigint() -> Iterator[None]:
+    """SIGINT ignored inside, where the main thread waits for its watcher to end the process: a second Ctrl-C there
+    (a terminal's second press, as the ranks end) raised KeyboardInterrupt out of the wait, and training's main process
+    said its line a second time, as its watcher said it (hundred-and-sixth session's review). Put back on the way out,
+    where the watcher could not end the process (its store failed) and the caller raises. Another thread (predict's
+    pipeline stages) cannot set it, and no SIGINT reaches it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def longest_end_s() -> float:

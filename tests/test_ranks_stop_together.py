@@ -225,6 +225,24 @@ def test_the_rank_that_published_waits_for_its_watcher_to_end_the_process(one_pr
     assert capsys.readouterr().err == ""  # the main process says the line, not this one
 
 
+def test_a_second_ctrl_c_while_the_watcher_ends_the_process_is_not_raised():
+    """A second Ctrl-C (a terminal's second press, as the ranks end) reached the main thread waiting for its watcher to
+    end the process: KeyboardInterrupt out of the wait, and training's main process said its line again, beside its
+    watcher's (until the hundred-and-sixth session's review). Ignored there; Python's handler put back after."""
+    import signal
+    import threading
+    import time
+
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.run = lambda: time.sleep(1.0)  # a watcher that has seen the error, ending the process
+    watcher.seen.set()
+    watcher.start()
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    watcher.wait_for_the_end()
+    time.sleep(0.1)  # where a SIGINT were still pending, Python raises it at the next bytecode
+    assert not watcher.is_alive() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 class _StoreGone:
     """The store of a launch whose host has ended (rank 0's process, outside torch elastic): every call fails."""
 
