@@ -7,7 +7,8 @@ launcher's status, the lines "interrupted (Ctrl-C)" on stdout, whether the check
 newest whole one, hidden leftovers, the steps TensorBoard's events hold, processes naming the run left, and whether
 --train.resume=latest then finishes. Which code: the PYTHONPATH it is run with (the checkout before or after).
 PROBE_CLI=1: `accelerate launch -m accelerated_seg train` (the command line's cli, end_process) for the worker.
-PROBE_WORKERS=N: data.num_workers (0 otherwise, the tests' tiny runs).
+PROBE_WORKERS=N: data.num_workers (0 otherwise, the tests' tiny runs). PROBE_VAL_EVERY=N: train.val_every (0
+otherwise): validations, which export the best model, among the saves.
 
     PYTHONPATH=<checkout> .venv/bin/python ctrl_c_into_saves.py <checkout> <mode> <at: partial:N | time:S> [...]
 """
@@ -85,7 +86,7 @@ def tensorboard_steps(out: Path) -> list[int]:
 
 def one(mode: str, at: str, dataset: Path, folder: Path) -> None:
     out, checkpoints = folder / "out", folder / "out" / "checkpoints"
-    extra = {"train.max_steps": 40, "train.val_every": 0, "train.save_every": 1, "train.keep_last": 1,
+    extra = {"train.max_steps": 40, "train.val_every": os.environ.get("PROBE_VAL_EVERY", "0"), "train.save_every": 1, "train.keep_last": 1,
              "train.trackers": "tensorboard", "data.num_workers": os.environ.get("PROBE_WORKERS", "0")}
     before = helpers_and_shm()
     proc = subprocess.Popen(launch(folder, out, dataset, extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -114,6 +115,7 @@ def one(mode: str, at: str, dataset: Path, folder: Path) -> None:
     step = int(re.search(r"after step (\d+)", lines[0]).group(1)) if lines else None
     whole = [p.name for p in complete_checkpoints(checkpoints)]
     hidden = sorted(n for n in os.listdir(checkpoints) if n.startswith("."))
+    hidden += sorted(f"out/{n}" for n in os.listdir(out) if n.startswith("."))  # an export's, a record's temporary
     print(f"{mode} at {at}: launcher {proc.returncode}; lines on stdout {len(lines)}, on stderr "
           f"{stderr.count('interrupted (Ctrl-C)')} (launcher table included); named "
           f"{Path(named).name if named else None} (step {step}), there {bool(named) and Path(named).is_dir()}; "
