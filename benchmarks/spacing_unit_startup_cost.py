@@ -61,7 +61,8 @@ def main(code: str, output: str) -> None:
     out = {"what": f"training's start: preprocess settings (main process, data.spacing unset) and the export's "
                    f"description (every rank) over {CASES} phantoms of about 16^3 voxels, .nii.gz, no unit declared, "
                    f"median of {REPEATS}, page cache warm",
-           **provenance(f"PYTHONPATH={os.environ.get('PYTHONPATH', '.')} python {shlex.join(sys.argv)}"), "code": code, "package": str(Path(accelerated_seg.__file__).parent),
+           **provenance(f"PYTHONPATH={os.environ.get('PYTHONPATH', '.')} python {shlex.join(sys.argv)}"),
+           "code": code, "package": str(Path(accelerated_seg.__file__).parent),
            "cases": CASES, "load_average": {"before": [round(x, 2) for x in load_before],
                                             "after": [round(x, 2) for x in os.getloadavg()]},
            "settings_median_s": settings_s, "export_record_median_s": record_s, "spacing_unit": unit,
@@ -77,4 +78,7 @@ if __name__ == "__main__":
     parser.add_argument("--output", help="the result file (default: benchmarks/results/"
                                          "spacing_unit_startup_cost_2cpu_<code>.json)")
     args = parser.parse_args()
+    from accelerated_seg.files import check_script_output
+
+    check_script_output(parser, args.output, result_key="export_record_median_s")  # before anything is timed
     main(args.code, args.output)
