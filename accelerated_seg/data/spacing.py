@@ -77,10 +77,9 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
 
 def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
     """``target_spacing``, and the unit its numbers are in: the one the cases' headers declare (``one_spatial_unit``),
-    which an export records. Taken from the headers the checks read: read again for the export's record, up to the
-    first that declares one, every header of a dataset whose headers declare none was read once more on every rank
-    (0.16-0.26 s for 300 phantoms, benchmarks/results/spacing_unit_startup_cost_2cpu_*.json; the hundred-and-sixth
-    session's review).
+    which an export records. Taken from the headers the checks read, once: the export's record read them again on
+    every rank at first, every header where none declares a unit (0.16-0.26 s for 300 phantoms,
+    benchmarks/results/spacing_unit_startup_cost_2cpu_*.json), until the hundred-and-sixth session's review.
 
     Raises:
         DataError: the cases' headers declare different units (``one_spatial_unit``), a case resampled to it
