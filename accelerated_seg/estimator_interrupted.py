@@ -61,7 +61,7 @@ class InterruptedFit:
         anew, a checkpoint): the run's file and newest checkpoint read anew, the step the stop is said to be after
         kept. A launch's, told by its newest checkpoint's, was said to be the failed resume's ("after step 3 or
         later" of a stop at step 2) in the hundred-and-sixth session, until its review."""
-        again = dataclasses.replace(self)
+        again = dataclasses.replace(self)  # a new instance: __post_init__ reads the run's folder again
         object.__setattr__(again, "checkpoint_step", self.checkpoint_step)
         return again
 
