@@ -52,9 +52,9 @@ from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_n
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import (PreprocessSettings, class_values, preprocess_settings, spacing_unit,
                                        spacing_was_set)
-from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
-                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, spatial_unit,
-                           times_coarser)
+from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, channel_units_words,
+                           declared_in_mm, far_finer, far_finer_words, other_unit_words, resampled_shape_of,
+                           spatial_unit, times_coarser)
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .host_memory import memory_available
@@ -374,6 +374,23 @@ def _refuse_another_unit(config: dict, path: Path, image, spacing) -> None:
     raise DataError(other_unit_words(path, image, recorded, spacing))
 
 
+def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: Sequence, path: Path, image,
+                          spacing) -> None:
+    """Refuse a case's channel (``image`` at ``path``) whose header declares another unit than the model's or than an
+    earlier channel's (``earlier``, at ``earlier_paths``): the first channel's alone was judged, so a second one in
+    micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
+    apart), and one declaring micrometres with the first one's numbers was segmented unjudged, until the
+    hundred-and-seventh session. Before the grids are compared, whose refusal would send the user the wrong way. A
+    channel declaring no unit agrees with any, as a case's header does with the model's."""
+    _refuse_another_unit(config, path, image, spacing)
+    unit = spatial_unit(image)
+    if spacing is None or unit == "unknown":  # the unit matters to the resampling alone, as _refuse_another_unit's
+        return
+    for earlier_path, earlier_image in zip(earlier_paths, earlier):
+        if spatial_unit(earlier_image) not in ("unknown", unit):
+            raise DataError(channel_units_words(path, image, earlier_path, earlier_image, spacing))
+
+
 def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     """Refuse a scan whose voxels are ``far_finer`` than the model's spacing, as training refused such a case
     (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
@@ -445,9 +462,10 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     """
     paths = [Path(p) for p in channels]
     check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
-    images = _read_channels(paths, config)
     settings = preprocess_settings(config)
-    _refuse_another_unit(config, paths[0], images[0], settings.spacing)
+    images = _read_channels(paths, config, settings.spacing)  # every channel's unit judged there
+    # The first channel's grid is every channel's (_read_channels), so its voxel sizes and shape are theirs: judged
+    # once, as training judges a case by its first image
     _refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
     _refuse_beyond_host_memory(config, paths[0], images[0], settings.spacing)
     if settings.normalization == "zscore":
@@ -753,9 +771,11 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
                           AcceleratedSegWarning, stacklevel=3)
 
 
-def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimages.SpatialImage]:
+def _read_channels(paths: Sequence[Path], config: dict,
+                   spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
-    one voxel grid for all and finite voxels in each; return the images in the order of ``paths``, one stored
+    each header's unit to be the model's and the other channels' (``_refuse_channel_units``, ``spacing``: the
+    model's), one voxel grid for all and finite voxels in each; return the images in the order of ``paths``, one stored
     behind size-1 axes, (x, y, z, 1, 1), as its (x, y, z) volume (``one_volume``, as the checks read it). One
     path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
     BrainTumour files do."""
@@ -772,9 +792,11 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
     _require_usable_header(paths[0], reference)
+    _refuse_another_unit(config, paths[0], reference, spacing)
     for index, path in enumerate(paths[1:], start=1):
         other = read_nifti(path)
         _require_usable_header(path, other)
+        _refuse_channel_units(config, paths[:index], channel_images, path, other, spacing)
         channel_images.append(other)
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
         first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)

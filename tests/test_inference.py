@@ -2162,6 +2162,42 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
         assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3), unit)["spacing_unit"] == unit
 
 
+def test_every_channel_of_a_case_is_judged_by_the_models_unit_and_by_the_other_channels(scans, tmp_path):
+    """The first channel's header alone was judged (hundred-and-sixth session): a second channel in micrometres beside
+    one in mm, for a model in mm, was told to be resampled onto the first one's grid, and one declaring micrometres
+    with the first one's numbers was segmented unjudged. Each is refused with the line that rewrites or declares it,
+    which makes the case segmented; for a model recording no unit, against the other channel's unit. A channel
+    declaring none agrees with any."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    first = in_unit(image, tmp_path / "mm_0000.nii.gz", "mm", 1.0)
+    mm, older = export(tmp_path / "mm", in_channels=2, spacing_unit="mm"), export(tmp_path / "older", in_channels=2)
+    # (model, the second channel's unit, its numbers per mm, what is said): micrometres' numbers, or the first
+    # channel's numbers under another unit (one grid: unjudged until then), for a model in mm or of no unit
+    cases = [(mm, "micron", 1000.0, r"the model's training cases' in mm \(its config.json's spacing_unit\)\. .* "
+                                   r"Rewrite it in mm \(nibabel: (img = .*, path\))\), or"),
+             (mm, "micron", 1.0, r"the model's training cases' in mm .* declare it so \(nibabel: (img = .*, path\))\)$"),
+             (older, "micron", 1000.0, rf"that of {re.escape(str(first))}, a channel of the same case, in mm\. .* "
+                                       r"would scale one 1,000 times against the other\. Rewrite it in mm \(nibabel: "
+                                       r"(img = .*, path\))\), or"),
+             (older, "meter", 1.0, r"that of .* in mm\. .* or, where its numbers are mm "
+                                     r"already and its unit alone is wrong, declare it so \(nibabel: (img = .*, "
+                                     r"path\))\); or the other way round, where .*mm_0000.nii.gz is the one off$")]
+    for index, (model, unit, per_mm, said) in enumerate(cases):
+        second = in_unit(image, tmp_path / f"{unit}{index}_0001.nii.gz", unit, per_mm)
+        output = tmp_path / f"{index}.nii.gz"
+        with pytest.raises(DataError, match=rf"^{re.escape(str(second))}: its header declares its voxel sizes in "
+                                            rf"{dict(micron='micrometres', meter='metres')[unit]} \(xyzt_units\), "
+                                            rf"{said}") as refused:
+            predict_file(model, [first, second], output)
+        assert "share a voxel grid" not in str(refused.value) and not output.exists()
+        # the line offered, run as written, makes the case segmented
+        exec(re.search(said, str(refused.value)).group(1), {"nib": nib, "np": np, "path": str(second)})
+        assert read_labels(predict_file(model, [first, second], output)).shape == image.shape
+    unitless = in_unit(image, tmp_path / "unitless_0001.nii.gz", "unknown", 1.0)
+    for model in (mm, older):
+        assert read_labels(predict_file(model, [unitless, first], tmp_path / "u.nii.gz")).shape == image.shape
+
+
 def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampling(scans, tmp_path, monkeypatch):
     """A scan in micrometres for a model whose training cases declared no unit (an export made before the
     hundred-and-sixth session, or headers of nibabel's default), 800 times coarser than its spacing, was resampled

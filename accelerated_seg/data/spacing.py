@@ -162,6 +162,23 @@ def other_unit_words(path, image, unit: str, spacing) -> str:
             f"{declare_code(unit)})")
 
 
+def channel_units_words(path, image, first_path, first_image, spacing) -> str:
+    """What predict says of a case's channel (``image`` at ``path``) whose header declares another unit than an
+    earlier channel's (``first_image`` at ``first_path``), for a model whose training cases declared none (against a
+    model's unit each channel is judged by ``other_unit_words``), and how to rewrite it in the other's unit or declare
+    it so. Judged before their grids are compared: channels 1000 times apart were told to resample one onto the
+    other's grid."""
+    unit, other = spatial_unit(image), spatial_unit(first_image)
+    scale = UNIT_MM[unit][1] / UNIT_MM[other][1]
+    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {first_path}, "
+            f"a channel of the same case, in {UNIT_MM[other][0]}. Their numbers are read as they are, whatever the "
+            f"unit, so resampling them to the model's spacing {_mm(spacing)} would scale one "
+            f"{max(scale, 1 / scale):,.0f} times against the other. Rewrite it in {UNIT_MM[other][0]} (nibabel: "
+            f"{rewrite_code(f'{scale:g}', other)}), or, where its numbers are {UNIT_MM[other][0]} already and its unit "
+            f"alone is wrong, declare it so (nibabel: {declare_code(other)}); or the other way round, where "
+            f"{first_path} is the one off")
+
+
 #: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
 UNIT_MM = {"mm": ("mm", 1.0), "meter": ("metres", 1000.0), "micron": ("micrometres", 0.001)}
 
