@@ -1,6 +1,8 @@
 """The memory this process can still take on the host: the machine's, or less under a job's limit.
 
-Linux's ``MemAvailable`` says what the machine can give without swapping. A job started with a
+Linux's ``MemAvailable`` says what the machine can give without swapping; swap is not added to it (predict's
+memory refusal counts a floor of what a case holds, its peak 8.6-8.7 times that, and a volume paged to swap is swept
+whole at every stage: docs/inference.md, "What the spacing checks judge"). A job started with a
 memory limit (SLURM's ``--mem``, ``docker run --memory``, a Kubernetes limit) is held to its
 memory cgroup's limit instead, and the kernel ends it there with SIGKILL however much the machine
 has free: on a 512 GiB node a ``--mem=16G`` job was checked against the node (seventy-third

@@ -425,7 +425,10 @@ def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None
     declared no unit (or one declaring none for a model in micrometres), 1000 times coarser than its spacing, was
     resampled to a billion times its voxels, torch's allocator traceback for 44 TB (hundred-and-sixth session's
     review), where training refuses such a case by its budget (data.max_voxels, which the export does not record).
-    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``). The
+    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``), without
+    swap: this figure is a floor, the prediction's peak 8.6-8.7 times it (benchmarks/results/
+    predict_memory_refusal_swap_2026-12-05), and each stage sweeps the whole volume, so one that fits only with swap
+    would page all of it at every stage (hundred-and-seventh session's choice, docs/inference.md). The
     micrometres' rewrite is named for a model in mm or of no unit alone: for one in micrometres it was named too,
     and made the scan one of another unit than the model's, refused so, until the hundred-and-sixth session's read
     of the whole change."""

@@ -14,6 +14,17 @@ def test_host_memory_is_read_from_meminfo_and_unknown_where_there_is_none(tmp_pa
     assert memory_available(str(tmp_path / "none"), **no_cgroup) is None
 
 
+def test_swap_does_not_count_as_memory_available(tmp_path):
+    """predict's memory refusal (and the CPU step fit) count what Linux gives without swapping: the refusal's figure
+    is a floor, the prediction's peak 8.6-8.7 times it, each stage sweeping the whole volume (docs/inference.md,
+    "What the spacing checks judge"), so a volume that fits only with swap would page all of it at every stage."""
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:        8000000 kB\nMemAvailable:    2000000 kB\nSwapTotal:      64000000 kB\n"
+                       "SwapFree:       64000000 kB\n")
+    no_cgroup = {"cgroup_root": str(tmp_path / "no_cgroup"), "own_cgroup": str(tmp_path / "no_cgroup")}
+    assert memory_available(str(meminfo), **no_cgroup) == 2000000 * 1024
+
+
 def _cgroup_files(folder, **files):
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
