@@ -420,17 +420,35 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
 
 
 def _where_an_interrupted_run_goes_on(loop: Loop) -> str:
-    """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues from."""
-    saved = complete_checkpoints(loop.checkpoints_dir)
-    # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
-    # again was refused as "already holds a run", which "a new run starts over" had not said
-    exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
+    """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues from.
+
+    A checkpoints folder that cannot be read (its permissions taken away, a network mount gone) is said so, with
+    the OSError's own words, in place of a checkpoint: the OSError of its listing was raised over the interrupt
+    until the hundred-and-seventh session, a traceback where the line was and status 1 where 130 was."""
+    try:
+        saved = complete_checkpoints(loop.checkpoints_dir)
+        # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
+        # again was refused as "already holds a run", which "a new run starts over" had not said
+        exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
+    except OSError as error:
+        return (f"interrupted (Ctrl-C) after step {loop.progress.step}; {_unreadable(loop.checkpoints_dir, error)}, "
+                f"so no checkpoint is named: once it can be read again, {loop.names.resume_again} to continue from "
+                f"its newest whole checkpoint")
     names = loop.names
     unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
     where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
              f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
              if exported else unsaved)
     return f"interrupted (Ctrl-C) after step {loop.progress.step}; {where}"
+
+
+def _unreadable(folder: Path, error: OSError) -> str:
+    """``folder`` could not be read, and why: the OSError's words, with the path it names where that is another
+    (the run folder above it)."""
+    why = error.strerror or str(error)
+    if error.filename is not None and os.fspath(error.filename) != os.fspath(folder):
+        why = f"{why}: {error.filename}"
+    return f"{folder} could not be read ({why})"
 
 
 def _stop_loading(loop: Loop) -> None:
@@ -564,9 +582,13 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
     loop.accelerator.print(f"step {loop.progress.step}: {why}, step skipped "
                            f"({in_a_row}/{loop.settings.max_nonfinite_steps} in a row)")
     if in_a_row >= loop.settings.max_nonfinite_steps:
-        saved = complete_checkpoints(loop.checkpoints_dir)
-        where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
-                 f"no checkpoint was saved before ({loop.names.setting('train.save_every')})")
+        try:
+            saved = complete_checkpoints(loop.checkpoints_dir)
+        except OSError as error:  # said in place of a checkpoint, not raised over the divergence
+            where = f"{_unreadable(loop.checkpoints_dir, error)}, so no checkpoint is named"
+        else:
+            where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
+                     f"no checkpoint was saved before ({loop.names.setting('train.save_every')})")
         raise TrainingDiverged(f"the loss or the gradients were non-finite for {counted(in_a_row, 'optimizer step')} "
                                f"in a row; "
                                f"{where}. Lower {loop.names.rate} or check the data.")

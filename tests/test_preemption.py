@@ -1,6 +1,7 @@
 """Preemption (SIGTERM/SIGUSR1), atomic checkpoints and complete resume; see docs/checkpoints.md."""
 
 import contextlib
+import errno
 import json
 import os
 import shlex
@@ -102,6 +103,60 @@ def test_ctrl_c_ends_training_saying_which_whole_checkpoint_a_resume_continues_f
     assert (f"interrupted (Ctrl-C) after step 2; no checkpoint was saved yet (train.save_every), so a new run starts "
             f"over: an exported model in {tmp_path / 'exported' / 'best_model'} is kept, which a new run there "
             f"replaces with --train.overwrite=true") in capsys.readouterr().out
+
+
+def test_ctrl_c_with_the_checkpoints_folder_unreadable_still_says_its_line_and_ends_as_an_interrupt(
+        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """A checkpoints folder whose listing fails as Ctrl-C stops the run (a network mount gone: ENOTCONN) leaves the
+    interrupt its line and its status, 130, the folder said unreadable and why: the OSError was raised over the
+    KeyboardInterrupt until the hundred-and-seventh session, a traceback and status 1. ``kill -INT`` to one rank of
+    a launch says the same line through the process group's store (``ranks_stop_together``)."""
+    from accelerated_seg.cli import main
+
+    run = tmp_path / "run"
+    checkpoints = run / "checkpoints"
+
+    def mount_gone(folder):
+        raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(folder))
+
+    monkeypatch.setattr(train_module, "complete_checkpoints", mount_gone)  # the line's listing alone: saves still list
+    _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
+    with pytest.raises(SystemExit) as ended:
+        main(["train", *tiny_overrides(tiny_dataset, run, train__max_steps=20, train__val_every=0,
+                                       train__save_every=2)])
+    assert ended.value.code == 130
+    out, err = capsys.readouterr()
+    assert (f"interrupted (Ctrl-C) after step 5; {checkpoints} could not be read (Transport endpoint is not "
+            f"connected), so no checkpoint is named: once it can be read again, run the same command with "
+            f"--train.resume=latest (resume='latest' from Python) to continue from its newest whole checkpoint") in out
+    assert "Traceback" not in err and "OSError" not in err, err[-2000:]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its permissions: chmod 000 does not bite")
+def test_ctrl_c_with_the_checkpoints_folder_made_unreadable_says_so(tiny_config, tmp_path, monkeypatch, capsys,
+                                                                    ctrl_c_raises):
+    """The same with the folder's permissions taken away as the run goes (chmod 000, then Ctrl-C), the line naming
+    the OSError's words: Python's KeyboardInterrupt goes on to the caller, not the PermissionError of the listing."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with
+
+    checkpoints = tmp_path / "run" / "checkpoints"
+
+    def unreadable_then_ctrl_c(call, loss):
+        if call == 5:  # during step 6's forward, step_4 saved
+            checkpoints.chmod(0)
+            os.kill(os.getpid(), signal.SIGINT)
+        return loss
+
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(unreadable_then_ctrl_c))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(tiny_config(tmp_path / "run", train__max_steps=20, train__val_every=0, train__save_every=2))
+    finally:
+        checkpoints.chmod(0o755)  # for tmp_path's removal
+    assert (f"interrupted (Ctrl-C) after step 5; {checkpoints} could not be read (Permission denied), so no "
+            f"checkpoint is named") in capsys.readouterr().out
 
 
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):

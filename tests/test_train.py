@@ -1,5 +1,6 @@
 """The training loop in one process: end to end, resume, non-finite losses, bad input."""
 
+import errno
 import json
 import math
 import os
@@ -710,6 +711,18 @@ def test_persistent_non_finite_loss_stops_without_a_nan_model(tiny_config, tmp_p
     # Without a checkpoint it named a folder that did not exist (sixty-eighth session)
     with pytest.raises(TrainingDiverged, match=r"in a row; no checkpoint was saved before \(train.save_every\)"):
         train(tiny_config(tmp_path / "unsaved", train__max_steps=20, train__val_every=0, train__save_every=0,
+                          train__max_nonfinite_steps=3))
+    # A checkpoints folder that cannot be listed is said so: its PermissionError was raised over the divergence
+    # until the hundred-and-seventh session
+    import accelerated_seg.train as train_module
+
+    def unreadable(folder):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+    monkeypatch.setattr(train_module, "complete_checkpoints", unreadable)
+    with pytest.raises(TrainingDiverged, match=r"in a row; .*unreadable/checkpoints could not be read \(Permission "
+                                               r"denied\), so no checkpoint is named\. Lower optim.lr"):
+        train(tiny_config(tmp_path / "unreadable", train__max_steps=20, train__val_every=0, train__save_every=1,
                           train__max_nonfinite_steps=3))
 
 
