@@ -9,12 +9,13 @@ asked for (Keras' and HF Trainer's in-memory model silently is), so that takes a
 from __future__ import annotations
 
 import _imp
+import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model_folders import ESTIMATOR_NAMES, STEP_DIR, complete_checkpoints, exported_models_in
+from .model_folders import ESTIMATOR_NAMES, STEP_DIR, complete_checkpoints, exported_models_in, unreadable_folder
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,10 @@ class InterruptedFit:
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
-        object.__setattr__(self, "newest_at_stop", self._checkpoint())
+        # a checkpoints folder that cannot be read (a mount gone) leaves none known: its OSError was raised over the
+        # fit's KeyboardInterrupt until the hundred-and-seventh session; train's line has said why
+        with contextlib.suppress(OSError):
+            object.__setattr__(self, "newest_at_stop", self._checkpoint())
         object.__setattr__(self, "checkpoint_step", self._step_of_the_newest_checkpoint())
 
     def _step_of_the_newest_checkpoint(self) -> int | None:
@@ -117,7 +121,12 @@ class InterruptedFit:
             return (f"a later fit has written that folder since (its run_info.json was written anew: the run replaced "
                     f"or resumed), so what it holds is not offered as this fit's: fit again, or "
                     f"{ESTIMATOR_NAMES.resume_again} to continue the folder's run as it is now")
-        if (checkpoint := self._checkpoint()) is None:
+        try:
+            checkpoint = self._checkpoint()
+        except OSError as error:  # looked up each time it is named: it may be readable again later
+            return (f"{unreadable_folder(self.run / 'checkpoints', error)}, so no checkpoint is named: once it can be "
+                    f"read again, {ESTIMATOR_NAMES.resume_again} to continue from its newest whole checkpoint")
+        if checkpoint is None:
             return self._unsaved(whose, predicting_with)
         return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
 
@@ -125,7 +134,11 @@ class InterruptedFit:
         """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to
         predict with the checkpoint's weights, asked for by name."""
         refusal = f"{method}: this Segmentation has no trained model: {self.said()}"
-        if (checkpoint := self._checkpoint()) is None:
+        try:
+            checkpoint = self._checkpoint()
+        except OSError:  # said above as unreadable
+            return refusal
+        if checkpoint is None:
             return refusal
         return (f"{refusal}; or, for a model of that checkpoint's weights as they are, "
                 f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "

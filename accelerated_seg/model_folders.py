@@ -275,6 +275,16 @@ def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def unreadable_folder(folder: Path, error: OSError) -> str:
+    """``folder`` could not be read, and why: the OSError's words, with the path it names where that is another
+    (the run folder above it). Said in place of a checkpoint where a listing failed (permissions taken away, a
+    network mount gone), rather than the OSError raised over what the caller was saying (an interrupt's line)."""
+    why = error.strerror or str(error)
+    if error.filename is not None and os.fspath(error.filename) != os.fspath(folder):
+        why = f"{why}: {error.filename}"
+    return f"{folder} could not be read ({why})"
+
+
 def saved_by_fit(checkpoint: Path) -> bool:
     """Whether ``checkpoint`` was saved by ``train.fit``, which trains a network of the user's own and has no
     config to save: its ``config.yaml`` is empty. Bytes that do not decode are no fit's file, and must not

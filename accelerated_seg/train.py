@@ -64,7 +64,7 @@ from .initial_weights import (check_a_new_runs_initial_weights, check_head_only_
                               class_order_warning, initial_weights_preparation_note)
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
-from .model_folders import FIT_NAMES, Names
+from .model_folders import FIT_NAMES, Names, unreadable_folder
 from .models import (ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch,
                      network_warnings)
 from .network_checks import checked_network_and_loss, network_before_writing
@@ -431,24 +431,15 @@ def _where_an_interrupted_run_goes_on(loop: Loop) -> str:
         # again was refused as "already holds a run", which "a new run starts over" had not said
         exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
     except OSError as error:
-        return (f"interrupted (Ctrl-C) after step {loop.progress.step}; {_unreadable(loop.checkpoints_dir, error)}, "
-                f"so no checkpoint is named: once it can be read again, {loop.names.resume_again} to continue from "
-                f"its newest whole checkpoint")
+        unread = unreadable_folder(loop.checkpoints_dir, error)
+        return (f"interrupted (Ctrl-C) after step {loop.progress.step}; {unread}, so no checkpoint is named: once it "
+                f"can be read again, {loop.names.resume_again} to continue from its newest whole checkpoint")
     names = loop.names
     unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
     where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
              f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
              if exported else unsaved)
     return f"interrupted (Ctrl-C) after step {loop.progress.step}; {where}"
-
-
-def _unreadable(folder: Path, error: OSError) -> str:
-    """``folder`` could not be read, and why: the OSError's words, with the path it names where that is another
-    (the run folder above it)."""
-    why = error.strerror or str(error)
-    if error.filename is not None and os.fspath(error.filename) != os.fspath(folder):
-        why = f"{why}: {error.filename}"
-    return f"{folder} could not be read ({why})"
 
 
 def _stop_loading(loop: Loop) -> None:
@@ -585,7 +576,7 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
         try:
             saved = complete_checkpoints(loop.checkpoints_dir)
         except OSError as error:  # said in place of a checkpoint, not raised over the divergence
-            where = f"{_unreadable(loop.checkpoints_dir, error)}, so no checkpoint is named"
+            where = f"{unreadable_folder(loop.checkpoints_dir, error)}, so no checkpoint is named"
         else:
             where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
                      f"no checkpoint was saved before ({loop.names.setting('train.save_every')})")

@@ -3530,6 +3530,42 @@ def test_evaluates_warning_raised_at_one_line_for_each_case_is_said_once_as_pyth
         "a note of the scoring's own"]
 
 
+def test_an_estimators_fit_stopped_by_ctrl_c_with_its_checkpoints_unreadable_is_still_a_keyboard_interrupt(
+        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """A checkpoints folder that cannot be listed as Ctrl-C stops the fit (its permissions taken away, a mount gone):
+    its PermissionError was raised over the KeyboardInterrupt, by train's line and then by the estimator's record of
+    the stop, until the hundred-and-seventh session. Said unreadable while it is; its newest checkpoint named once
+    it can be read again (looked up each time)."""
+    from monai.losses import DiceCELoss
+
+    import accelerated_seg.estimator_interrupted as estimator_interrupted
+    import accelerated_seg.train as train_module
+    from faults import loss_forward_with, signal_on
+
+    def unreadable(folder):
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    run = tmp_path / "run"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))  # step 3's forward
+        patched.setattr(train_module, "complete_checkpoints", unreadable)
+        patched.setattr(estimator_interrupted, "complete_checkpoints", unreadable)
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=9)
+        unread = (f"{run / 'checkpoints'} could not be read (Permission denied), so no checkpoint is named: once it "
+                  f"can be read again, call fit(..., resume='latest') again to continue from its newest whole "
+                  f"checkpoint")
+        assert f"interrupted (Ctrl-C) after step 2; {unread}" in capsys.readouterr().out
+        assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) after step 2 of 9 in {run}; "
+                                    f"{unread}>")
+        with pytest.raises(RuntimeError, match=re.escape(f"predict: this Segmentation has no trained model: a fit "
+                                                         f"interrupted (Ctrl-C) after step 2 of 9 in {run}; {unread}")):
+            model.predict(np.zeros((16, 16, 16), np.float32))
+    assert repr(model).endswith(f"its newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., "
+                                f"resume='latest') again to continue from it>")
+
+
 def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_start(tiny_dataset, tmp_path,
                                                                                       monkeypatch, ctrl_c_raises):
     """The resume of a fit Ctrl-C stopped carries on the weights that fit started from, as a resume of a run the
