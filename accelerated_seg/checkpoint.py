@@ -32,7 +32,7 @@ from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
 from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
-from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints
+from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints, unreadable_folder
 from .ranks import on_every_rank, on_main
 from .ranks_stop_together import changing_what_the_line_names
 from .strategy import checkpoint_layout
@@ -62,11 +62,16 @@ def not_saved(error: Exception, what: str, folder: Path, checkpoints_dir: Path,
         free = f"{shutil.disk_usage(folder).free / 2**30:.1f} GiB free there"
     except OSError:
         free = "its free space unknown"
-    saved = complete_checkpoints(checkpoints_dir) if checkpoints_dir.is_dir() else []
-    where = (f"the newest whole checkpoint, {saved[-1]}, is untouched: make room (or make the folder writable) and "
-             f"{names.resume_again} to continue from it"
-             if saved else "no whole checkpoint was saved before it: make room (or make the folder writable) and "
-             "start again")
+    try:
+        saved = complete_checkpoints(checkpoints_dir) if checkpoints_dir.is_dir() else []
+    except OSError as unreadable:  # a mount gone: said, not raised over this error (until the 107th session)
+        where = (f"{unreadable_folder(checkpoints_dir, unreadable)} either, so no checkpoint is named: once it can be "
+                 f"read and written again, {names.resume_again} to continue from its newest whole checkpoint")
+    else:
+        where = (f"the newest whole checkpoint, {saved[-1]}, is untouched: make room (or make the folder writable) "
+                 f"and {names.resume_again} to continue from it"
+                 if saved else "no whole checkpoint was saved before it: make room (or make the folder writable) "
+                 "and start again")
     # torch's own message for a full disk names neither the file nor the cause ("unexpected pos 39616 vs
     # 39504"), and a traceback from the loop read as a bug (sixty-ninth session): one line instead.
     return CheckpointNotSaved(f"saving {what} into {folder} failed "

@@ -881,6 +881,46 @@ def test_a_fit_checkpoint_that_cannot_be_written_says_to_call_fit_again(tmp_path
     assert "train." not in str(refused.value)
 
 
+def test_a_preempted_fit_whose_checkpoints_folder_went_away_says_so_in_one_line(tmp_path, monkeypatch):
+    """A network mount gone before a preempted fit's save (SIGTERM): the save fails, and so does the listing of the
+    checkpoints its error names the newest of, whose OSError was raised over that error (a traceback about listing
+    the checkpoints) until the hundred-and-seventh session."""
+    import errno
+    import signal
+    from pathlib import Path
+
+    import accelerated_seg.checkpoint as checkpoint_module
+    from accelerated_seg.checkpoint import CheckpointNotSaved
+
+    from faults import loss_forward_with, signal_on
+
+    gone, real_mkdir, real_listing = [], Path.mkdir, checkpoint_module.complete_checkpoints
+
+    def mount_gone(path):
+        gone.append(path)
+        return OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(path))
+
+    def mkdir(self, *args, **kwargs):
+        if self.name == ".step_3.partial":
+            raise mount_gone(self)
+        return real_mkdir(self, *args, **kwargs)
+
+    def listing(folder):
+        if gone:
+            raise mount_gone(folder)
+        return real_listing(folder)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(checkpoint_module, "complete_checkpoints", listing)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGTERM)))  # step 3's forward
+    checkpoints = tmp_path / "run" / "checkpoints"
+    with pytest.raises(CheckpointNotSaved, match=re.escape(
+            f"{checkpoints} could not be read (Transport endpoint is not connected) either, so no checkpoint is "
+            f"named: once it can be read and written again, call fit again with resume='latest' to continue from "
+            f"its newest whole checkpoint")):
+        fit(*_pieces(), max_steps=6, checkpoint_dir=tmp_path / "run", save_every=2, progress_bar=False)
+
+
 def test_a_fit_whose_loss_stays_non_finite_is_told_of_save_every_and_its_optimizers_lr(tmp_path, monkeypatch):
     """`(train.save_every)` and `Lower optim.lr`, which fit has not: until the ninety-first session."""
     from accelerated_seg.train import TrainingDiverged
