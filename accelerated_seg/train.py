@@ -532,7 +532,8 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     # step: the schedule and the count wait for the next real one. (A host read of a
                     # flag the scaler's own sync already set.)
                     optimizer.zero_grad(set_to_none=True)
-                    say(f"step {progress.step}: fp16 gradients overflowed at this loss scale; update skipped, "
+                    # the step tried, as _skip_step names it (docs/checkpoints.md, "What "step N" means")
+                    say(f"step {progress.step + 1}: fp16 gradients overflowed at this loss scale; update skipped, "
                         f"scale lowered")
                     continue
                 if loop.scheduler is not None:
@@ -570,7 +571,10 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
     train.save_every and optim.lr until the ninety-first session)."""
     loop.optimizer.zero_grad(set_to_none=True)
     in_a_row += 1
-    loop.accelerator.print(f"step {loop.progress.step}: {why}, step skipped "
+    # The step tried, which the next window tries again: every other "step N" is the N-th optimizer step taken (the
+    # interrupt's line, step_N, the trackers' and metrics.json's points). The one before it was named until the
+    # hundred-and-seventh session: "step 2: ... skipped" beside step 2's logged loss and its checkpoint step_2.
+    loop.accelerator.print(f"step {loop.progress.step + 1}: {why}, step skipped "
                            f"({in_a_row}/{loop.settings.max_nonfinite_steps} in a row)")
     if in_a_row >= loop.settings.max_nonfinite_steps:
         try:

@@ -159,6 +159,41 @@ def test_ctrl_c_with_the_checkpoints_folder_made_unreadable_says_so(tiny_config,
             f"checkpoint is named") in capsys.readouterr().out
 
 
+def test_every_step_number_of_a_run_stopped_mid_epoch_under_accumulation_counts_the_steps_taken(
+        tiny_config, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """One counting everywhere (docs/checkpoints.md, "What "step N" means"): step N is the N-th optimizer step, and
+    after it N steps are taken. The interrupt's line, the checkpoint's folder and its Progress, the progress bar, the
+    TensorBoard points and the estimator's record (the KeyboardInterrupt's step) of a run stopped by Ctrl-C in step
+    5's second micro-batch (grad_accum_steps=2: 3 steps an epoch, so mid-epoch) all say 4; its resume to the end 6,
+    metrics.json and the export too. A point logged at N is step N's own loss, over its accumulation window."""
+    from conftest import tensorboard_curve
+
+    run = tmp_path / "run"
+    common = dict(train__max_steps=6, train__val_every=0, train__save_every=2, train__grad_accum_steps=2,
+                  train__trackers="tensorboard", train__progress_bar="true")
+    _signal_self_at(monkeypatch, call=9, signum=signal.SIGINT)  # the 10th micro-batch: step 5's second
+    with pytest.raises(KeyboardInterrupt) as interrupted:
+        train(tiny_config(run, **common))
+    out, err = capsys.readouterr()
+    assert (f"interrupted (Ctrl-C) after step 4; the newest whole checkpoint is {run / 'checkpoints' / 'step_4'}"
+            in out)
+    assert interrupted.value.step == 4
+    assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2", "step_4"]
+    progress = torch.load(run / "checkpoints" / "step_4" / "custom_checkpoint_1.pkl", weights_only=False)
+    assert (progress["step"], progress["batches_seen"]) == (4, 8)  # 4 steps of 2 micro-batches
+    assert [step for step, _ in progress["losses"]] == [1, 2, 3, 4]
+    assert tensorboard_curve(run, "train/loss") == [1, 2, 3, 4]
+    bar = err.replace("\r", "\n")
+    assert " 4/6 [" in bar and " 5/6 [" not in bar, bar[-500:]
+
+    monkeypatch.undo()
+    summary = train(tiny_config(run, train__resume="latest", **common))
+    assert summary["step"] == 6 and complete_checkpoints(run / "checkpoints")[-1].name == "step_6"
+    assert tensorboard_curve(run, "train/loss") == [1, 2, 3, 4, 5, 6]  # the resume's points from 5 on
+    assert [step for step, _ in json.loads((run / "metrics.json").read_text())["loss"]] == [1, 2, 3, 4, 5, 6]
+    assert json.loads((run / "model" / "config.json").read_text())["step"] == 6
+
+
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 

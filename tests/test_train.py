@@ -568,7 +568,10 @@ def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path
     out = tmp_path / "run"
     summary = train(tiny_config(out, train__max_steps=4, train__val_every=0))
     assert summary["step"] == 4  # the skipped step is not counted: 4 good steps were taken
-    assert "non-finite loss on some rank, step skipped (1/5" in capsys.readouterr().out
+    # step 2's first try, which the next batch takes: until the 107th session "step 1", the step before it, whose
+    # loss is logged at 1
+    assert "step 2: non-finite loss on some rank, step skipped (1/5 in a row)" in capsys.readouterr().out
+    assert [step for step, _ in json.loads((out / "metrics.json").read_text())["loss"]] == [1, 2, 3, 4]
     weights = load_file(out / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
 
@@ -593,7 +596,8 @@ def test_non_finite_gradients_under_a_finite_loss_are_skipped_on_the_cpu(tiny_co
     out = tmp_path / "run"
     summary = train(tiny_config(out, train__max_steps=3, train__val_every=0))
     assert summary["step"] == 3 and len(calls) == 4  # the skipped update is not a step
-    assert "step 1: gradient norm nan under a finite loss, step skipped (1/5 in a row)" in capsys.readouterr().out
+    # the second step's first try, as every "step N" is the N-th step taken (until the 107th session "step 1")
+    assert "step 2: gradient norm nan under a finite loss, step skipped (1/5 in a row)" in capsys.readouterr().out
     weights = load_file(out / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
 
@@ -692,7 +696,8 @@ def test_an_update_the_fp16_scaler_skipped_is_not_a_step(tiny_config, tmp_path, 
     out = tmp_path / "run"
     summary = train(tiny_config(out, train__max_steps=3, train__val_every=0, train__save_every=0))
     assert summary["step"] == 3  # three updates, after two skipped ones
-    assert capsys.readouterr().out.count("fp16 gradients overflowed at this loss scale; update skipped") == 2
+    # both tries of the first step, logged at 1 once taken (until the hundred-and-seventh session "step 0")
+    assert capsys.readouterr().out.count("step 1: fp16 gradients overflowed at this loss scale; update skipped") == 2
     assert len(stepped) == 1 + 3  # LambdaLR steps once when built, then once per real update
     metrics = json.loads((out / "metrics.json").read_text())
     assert [step for step, _ in metrics["loss"]] == [1, 2, 3]
