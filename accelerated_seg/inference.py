@@ -54,7 +54,7 @@ from .data.preprocess_settings import (PreprocessSettings, class_values, preproc
                                        spacing_was_set)
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, channel_units_words,
                            declared_in_mm, far_finer, far_finer_words, other_unit_words, resampled_shape_of,
-                           spatial_unit, times_coarser)
+                           spatial_unit, times_coarser, times_off)
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .host_memory import memory_available
@@ -388,6 +388,12 @@ def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: 
         return
     for earlier_path, earlier_image in zip(earlier_paths, earlier):
         if spatial_unit(earlier_image) not in ("unknown", unit):
+            # The one whose numbers are farther off the model's spacing is named, its rewrite offered first: a first
+            # channel in micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the
+            # second in micrometres, after which the first was refused by the host's memory (a review's probe of
+            # the hundred-and-seventh session). Numbers alike (a unit alone declared wrong): the later one is named
+            if times_off(earlier_image, spacing) > times_off(image, spacing):
+                raise DataError(channel_units_words(earlier_path, earlier_image, path, image, spacing))
             raise DataError(channel_units_words(path, image, earlier_path, earlier_image, spacing))
 
 

@@ -2198,6 +2198,27 @@ def test_every_channel_of_a_case_is_judged_by_the_models_unit_and_by_the_other_c
         assert read_labels(predict_file(model, [unitless, first], tmp_path / "u.nii.gz")).shape == image.shape
 
 
+def test_of_two_channels_in_two_units_the_one_off_the_models_spacing_is_named(scans, tmp_path):
+    """For a model recording no unit, the later of two channels was named whichever was off: a first channel in
+    micrometres beside a second in mm, for a model at 2.5, was told to rewrite the second in micrometres, after which
+    the first was refused by the host's memory (a review of the hundred-and-seventh session). The channel whose
+    numbers are farther off the model's spacing is named, in either order, and its rewrite makes the case
+    segmented."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    older = export(tmp_path / "older", in_channels=2)
+    for order in ("micrometres first", "mm first"):
+        off = in_unit(image, tmp_path / "off.nii.gz", "micron", 1000.0)
+        mm = in_unit(image, tmp_path / "mm.nii.gz", "mm", 1.0)
+        channels = [off, mm] if order == "micrometres first" else [mm, off]
+        with pytest.raises(DataError, match=rf"^{re.escape(str(off))}: its header declares its voxel sizes in "
+                                            rf"micrometres \(xyzt_units\), that of {re.escape(str(mm))}, .* "
+                                            r"Rewrite it in mm \(nibabel: (img = .*?, path\))\)") as refused:
+            predict_file(older, channels, tmp_path / "o.nii.gz")
+        exec(re.search(r"Rewrite it in mm \(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1),
+             {"nib": nib, "np": np, "path": str(off)})
+        assert read_labels(predict_file(older, channels, tmp_path / "o.nii.gz")).shape == image.shape
+
+
 def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampling(scans, tmp_path, monkeypatch):
     """A scan in micrometres for a model whose training cases declared no unit (an export made before the
     hundred-and-sixth session, or headers of nibabel's default), 800 times coarser than its spacing, was resampled

@@ -162,21 +162,21 @@ def other_unit_words(path, image, unit: str, spacing) -> str:
             f"{declare_code(unit)})")
 
 
-def channel_units_words(path, image, first_path, first_image, spacing) -> str:
-    """What predict says of a case's channel (``image`` at ``path``) whose header declares another unit than an
-    earlier channel's (``first_image`` at ``first_path``), for a model whose training cases declared none (against a
-    model's unit each channel is judged by ``other_unit_words``), and how to rewrite it in the other's unit or declare
-    it so. Judged before their grids are compared: channels 1000 times apart were told to resample one onto the
-    other's grid."""
-    unit, other = spatial_unit(image), spatial_unit(first_image)
-    scale = UNIT_MM[unit][1] / UNIT_MM[other][1]
-    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {first_path}, "
-            f"a channel of the same case, in {UNIT_MM[other][0]}. Their numbers are read as they are, whatever the "
+def channel_units_words(path, image, beside_path, beside_image, spacing) -> str:
+    """What predict says of a case's channel (``image`` at ``path``) whose header declares another unit than another
+    channel's of the case (``beside_image`` at ``beside_path``), for a model whose training cases declared none
+    (against a model's unit each channel is judged by ``other_unit_words``), and how to rewrite it in the other's
+    unit or declare it so. Judged before their grids are compared: channels 1000 times apart were told to resample
+    one onto the other's grid."""
+    unit, beside = spatial_unit(image), spatial_unit(beside_image)
+    scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
+    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
+            f"a channel of the same case, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the "
             f"unit, so resampling them to the model's spacing {_mm(spacing)} would scale one "
-            f"{max(scale, 1 / scale):,.0f} times against the other. Rewrite it in {UNIT_MM[other][0]} (nibabel: "
-            f"{rewrite_code(f'{scale:g}', other)}), or, where its numbers are {UNIT_MM[other][0]} already and its unit "
-            f"alone is wrong, declare it so (nibabel: {declare_code(other)}); or the other way round, where "
-            f"{first_path} is the one off")
+            f"{max(scale, 1 / scale):,.0f} times against the other. Rewrite it in {UNIT_MM[beside][0]} (nibabel: "
+            f"{rewrite_code(f'{scale:g}', beside)}), or, where its numbers are {UNIT_MM[beside][0]} already and its "
+            f"unit alone is wrong, declare it so (nibabel: {declare_code(beside)}); or the other way round, where "
+            f"{beside_path} is the one off")
 
 
 #: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
@@ -241,6 +241,12 @@ def times_coarser(image, spacing) -> float:
     """How many times coarser than ``spacing`` ``image``'s voxels are, along the axis where most, of those it holds
     more than one voxel along (``_times_finer``'s other way)."""
     return max((zoom / max(target, 1e-12) for target, zoom in _zooms_of_several(image, spacing)), default=0.0)
+
+
+def times_off(image, spacing) -> float:
+    """How many times finer or coarser than ``spacing`` ``image``'s voxels are, along the axis where most
+    (``times_coarser`` and ``_times_finer`` together): 1 where they are the spacing itself."""
+    return max(times_coarser(image, spacing), _times_finer(image, spacing))
 
 
 def _zooms_of_several(image, spacing) -> list[tuple[float, float]]:
