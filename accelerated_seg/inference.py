@@ -47,14 +47,15 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_ad
                           vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
+from .data.header_units import channel_units_words
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import (PreprocessSettings, class_values, preprocess_settings, spacing_unit,
                                        spacing_was_set)
-from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, channel_units_words,
-                           declared_in_mm, far_finer, far_finer_words, other_unit_words, resampled_shape_of,
-                           spatial_unit, times_coarser, times_off)
+from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
+                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, spatial_unit,
+                           times_coarser, times_off)
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .host_memory import memory_available
@@ -392,9 +393,10 @@ def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: 
             # channel in micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the
             # second in micrometres, after which the first was refused by the host's memory (a review's probe of
             # the hundred-and-seventh session). Numbers alike (a unit alone declared wrong): the later one is named
+            to = f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
             if times_off(earlier_image, spacing) > times_off(image, spacing):
-                raise DataError(channel_units_words(earlier_path, earlier_image, path, image, spacing))
-            raise DataError(channel_units_words(path, image, earlier_path, earlier_image, spacing))
+                raise DataError(channel_units_words(earlier_path, earlier_image, path, image, to))
+            raise DataError(channel_units_words(path, image, earlier_path, earlier_image, to))
 
 
 def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:

@@ -365,6 +365,36 @@ def test_channels_within_an_entrys_tolerance_that_place_voxels_apart_by_more_tha
                                         f"image channel 0 does", "resample the channels onto one grid")
 
 
+def test_a_channel_declaring_another_unit_than_an_earlier_one_is_refused_before_the_grids(tmp_path):
+    """Each case's first image alone was judged for its unit: a second channel in micrometres (1.5 mm written 1500)
+    was told to be resampled onto the first one's grid, and one declaring micrometres with the first one's numbers
+    trained unjudged, where predict refuses both (hundred-and-seventh session's review). Refused as predict says it,
+    its line run as written makes the case pass; a channel declaring no unit agrees with any."""
+    def in_unit(path, unit, per_mm):
+        image = nib.Nifti1Image(clean_image(), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
+        image.header.set_xyzt_units(unit)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nib.save(image, path)
+        return path
+
+    first = in_unit(tmp_path / "c_0000.nii.gz", "mm", 1.0)
+    for name, per_mm, line in (("written_in_micrometres", 1000.0, "Rewrite it in mm"),
+                               ("declared_micrometres", 1.0, "declare it so")):
+        second = in_unit(tmp_path / name / "c_0001.nii.gz", "micron", per_mm)
+        case = Case(id=name, images=(first, second), label=None)
+        report = check_cases([case], NUM_CLASSES, num_channels=2)
+        assert_single_error(report, f"{name} (image channels): {second}: its header declares its voxel sizes in "
+                                    f"micrometres (xyzt_units), that of {first}, a channel of the same case, in mm. ",
+                            "resampling them to one spacing would scale one 1,000 times against the other")
+        assert "different grids" not in report.errors[0]
+        exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
+                       report.errors[0]).group(1), {"nib": nib, "np": np, "path": str(second)})
+        assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+    unitless = in_unit(tmp_path / "unitless" / "c_0001.nii.gz", "unknown", 1.0)
+    assert check_cases([Case(id="unitless", images=(first, unitless), label=None)], NUM_CLASSES,
+                       num_channels=2).errors == []
+
+
 def test_background_only_label_is_a_warning_not_an_error(tmp_path):
     case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
     report = check_cases([make_case(tmp_path, "good"), case], NUM_CLASSES)

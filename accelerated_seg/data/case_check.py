@@ -11,6 +11,7 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.foreground_box import Box
 from accelerated_seg.data.grid_agreement import Volume, check_same_grid, stacking_shift
+from accelerated_seg.data.header_units import channel_units_words, spatial_unit
 from accelerated_seg.data.image_value_checks import check_finite, tell_dominant_voxels
 from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.label_value_checks import check_label_values
@@ -69,7 +70,10 @@ def check_case(
             "is all 0) and a validation case scores 0: re-export it, or leave the case out")
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
-    for other in channels[1:]:
+    for index, other in enumerate(channels[1:], start=1):
+        if said := _another_unit(channels[:index], other):
+            report.errors.append(f"{case.id} (image channels): {said}")
+            continue
         found = len(report.errors)
         check_same_grid(channels[0], other, f"{case.id} (image channels)", _CHANNEL_HINT, affine_atol, report)
         if len(report.errors) == found and (moved := stacking_shift(channels[0], other)):
@@ -90,3 +94,19 @@ def check_case(
             channels[0], Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
             affine_atol, report,
         )
+
+
+def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
+    """What is wrong with a channel whose header declares another unit than an earlier channel of its case, judged
+    before their grids: its numbers are read as they are, so a channel in micrometres beside one in mm was told to be
+    resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring micrometres with the other's numbers
+    trained unjudged, each case's first image alone judged for its unit (``spacing.one_spatial_unit``), until the
+    hundred-and-seventh session's review. Predict judges a case's channels so (``inference._refuse_channel_units``).
+    A header declaring no unit agrees with any."""
+    unit = spatial_unit(other.image)
+    if unit == "unknown":
+        return None
+    for volume in earlier:
+        if spatial_unit(volume.image) not in ("unknown", unit):
+            return channel_units_words(other.path, other.image, volume.path, volume.image, "one spacing")
+    return None

@@ -15,6 +15,7 @@ import numpy as np
 from ..config import DataConfig
 from .cases import Manifest
 from .errors import DataError
+from .header_units import UNIT_MM, declare_code, rewrite_code, spatial_unit
 from .splits import is_one_fold_of_several
 
 
@@ -106,19 +107,6 @@ def case_headers(manifest: Manifest) -> list:
     return headers
 
 
-def spatial_unit(image) -> str:
-    """The unit ``image``'s header declares its voxel sizes in (xyzt_units): 'mm', 'meter', 'micron', or 'unknown'
-    (nibabel's default, written by every nibabel script that sets none; a code NIfTI gives no spatial meaning too).
-    Read from the field's spatial bits alone: get_xyzt_units() raises for a time code nibabel has no name for (56
-    and up), which made a header in mm 'unknown' here and declared_in_mm's traceback (hundred-and-sixth session's
-    review)."""
-    try:
-        code = int(image.header["xyzt_units"]) % 8  # the bits below 8 are the spatial unit's, the rest the time's
-    except (AttributeError, KeyError, TypeError, ValueError):  # a header with no such field
-        return "unknown"
-    return nib.nifti1.unit_codes.label.get(code, "unknown")  # 4 to 7 have no name: no spatial meaning
-
-
 def one_spatial_unit(headers: list) -> str | None:
     """The unit the cases' headers (``headers``: ``case_headers``) declare their voxel sizes in, None where none
     declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by. Cases whose
@@ -160,27 +148,6 @@ def other_unit_words(path, image, unit: str, spacing) -> str:
             f"learned from. Rewrite it in {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{scale:g}', unit)}), or, "
             f"where its numbers are {UNIT_MM[unit][0]} already and its unit alone is wrong, declare it so (nibabel: "
             f"{declare_code(unit)})")
-
-
-def channel_units_words(path, image, beside_path, beside_image, spacing) -> str:
-    """What predict says of a case's channel (``image`` at ``path``) whose header declares another unit than another
-    channel's of the case (``beside_image`` at ``beside_path``), for a model whose training cases declared none
-    (against a model's unit each channel is judged by ``other_unit_words``), and how to rewrite it in the other's
-    unit or declare it so. Judged before their grids are compared: channels 1000 times apart were told to resample
-    one onto the other's grid."""
-    unit, beside = spatial_unit(image), spatial_unit(beside_image)
-    scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
-    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
-            f"a channel of the same case, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the "
-            f"unit, so resampling them to the model's spacing {_mm(spacing)} would scale one "
-            f"{max(scale, 1 / scale):,.0f} times against the other. Rewrite it in {UNIT_MM[beside][0]} (nibabel: "
-            f"{rewrite_code(f'{scale:g}', beside)}), or, where its numbers are {UNIT_MM[beside][0]} already and its "
-            f"unit alone is wrong, declare it so (nibabel: {declare_code(beside)}); or the other way round, where "
-            f"{beside_path} is the one off")
-
-
-#: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
-UNIT_MM = {"mm": ("mm", 1.0), "meter": ("metres", 1000.0), "micron": ("micrometres", 0.001)}
 
 
 # How many times finer than the target spacing a case's voxels may be: a header in metres is 1000 times off
@@ -285,26 +252,6 @@ def unitless_among_micrometres(image, unit: str | None) -> bool:
 # of 120 changed in the hundred-and-fifth session's probe. The time unit of a 4-D file is kept, where
 # set_xyzt_units('mm') alone sets it to unknown: its bits (56) are kept as they are, as spatial_unit reads the
 # unit's alone, where get_xyzt_units() raised for a time code nibabel has no name for (hundred-and-sixth session).
-def rewrite_code(scale: str, unit: str = "mm") -> str:
-    """The line that rewrites a file's geometry in ``unit``, ``scale`` (as written) of it to the file's unit, its
-    declared unit with it (ITK reads the unit)."""
-    return ("img = nib.load(path, mmap=False); "
-            f"{_set_unit_code(unit)}; "
-            "nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), "
-            f"np.diag([{scale}, {scale}, {scale}, 1]) @ img.affine, img.header), path)")
-
-
-def declare_code(unit: str = "mm") -> str:
-    """The line that declares a file's unit ``unit``, its geometry as it is."""
-    return ("img = nib.load(path, mmap=False); img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, "
-            f"img.header); {_set_unit_code(unit)}; nib.save(img, path)")
-
-
-def _set_unit_code(unit: str) -> str:
-    """The statement that declares ``img``'s unit ``unit``, its time bits kept whatever code they hold."""
-    return f"img.header['xyzt_units'] = img.header['xyzt_units'] & 56 | nib.nifti1.unit_codes['{unit}']"
-
-
 #: Rewrites a file's geometry from metres to mm
 REWRITE_IN_MM_CODE = rewrite_code("1000")
 #: Rewrites a file's geometry from micrometres to mm (one_spatial_unit)
