@@ -18,8 +18,9 @@ phases of a run's start; each of the run's other ideas is a module of its own: t
 ranks (training_data.py), the loader's batches as one stream (batch_stream.py), the step's one
 collective (sum_over_ranks.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint
 loaded into the loop (resume.py), what the run records (run_records.py), fit's arguments
-(fit_checks.py), whether a CPU run's step fits the host's memory (cpu_step_fit.py) and the figures
-every rank logs (rank_figures.py).
+(fit_checks.py), whether a CPU run's step fits the host's memory (cpu_step_fit.py), the figures
+every rank logs (rank_figures.py) and what an interrupted run says, from its setup to its export
+(interrupted_run.py).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import dataclasses
 import json
 import math
 import os
-import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -62,6 +62,7 @@ from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import (check_a_new_runs_initial_weights, check_head_only_steps, check_init_into,
                               class_order_warning, initial_weights_preparation_note)
+from .interrupted_run import saying_where_to_resume_after_ctrl_c
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import FIT_NAMES, Names, unreadable_folder
@@ -75,14 +76,13 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
                           seed_the_shuffle, start_trackers)
 from .rank_figures import peak_memory_gb, rank_figures
 from .ranks import on_main
-from .ranks_stop_together import stopping_together
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
 from .resume_config_changes import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note,
                                     check_resume_length, check_resume_settings, fit_settings_changed,
                                     refuse_a_train_checkpoint_in_fit, resumes_of_the_course, saved_fit_settings,
                                     saved_max_steps)
 from .resume_network_and_data import check_resume_data, check_resume_layout, check_resume_model_settings
-from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, earlier_run, paths_read,
+from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, paths_read,
                          resume_or_replace)
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
@@ -191,12 +191,14 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
     stop after the same optimizer step, save the training state and return with ``"preempted": True``
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
+    # Ctrl-C anywhere, the setup and the final save and export too, ends every rank with one line (interrupted_run)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
-          contextlib.ExitStack() as run_scope):
+          contextlib.ExitStack() as run_scope,
+          saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names) as so_far):
         run = _configured_run(cfg, manifest, run_scope, names)
+        so_far.set_up(run.loop)
         try:
-            with _saying_where_to_resume_after_ctrl_c(run.loop):
-                preempted = run_loop(run.loop, signals)
+            preempted = run_loop(run.loop, signals)
         finally:
             _stop_loading(run.loop)
         return _finish(run, preempted)
@@ -252,9 +254,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     check_fit_arguments(model, loader, optimizer, scheduler, max_epochs=max_epochs, max_steps=max_steps,
                         grad_accum_steps=grad_accum_steps, log_every=log_every, keep_last=keep_last,
                         save_every=save_every, max_grad_norm=max_grad_norm)
+    out = Path(checkpoint_dir)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
-          contextlib.ExitStack() as run_scope):
-        out = Path(checkpoint_dir)
+          contextlib.ExitStack() as run_scope,
+          saying_where_to_resume_after_ctrl_c(out / "checkpoints", FIT_NAMES) as so_far):
         accelerator = _accelerator_holding_the_fit_folder(out, trackers, loader, grad_accum_steps, max_grad_norm,
                                                          allow_strategy_fallback, run_scope)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
@@ -276,9 +279,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
         schedule_the_stepping_optimizer(accelerator, scheduler)
         _start_trackers_with_the_fit_settings(loop, resume_from, saved_settings, grad_accum_steps)
+        so_far.set_up(loop)
         try:
-            with _saying_where_to_resume_after_ctrl_c(loop):
-                preempted = run_loop(loop, signals)
+            preempted = run_loop(loop, signals)
         finally:
             _stop_loading(loop)
         return _finish_fit(loop, out, aliases, preempted)
@@ -388,58 +391,6 @@ def _finish_fit(loop: Loop, out: Path, aliases: dict[str, str], preempted: bool)
             "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
             "speed": loop.progress.speed,
             "is_main_process": accelerator.is_main_process}
-
-
-@contextlib.contextmanager
-def _saying_where_to_resume_after_ctrl_c(loop: Loop):
-    """Ctrl-C (KeyboardInterrupt) still ends the run where it is, as Python's default does, but the
-    main process first says which whole checkpoint a resume continues from, and so what is lost.
-    Before the forty-fourth session it ended in a traceback from wherever the step was.
-
-    In a launch of several, an interrupt on any rank ends every rank at once, with status 130, the main process
-    saying the same line (``ranks_stop_together``): a terminal's Ctrl-C reaches them all, but SIGINT to one rank
-    alone (``kill -INT``, a scheduler that signals one task) left the others to fail in their next collective
-    (gloo's "Connection closed by peer"; NCCL's waited for the process group's timeout), and no line named the
-    checkpoint, until the hundred-and-sixth session. Nothing more is saved, as for the terminal's Ctrl-C.
-
-    The loop's frames below are cleared of their locals on the way out: the traceback kept them, and with
-    them the batch in flight, whose tensors from the loader's workers hold shared-memory files (/dev/shm)
-    open, for as long as the exception lives. A notebook keeps the last one (``sys.last_traceback``), and a
-    test's ``pytest.raises``: two files stayed open after an interrupted fit until then (ninety-sixth session).
-    The traceback's lines are kept; a debugger's post-mortem of those frames sees no locals."""
-    try:
-        with stopping_together((KeyboardInterrupt,), lambda _message: _where_an_interrupted_run_goes_on(loop),
-                               interrupt_said_on="stdout"):
-            yield
-    except KeyboardInterrupt as interrupted:  # one process, or a launch whose store could not carry it
-        traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped
-        loop.accelerator.print(f"\n{_where_an_interrupted_run_goes_on(loop)}")
-        # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
-        interrupted.step = loop.progress.step
-        raise
-
-
-def _where_an_interrupted_run_goes_on(loop: Loop) -> str:
-    """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues from.
-
-    A checkpoints folder that cannot be read (its permissions taken away, a network mount gone) is said so, with
-    the OSError's own words, in place of a checkpoint: the OSError of its listing was raised over the interrupt
-    until the hundred-and-seventh session, a traceback where the line was and status 1 where 130 was."""
-    try:
-        saved = complete_checkpoints(loop.checkpoints_dir)
-        # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
-        # again was refused as "already holds a run", which "a new run starts over" had not said
-        exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
-    except OSError as error:
-        unread = unreadable_folder(loop.checkpoints_dir, error)
-        return (f"interrupted (Ctrl-C) after step {loop.progress.step}; {unread}, so no checkpoint is named: once it "
-                f"can be read again, {loop.names.resume_again} to continue from its newest whole checkpoint")
-    names = loop.names
-    unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
-    where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
-             f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
-             if exported else unsaved)
-    return f"interrupted (Ctrl-C) after step {loop.progress.step}; {where}"
 
 
 def _stop_loading(loop: Loop) -> None:

@@ -3,7 +3,9 @@ overrides and write this rank's outcome to ``<prefix>.rank<N>.json``; the test a
 
 Environment knobs (test-only fault injection): NAN_RANK and NAN_CALLS make the loss NaN on that
 rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank send itself
-SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job.
+SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job; SIGNAL_RANK and
+SIGNAL_IN=<name>[:N] instead as that rank calls accelerated_seg.train's <name> (its N-th call): a phase of the run
+outside its steps (cached_tables, resume_the_loop, save_training_state, export_model).
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
 SEED_OUT=P writes the seed of torch's generator at the first training step to ``P.rank<N>.txt``.
@@ -49,6 +51,24 @@ def kill_during_save(nth: int) -> None:
     Accelerator.save_state = save_state
 
 
+def signal_in(name: str, signum: int) -> None:
+    """Send ``signum`` to this process as it calls ``accelerated_seg.train``'s ``name`` (``name:N``: the N-th time,
+    1-based), before the call."""
+    with importing_without_collection():
+        import accelerated_seg.train as train_module
+
+    name, _, nth = name.partition(":")
+    original, count = getattr(train_module, name), {"n": 0}
+
+    def signalling(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == int(nth or 1):
+            os.kill(os.getpid(), signum)
+        return original(*args, **kwargs)
+
+    setattr(train_module, name, signalling)
+
+
 def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
     import shutil
     import time
@@ -77,7 +97,9 @@ def main() -> None:
     rank = int(next((os.environ[key] for key in ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK") if key in os.environ), 0))
     if os.environ.get("NAN_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(nan_on({int(c) for c in os.environ["NAN_CALLS"].split(",")}))
-    if os.environ.get("SIGNAL_RANK") == str(rank):
+    if os.environ.get("SIGNAL_RANK") == str(rank) and os.environ.get("SIGNAL_IN"):
+        signal_in(os.environ["SIGNAL_IN"], getattr(signal, os.environ.get("SIGNAL", "SIGTERM")))
+    elif os.environ.get("SIGNAL_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(
             signal_on(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM"))))
     if os.environ.get("SEED_OUT"):

@@ -17,6 +17,7 @@ import torch
 from accelerate.utils import DistributedType
 from safetensors.torch import load_file, save_file
 
+import accelerated_seg.interrupted_run as interrupted_run
 import accelerated_seg.train as train_module
 from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
@@ -119,7 +120,7 @@ def test_ctrl_c_with_the_checkpoints_folder_unreadable_still_says_its_line_and_e
     def mount_gone(folder):
         raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(folder))
 
-    monkeypatch.setattr(train_module, "complete_checkpoints", mount_gone)  # the line's listing alone: saves still list
+    monkeypatch.setattr(interrupted_run, "complete_checkpoints", mount_gone)  # the line's listing alone: saves still list
     _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
     with pytest.raises(SystemExit) as ended:
         main(["train", *tiny_overrides(tiny_dataset, run, train__max_steps=20, train__val_every=0,
@@ -194,6 +195,20 @@ def test_every_step_number_of_a_run_stopped_mid_epoch_under_accumulation_counts_
     assert json.loads((run / "model" / "config.json").read_text())["step"] == 6
 
 
+def test_ctrl_c_in_a_runs_setup_says_that_nothing_was_saved(tiny_config, tmp_path, monkeypatch, capsys):
+    """In one process too, Ctrl-C as the run's data is preprocessed (before its first step) says so in one line; the
+    command line's train ended with status 130 and nothing said until the hundred-and-seventh session."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "cached_tables", interrupted)
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        train(tiny_config(tmp_path / "run", train__max_steps=4, train__val_every=0))
+    assert ("interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+            in capsys.readouterr().out.splitlines())
+    assert getattr(stopped.value, "step", None) is None  # no step of this run's (the estimator's InterruptedFit)
+
+
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
@@ -263,6 +278,62 @@ def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_d
 
 
 
+
+def _interrupted_alone(launch: subprocess.CompletedProcess, line: str) -> None:
+    """Every rank ended at once by one rank's interrupt: the main process's line once, on stdout; each rank's 130 in
+    torch's launcher's table (its status 1: to it a rank's 130 is a failure); no collective broken."""
+    output = launch.stdout + launch.stderr
+    assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
+    assert "Connection closed by peer" not in output and launch.returncode == 1, output[-3000:]
+    assert output.count("exitcode  : 130") == 2, output[-3000:]
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("phase", ["cached_tables", "resume_the_loop"])
+def test_sigint_to_one_rank_alone_in_the_setup_stops_every_rank_saying_what_to_rerun(tiny_dataset, tmp_path, phase):
+    """Rank 1 interrupts itself as the setup preprocesses the data (a new run: nothing saved) or as a resume loads
+    its checkpoint (the one it resumes is the newest whole one). Until the hundred-and-seventh session only the steps
+    stopped every rank: rank 1 ended alone with no line, rank 0 failed in its next collective ("Connection closed by
+    peer"). The resume is the second run of the same launch (THEN_RUNS): the first never loads a checkpoint."""
+    out, prefix = tmp_path / "run", tmp_path / "cut"
+    common = {"train.max_steps": 4, "train.val_every": 0, "train.save_every": 2}
+    runs = [[str(prefix), tiny_overrides(tiny_dataset, out, **{**common, "train.max_steps": 6,
+                                                               "train.resume": "latest"})]]
+    launch = launched_two(tmp_path / "first" if phase == "resume_the_loop" else prefix,
+                          tiny_overrides(tiny_dataset, out, **common),
+                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_IN": phase, "SIGNAL": "SIGINT",
+                                     **({"THEN_RUNS": json.dumps(runs)} if phase == "resume_the_loop" else {})},
+                          timeout=120)
+    where = (f"the newest whole checkpoint is {out / 'checkpoints' / 'step_4'}: run the same command with "
+             f"--train.resume=latest (resume='latest' from Python) to continue from it" if phase == "resume_the_loop"
+             else "nothing was saved: start the run again")
+    _interrupted_alone(launch, f"interrupted (Ctrl-C) before training began; {where}")
+    assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("phase, rank", [("save_training_state", "1"), ("export_model", "0")])
+def test_sigint_to_one_rank_alone_in_the_final_save_or_export_stops_every_rank_naming_the_newest_checkpoint(
+        tiny_dataset, tmp_path, phase, rank):
+    """The run's last state saved (step_3 before, save_every=3) and its model exported after the loop: an interrupt
+    of one rank in either ends every rank at once, the line naming the newest whole checkpoint, which the final save
+    just made for the export. Until the hundred-and-seventh session the interrupted rank ended alone with no line and
+    the other failed in the save's or the export's collective. What the save or the export had begun is left under
+    a temporary name that the next run removes (test_run_folder's sweeps)."""
+    out, prefix = tmp_path / "run", tmp_path / "cut"
+    launch = launched_two(prefix, tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4, "train.val_every": 0,
+                                                                       "train.save_every": 3}),
+                          env_extra={"SIGNAL_RANK": rank, "SIGNAL": "SIGINT",  # the final save: the second
+                                     "SIGNAL_IN": f"{phase}:2" if phase == "save_training_state" else phase},
+                          timeout=120)
+    newest = out / "checkpoints" / ("step_3" if phase == "save_training_state" else "step_4")
+    _interrupted_alone(launch, f"interrupted (Ctrl-C) after step 4; the newest whole checkpoint is {newest}: run the "
+                               f"same command with --train.resume=latest (resume='latest' from Python) to continue "
+                               f"from it")
+    assert complete_checkpoints(out / "checkpoints")[-1] == newest
+    assert not list(tmp_path.glob("cut.rank*.json"))
+
+
 @pytest.mark.distributed
 def test_ctrl_c_to_a_training_launch_ends_it_with_status_130_saying_where_to_resume(tiny_dataset, tmp_path):
     """A terminal's Ctrl-C, SIGINT to the launch's process group, the launcher's agent with it: the line once, on
@@ -295,6 +366,7 @@ def test_ctrl_c_to_a_training_launch_ends_it_with_status_130_saying_where_to_res
     assert f"the newest whole checkpoint is {out / 'checkpoints'}/step_" in said[0], said
     assert launch.returncode == 130, stdout[-3000:] + stderr[-3000:]
     assert "SignalException" not in stderr and "ChildFailedError" not in stderr, stderr[-3000:]
+
 
 def _processes_naming(text: str) -> list[int]:
     """The processes whose command line holds ``text`` (a test's own folder: its ranks, orphaned or not)."""

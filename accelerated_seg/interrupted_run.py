@@ -1,0 +1,106 @@
+"""What an interrupted training run (Ctrl-C, or SIGINT to one rank of a launch) says, from its start to its end.
+
+``train`` and ``fit`` run everything, their setup and their final save and export as well as their steps, inside
+``saying_where_to_resume_after_ctrl_c``: the run ends where it is, saving nothing more, and the main process says one
+line naming the newest whole checkpoint a resume continues from, or that none was saved. In a launch of several, an
+interrupt on any rank ends every rank at once with status 130 (``ranks_stop_together``).
+
+Until the hundred-and-seventh session only the steps were inside: SIGINT to one rank alone during the setup (the data's
+checks and cache, the network, ``accelerator.prepare``, a resume's load) or the final save and export ended that rank
+alone, with no line; the others failed in their next collective (gloo's "Connection closed by peer"), or, where they
+did not see it end (NCCL's collectives, another node's), waited for the process group's timeout
+(benchmarks/results/sigint_one_rank_outside_steps/).
+
+An interrupt before the launch's process group exists (the imports, the settings' checks before the Accelerator) has
+no store to reach the others through: it ends its own rank, as before, and torch's launcher stops the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model_folders import Names, complete_checkpoints, unreadable_folder
+from .ranks_stop_together import stopping_together
+from .run_folder import earlier_run
+
+
+@dataclass
+class RunSoFar:
+    """Where a run is, for its interrupted line: its checkpoints' folder and the caller's names, and, once the run is
+    set up (``set_up``), its loop (the step it stopped after, the accelerator that prints)."""
+
+    checkpoints_dir: Path
+    names: Names
+    loop: object | None = None  # train.Loop, once its setup is done: its progress.step is then the run's
+
+    def set_up(self, loop) -> None:
+        """The setup is done (a resume's state loaded): from here the line names the step."""
+        self.loop = loop
+
+    def line(self) -> str:
+        """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues
+        from.
+
+        A checkpoints folder that cannot be read (its permissions taken away, a network mount gone) is said so,
+        with the OSError's own words, in place of a checkpoint: the OSError of its listing was raised over the
+        interrupt until the hundred-and-seventh session, a traceback where the line was and status 1 where 130
+        was."""
+        names = self.names
+        if self.loop is None:  # nothing of this run's was saved: the checkpoints are a resumed run's, or none
+            when = "before training began"
+            unsaved = "nothing was saved: start the run again"
+        else:
+            when = f"after step {self.loop.progress.step}"
+            unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
+        try:
+            saved = complete_checkpoints(self.checkpoints_dir)
+            # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
+            # again was refused as "already holds a run", which "a new run starts over" had not said
+            exported = None if saved else earlier_run(self.checkpoints_dir.parent)
+        except OSError as error:
+            return (f"interrupted (Ctrl-C) {when}; {unreadable_folder(self.checkpoints_dir, error)}, so no checkpoint "
+                    f"is named: once it can be read again, {names.resume_again} to continue from its newest whole "
+                    "checkpoint")
+        where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
+                 f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
+                 if exported else unsaved)
+        return f"interrupted (Ctrl-C) {when}; {where}"
+
+
+@contextlib.contextmanager
+def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> Iterator[RunSoFar]:
+    """Ctrl-C (KeyboardInterrupt) still ends the run where it is, as Python's default does, but the
+    main process first says which whole checkpoint a resume continues from, and so what is lost.
+    Before the forty-fourth session it ended in a traceback from wherever the step was. Yields the
+    ``RunSoFar`` the caller marks ``set_up`` once its loop can train.
+
+    In a launch of several, an interrupt on any rank ends every rank at once, with status 130, the main process
+    saying the same line (``ranks_stop_together``): a terminal's Ctrl-C reaches them all, but SIGINT to one rank
+    alone (``kill -INT``, a scheduler that signals one task) left the others to fail in their next collective
+    (gloo's "Connection closed by peer"; NCCL's waited for the process group's timeout), and no line named the
+    checkpoint, until the hundred-and-sixth session in the steps, the hundred-and-seventh in the setup and the final
+    save and export. Nothing more is saved, as for the terminal's Ctrl-C.
+
+    The loop's frames below are cleared of their locals on the way out: the traceback kept them, and with
+    them the batch in flight, whose tensors from the loader's workers hold shared-memory files (/dev/shm)
+    open, for as long as the exception lives. A notebook keeps the last one (``sys.last_traceback``), and a
+    test's ``pytest.raises``: two files stayed open after an interrupted fit until then (ninety-sixth session).
+    The traceback's lines are kept; a debugger's post-mortem of those frames sees no locals."""
+    so_far = RunSoFar(checkpoints_dir, names)
+    try:
+        with stopping_together((KeyboardInterrupt,), lambda _message: so_far.line(), interrupt_said_on="stdout"):
+            yield so_far
+    except KeyboardInterrupt as interrupted:  # one process, or a launch whose store could not carry it
+        traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped
+        if so_far.loop is not None:
+            so_far.loop.accelerator.print(f"\n{so_far.line()}")
+            # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
+            interrupted.step = so_far.loop.progress.step
+        elif os.environ.get("LOCAL_RANK", "0") == "0":  # as accelerator.print, which may not exist yet
+            print(f"\n{so_far.line()}", flush=True)
+        raise
