@@ -27,7 +27,8 @@ from .config import is_whole_number
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
 from .data.preprocess_settings import SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
-from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
+from .files import (finish_an_interrupted_replace, folders_to_make, remove_if_empty, replace_folder, sync_folder,
+                    with_the_usual_mode)
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
@@ -182,7 +183,7 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
     the temp folder nor the parents made for it: until the ninety-second session its half-written
     ``<out_dir>.partial/`` stayed beside where the export was to go."""
     out_dir = Path(out_dir)
-    partial = out_dir.with_name(out_dir.name + ".partial")
+    partial = _being_written(out_dir)
     shutil.rmtree(partial, ignore_errors=True)
     new_parents = folders_to_make(partial.parent)
     partial.mkdir(parents=True)
@@ -197,6 +198,24 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
         remove_if_empty(new_parents)
         raise
     replace_folder(partial, out_dir)
+
+
+def _being_written(out_dir: Path) -> Path:
+    """Where ``write_export`` writes the export ``out_dir`` before it takes the name."""
+    return out_dir.with_name(out_dir.name + ".partial")
+
+
+#: The exports a run writes into its folder: train's final and best models, fit's final one.
+RUN_EXPORTS = ("model", "best_model")
+
+
+def remove_interrupted_exports(out: Path) -> list[Path]:
+    """What exports in the run folder ``out`` left where their process was ended as they were written (a launch's
+    interrupt ends every rank at once, wherever the main process is; a kill): their ``<export>.partial`` and
+    ``<export>.previous`` folders, removed, each export whole as it was before or as written
+    (``files.finish_an_interrupted_replace``). Returns what was removed. Call with ``out``'s run lock held."""
+    return [path for name in RUN_EXPORTS
+            for path in finish_an_interrupted_replace(_being_written(out / name), out / name)]
 
 
 def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:

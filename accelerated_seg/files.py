@@ -182,6 +182,23 @@ def replace_folder(new: Path, final: Path) -> None:
     sync_directory(final.parent)
 
 
+def finish_an_interrupted_replace(new: Path, final: Path) -> list[Path]:
+    """Put right what ``replace_folder(new, final)`` left where its process was ended during it (``os._exit`` from a
+    launch's interrupt, a kill): ``final`` whole where it was whole before, ``new`` and ``<final>.previous``
+    removed; returns what was removed. ``new`` holds a folder half-written, or the old one being deleted after the
+    swap. Where the kill came between the two renames of the way without a swap, ``final`` is missing: ``new``, whole
+    by then (written and flushed before the renames), takes the name, or else ``.previous``, the old one, takes it back.
+    Until the hundred-and-seventh session a launch's export interrupted this way left ``new`` for good, named
+    ``<export>.partial``, and only the same export written again removed it."""
+    previous = final.with_name(final.name + ".previous")
+    if not final.exists() and previous.is_dir():
+        (new if new.is_dir() else previous).rename(final)
+    removed = [path for path in (new, previous) if path.exists()]
+    for path in removed:
+        shutil.rmtree(path)
+    return removed
+
+
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two paths' names atomically; False where this system or filesystem cannot."""
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None) if os.name == "posix" else None

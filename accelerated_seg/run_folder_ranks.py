@@ -20,6 +20,7 @@ from accelerate import Accelerator
 from . import checkpoint, run_folder
 from .checkpoint import exported_step, remove_killed_writers_leftovers
 from .config import ConfigError
+from .exported_model import remove_interrupted_exports
 from .model_folders import Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .run_lock import hold_run_folder
@@ -48,7 +49,7 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
         if held[0].unsupported:  # in an unlockable folder the hidden ones may be another run's
             return []
         try:
-            return remove_killed_writers_leftovers(out)
+            return remove_killed_writers_leftovers(out) + remove_interrupted_exports(out)
         except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
             return f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
 

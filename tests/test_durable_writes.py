@@ -125,6 +125,27 @@ def test_a_replaced_folder_is_never_missing_where_the_filesystem_can_swap(tmp_pa
     assert ("best_model" in renames) == (not can_swap)
 
 
+
+@pytest.mark.parametrize("left, whole", [
+    ({"best_model": "old", "best_model.partial": None}, "old"),  # killed writing the new one, or deleting the old one
+    ({"best_model": "new", "best_model.previous": "old"}, "new"),  # killed deleting the old one (no swap)
+    ({"best_model.previous": "old", "best_model.partial": "new"}, "new"),  # killed between the renames (no swap)
+    ({"best_model.previous": "old"}, "old")])
+def test_what_an_interrupted_replace_left_is_put_right_keeping_a_whole_folder(tmp_path, left, whole):
+    """A launch's interrupt ends every rank at once (os._exit), wherever the main process is in an export's
+    replace_folder: until the hundred-and-seventh session its <export>.partial stayed (a kill's too) until the
+    same export was written again; none is left now, nor is the export there whole before lost."""
+    for name, content in left.items():
+        (tmp_path / name).mkdir()
+        if content is not None:
+            (tmp_path / name / "config.json").write_text(content)
+    final = tmp_path / "best_model"
+    removed = files.finish_an_interrupted_replace(tmp_path / "best_model.partial", final)
+    assert (final / "config.json").read_text() == whole
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["best_model"]
+    assert {path.name for path in removed} <= set(left) - {"best_model"}
+
+
 def test_an_export_behind_a_link_is_replaced_the_old_way_and_its_target_left_alone(tmp_path):
     # Swapped, the link itself moved and the old export's cleanup failed on it ("Cannot call rmtree
     # on a symbolic link"), after the new export was in place: the save was reported failed.

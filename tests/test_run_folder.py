@@ -704,6 +704,25 @@ def test_a_resume_sweeps_what_killed_writers_left_even_when_it_trains_nothing_mo
     assert "nothing to train" in out
 
 
+
+def test_a_run_sweeps_what_an_interrupted_export_left(tiny_config, tmp_path, capsys):
+    """An export's temporary folder (model.partial) that a launch's interrupt or a kill left (os._exit during its
+    write, or during the old export's deletion after the swap) stayed until that same export was written again:
+    best_model.partial for good where no validation did better (found in the hundred-and-seventh session)."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    shutil.copytree(run / "model", run / "best_model.partial")  # the old export, being deleted after the swap
+    (run / "model.partial").mkdir()  # an export being written
+    (run / "model.partial" / "model.safetensors").write_bytes(b"half")
+    capsys.readouterr()
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))
+    out = capsys.readouterr().out
+    assert f"removed what runs killed while writing left in {run}: " in out, out
+    assert "model.partial" in out and "best_model.partial" in out, out
+    assert not (run / "model.partial").exists() and not (run / "best_model.partial").exists()
+    assert (run / "model" / "model.safetensors").is_file() and not (run / "best_model").exists()
+
+
 def test_an_unlockable_run_folder_keeps_its_hidden_checkpoints(tiny_config, tmp_path, monkeypatch, capsys):
     """Without a lock another live run may be writing them: nothing is swept, and the run says why."""
     run = tmp_path / "run"
