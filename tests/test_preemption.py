@@ -368,6 +368,42 @@ def test_ctrl_c_to_a_training_launch_ends_it_with_status_130_saying_where_to_res
     assert "SignalException" not in stderr and "ChildFailedError" not in stderr, stderr[-3000:]
 
 
+@pytest.mark.distributed
+@pytest.mark.parametrize("to", ["group", "launcher"])
+def test_sigterm_to_a_training_launch_saves_every_rank_and_ends_it_with_status_143(tiny_dataset, tmp_path, to):
+    """SIGTERM to `accelerate launch ... -m accelerated_seg train`'s process group (a job's stop, `timeout`) or to the
+    launcher alone (`kill <pid>`): its agent sends SIGTERM on to the ranks, which save the same step and say so once,
+    and the launch ends with status 143, no traceback. stopping.md said the launch "exits non-zero with its
+    SignalException" until the hundred-and-seventh session's measurement (torch 2.13, accelerate 1.16:
+    benchmarks/results/sigterm_to_a_launch/)."""
+    out = tmp_path / "run"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+               "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
+               "no", "-m", "accelerated_seg", "train",
+               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 100_000, "train.val_every": 0,
+                                                     "train.save_every": 3})]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 180
+            while not complete_checkpoints(out / "checkpoints") and launch.poll() is None:
+                assert time.monotonic() < deadline, "no checkpoint in 180 s"
+                time.sleep(0.2)
+            (os.killpg if to == "group" else os.kill)(launch.pid, signal.SIGTERM)
+            stdout, stderr = launch.communicate(timeout=90)
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    said = [line for line in stdout.splitlines() if "preempted" in line]
+    newest = complete_checkpoints(out / "checkpoints")[-1]
+    assert len(said) == 1 and f"the training state is saved in {newest}:" in said[0], stdout[-3000:]
+    assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
+    assert "Traceback" not in stderr and "SignalException" not in stderr, stderr[-3000:]
+    assert not (out / "model").exists()  # a preempted run saves its state, and exports nothing
+
+
 def _processes_naming(text: str) -> list[int]:
     """The processes whose command line holds ``text`` (a test's own folder: its ranks, orphaned or not)."""
     found = []
