@@ -120,7 +120,8 @@ def test_ctrl_c_with_the_checkpoints_folder_unreadable_still_says_its_line_and_e
     def mount_gone(folder):
         raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(folder))
 
-    monkeypatch.setattr(interrupted_run, "complete_checkpoints", mount_gone)  # the line's listing alone: saves still list
+    # the line's listing alone: saves still list
+    monkeypatch.setattr(interrupted_run, "complete_checkpoints", mount_gone)
     _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
     with pytest.raises(SystemExit) as ended:
         main(["train", *tiny_overrides(tiny_dataset, run, train__max_steps=20, train__val_every=0,
