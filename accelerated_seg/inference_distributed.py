@@ -28,8 +28,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import signal
-import threading
 import traceback
 import warnings
 from contextlib import closing
@@ -61,7 +59,7 @@ from .inference import (
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
                               holding_output_folder, home_expanded, prediction_ending, prediction_key,
                               probabilities_path, remove_earlier_prediction)
-from .interrupts_between_imports import raises_keyboard_interrupt
+from .last_wait import InterruptInTheLastWait, wait_for_every_process
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -223,8 +221,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             process's own after them, or an interrupt, ends every process (``ranks_stop_together``: status 1, 130 for
             an interrupt) with the main process's line instead.
         KeyboardInterrupt: an interrupt that came in the last wait for every process, raised once every process has
-            passed it (``_InterruptAfterTheWork``), as ``PredictInterrupted``: every case written or failed by then,
-            the failed ones carried for its line (dropped until the hundred-and-first session).
+            passed it (``last_wait.InterruptInTheLastWait``), as ``PredictInterrupted``: every case written or failed
+            by then, the failed ones carried for its line (dropped until the hundred-and-first session). A second
+            interrupt in that wait ends every process at once, as an interrupt in the work does.
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
@@ -253,7 +252,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # the ninety-sixth session (out of memory) and the ninety-seventh (any error), the rest of that split's work from
     # the ninety-eighth, and from the ninety-ninth the whole of the work: an interrupt in the checks or their gather,
     # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
-    interrupt = _InterruptAfterTheWork()
+    interrupt = InterruptInTheLastWait(rank)
     try:
         with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
             model, config, keep, cases, outputs, written = _checked_on_every_process(
@@ -273,9 +272,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             # Inside: a process interrupted before it (the main process in releasing the folder's lock) left the others
             # in it. An interrupt in it is held until it returns, once no process waits for this one, and raised then,
             # outside: published, no watcher of the others answered (they had returned), and the main process said the
-            # line SAID_WAIT_S (ranks_stop_together) late (until the hundredth session).
+            # line SAID_WAIT_S (ranks_stop_together) late (until the hundredth session). A second is raised at once,
+            # here, and stops every process: the wait may be for one held up (last_wait.py; hundred-and-seventh).
             interrupt.held()
-            accelerator.wait_for_everyone()
+            wait_for_every_process(accelerator)
     finally:
         interrupted = interrupt.released()
     if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop
@@ -451,34 +451,6 @@ def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
                 if work.say:
                     work.say(f"[{number}/{len(jobs)}] {case.id}: wrote {label_path}")
     return errors
-
-
-class _InterruptAfterTheWork:
-    """An interrupt (SIGINT) from the last wait for every process on, held until predict_distributed has left
-    ``stopping_together``. It arrives as a process is in that wait, and Python raises it as the wait returns: once every
-    process has passed it, no other waits for this one, so it need not stop them. Published, it ended the main process
-    SAID_WAIT_S late, waiting for the others' watchers, gone with their work (until the hundredth session). Held only
-    on the main thread, the one Python raises it in, and only where Python's own handler would raise it: a SIGINT
-    ignored (as a script's shell starts a background job) or handled by a handler of the caller's is left to it, as
-    before (when first written in the hundredth session, one that came there was raised though ignored)."""
-
-    def __init__(self):
-        self.came, self.handler = False, None
-
-    def held(self) -> None:
-        if (threading.current_thread() is threading.main_thread()
-                and raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
-            self.handler = signal.signal(signal.SIGINT, self._came)
-
-    def _came(self, signum, frame) -> None:
-        self.came = True
-
-    def released(self) -> bool:
-        """The handler back as it was; whether an interrupt came while held."""
-        if self.handler is not None:
-            signal.signal(signal.SIGINT, self.handler)
-            self.handler = None
-        return self.came
 
 
 #: The refusals of the checks before the work, by name: raised on every process as the process that met it did, with

@@ -91,26 +91,16 @@ def failing_as_a_gather_returns(number: int) -> None:
 
 
 def interrupted_as_the_last_wait_returns() -> None:
-    """A SIGINT to this process as the first wait for every process after the cases' failures are gathered
-    returns: Python raises it there, as for one that came in the wait."""
-    import accelerate
-    import accelerate.utils
+    """A SIGINT to this process as the last wait for every process returns: held there, as one that came in the
+    wait, and raised once it is left."""
+    wait = inference_distributed.wait_for_every_process
 
-    gather, wait, calls = accelerate.utils.gather_object, accelerate.PartialState.wait_for_everyone, itertools.count(1)
-    gathered = []
+    def wait_for_every_process(accelerator):
+        wait(accelerator)
+        Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))
+        os.kill(os.getpid(), signal.SIGINT)
 
-    def gather_object(objects):
-        result = gather(objects)
-        gathered.append(next(calls))
-        return result
-
-    def wait_for_everyone(self):
-        wait(self)
-        if GATHERS["failures"] in gathered:
-            Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))
-            os.kill(os.getpid(), signal.SIGINT)
-
-    accelerate.utils.gather_object, accelerate.PartialState.wait_for_everyone = gather_object, wait_for_everyone
+    inference_distributed.wait_for_every_process = wait_for_every_process
 
 
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")

@@ -27,13 +27,13 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
     _gathered_checks,
-    _InterruptAfterTheWork,
     _raise_what_the_checks_met,
     balance_by_voxels,
     case_voxels,
     choose_split,
 )
 from accelerated_seg.inference_files import InputCase
+from accelerated_seg.last_wait import InterruptInTheLastWait
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.predict_stop import WrittenWhole
 from accelerated_seg.ranks_stop_together import SAID_WAIT_S
@@ -282,12 +282,12 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
 @pytest.mark.parametrize("before, held", [(signal.default_int_handler, True), (signal.SIG_IGN, False)],
                          ids=["python", "ignored"])
 def test_an_interrupt_after_the_work_is_held_only_where_python_would_raise_it(before, held):
-    """predict_distributed holds an interrupt in its last wait and raises it once outside (``_InterruptAfterTheWork``),
+    """predict_distributed holds an interrupt in its last wait and raises it once outside (``InterruptInTheLastWait``),
     for Python's own handler. A SIGINT ignored (a script's background job) was held and raised all the same, ending
     with status 130 a process that ignores it (until the hundredth session's review). The handler is back after."""
     previous = signal.signal(signal.SIGINT, before)
     try:
-        interrupt = _InterruptAfterTheWork()
+        interrupt = InterruptInTheLastWait()
         interrupt.held()
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # Python runs a handler between two bytecodes of the main thread
@@ -295,6 +295,28 @@ def test_an_interrupt_after_the_work_is_held_only_where_python_would_raise_it(be
         assert signal.getsignal(signal.SIGINT) is before
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_second_interrupt_in_the_last_wait_is_raised_at_once_and_the_first_said(capsys):
+    """The first Ctrl-C in the last wait is said and held; a second is raised at once, where the wait may be for a
+    process held up (every Ctrl-C was held until the hundred-and-seventh session); a third, as the second stops every
+    process, is only noted."""
+    previous = signal.getsignal(signal.SIGINT)
+    interrupt = InterruptInTheLastWait(process_index=1)
+    interrupt.held()
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # Python runs a handler between two bytecodes of the main thread
+        assert capsys.readouterr().err == ("interrupt: process 1 has written its share and is waiting for the others; "
+                                           "it stops when they are done (Ctrl-C again to stop at once)\n")
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    finally:
+        assert interrupt.released()
+    assert signal.getsignal(signal.SIGINT) is previous and capsys.readouterr().err == ""
 
 
 def checks_met_on_two_processes(monkeypatch, met_on_1: Exception | None, met_on_0: Exception | None = None):
@@ -725,6 +747,57 @@ def test_sigterm_to_a_launched_predict_ends_every_process_at_once_saying_nothing
     assert not said and "Traceback" not in stderr and "SignalException" not in stderr, stderr[-3000:]
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(tmp_path / "out" / "small_0.nii.gz")
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("presses", [2, 1], ids=["twice", "once"])
+def test_a_second_ctrl_c_in_the_last_wait_stops_every_process_at_once(presses, data, tmp_path, monkeypatch):
+    """The main process has written its share and waits for process 1, held up (60 s): a second SIGINT there ends
+    every process within seconds, status 130, the main process's line naming the cases written whole, no file
+    half-written. Until the hundred-and-seventh session every Ctrl-C there was held until the wait returned (the
+    barrier's C++ call ran no handler either). One SIGINT is held, said, and the run completes, the line counting
+    the cases."""
+    monkeypatch.setenv("LAST_WAIT_SLOW_S", "60" if presses == 2 else "4")
+    monkeypatch.setenv("LAST_WAIT_ENTERED", str(tmp_path / "waiting"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "slow_process_in_the_last_wait_predict.py"))
+    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 120
+            while not (tmp_path / "waiting").exists() and launch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert (tmp_path / "waiting").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no wait"
+            main_process = int((tmp_path / "waiting").read_text())
+            for press in range(presses):
+                time.sleep(0.5 * press)
+                os.kill(main_process, signal.SIGINT)  # to it alone, as a scheduler's may be
+            interrupted = time.monotonic()
+            stdout, stderr = launch.communicate(timeout=90)
+            ended_after = time.monotonic() - interrupted
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    out = tmp_path / "out"
+    assert launch.returncode == 1, stdout[-3000:] + stderr[-3000:]  # the launcher's, for a process's 130
+    said = [line for line in stderr.splitlines() if line.startswith(("interrupt", "predict", "error"))]
+    held = ("interrupt: process 0 has written its share and is waiting for the others; it stops when they are done "
+            "(Ctrl-C again to stop at once)")
+    if presses == 2:
+        assert said == [held, f"predict interrupted in process 0 (every case is written whole in {out})"], stderr
+        for rank in (0, 1):  # each process's row of the launcher's table
+            assert re.search(rf"rank *: {rank} .*\n *exitcode *: 130", stderr), stderr[-3000:]
+        assert ended_after < SAID_WAIT_S, ended_after  # process 1 still had 59 s to sleep
+    else:
+        assert said == [held, "predict interrupted: all 2 case(s) are written, each file whole"], stderr
+        # process 1, past the wait, ends as its work is done (or by the launcher's SIGTERM, where the main process
+        # ended first: the agent stops those left)
+        assert re.search(r"rank *: 0 .*\n *exitcode *: 130", stderr), stderr[-3000:]
+        assert ended_after > 2, ended_after  # held until process 1 came, 4 s after the main process
+    # no process's traceback; the launcher's own (ChildFailedError) is said, its process signalled alone
+    assert "[rank" not in stderr and "Connection closed" not in stderr, stderr[-3000:]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]  # none hidden
+    for name in ("small_0", "small_1"):
+        read(out / f"{name}.nii.gz")
 
 
 @pytest.mark.distributed

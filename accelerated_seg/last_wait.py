@@ -1,0 +1,88 @@
+"""A launched ``predict``'s last wait for every process: the first Ctrl-C there held, a second raised at once.
+
+Once a process has written its share of the cases, it waits for the others (predict_distributed's last wait). An
+interrupt there is held, and raised as the wait returns: every process is past it then, so none waits for this one,
+and none need be stopped (published instead, it reached processes that had left, and the interrupted one ended 10 s
+late: the hundredth session). Where another process is held up, the wait may not return: a second Ctrl-C is raised
+at once, inside ``stopping_together``, which ends every process with status 130 and the main process's line naming
+the cases written whole. Until the hundred-and-seventh session every Ctrl-C was held, however often pressed, and
+could not have been raised anyway: the wait was torch's barrier, one call into C++ during which Python runs no
+signal handler (a SIGINT 0.30 s into a gloo barrier that another process entered at 2.00 s was raised at 2.00 s;
+benchmarks/results/last_wait_second_ctrl_c/). The wait now starts the barrier and looks at it every ``POLL_S``,
+Python's own steps, between which a handler runs.
+
+Held as ``interrupts_between_imports`` holds a Ctrl-C during an import: the first said and held, a second raised at
+once, on the main thread alone, and only where SIGINT's handler raises KeyboardInterrupt as Python's does. Its
+handler is not reused: it tells a Ctrl-C to hold by the frames on the stack (an import under way; here none is, and
+it would raise the first at once), and it raises a held one itself, asking again until the import returns; here the
+held one is raised by the caller once it has left ``stopping_together`` (``PredictInterrupted``, with the count of
+the cases), and where the hold begins and ends is known by the code's place, not by its stack.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+
+from .interrupts_between_imports import raises_keyboard_interrupt
+
+#: How often the last wait looks whether every process has reached it: the most a second Ctrl-C waits to be raised.
+POLL_S = 0.05
+
+
+class InterruptInTheLastWait:
+    """SIGINT's handler from ``held`` to ``released`` (predict_distributed's last wait): the first interrupt said and
+    noted (``released`` tells it), a second raised at once, any after it noted only (the process is ending, its line
+    about to be said). Held only on the main thread, the one Python raises it in, and only where Python's own handler
+    would raise it: a SIGINT ignored (as a script's shell starts a background job) or handled by a handler of the
+    caller's is left to it (when first written in the hundredth session, one that came there was raised though
+    ignored)."""
+
+    def __init__(self, process_index: int = 0):
+        self.process_index = process_index
+        self.came, self.raised, self.handler = False, False, None
+
+    def held(self) -> None:
+        if (threading.current_thread() is threading.main_thread()
+                and raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
+            self.handler = signal.signal(signal.SIGINT, self._came)
+
+    def _came(self, signum, frame) -> None:
+        if self.raised:  # a third, as the second stops every process
+            return
+        if self.came:  # a second: the wait may be for a process that never comes
+            self.raised = True
+            raise KeyboardInterrupt
+        self.came = True
+        print(f"interrupt: process {self.process_index} has written its share and is waiting for the others; it stops "
+              f"when they are done (Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+
+    def released(self) -> bool:
+        """The handler back as it was; whether an interrupt came while held."""
+        if self.handler is not None:
+            signal.signal(signal.SIGINT, self.handler)
+            self.handler = None
+        return self.came
+
+
+def wait_for_every_process(accelerator) -> None:
+    """``accelerator.wait_for_everyone()`` in steps a signal handler runs between (module docstring): torch's
+    barrier, started (``async_op``) and looked at every ``POLL_S``. On the devices accelerate's own barrier uses
+    (its process's GPU; none on the CPU, where gloo runs it). Without a process group of several (one process), as
+    accelerate's.
+
+    Raises:
+        RuntimeError: the barrier's, where a process ended in it (gloo's "Connection closed by peer"), as before.
+    """
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        accelerator.wait_for_everyone()
+        return
+    on_the_cpu = accelerator.device.type == "cpu"
+    work = dist.barrier(async_op=True, device_ids=None if on_the_cpu else [accelerator.local_process_index])
+    while not work.is_completed():
+        time.sleep(POLL_S)
+    work.wait()  # the barrier's error, where it ended in one

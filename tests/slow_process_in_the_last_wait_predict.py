@@ -1,0 +1,31 @@
+"""``accelerated-seg predict`` under a launch, run by test_inference_distributed: process 1 reaches the last wait for
+every process LAST_WAIT_SLOW_S seconds late, as a process held up would; the main process, in that wait (its Ctrl-C
+held already), writes its pid to LAST_WAIT_ENTERED for the test to interrupt it there."""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import accelerated_seg.inference_distributed as inference_distributed
+from accelerated_seg.cli import end_process, main
+
+
+def slow_in_the_last_wait_on_process_1() -> None:
+    wait = inference_distributed.wait_for_every_process
+
+    def wait_for_every_process(accelerator):
+        if os.environ.get("RANK") == "1":
+            time.sleep(float(os.environ["LAST_WAIT_SLOW_S"]))
+        else:  # whole before the test reads it
+            entered = Path(os.environ["LAST_WAIT_ENTERED"])
+            entered.with_suffix(".part").write_text(str(os.getpid()))
+            entered.with_suffix(".part").rename(entered)
+        wait(accelerator)
+
+    inference_distributed.wait_for_every_process = wait_for_every_process
+
+
+if __name__ == "__main__":
+    slow_in_the_last_wait_on_process_1()
+    end_process(main(sys.argv[1:]))
