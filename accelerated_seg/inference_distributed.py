@@ -360,6 +360,11 @@ def _segmented_on_every_process(work: _Work, jobs: list, outputs: list[Path], sp
     jobs, outputs = _left_for_this_run(work, jobs, outputs, continue_prediction)
     mode = choose_split(split, len(jobs), work.accelerator.num_processes)
     errors = _segment_by_cases(work, jobs) if mode == "cases" else _segment_by_windows(work, jobs)
+    # A process that has written its share waits here for the others (split=cases: a process held up in a case).
+    # The gather is one C++ call that runs no signal handler: an interrupt in it was held until it returned, however
+    # often sent. Waited for first in Python's steps, an interrupt here stops every process at once, as one in the
+    # work does (hundred-and-seventh session; benchmarks/results/last_wait_second_ctrl_c/).
+    wait_for_every_process(work.accelerator)
     failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
     return jobs, outputs, failures
 

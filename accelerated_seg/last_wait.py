@@ -9,7 +9,9 @@ the cases written whole. Until the hundred-and-seventh session every Ctrl-C was 
 could not have been raised anyway: the wait was torch's barrier, one call into C++ during which Python runs no
 signal handler (a SIGINT 0.30 s into a gloo barrier that another process entered at 2.00 s was raised at 2.00 s;
 benchmarks/results/last_wait_second_ctrl_c/). The wait now starts the barrier and looks at it every ``POLL_S``,
-Python's own steps, between which a handler runs.
+Python's own steps, between which a handler runs. predict_distributed waits so before the gather of the cases'
+failures too, where a process that has written its share waits for the others first (split=cases): an interrupt
+there is not held (the others are still at work, inside ``stopping_together``) and stops every process at once.
 
 Held as ``interrupts_between_imports`` holds a Ctrl-C during an import: the first said and held, a second raised at
 once, on the main thread alone, and only where SIGINT's handler raises KeyboardInterrupt as Python's does. Its

@@ -93,12 +93,13 @@ def failing_as_a_gather_returns(number: int) -> None:
 def interrupted_as_the_last_wait_returns() -> None:
     """A SIGINT to this process as the last wait for every process returns: held there, as one that came in the
     wait, and raised once it is left."""
-    wait = inference_distributed.wait_for_every_process
+    wait, calls = inference_distributed.wait_for_every_process, itertools.count(1)
 
     def wait_for_every_process(accelerator):
         wait(accelerator)
-        Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))
-        os.kill(os.getpid(), signal.SIGINT)
+        if next(calls) == LAST_WAIT:
+            Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))
+            os.kill(os.getpid(), signal.SIGINT)
 
     inference_distributed.wait_for_every_process = wait_for_every_process
 
@@ -109,6 +110,9 @@ IN_WORDS = {"setup": "setting up", "left_to_predict": "continuing", "checked_out
             "refusals": "checking", "failures": "gathering"}
 #: The stages before any case.
 BEFORE_ANY_CASE = ("setup", "left_to_predict", "checked_outputs", "refusals")
+#: predict_distributed's waits for every process (``wait_for_every_process``), in the order called: before the
+#: gather of the cases' failures, then the last wait.
+LAST_WAIT = 2
 #: The gathers of predict_distributed, in the order called: the checks' errors, the cases' failures.
 GATHERS = {"refusals": 1, "failures": 2}
 #: The label maps the main process writes before process 1 fails (by cases, of four scans: small_1 and small_3 are

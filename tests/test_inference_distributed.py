@@ -801,6 +801,53 @@ def test_a_second_ctrl_c_in_the_last_wait_stops_every_process_at_once(presses, d
 
 
 @pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launched processes found in /proc")
+def test_ctrl_c_to_a_process_waiting_for_the_others_by_cases_stops_every_process_at_once(data, tmp_path,
+                                                                                       monkeypatch):
+    """Under --split cases the main process, its two cases written, waits for process 1, held up in its second
+    case (300 s): one SIGINT to it there stops every process within seconds, as an interrupt in the work does, the
+    line naming every case written whole. It waited in the gather of the cases' failures, one C++ call that runs no
+    signal handler, and held every SIGINT until the gather returned (until the hundred-and-seventh session)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
+    args = predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "cases")
+    output_flag = args.index("--output")
+    scans = [str(data / "scans" / f"small_{number}.nii.gz") for number in (2, 3)]
+    cmd, env = two_processes(args[:output_flag] + scans + args[output_flag:])
+    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 120
+            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
+            time.sleep(1.5)  # the main process, its cases written, into the wait
+            os.kill(launched_by_rank(launch.pid)[0], signal.SIGINT)  # to it alone, as a scheduler's may be
+            interrupted = time.monotonic()
+            stdout, stderr = launch.communicate(timeout=60)
+            ended_after = time.monotonic() - interrupted
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    out = tmp_path / "out"
+    proc = SimpleNamespace(returncode=launch.returncode, stdout=stdout, stderr=stderr)
+    assert_interrupted_with(proc, f"predict interrupted in process 0 (written whole: small_0, small_1, small_2 in "
+                                  f"{out}; no file is half-written, and the same command with --continue predicts "
+                                  f"the others)", out, ["small_0", "small_1", "small_2"])
+    assert ended_after < SAID_WAIT_S, ended_after
+
+
+def launched_by_rank(launcher: int) -> dict[int, int]:
+    """The pids of a launcher's processes (its children; each in a session of its own), by their RANK."""
+    pids = {}
+    for child in Path(f"/proc/{launcher}/task/{launcher}/children").read_text().split():
+        environment = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
+        pids.update({int(item[len(b"RANK="):]): int(child) for item in environment if item.startswith(b"RANK=")})
+    return pids
+
+
+@pytest.mark.distributed
 @pytest.mark.parametrize("split, lines_read", [("cases", 0), ("windows", 2)])
 def test_a_launched_predict_whose_reader_goes_away_stops_every_process_as_sigpipe_would(split, lines_read, data,
                                                                                         tmp_path):
