@@ -48,6 +48,7 @@ import ctypes
 import itertools
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -71,6 +72,16 @@ MET_WAIT_S = 60.0
 #: What a busy machine may add to a watcher's bounded waits (the store's round trips, the line's print and files)
 #: before the rank that published the error stops waiting for its watcher to end the process (``wait_for_the_end``).
 BUSY_MACHINE_S = 5.0
+#: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
+#: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
+#: is over at the first retry (a fresh client answers in about 1 ms); a host that has ended is known at once, its
+#: address refusing (0.1 ms): this bounds only a network that stays down, whose own recoveries (a link's flap, a
+#: route's change) take seconds (hundred-and-seventh session: benchmarks/results/store_blip_2026-12-05).
+GIVE_UP_AFTER_S = 30.0
+#: The longest wait between two retries of a failing store (from POLL_S, doubling), and the longest a retry's connect
+#: to the store's host waits (a host on a network that is down answers nothing).
+RETRY_MAX_S = 2.0
+CONNECT_S = 1.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
 #: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
 READER_GONE = "reader_gone"
@@ -84,6 +95,10 @@ EXIT_READER_WENT_AWAY = 128 + signal.SIGPIPE
 _USES = itertools.count()
 #: The watchers of the ``stopping_together`` this process is inside, innermost last (``stop_every_rank``).
 _INSIDE: list[_Watcher] = []
+#: The process group's store and the fresh client of it that stands in since a blip broke its connection
+#: (``_reconnect``), shared by every use here; guarded by the lock, the watcher's thread and the caller's both asking.
+_STAND_IN: list = []
+_STAND_IN_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -218,17 +233,25 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
     store is gone (its host ended: rank 0's process, outside torch elastic), for the caller to raise ``error``: the
     store's own error ("Connection reset by peer") was raised in its place until the hundred-and-fourth session's
     review."""
-    if (store := _store(watcher.prefix)) is None:
-        return
-    try:
-        if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
-            if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
-                store.set(INTERRUPTED, "1")
-            elif isinstance(error, BrokenPipeError):
-                store.set(READER_GONE, "1")
-            store.set(MESSAGE, str(error))
-    except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
-        return
+    for retry in (False, True):
+        if (store := _store(watcher.prefix)) is None:
+            return
+        try:
+            if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
+                if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
+                    store.set(INTERRUPTED, "1")
+                elif isinstance(error, BrokenPipeError):
+                    store.set(READER_GONE, "1")
+                store.set(MESSAGE, str(error))
+            break
+        except _store_gone():
+            # Once, through a fresh client, where a blip broke the connection (torch's client never reconnects): the
+            # error's own line waits for nothing more. A host that has ended (its address refuses) or a network still
+            # down is not waited for: the error is raised here, said by the caller, at once.
+            if retry or not _reconnect():
+                return
+        except Exception:  # noqa: BLE001 - whatever else the store raises, its watcher gives up too (``gave_up``)
+            return
     watcher.wait_for_the_end()
 
 
@@ -250,7 +273,72 @@ def _store(prefix: str):
 
     if not (dist.is_available() and dist.is_initialized()):
         return None
-    return dist.PrefixStore(prefix, dist.distributed_c10d._get_default_store())
+    return dist.PrefixStore(prefix, _launch_store())
+
+
+def _launch_store():
+    """The process group's store, or the fresh client of it that stands in since a blip (``_reconnect``)."""
+    import torch.distributed as dist
+
+    default = dist.distributed_c10d._get_default_store()
+    with _STAND_IN_LOCK:
+        return _STAND_IN[1] if _STAND_IN and _STAND_IN[0] is default else default
+
+
+def _reconnect() -> bool | None:
+    """After a store call raised the store's own error: True where a fresh client of it now stands in (a blip reset
+    the connection; torch 2.13's TCPStore client never reconnects, every later call failing "Broken pipe" while the
+    store lives on), False where its host has ended (its address refuses a connection), None where it cannot tell yet
+    (a network down: the connect timed out; or a store with no address, such as a FileStore: asked again as it is).
+
+    The address is asked with a plain socket first: torch's own connect to an ended host retries until the store's
+    timeout (30 min in a launch), printing a C++ traceback at each try, where a refusal comes in 0.1 ms, silently
+    (benchmarks/results/store_blip_2026-12-05)."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    failed = _launch_store()
+    if (address := _address(failed)) is None:
+        return None
+    try:
+        socket.create_connection(address, timeout=CONNECT_S).close()
+    except ConnectionRefusedError:
+        return False
+    except OSError:
+        return None
+    if (fresh := _cloned(failed)) is None:
+        return None
+    with _STAND_IN_LOCK:
+        _STAND_IN[:] = [dist.distributed_c10d._get_default_store(), fresh]
+    return True
+
+
+def _cloned(store):
+    """A new client of ``store`` (the same keys, its prefixes kept, over a new connection), or None where none came
+    within CONNECT_S. In a thread of its own: an address that accepts yet serves nothing (a host stopped, SIGSTOP)
+    keeps torch's connect waiting for its answer past any store timeout (still waiting after 120 s with a 30 s
+    one, measured), and the rank that publishes its error must not wait for it; the thread, left waiting, is a
+    daemon."""
+    cloned: list = []
+
+    def clone() -> None:
+        with contextlib.suppress(Exception):  # the store's error: None, as for no answer
+            cloned.append(store.clone())
+
+    cloning = threading.Thread(target=clone, name="stopping-together-reconnect", daemon=True)
+    cloning.start()
+    cloning.join(CONNECT_S)
+    return cloned[0] if cloned else None
+
+
+def _address(store) -> tuple[str, int] | None:
+    """The host and port of the TCPStore under ``store``'s prefixes; None for a store of another kind."""
+    import torch.distributed as dist
+
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    return (store.host, store.port) if isinstance(store, dist.TCPStore) else None
 
 
 class _Watcher(threading.Thread):
@@ -265,17 +353,31 @@ class _Watcher(threading.Thread):
         self.seen = threading.Event()  # a published error was seen: this process is about to end
 
     def run(self) -> None:
-        store = None
+        store, failing_since, wait_s = None, None, POLL_S
         try:
-            while not self.done.wait(POLL_S):
-                if store is None:  # until the process group has started
-                    store = _store(self.prefix)
-                if store is not None and store.check([MESSAGE]):
+            while not self.done.wait(wait_s):
+                try:
+                    if store is None:  # until the process group has started, and after a reconnection
+                        store = _store(self.prefix)
+                    message = store.get(MESSAGE).decode() if store is not None and store.check([MESSAGE]) else None
+                except _store_gone():
+                    # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
+                    # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
+                    # Asked again, with a short backoff, through a fresh client where the host still listens; given up
+                    # at once where it refuses (ended), or after GIVE_UP_AFTER_S of failing (a network that stays down).
+                    failing_since = failing_since or time.monotonic()
+                    if _reconnect() is False or time.monotonic() - failing_since > GIVE_UP_AFTER_S:
+                        self.gave_up.set()
+                        return
+                    store, wait_s = None, min(2 * wait_s, RETRY_MAX_S)
+                    continue
+                failing_since, wait_s = None, POLL_S
+                if message is not None:
                     import torch.distributed as dist
 
                     self.seen.set()
-                    self._end(store, store.get(MESSAGE).decode(), dist.get_rank(), dist.get_world_size())
-        except Exception:  # the store's host has ended (rank 0's, outside torch elastic): nothing to watch
+                    self._end(store, message, dist.get_rank(), dist.get_world_size())
+        except Exception:  # a bug, or the store failing as the process ends (``_end``): nothing to watch
             self.gave_up.set()
 
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
@@ -327,7 +429,8 @@ class _Watcher(threading.Thread):
         watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
         watcher wrote the launcher's report. Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
-            seeing_by = time.monotonic() + POLL_S + BUSY_MACHINE_S  # it looks again within POLL_S
+            # it looks again within POLL_S, or RETRY_MAX_S and a connect where a blip has it retrying
+            seeing_by = time.monotonic() + RETRY_MAX_S + CONNECT_S + BUSY_MACHINE_S
             while not self.seen.wait(POLL_S):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return

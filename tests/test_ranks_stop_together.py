@@ -309,3 +309,206 @@ def test_a_bug_beside_the_store_is_raised_not_taken_for_the_store_gone(monkeypat
                  lambda: note_for_the_line("small_0")):
         with pytest.raises(TypeError, match="incompatible"):
             asks()
+
+
+class _FlakyStore:
+    """A store whose calls raise the store's own error ``failures`` times (a blip; for ever where None), then answer
+    from a dict, as the launch's store would."""
+
+    def __init__(self, failures: int | None):
+        self.failures, self.calls, self.keys = failures, 0, {}
+
+    def _asked(self):
+        self.calls += 1
+        if self.failures is None or self.calls <= self.failures:
+            raise dist.DistNetworkError("Connection reset by peer")
+
+    def check(self, keys):
+        self._asked()
+        return all(key in self.keys for key in keys)
+
+    def get(self, key):
+        self._asked()
+        return self.keys[key]
+
+    def set(self, key, value):
+        self.keys[key] = value.encode()
+
+    def add(self, key, amount):
+        self.keys[key] = str(int(self.keys.get(key, b"0")) + amount).encode()
+        return int(self.keys[key])
+
+
+def _watching(store, monkeypatch, tmp_path):
+    """A started watcher of ``store`` polling every 20 ms, as process 1 of 2, whose ``os._exit`` ends its loop (and
+    is recorded) instead of the test process."""
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    monkeypatch.setattr(ranks_stop_together, "RETRY_MAX_S", 0.05)
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: store)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)
+    monkeypatch.setattr(dist, "get_world_size", lambda: 2)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.ended = []
+
+    def exit_(status):
+        watcher.ended.append(status)
+        watcher.done.set()
+
+    monkeypatch.setattr(os, "_exit", exit_)
+    watcher.start()
+    return watcher
+
+
+def test_a_watcher_goes_on_through_a_blip_and_still_ends_its_process_for_an_error_after_it(monkeypatch, tmp_path):
+    """The first error a store call raised (a network blip: "Connection reset by peer") ended the watch for good until
+    the hundred-and-seventh session: an error published after it stopped this process no more. The watcher now asks
+    again, with a short backoff, and ends its process for the error published once the store answers."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import MESSAGE
+
+    store = _FlakyStore(failures=5)
+    watcher = _watching(store, monkeypatch, tmp_path)
+    deadline = time.monotonic() + 30
+    while store.calls <= 6 and time.monotonic() < deadline:  # through the blip, answering again
+        time.sleep(0.02)
+    assert watcher.is_alive() and not watcher.gave_up.is_set(), "the watcher gave up at a blip"
+    store.set(SAID, "process 0: a bug")  # the main process's line, as it says it
+    store.set(MESSAGE, "process 0: a bug")
+    watcher.join(30)
+    assert watcher.ended == [1] and not watcher.gave_up.is_set()
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == "error: process 0: a bug"
+
+
+def test_a_watcher_whose_store_keeps_failing_gives_up_within_the_bound(monkeypatch, tmp_path):
+    """A store that never answers again (its host's address not refusing: a network that stays down) is given up
+    after GIVE_UP_AFTER_S, asked again meanwhile, and no process is ended."""
+    import time
+
+    monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 0.5)
+    store = _FlakyStore(failures=None)
+    started = time.monotonic()
+    watcher = _watching(store, monkeypatch, tmp_path)
+    watcher.join(30)
+    took = time.monotonic() - started
+    assert watcher.gave_up.is_set() and watcher.ended == []
+    assert 0.5 <= took < 0.5 + 2.0, took
+    assert store.calls >= 5, f"asked {store.calls} time(s) in {took:.2f} s"
+
+
+class _Relay:
+    """A TCP relay to a store whose every connection can be reset (RST) at once, the store living on: a network
+    blip, as between a rank and the launch's store on another node."""
+
+    def __init__(self, port: int):
+        import socket
+        import threading
+
+        self.port_to, self.listener, self.open = port, socket.create_server(("127.0.0.1", 0)), []
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import socket
+        import threading
+
+        while True:
+            try:
+                near, _ = self.listener.accept()
+            except OSError:  # closed (``refuse``)
+                return
+            far = socket.create_connection(("127.0.0.1", self.port_to))
+            self.open += [near, far]
+            for source, sink in ((near, far), (far, near)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _relay(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def refuse(self):
+        """Its address refuses connections from now, as an ended host's does."""
+        import socket
+
+        self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept, which a close alone leaves listening
+        self.listener.close()
+
+    def reset(self):
+        import socket
+        import struct
+
+        for sock in self.open:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        self.open = []
+
+
+@pytest.fixture
+def store_through_a_relay():
+    """A process group of this process alone whose store (a TCPStore, as a launch's) is reached through a relay."""
+    import socket
+    from datetime import timedelta
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    host = dist.TCPStore("127.0.0.1", port, 1, True, timedelta(seconds=30), wait_for_workers=False)
+    relay = _Relay(port)
+    client = dist.TCPStore("127.0.0.1", relay.port, 1, False, timedelta(seconds=30))
+    dist.init_process_group("gloo", store=client, rank=0, world_size=1)
+    yield relay, host
+    dist.destroy_process_group()
+
+
+def test_after_a_real_blip_the_watcher_and_the_publishing_rank_reach_the_store_again(store_through_a_relay,
+                                                                                    monkeypatch, tmp_path, capsys):
+    """torch's TCPStore client never reconnects: after a reset connection each call fails "Broken pipe" while the
+    store lives on. The watcher and the rank that publishes its error both go on through a fresh client of it, and
+    the error still ends the process with its line."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import _publish
+
+    relay, _ = store_through_a_relay
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    watcher = _Watcher("accelerated_seg/test/", str)
+    ended = []
+
+    def exit_(status):
+        ended.append(status)
+        watcher.done.set()
+
+    monkeypatch.setattr(os, "_exit", exit_)
+    watcher.start()
+    time.sleep(0.2)
+    relay.reset()
+    time.sleep(0.5)  # the watcher's polls meet the reset connection
+    assert watcher.is_alive() and not watcher.gave_up.is_set(), "the watcher gave up at a blip"
+    _publish(watcher, RuntimeError("process 0: a bug"))
+    assert ended == [1] and not watcher.is_alive()
+    assert "error: process 0: a bug" in capsys.readouterr().err
+
+
+def test_a_watcher_gives_up_at_once_where_the_stores_host_has_ended(store_through_a_relay, monkeypatch):
+    """Where the store's host has ended (rank 0's process, outside torch elastic), its address refuses a connection:
+    the watcher gives up at the first failing poll, as before the retries, not GIVE_UP_AFTER_S later."""
+    import time
+
+    relay, host = store_through_a_relay
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.start()
+    time.sleep(0.2)
+    relay.refuse()
+    relay.reset()
+    ended = time.monotonic()
+    watcher.join(30)
+    assert watcher.gave_up.is_set() and time.monotonic() - ended < 1.0
