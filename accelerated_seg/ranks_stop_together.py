@@ -160,25 +160,27 @@ def met_by_every_rank(name: str, met: bool) -> bool:
     True in one process or without a process group: there is no one to differ. Where the store is gone (its host
     ended: rank 0's process, outside torch elastic), at once what the wait's end gives: no rank is left to say it met
     it, and the store's own error ("Connection reset by peer") was raised in the case's stage in place of this rank's
-    (until the hundred-and-fifth session). A bug's error is raised (``_store_gone``)."""
+    (until the hundred-and-fifth session). A bug's error is raised (``_store_gone``). After a blip (the connection
+    reset, the store living on) the wait's reads are asked again through a fresh client (``_asked``), not the record:
+    a count sent before its answer was lost would count this rank twice, and "every rank met it" be said too soon."""
     if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix + "met/")) is None:
         return True
     try:
-        return _every_rank_met(store, name, met)
+        return _every_rank_met(_INSIDE[-1].prefix + "met/", store, name, met)
     except _store_gone():
         return not met
 
 
-def _every_rank_met(store, name: str, met: bool) -> bool:
-    """``met_by_every_rank``'s record and wait, in ``store``."""
+def _every_rank_met(prefix: str, store, name: str, met: bool) -> bool:
+    """``met_by_every_rank``'s record, in ``store``, and wait, under ``prefix``."""
     import torch.distributed as dist
 
     store.add(f"{name}/{'met' if met else 'passed'}", 1)
     deadline = time.monotonic() + MET_WAIT_S
     while met and time.monotonic() < deadline:
-        if int(store.add(f"{name}/passed", 0)):
+        if int(_asked(prefix, lambda store: store.add(f"{name}/passed", 0))):
             return False
-        if int(store.add(f"{name}/met", 0)) >= dist.get_world_size():
+        if int(_asked(prefix, lambda store: store.add(f"{name}/met", 0))) >= dist.get_world_size():
             return True
         time.sleep(POLL_S)
     return not met
@@ -198,12 +200,13 @@ def writes_for_the_line() -> bool:
 
     True where the store is gone (its host ended): its watcher has given up (``gave_up``) and ends no process, and a
     refused write waits for that end (predict_stop's ``writing``), for ever; the store's own error ("Connection reset
-    by peer") was raised instead until the hundred-and-fifth session."""
-    if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix)) is None:
+    by peer") was raised instead until the hundred-and-fifth session. After a blip, asked again through a fresh client
+    (``_asked``): a writer counted twice changes nothing, the main process asking only whether any has written."""
+    if not (_INSIDE and launched_processes() > 1) or _store(_INSIDE[-1].prefix) is None:
         return True
     try:
-        store.add(WRITERS, 1)
-        return not store.check([MESSAGE])
+        _asked(_INSIDE[-1].prefix, lambda store: store.add(WRITERS, 1))
+        return not _asked(_INSIDE[-1].prefix, lambda store: store.check([MESSAGE]))
     except _store_gone():
         return True
 
@@ -213,10 +216,12 @@ def note_for_the_line(note: str) -> None:
     for the main process's line (``notes``), as predict --split cases keeps each case a process wrote whole. Nothing
     in one process or without a process group: there is no other rank's line to say it; nor where the store is gone
     (its host, the main process that would say it, ended), whose error was raised after the write until the
-    hundred-and-fifth session."""
-    if _INSIDE and launched_processes() > 1 and (store := _store(_INSIDE[-1].prefix + "notes/")) is not None:
+    hundred-and-fifth session. After a blip, asked again through a fresh client (``_asked``): a count taken twice
+    leaves a number with no note, which ``notes`` passes over."""
+    if _INSIDE and launched_processes() > 1 and _store(_INSIDE[-1].prefix + "notes/") is not None:
         with contextlib.suppress(_store_gone()):
-            store.set(str(store.add("count", 1)), note)
+            number = _asked(_INSIDE[-1].prefix + "notes/", lambda store: store.add("count", 1))
+            _asked(_INSIDE[-1].prefix + "notes/", lambda store: store.set(str(number), note))
 
 
 def notes() -> list[str]:
@@ -233,26 +238,36 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
     store is gone (its host ended: rank 0's process, outside torch elastic), for the caller to raise ``error``: the
     store's own error ("Connection reset by peer") was raised in its place until the hundred-and-fourth session's
     review."""
-    for retry in (False, True):
-        if (store := _store(watcher.prefix)) is None:
-            return
-        try:
-            if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
-                if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
-                    store.set(INTERRUPTED, "1")
-                elif isinstance(error, BrokenPipeError):
-                    store.set(READER_GONE, "1")
-                store.set(MESSAGE, str(error))
-            break
-        except _store_gone():
-            # Once, through a fresh client, where a blip broke the connection (torch's client never reconnects): the
-            # error's own line waits for nothing more. A host that has ended (its address refuses) or a network still
-            # down is not waited for: the error is raised here, said by the caller, at once.
-            if retry or not _reconnect():
-                return
-        except Exception:  # noqa: BLE001 - whatever else the store raises, its watcher gives up too (``gave_up``)
-            return
+    def publish(store) -> None:
+        if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
+            if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
+                store.set(INTERRUPTED, "1")
+            elif isinstance(error, BrokenPipeError):
+                store.set(READER_GONE, "1")
+            store.set(MESSAGE, str(error))
+
+    if _store(watcher.prefix) is None:
+        return
+    try:
+        # asked again once through a fresh client where a blip broke the connection (``_asked``); a host that has
+        # ended or a network still down is not waited for: the error is raised here, said by the caller, at once
+        _asked(watcher.prefix, publish)
+    except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
+        return
     watcher.wait_for_the_end()
+
+
+def _asked(prefix: str, ask: Callable):
+    """``ask(store)`` of the keys under ``prefix``, asked once more through a fresh client where a blip broke the
+    connection (``_reconnect``); the store's error raised where its host has ended or cannot be reached. Once, not
+    ``GIVE_UP_AFTER_S`` as the watcher does: these are asked in a rank's work, case after case, which a network down
+    would hold that long at each (a refusing host costs 0.1 ms, an unreachable one ``CONNECT_S``)."""
+    try:
+        return ask(_store(prefix))
+    except _store_gone():
+        if not _reconnect():
+            raise
+    return ask(_store(prefix))
 
 
 def _store_gone() -> type[Exception]:

@@ -512,3 +512,18 @@ def test_a_watcher_gives_up_at_once_where_the_stores_host_has_ended(store_throug
     ended = time.monotonic()
     watcher.join(30)
     assert watcher.gave_up.is_set() and time.monotonic() - ended < 1.0
+
+
+def test_a_rank_that_notes_a_case_after_a_real_blip_keeps_it_for_the_line(store_through_a_relay, monkeypatch):
+    """``note_for_the_line`` (and ``writes_for_the_line``, ``met_by_every_rank``'s wait) took the first error for the
+    store gone: after a blip, before the watcher had asked again, a case written whole went unnamed in the line, and
+    the main process's ``notes`` raised "Broken pipe". Each asks once more through a fresh client."""
+    from accelerated_seg.ranks_stop_together import note_for_the_line, notes, writes_for_the_line
+
+    relay, _ = store_through_a_relay
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [_Watcher("accelerated_seg/test/", str)])  # not started
+    relay.reset()
+    assert writes_for_the_line() is True
+    note_for_the_line("small_0")
+    assert notes() == ["small_0"]
