@@ -36,6 +36,10 @@ The store is the process group's, reached through torch's private ``distributed_
 store of our own, a public ``TCPStore`` client of MASTER_ADDR:MASTER_PORT, would hold only where the group met
 through ``env://`` over TCP: not a ``file://`` init method, nor accelerate's debug launch (a ``FileStore``).
 tests/test_ranks_stop_together.py says so by name if torch removes it (ninety-seventh session).
+A network blip to that store is not taken for its host having ended (``_reconnect``): torch's TCPStore client never
+reconnects once its connection is reset, so a fresh client of the store takes its place; a host that has ended refuses
+a connection, and the watcher gives up at once; one that cannot be reached is asked again for ``GIVE_UP_AFTER_S``.
+Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
         ...  # measure; ``with writing:`` around what the line names (a results file), so it is written whole
@@ -74,8 +78,8 @@ MET_WAIT_S = 60.0
 BUSY_MACHINE_S = 5.0
 #: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
 #: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
-#: is over at the first retry (a fresh client answers in about 1 ms); a host that has ended is known at once, its
-#: address refusing (0.1 ms): this bounds only a network that stays down, whose own recoveries (a link's flap, a
+#: is over at the first retry (a fresh client answers in 1-12 ms); a host that has ended is known at once, its
+#: address refusing (0.16 ms): this bounds only a network that stays down, whose own recoveries (a link's flap, a
 #: route's change) take seconds (hundred-and-seventh session: benchmarks/results/store_blip_2026-12-05).
 GIVE_UP_AFTER_S = 30.0
 #: The longest wait between two retries of a failing store (from POLL_S, doubling), and the longest a retry's connect

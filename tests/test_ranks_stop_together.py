@@ -398,6 +398,19 @@ def test_a_watcher_whose_store_keeps_failing_gives_up_within_the_bound(monkeypat
     assert store.calls >= 5, f"asked {store.calls} time(s) in {took:.2f} s"
 
 
+def test_a_watcher_asking_a_failing_store_again_does_not_hold_the_commands_normal_end(monkeypatch, tmp_path):
+    """The retries wait on the event the command's end sets: a watcher between two of them ends with the command."""
+    import time
+
+    store = _FlakyStore(failures=None)
+    watcher = _watching(store, monkeypatch, tmp_path)
+    time.sleep(0.3)  # retrying, its backoff at RETRY_MAX_S
+    ended = time.monotonic()
+    watcher.done.set()
+    watcher.join(5)
+    assert not watcher.is_alive() and time.monotonic() - ended < 0.1 and not watcher.gave_up.is_set()
+
+
 class _Relay:
     """A TCP relay to a store whose every connection can be reset (RST) at once, the store living on: a network
     blip, as between a rank and the launch's store on another node."""
