@@ -448,8 +448,8 @@ class _Watcher(threading.Thread):
         watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
         watcher wrote the launcher's report. Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
-            # it looks again within POLL_S, or RETRY_MAX_S and a connect where a blip has it retrying
-            seeing_by = time.monotonic() + RETRY_MAX_S + CONNECT_S + BUSY_MACHINE_S
+            # it looks again within POLL_S, or RETRY_MAX_S and a reconnection (two connects) where a blip has it retrying
+            seeing_by = time.monotonic() + RETRY_MAX_S + 2 * CONNECT_S + BUSY_MACHINE_S
             while not self.seen.wait(POLL_S):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return
