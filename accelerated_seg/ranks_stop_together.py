@@ -82,8 +82,8 @@ BUSY_MACHINE_S = 5.0
 #: address refusing (0.16 ms): this bounds only a network that stays down, whose own recoveries (a link's flap, a
 #: route's change) take seconds (hundred-and-seventh session: benchmarks/results/store_blip_2026-12-05).
 GIVE_UP_AFTER_S = 30.0
-#: The longest wait between two retries of a failing store (from POLL_S, doubling), and the longest a retry's connect
-#: to the store's host waits (a host on a network that is down answers nothing).
+#: The longest wait between two retries of a failing store (from twice POLL_S, doubling), and the longest a retry's
+#: connect to the store's host waits (a host on a network that is down answers nothing).
 RETRY_MAX_S = 2.0
 CONNECT_S = 1.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
@@ -385,10 +385,11 @@ class _Watcher(threading.Thread):
                     # Asked again, with a short backoff, through a fresh client where the host still listens; given up
                     # at once where it refuses (ended), or after GIVE_UP_AFTER_S of failing (a network that stays down).
                     failing_since = failing_since or time.monotonic()
-                    if _reconnect() is False or time.monotonic() - failing_since > GIVE_UP_AFTER_S:
+                    if (reconnected := _reconnect()) is False or time.monotonic() - failing_since > GIVE_UP_AFTER_S:
                         self.gave_up.set()
                         return
-                    store, wait_s = None, min(2 * wait_s, RETRY_MAX_S)
+                    # reconnected: polled as before; else backing off (a fresh client failing again keeps the clock)
+                    store, wait_s = None, POLL_S if reconnected else min(2 * wait_s, RETRY_MAX_S)
                     continue
                 failing_since, wait_s = None, POLL_S
                 if message is not None:
