@@ -119,9 +119,12 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         return not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir, names)
 
     def make_the_folder():
-        for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
-            shutil.rmtree(stale, ignore_errors=True)
-        try:  # a folder gone read-only: a traceback before the seventy-second session
+        # A folder gone read-only: a traceback before the seventy-second session. One that cannot be listed (its
+        # permissions taken away, a mount gone) failed in the listing for the leftovers, a traceback before the
+        # save's own line, until the hundred-and-seventh session's review.
+        try:
+            for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
+                shutil.rmtree(stale, ignore_errors=True)
             partial.mkdir(parents=True)
         except OSError as error:
             raise not_written(error) from error

@@ -161,6 +161,73 @@ def test_ctrl_c_with_the_checkpoints_folder_made_unreadable_says_so(tiny_config,
             f"checkpoint is named") in capsys.readouterr().out
 
 
+def _checkpoints_unreadable_from(monkeypatch, checkpoints: Path, call: int, then: int | None = None) -> None:
+    """From the given 0-based forward call on, ``checkpoints`` can be neither listed nor written into, as after
+    ``chmod 000`` for a user other than root (root, whom chmod does not bite, has it stood in for): its listing and
+    the making of a folder in it fail with EACCES, as ``os.listdir`` and ``os.mkdir`` then do. ``then``: a signal
+    this process sends itself right after."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with
+
+    real_iterdir, real_mkdir, taken_away = Path.iterdir, Path.mkdir, []
+
+    def denied(path):
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    def iterdir(self):
+        if taken_away and self == checkpoints:
+            raise denied(self)
+        return real_iterdir(self)
+
+    def mkdir(self, *args, **kwargs):
+        if taken_away and self.parent == checkpoints:
+            raise denied(self)
+        return real_mkdir(self, *args, **kwargs)
+
+    def take_away(at, loss):
+        if at == call:
+            taken_away.append(True)
+            if os.geteuid() != 0:
+                checkpoints.chmod(0)
+            if then is not None:
+                os.kill(os.getpid(), then)
+        return loss
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(take_away))
+
+
+@pytest.mark.parametrize("stop", [None, signal.SIGTERM])
+def test_a_save_into_a_checkpoints_folder_made_unreadable_fails_in_one_line(tiny_dataset, tmp_path, monkeypatch,
+                                                                            capsys, stop):
+    """A checkpoints folder whose permissions are taken away as the run goes: the next save (step 6's; or the
+    preempted run's at step 5, SIGTERM) ends the run in one line, which says the folder could not be read and how
+    to go on. The save's first act, removing the hidden folders of killed saves, lists the folder: its
+    PermissionError was raised as a traceback, before the save's own error and its line were reached, until the
+    hundred-and-seventh session's review (a run as ``nobody``, chmod 000 in step 5: a traceback from
+    ``_hidden_checkpoints``, status 1, for a run going on and a preempted one alike)."""
+    from accelerated_seg.cli import main
+
+    checkpoints = tmp_path / "run" / "checkpoints"
+    _checkpoints_unreadable_from(monkeypatch, checkpoints, call=4, then=stop)  # step 5's forward, step_3 saved
+    try:
+        with pytest.raises(SystemExit) as ended:
+            main(["train", *tiny_overrides(tiny_dataset, tmp_path / "run", train__max_steps=8, train__val_every=0,
+                                           train__save_every=3)])
+    finally:
+        monkeypatch.undo()
+        checkpoints.chmod(0o755)  # readable again, and for tmp_path's removal
+    err = capsys.readouterr().err
+    assert ended.value.code == 1
+    assert "Traceback" not in err, err[-2000:]
+    assert (f"{checkpoints} could not be read (Permission denied) either, so no checkpoint is named: once it can be "
+            f"read and written again, run the same command with --train.resume=latest (resume='latest' from Python) "
+            f"to continue from its newest whole checkpoint") in err, err[-2000:]
+    assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_3"]
+
+
 def test_every_step_number_of_a_run_stopped_mid_epoch_under_accumulation_counts_the_steps_taken(
         tiny_config, tmp_path, monkeypatch, capsys, ctrl_c_raises):
     """One counting everywhere (docs/checkpoints.md, "What "step N" means"): step N is the N-th optimizer step, and
