@@ -10,6 +10,8 @@ KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGK
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
 SEED_OUT=P writes the seed of torch's generator at the first training step to ``P.rank<N>.txt``.
 FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
+CHECKPOINT_LISTING_FAILS=1 makes the listing of checkpoints/ that training's interrupt line and divergence error make
+fail as a network mount gone would (ENOTCONN); the saves list as before.
 GONE_AFTER_MAIN_LOADS=<checkpoint> deletes the checkpoint a resume loads once the main process has loaded it and
 before rank 1 does, as another run's rotation (keep_last) would between the two.
 AGAIN_INTO=<folder> trains the same overrides once more, into that folder, in the same processes after the run (a
@@ -115,6 +117,15 @@ def main() -> None:
             raise OSError(28, "No space left on device")
 
         exported_model.write_state_as_export = full_disk
+    if os.environ.get("CHECKPOINT_LISTING_FAILS"):
+        import errno
+
+        import accelerated_seg.train as train_module
+
+        def mount_gone(folder):
+            raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(folder))
+
+        train_module.complete_checkpoints = mount_gone
     if os.environ.get("GONE_AFTER_MAIN_LOADS"):
         gone_after_main_loads(Path(os.environ["GONE_AFTER_MAIN_LOADS"]), rank)
     for then_prefix, then_overrides in json.loads(os.environ.get("THEN_RUNS", "[]")):

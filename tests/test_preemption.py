@@ -403,6 +403,29 @@ def test_sigint_to_one_rank_alone_in_the_final_save_or_export_stops_every_rank_n
 
 
 @pytest.mark.distributed
+def test_sigint_to_one_rank_with_the_checkpoints_folder_unreadable_still_has_the_main_process_say_its_line(
+        tiny_dataset, tmp_path):
+    """The line of a launch of several is said by the main process's watcher thread (``ranks_stop_together``), which
+    built it by listing checkpoints/: where that listing failed (a mount gone, ENOTCONN), the watcher's OSError
+    ended the process with no line at all, status 130 on both ranks after the others' 10 s wait for it (a run as
+    ``nobody`` with chmod 000 in the hundred-and-seventh session's review: no line, 30.4 s; 18.8 s with it). Since
+    that session's fix the line says the folder could not be read, as one process's does."""
+    out, prefix = tmp_path / "run", tmp_path / "cut"
+    launch = launched_two(prefix, tiny_overrides(tiny_dataset, out, **{"train.max_steps": 8, "train.val_every": 0,
+                                                                       "train.save_every": 3}),
+                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGINT",
+                                     "CHECKPOINT_LISTING_FAILS": "1"}, timeout=120)
+    output = launch.stdout + launch.stderr
+    line = (f"interrupted (Ctrl-C) after step 4; {out / 'checkpoints'} could not be read (Transport endpoint is not "
+            f"connected), so no checkpoint is named: once it can be read again, run the same command with "
+            f"--train.resume=latest (resume='latest' from Python) to continue from its newest whole checkpoint")
+    assert launch.stdout.splitlines().count(line) == 1, output[-3000:]
+    assert launch.returncode == 1 and output.count("exitcode  : 130") == 2, output[-3000:]  # torch's table: 1
+    assert "OSError" not in output, output[-3000:]
+    assert not list(tmp_path.glob("cut.rank*.json"))
+
+
+@pytest.mark.distributed
 def test_ctrl_c_to_a_training_launch_ends_it_with_status_130_saying_where_to_resume(tiny_dataset, tmp_path):
     """A terminal's Ctrl-C, SIGINT to the launch's process group, the launcher's agent with it: the line once, on
     stdout, and the launch's status 130, no traceback of the launcher's. stopping.md and checkpoints.md said that
