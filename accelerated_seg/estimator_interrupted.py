@@ -9,7 +9,6 @@ asked for (Keras' and HF Trainer's in-memory model silently is), so that takes a
 from __future__ import annotations
 
 import _imp
-import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -42,13 +41,19 @@ class InterruptedFit:
     run_info_at_stop: tuple[int, int, str | None] | None = field(default=None, init=False)
     # the step of the newest whole checkpoint as it stopped (_step_of_the_newest_checkpoint)
     checkpoint_step: int | None = field(default=None, init=False)
+    # why its checkpoints folder could not be read as it stopped (unreadable_folder), None where it could: which
+    # checkpoints it had is then unknown, and none there later was said "no checkpoint was saved yet (save_every)"
+    # of a run that saved some (the hundred-and-seventh session's review)
+    unread_at_stop: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
         # a checkpoints folder that cannot be read (a mount gone) leaves none known: its OSError was raised over the
         # fit's KeyboardInterrupt until the hundred-and-seventh session; train's line has said why
-        with contextlib.suppress(OSError):
+        try:
             object.__setattr__(self, "newest_at_stop", self._checkpoint())
+        except OSError as error:
+            object.__setattr__(self, "unread_at_stop", unreadable_folder(self.run / "checkpoints", error))
         object.__setattr__(self, "checkpoint_step", self._step_of_the_newest_checkpoint())
 
     def _step_of_the_newest_checkpoint(self) -> int | None:
@@ -95,6 +100,8 @@ class InterruptedFit:
         if self.newest_at_stop is not None:
             unsaved = (f"{whose} checkpoints are no longer there (the newest as it stopped was "
                        f"{self.newest_at_stop}: deleted since, or replaced by a later fit there)")
+        elif self.unread_at_stop is not None:
+            unsaved = f"no whole checkpoint is there (as it stopped, {self.unread_at_stop})"
         else:
             unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
         if exports := [export for export in exported_models_in(self.run) if export != predicting_with]:

@@ -3564,6 +3564,12 @@ def test_an_estimators_fit_stopped_by_ctrl_c_with_its_checkpoints_unreadable_is_
             model.predict(np.zeros((16, 16, 16), np.float32))
     assert repr(model).endswith(f"its newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: call fit(..., "
                                 f"resume='latest') again to continue from it>")
+    # Its checkpoints gone once readable: the stop could not read them, so they are not said never saved ("no
+    # checkpoint was saved yet (save_every)", of a run that saved step_2, until the hundred-and-seventh session's
+    # review)
+    shutil.rmtree(run / "checkpoints" / "step_2")
+    assert repr(model).endswith(f"; no whole checkpoint is there (as it stopped, {run / 'checkpoints'} could not be "
+                                f"read (Permission denied)), so a new fit starts over>"), repr(model)
 
 
 def test_a_loaded_estimators_fit_stopped_by_ctrl_c_and_resumed_still_names_its_start(tiny_dataset, tmp_path,
