@@ -17,7 +17,7 @@ from pathlib import Path
 from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way
-from .model_folders import Names, check_init_from, complete_checkpoints
+from .model_folders import Names, check_init_from, complete_checkpoints, unreadable_folder
 from .resume_config_changes import check_resume_length, check_resume_settings
 from .run_lock import in_use, live_holder
 
@@ -67,6 +67,13 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     if (out / "checkpoints").exists() and not (out / "checkpoints").is_dir():  # the same, one level down
         raise ConfigError(f"{out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or train "
                           f"into {names.elsewhere}")
+    try:  # every start judges its checkpoints (resumed, kept or replaced)
+        complete_checkpoints(out / "checkpoints")
+    except OSError as error:  # the resume an interrupt's line offers "once it can be read again", tried before
+        # it can: a traceback from this listing until the hundred-and-seventh session's review
+        raise ConfigError(f"{unreadable_folder(out / 'checkpoints', error)}, so the run there can be neither "
+                          f"resumed nor replaced yet: try again once it can be read (its permissions, a "
+                          f"mount)") from None
     resume_from = None
     if resume == "latest" and not complete_checkpoints(out / "checkpoints") and (found := earlier_run(out)):
         # Else resolve_resume's "drop --resume" led back to check_output_folder's "continue it with

@@ -812,3 +812,24 @@ def test_a_train_resume_of_a_fit_checkpoint_is_refused_before_the_data_work(tmp_
                 f"this package cannot build: resume it with fit(..., resume={str(checkpoint)!r}) and that network")):
             check(cfg)
     assert not (run / "synthetic_data").exists()
+
+
+@pytest.mark.parametrize("resume", ["latest", None])
+def test_a_start_with_the_checkpoints_folder_unreadable_is_refused_in_one_line(tmp_path, monkeypatch, resume):
+    """The interrupt's line of a run whose checkpoints/ could not be read says to resume "once it can be read
+    again"; a resume (or a new start, which judges them too) tried before it can was a traceback from the listing
+    until the hundred-and-seventh session's review (as ``nobody``, chmod 000: ``resume_or_replace``'s listing, before
+    the imports). A refusal, before any work, naming the folder and why."""
+    import accelerated_seg.run_folder as run_folder
+
+    checkpoints = tmp_path / "run" / "checkpoints"
+    (checkpoints / "step_2").mkdir(parents=True)
+
+    def denied(folder):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+    monkeypatch.setattr(run_folder, "complete_checkpoints", denied)
+    with pytest.raises(ConfigError, match=re.escape(
+            f"{checkpoints} could not be read (Permission denied), so the run there can be neither resumed nor "
+            f"replaced yet: try again once it can be read (its permissions, a mount)")):
+        resume_or_replace(tmp_path / "run", resume, overwrite=False)
