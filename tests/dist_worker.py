@@ -120,12 +120,14 @@ def main() -> None:
     if os.environ.get("CHECKPOINT_LISTING_FAILS"):
         import errno
 
+        import accelerated_seg.interrupted_run as interrupted_run
         import accelerated_seg.train as train_module
 
         def mount_gone(folder):
             raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(folder))
 
-        train_module.complete_checkpoints = mount_gone
+        # the interrupt's line is built in interrupted_run, the divergence's error in train
+        train_module.complete_checkpoints = interrupted_run.complete_checkpoints = mount_gone
     if os.environ.get("GONE_AFTER_MAIN_LOADS"):
         gone_after_main_loads(Path(os.environ["GONE_AFTER_MAIN_LOADS"]), rank)
     for then_prefix, then_overrides in json.loads(os.environ.get("THEN_RUNS", "[]")):
