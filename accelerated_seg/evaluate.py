@@ -72,6 +72,7 @@ import numpy as np
 from .data.checks import label_scaling_said
 from .data.errors import DataError
 from .data.io import read_nifti
+from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .evaluate_cases import NNUNET_PREDICT_ARGUMENTS, case_id, match_cases
 from .evaluate_classes import (
     ClassesFound,
@@ -483,7 +484,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
-    reorderings, reoriented = _checked_grids(pairs, geometry_atol_mm)  # headers only: before any work
+    # each with a Ctrl-C raised, not dropped, where it lands as nibabel closes a file (dropped_interrupts.py)
+    with interrupts_kept():
+        reorderings, reoriented = _checked_grids(pairs, geometry_atol_mm)  # headers only: before any work
 
     scoring = _how_scored(dataset_json, num_classes, regions, ignore_value, merge_foreground, binarized_references,
                           setting_names)
@@ -504,7 +507,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
     check_earlier_evaluation(output_dir, settings, overwrite, setting_names, digests)
 
-    scores = _scored_cases(pairs, reorderings, scoring, classes, tolerance_mm, dataset_json, hashed)
+    with interrupts_kept():
+        scores = _scored_cases(pairs, reorderings, scoring, classes, tolerance_mm, dataset_json, hashed)
     classes = _classes_after_scoring(classes, scores, pairs, scoring, tolerance_mm, setting_names)
     rows = _rows(pairs, classes, scores)
     summary = _summary(pred_dir, label_dir, pairs, unmatched, scoring, classes, scores, reoriented, rows, settings,
@@ -535,6 +539,7 @@ def _checked_grids(pairs: Sequence[tuple[str, Path, Path]], geometry_atol_mm: fl
     reoriented without a word before). A file whose voxels read as other classes than it stores is refused."""
     reorderings, reoriented = {}, {}
     for case, pred_path, label_path in pairs:
+        raise_a_dropped_interrupt()  # as the case before's files were closed
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         pred, label = read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False)
         reorderings[case] = check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
@@ -668,6 +673,7 @@ def _scored_cases(pairs: Sequence[tuple[str, Path, Path]], reorderings: dict, sc
     known = _values_known(scoring.regions, classes, dataset_json)
     scores = _Scores()
     for case, pred_path, label_path in pairs:
+        raise_a_dropped_interrupt()  # as the case before's files were closed
         pred, label, held = _read_case(pred_path, label_path, hashed, classes.found)
         if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
             pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))

@@ -37,6 +37,7 @@ from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
+from .dropped_interrupts import between_files, interrupts_kept, raise_a_dropped_interrupt
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
@@ -338,6 +339,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     separator_of: dict[str, str] = {}  # a case whose files are named by the channels' names: "_" or "-"
     problems = []
     for path in files:
+        raise_a_dropped_interrupt()  # one dropped as the header before was closed (dropped_interrupts.py)
         stem = nifti_stem(path)
         match = _CHANNEL_FILE.match(stem)
         if in_channels == 1:
@@ -471,7 +473,8 @@ def channels_config(configs: list[dict]) -> dict | None:
 
 def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
     """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
-    return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
+    with interrupts_kept():  # a Ctrl-C as nibabel closes a header's file raised, not dropped (dropped_interrupts.py)
+        return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
 
 
 def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
@@ -832,8 +835,9 @@ def _check_only_predictions_replaced(outputs: Iterable[str | Path | None], setti
     Raises:
         DataError: naming the files; nothing has been written.
     """
-    refused = [(str(output), why) for output in outputs
-               if output is not None and Path(output).is_file() and (why := written_by_predict(output))]
+    with interrupts_kept():  # a Ctrl-C as nibabel closes an output's file raised, not dropped (dropped_interrupts.py)
+        refused = [(str(output), why) for output in between_files(outputs)
+                   if output is not None and Path(output).is_file() and (why := written_by_predict(output))]
     if refused:
         shown = ", ".join(f"{path} ({why})" for path, why in refused[:5]) + (
             f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")
@@ -911,8 +915,9 @@ def _check_other_endings_replaced(outputs: Sequence[Path], ending: str, setting:
     Raises:
         DataError: naming the files and why each is kept; nothing has been written.
     """
-    refused = [(str(other), why) for path in outputs
-               if (other := under_the_other_ending(path)).is_file() and (why := written_by_predict(other))]
+    with interrupts_kept():  # as _check_only_predictions_replaced
+        refused = [(str(other), why) for path in between_files(outputs)
+                   if (other := under_the_other_ending(path)).is_file() and (why := written_by_predict(other))]
     if refused:
         shown = ", ".join(f"{path} ({why})" for path, why in refused[:5]) + (
             f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")

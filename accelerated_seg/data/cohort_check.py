@@ -19,6 +19,7 @@ from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.fingerprint import case_key, source_fingerprint_or_none
 from accelerated_seg.data.grid_agreement import GRID_ATOL_MM
 from accelerated_seg.data.io import header_notes_unsaid
+from accelerated_seg.dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 
 if TYPE_CHECKING:
     from accelerated_seg.regions import Regions
@@ -117,7 +118,8 @@ def check_cases(
                            crop_foreground=crop_foreground, zscored=normalization == "zscore",
                            records_kept=records is not None,
                            recorded=records.load(settings) if records is not None else {})
-    found = _findings_in_the_cases_order(cases, check_one, workers, ranks)
+    with interrupts_kept():  # a Ctrl-C as nibabel closes a file is not dropped: dropped_interrupts.py
+        found = _findings_in_the_cases_order(cases, check_one, workers, ranks)
     report = _one_report(found, declared, ignore_value, normalization, regions)
     if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
         report.labelled = _classes_labelled(cases, found, declared, ignore_value)
@@ -164,6 +166,7 @@ class _CaseCheck:
     recorded: dict  # the records' findings by case key (``CheckRecords.load``)
 
     def __call__(self, case: Case) -> _Findings:
+        raise_a_dropped_interrupt()  # one a finalizer dropped during the case before, raised before this one
         source = source_fingerprint_or_none(case) if self.records_kept else None  # before the files are read
         known = _Findings.from_record(self.recorded.get(case_key(case)), source) if source is not None else None
         if known is not None:

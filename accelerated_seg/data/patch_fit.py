@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..dropped_interrupts import between_files, interrupts_kept
 from .preprocess_settings import resolved_crop_foreground, resolved_normalization
 from .spacing import resampled_ras_shape
 
@@ -84,7 +85,8 @@ def resampled_patch_padding_warning(data, manifest, spacing,
     """
     if not manifest.training:
         return None
-    shapes = [resampled_ras_shape(case.images[0], spacing) for case in manifest.training]
+    with interrupts_kept():  # a Ctrl-C as nibabel closes a header's file raised, not dropped (dropped_interrupts.py)
+        shapes = [resampled_ras_shape(case.images[0], spacing) for case in between_files(manifest.training)]
     cropped = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
     cases = ("resampled training case (uncropped: data.crop_foreground can only shorten it)" if cropped else
              "resampled training case")

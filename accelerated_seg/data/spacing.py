@@ -13,6 +13,7 @@ import nibabel as nib
 import numpy as np
 
 from ..config import DataConfig
+from ..dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .cases import Manifest
 from .errors import DataError
 from .header_units import UNIT_MM, declare_code, rewrite_code, spatial_unit
@@ -53,7 +54,11 @@ def resampled_shape_of(image, spacing: Sequence[float]) -> tuple[int, int, int]:
 
 def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
     """The dataset's median voxel size per RAS axis: nnU-Net's default target spacing."""
-    return tuple(float(s) for s in np.median([ras_spacing(p) for p in image_paths], axis=0))
+    spacings = []
+    for path in image_paths:
+        raise_a_dropped_interrupt()  # one dropped as the header before was closed (dropped_interrupts.py)
+        spacings.append(ras_spacing(path))
+    return tuple(float(s) for s in np.median(spacings, axis=0))
 
 
 def median_cases(manifest: Manifest) -> tuple[list, str]:
@@ -86,6 +91,14 @@ def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[
         DataError: the cases' headers declare different units (``one_spatial_unit``), a case resampled to it
             would hold more than ``data.max_voxels`` voxels, or a case's voxels are far finer than it.
     """
+    # A Ctrl-C as nibabel closes a header's file is raised, not dropped (dropped_interrupts.py): the headers are
+    # closed as _from_the_headers returns, inside
+    with interrupts_kept():
+        return _from_the_headers(cfg, manifest)
+
+
+def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
+    """``target_spacing_and_unit``, its headers read here and closed as it returns."""
     headers = case_headers(manifest)  # read once for every check
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
     unit = one_spatial_unit(headers)
@@ -100,6 +113,7 @@ def case_headers(manifest: Manifest) -> list:
     pre-flight check reports those that do not (loader() has none)."""
     headers = []
     for case in manifest.training + manifest.validation:
+        raise_a_dropped_interrupt()  # headers are kept, but a failed read's file is closed: its drop raised here
         try:
             headers.append((case, nib.load(str(case.images[0]))))
         except Exception:  # nibabel raises many types
