@@ -47,7 +47,7 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_ad
                           vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .data.header_units import channel_units_words
+from .data.header_units import channel_in_another_unit, channel_units_words
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -384,19 +384,20 @@ def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: 
     hundred-and-seventh session. Before the grids are compared, whose refusal would send the user the wrong way. A
     channel declaring no unit agrees with any, as a case's header does with the model's."""
     _refuse_another_unit(config, path, image, spacing)
-    unit = spatial_unit(image)
-    if spacing is None or unit == "unknown":  # the unit matters to the resampling alone, as _refuse_another_unit's
+    if spacing is None:  # the unit matters to the resampling alone, as _refuse_another_unit's
         return
-    for earlier_path, earlier_image in zip(earlier_paths, earlier):
-        if spatial_unit(earlier_image) not in ("unknown", unit):
-            # The one whose numbers are farther off the model's spacing is named, its rewrite offered first: a first
-            # channel in micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the
-            # second in micrometres, after which the first was refused by the host's memory (a review's probe of
-            # the hundred-and-seventh session). Numbers alike (a unit alone declared wrong): the later one is named
-            to = f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
-            if times_off(earlier_image, spacing) > times_off(image, spacing):
-                raise DataError(channel_units_words(earlier_path, earlier_image, path, image, to))
-            raise DataError(channel_units_words(path, image, earlier_path, earlier_image, to))
+    beside = channel_in_another_unit(image, list(zip(earlier_paths, earlier)))  # as the pre-flight check judges
+    if beside is None:
+        return
+    # The one whose numbers are farther off the model's spacing is named, its rewrite offered first: a first
+    # channel in micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
+    # micrometres, after which the first was refused by the host's memory (a review's probe of the
+    # hundred-and-seventh session). Numbers alike (a unit alone declared wrong): the later one is named
+    to = f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
+    beside_path, beside_image = beside
+    if times_off(beside_image, spacing) > times_off(image, spacing):
+        raise DataError(channel_units_words(beside_path, beside_image, path, image, to))
+    raise DataError(channel_units_words(path, image, beside_path, beside_image, to))
 
 
 def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:

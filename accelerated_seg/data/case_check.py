@@ -11,7 +11,7 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.foreground_box import Box
 from accelerated_seg.data.grid_agreement import Volume, check_same_grid, stacking_shift
-from accelerated_seg.data.header_units import channel_units_words, spatial_unit
+from accelerated_seg.data.header_units import channel_in_another_unit, channel_units_words
 from accelerated_seg.data.image_value_checks import check_finite, tell_dominant_voxels
 from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.label_value_checks import check_label_values
@@ -96,17 +96,14 @@ def check_case(
         )
 
 
+
 def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
     """What is wrong with a channel whose header declares another unit than an earlier channel of its case, judged
     before their grids: its numbers are read as they are, so a channel in micrometres beside one in mm was told to be
     resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring micrometres with the other's numbers
-    trained unjudged, each case's first image alone judged for its unit (``spacing.one_spatial_unit``), until the
-    hundred-and-seventh session's review. Predict judges a case's channels so (``inference._refuse_channel_units``).
-    A header declaring no unit agrees with any."""
-    unit = spatial_unit(other.image)
-    if unit == "unknown":
+    trained unjudged, each case's first image alone judged for its unit, until the hundred-and-seventh session's
+    review. Predict judges a case's channels so (``inference._refuse_channel_units``), with the same helper."""
+    beside = channel_in_another_unit(other.image, [(volume.path, volume.image) for volume in earlier])
+    if beside is None:
         return None
-    for volume in earlier:
-        if spatial_unit(volume.image) not in ("unknown", unit):
-            return channel_units_words(other.path, other.image, volume.path, volume.image, "one spacing")
-    return None
+    return channel_units_words(other.path, other.image, *beside, "one spacing")

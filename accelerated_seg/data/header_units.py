@@ -6,6 +6,8 @@ of a case's channels (``case_check.py``, whose findings are recorded: hence a mo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import nibabel as nib
 
 
@@ -24,6 +26,18 @@ def spatial_unit(image) -> str:
     except (AttributeError, KeyError, TypeError, ValueError):  # a header with no such field
         return "unknown"
     return nib.nifti1.unit_codes.label.get(code, "unknown")  # 4 to 7 have no name: no spatial meaning
+
+
+def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
+    """The first of a case's channels before ``image`` (``earlier``: (path, image) pairs) whose header declares
+    another unit than ``image``'s, or None: what predict and the pre-flight check of a case both judge before the
+    channels' grids are compared, whose refusal told the user to resample channels 1000 times apart onto one grid
+    (hundred-and-seventh session). A header declaring no unit agrees with any, as a case's does with the other
+    cases' and the model's: most such files are in mm."""
+    unit = spatial_unit(image)
+    if unit == "unknown":
+        return None
+    return next(((path, other) for path, other in earlier if spatial_unit(other) not in ("unknown", unit)), None)
 
 
 def channel_units_words(path, image, beside_path, beside_image, resampled_to: str) -> str:
