@@ -546,6 +546,121 @@ def test_a_case_declaring_no_unit_among_micrometres_is_told_to_be_rewritten_in_m
     assert settings_and_unit(microns, load_msd(root / "dataset.json"))[1] == "micron"
 
 
+def two_channel_cases(root, channel_units: dict[str, tuple[str, str, float]]):
+    """An nnU-Net raw folder of 4 cases of two channels (_0000, _0001) and a label, 8^3 voxels of 2 mm, every file
+    declaring mm but those of ``channel_units`` (case id -> (channel 0's unit, channel 1's, channel 1's numbers
+    times this)); returns dataset.json's path."""
+    import nibabel as nib
+
+    for folder in ("imagesTr", "labelsTr"):
+        (root / folder).mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for index in range(4):
+        case = f"case_{index:03d}"
+        units = channel_units.get(case, ("mm", "mm", 1.0))
+        label = (rng.random((8, 8, 8)) > 0.7).astype(np.uint8)
+        for name, voxels, unit, scale in ((f"{case}_0000", rng.random((8, 8, 8)) + 1, units[0], 1.0),
+                                          (f"{case}_0001", rng.random((8, 8, 8)) + 1, units[1], units[2]),
+                                          (case, label, "mm", 1.0)):
+            image = nib.Nifti1Image(voxels.astype(np.uint8 if name == case else np.float32),
+                                    np.diag([2.0 * scale] * 3 + [1.0]))
+            image.header.set_xyzt_units(unit)
+            nib.save(image, root / ("labelsTr" if name == case else "imagesTr") / f"{name}.nii.gz")
+    (root / "dataset.json").write_text(json.dumps({"channel_names": {"0": "T1", "1": "T2"}, "numTraining": 4,
+                                                   "labels": {"background": 0, "tumour": 1},
+                                                   "file_ending": ".nii.gz"}))
+    return root / "dataset.json"
+
+
+@pytest.mark.parametrize("numbers", ["the first one's", "its unit's"])
+def test_a_channel_declaring_another_unit_than_its_cases_first_is_refused_before_training_with_the_lines(
+        tmp_path, capsys, numbers):
+    """Training's checks judged each case's first image alone: a second channel declaring micrometres beside a
+    first in mm trained unjudged with the first one's numbers, and with its numbers in micrometres (1000 times
+    apart) was told to resample the channels onto one grid, the wrong way on (hundred-and-seventh session; the
+    case's check, tests/test_checks.py, since its review). ``accelerated-seg check``, training and the estimator's
+    checks (prepare_manifest) refuse it, before any cache, naming both files and the nibabel lines; the line that
+    fits, run as given, makes the case train."""
+    import nibabel as nib
+
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import prepare_manifest, settings_and_unit
+    from conftest import tiny_overrides
+
+    scale = 1.0 if numbers == "the first one's" else 1000.0
+    dataset = two_channel_cases(tmp_path / "data", {"case_002": ("mm", "micron", scale)})
+    first, second = (tmp_path / "data" / "imagesTr" / f"case_002_000{channel}.nii.gz" for channel in (0, 1))
+    said = (rf"case_002 \(image channels\): {re.escape(str(second))}: its header declares its voxel sizes in "
+            rf"micrometres \(xyzt_units\), that of {re.escape(str(first))}, a channel of the same case, in mm\. .* "
+            rf"resampling them to one spacing would scale one 1,000 times against the other\. Rewrite it in mm "
+            rf"\(nibabel: (img = .*, path\))\), or, where its numbers are mm already and its unit alone is wrong, "
+            rf"declare it so \(nibabel: (img = .*, path\))\); or the other way round")
+    assert main(["check", str(dataset)]) == 1
+    assert re.search(rf"^error: {said}", capsys.readouterr().err, re.M)
+    with pytest.raises(SystemExit, match="^2$"):  # train ends on the first refusal, as a launched rank does
+        main(["train", *tiny_overrides(dataset, tmp_path / "run", data__cache_dir=str(tmp_path / "cache"))])
+    assert re.search(said, capsys.readouterr().err) and not (tmp_path / "cache").exists()
+    with pytest.raises(DataError, match=said) as refused:
+        prepare_manifest(DataConfig(dataset=str(dataset)), tmp_path / "run")
+    rewrite, declare = re.search(said, refused.value.args[0]).groups()
+    exec(declare if scale == 1.0 else rewrite, {"nib": nib, "np": np, "path": str(second)})
+    manifest, report = prepare_manifest(DataConfig(dataset=str(dataset)), tmp_path / "run")
+    assert report.errors == [] and settings_and_unit(DataConfig(), manifest)[0].spacing == (2.0, 2.0, 2.0)
+
+
+def test_every_channel_file_is_judged_against_the_other_cases_unit_and_a_channel_declaring_none_agrees(tmp_path,
+                                                                                                     capsys):
+    """A case whose first channel declares no unit and whose second declares micrometres, among cases in mm, trained
+    unjudged: the cases' one unit was read from each case's first image alone, and the case's own check finds no two
+    declared units (hundred-and-seventh session). Every channel file's header is judged now, from the one read of
+    the headers the spacing checks make, naming the file; a channel declaring no unit beside one in mm agrees (most
+    such files are in mm), as a case's header does."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import prepare_manifest, settings_and_unit
+
+    unitless = two_channel_cases(tmp_path / "unitless", {"case_001": ("mm", "unknown", 1.0)})
+    assert main(["check", str(unitless)]) == 0
+    assert settings_and_unit(DataConfig(), prepare_manifest(DataConfig(dataset=str(unitless)), tmp_path)[0])[1] == "mm"
+    capsys.readouterr()
+    dataset = two_channel_cases(tmp_path / "data", {"case_002": ("unknown", "micron", 1.0)})
+    second = tmp_path / "data" / "imagesTr" / "case_002_0001.nii.gz"
+    said = (rf"^the cases' headers declare their voxel sizes in different units \(xyzt_units\): 3 in mm \(case_000: "
+            rf"{re.escape(str(tmp_path / 'data' / 'imagesTr' / 'case_000_0000.nii.gz'))}\); 1 in micrometres "
+            rf"\(case_002: {re.escape(str(second))}\)\. .* from micrometres: img = .*, or, where a file's numbers "
+            rf"are mm already and its unit alone is wrong, declare it mm")
+    assert main(["check", str(dataset)]) == 1
+    assert re.search(said.replace("^", "^error: "), capsys.readouterr().err, re.M)
+    manifest, report = prepare_manifest(DataConfig(dataset=str(dataset)), tmp_path / "run")  # each case agrees
+    with pytest.raises(DataError, match=said):
+        settings_and_unit(DataConfig(), manifest)
+
+
+@pytest.mark.parametrize("spacing", [None, (2.0, 2.0, 2.0)])
+def test_the_target_spacing_and_its_unit_read_each_image_files_header_once(tmp_path, monkeypatch, spacing):
+    """The median spacing loaded the training cases' first images again after the checks had read them: since the
+    units' check reads every channel's header (hundred-and-seventh session), the median is taken from those same
+    headers, so each image file is loaded once, the median as before, and no label is loaded."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest
+    from accelerated_seg.data.spacing import median_spacing, target_spacing_and_unit
+
+    dataset = two_channel_cases(tmp_path / "data", {"case_001": ("mm", "mm", 0.5)})
+    manifest = load_manifest(DataConfig(dataset=str(dataset)), tmp_path)
+    images = sorted(str(path) for case in manifest.training + manifest.validation for path in case.images)
+    loaded, load = [], nib.load
+    monkeypatch.setattr(nib, "load", lambda path, *args, **kwargs: loaded.append(str(path)) or load(path, *args,
+                                                                                                   **kwargs))
+    found = target_spacing_and_unit(DataConfig(dataset=str(dataset), spacing=spacing), manifest)
+    assert sorted(loaded) == images
+    monkeypatch.setattr(nib, "load", load)
+    median = median_spacing([case.images[0] for case in manifest.training])
+    assert found == (spacing or median, "mm")
+
+
 def test_a_header_whose_time_code_nibabel_cannot_name_still_declares_its_spatial_unit():
     """nibabel's get_xyzt_units() raises for a time code it has no name for (mm with 56: 58): such a header in mm
     was 'unknown' to the unit checks, and declared_in_mm raised KeyError, a traceback where the far finer check

@@ -6,7 +6,6 @@ check`` judges the target spacing as training does without importing torch and M
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Sequence
 
 import nibabel as nib
@@ -99,49 +98,67 @@ def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[
 
 def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
     """``target_spacing_and_unit``, its headers read here and closed as it returns."""
-    headers = case_headers(manifest)  # read once for every check
+    files = image_headers(manifest)  # every image file's header, each channel's, read once for every check
+    headers = [(case, image) for case, path, image in files if path == case.images[0]]  # what the checks judge
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
-    unit = one_spatial_unit(headers)
-    spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
+    unit = one_spatial_unit(files)
+    spacing = tuple(cfg.spacing or _median_of(median_cases(manifest)[0], headers))
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None, unit=unit)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
     return spacing, unit
 
 
-def case_headers(manifest: Manifest) -> list:
-    """(case, its first image loaded by nibabel: the header, no voxel data) for every case whose header reads; the
-    pre-flight check reports those that do not (loader() has none)."""
+def _median_of(cases: Sequence, headers: list) -> tuple[float, float, float]:
+    """``median_spacing`` of ``cases``' first images, from the headers read already (``headers``: (case, image));
+    a case's unread header is read here (its error then nibabel's, as before). They were read once more for the
+    median until the hundred-and-seventh session: reading them once pays for the channels' headers that the units'
+    check reads since (``benchmarks/results/channel_units_check_cost_2026-12-05``)."""
+    read = {str(case.images[0]): image for case, image in headers}
+    return tuple(float(s) for s in np.median(
+        [ras_spacing_of(read[str(case.images[0])].affine) if str(case.images[0]) in read else
+         ras_spacing(case.images[0]) for case in cases], axis=0))
+
+
+def image_headers(manifest: Manifest) -> list:
+    """(case, image file, that file loaded by nibabel: the header, no voxel data) for every image file (each
+    channel's) of every case that reads; the pre-flight check reports those that do not (loader() has none)."""
     headers = []
     for case in manifest.training + manifest.validation:
-        raise_a_dropped_interrupt()  # headers are kept, but a failed read's file is closed: its drop raised here
-        try:
-            headers.append((case, nib.load(str(case.images[0]))))
-        except Exception:  # nibabel raises many types
-            continue
+        for path in case.images:
+            raise_a_dropped_interrupt()  # headers are kept, but a failed read's file is closed: its drop raised here
+            try:
+                headers.append((case, path, nib.load(str(path))))
+            except Exception:  # nibabel raises many types
+                continue
     return headers
 
 
-def one_spatial_unit(headers: list) -> str | None:
-    """The unit the cases' headers (``headers``: ``case_headers``) declare their voxel sizes in, None where none
-    declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by. Cases whose
-    headers declare different units, some mm and some metres or micrometres (converted with different tools), are
-    refused: nibabel and MONAI read the numbers as they are, so resampling them to one spacing scaled the cases of
-    one unit 1000 times against the others', without a word until the hundred-and-sixth session. A header that
-    declares none ('unknown', nibabel's default) agrees with any: most such files are in mm, and those in metres are
-    check_voxels_in_mm's. Judged from the headers alone, the first image of each case, as the other spacing checks
-    read them.
+def one_spatial_unit(files: list) -> str | None:
+    """The unit the cases' image files (``files``: ``image_headers``, each channel's) declare their voxel sizes in,
+    None where none declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by.
+    Cases whose headers declare different units, some mm and some metres or micrometres (converted with different
+    tools), are refused: nibabel and MONAI read the numbers as they are, so resampling them to one spacing scaled the
+    cases of one unit 1000 times against the others', without a word until the hundred-and-sixth session. A header
+    that declares none ('unknown', nibabel's default) agrees with any: most such files are in mm, and those in metres
+    are check_voxels_in_mm's. Every channel file is judged, not the first of each case alone: a second channel in
+    micrometres among cases in mm, its first one declaring no unit, trained unjudged until the hundred-and-seventh
+    session (a case's own channels of two declared units are the pre-flight check's: ``case_check``, before their
+    grids are compared). Judged from the headers alone.
 
     Raises:
-        DataError: naming a file of each unit, and the nibabel lines that rewrite one in mm or declare its unit.
+        DataError: naming a file of each unit (and its case), counting the cases of each, and the nibabel lines
+            that rewrite one in mm or declare its unit.
     """
-    units = Counter(spatial_unit(image) for _, image in headers)
-    del units["unknown"]
-    if len(units) < 2:
-        return next(iter(units), None)
-    first = {unit: next(case for case, image in headers if spatial_unit(image) == unit) for unit in units}
-    named = "; ".join(f"{count} in {UNIT_MM[unit][0]} ({first[unit].id}: {first[unit].images[0]})"
-                      for unit, count in units.most_common())
-    apart = max(UNIT_MM[unit][1] for unit in units) / min(UNIT_MM[unit][1] for unit in units)
+    declared = {}  # unit -> {case id: the first of its files in that unit}, in the cases' order
+    for case, path, image in files:
+        if (unit := spatial_unit(image)) != "unknown":
+            declared.setdefault(unit, {}).setdefault(case.id, path)
+    if len(declared) < 2:
+        return next(iter(declared), None)
+    by_count = sorted(declared.items(), key=lambda item: -len(item[1]))  # stable: the first unit met first on a tie
+    named = "; ".join(f"{len(cases)} in {UNIT_MM[unit][0]} ({next(iter(cases.items()))[0]}: "
+                      f"{next(iter(cases.items()))[1]})" for unit, cases in by_count)
+    apart = max(UNIT_MM[unit][1] for unit in declared) / min(UNIT_MM[unit][1] for unit in declared)
     raise DataError(
         f"the cases' headers declare their voxel sizes in different units (xyzt_units): {named}. Their numbers are "
         f"read as they are, whatever the unit, so resampling them to one spacing would scale the cases of one unit "
@@ -172,8 +189,8 @@ FINER_THAN_THE_TARGET = 100
 
 def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, float, float],
                        configured: bool = True, unit: str | None = None) -> None:
-    """Refuse cases (of ``headers``: ``case_headers``) whose voxels are ``FINER_THAN_THE_TARGET`` times finer than
-    the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
+    """Refuse cases (of ``headers``: (case, its first image)) whose voxels are ``FINER_THAN_THE_TARGET`` times finer
+    than the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
     resampling leaves such a case a voxel or two, every structure in it gone. Training took it without a word,
     Dice unmoved by a case that was all padding (hundred-and-fourth session's probe); too coarse a header is
     check_resampled_sizes'. A header that declares its unit mm is taken at its word against a data.spacing set
@@ -286,8 +303,8 @@ def _mm(sizes) -> str:
 
 def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[float, float, float], max_voxels: int,
                           configured: bool = True, unit: str | None = None) -> None:
-    """Refuse a target spacing that would resample a case (of ``headers``: ``case_headers``) beyond the voxel
-    budget.
+    """Refuse a target spacing that would resample a case (of ``headers``: (case, its first image)) beyond the
+    voxel budget.
 
     The pre-flight check judges each file as stored; resampling multiplies its voxels along each axis by
     the ratio of voxel sizes, so a spacing ten times finer than the scans asks for a thousand times the
