@@ -25,9 +25,9 @@ from typing import Sequence
 import torch
 
 from .config import ConfigError
+from .data.header_units import UNIT_MM
 from .data.preprocess_settings import (SPACING_SET_KEY, SPACING_UNIT_KEY, code_version_difference, spacing_unit,
                                        spacing_was_set)
-from .data.spacing import UNIT_MM
 from .exported_model import load_exported
 from .inference_files import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex

@@ -47,15 +47,14 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_ad
                           vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .data.header_units import channel_in_another_unit, channel_units_words
+from .data.header_units import channel_in_another_unit, channel_units_words, spatial_unit
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import (PreprocessSettings, class_values, preprocess_settings, spacing_unit,
                                        spacing_was_set)
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
-                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, spatial_unit,
-                           times_coarser, times_off)
+                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .host_memory import memory_available
