@@ -8,10 +8,11 @@ at once, inside ``stopping_together``, which ends every process with status 130 
 the cases written whole. Until the hundred-and-seventh session every Ctrl-C was held, however often pressed, and
 could not have been raised anyway: the wait was torch's barrier, one call into C++ during which Python runs no
 signal handler (a SIGINT 0.30 s into a gloo barrier that another process entered at 2.00 s was raised at 2.00 s;
-benchmarks/results/last_wait_second_ctrl_c/). The wait now starts the barrier and looks at it every ``POLL_S``,
-Python's own steps, between which a handler runs. predict_distributed waits so before the gather of the cases'
-failures too, where a process that has written its share waits for the others first (split=cases): an interrupt
-there is not held (the others are still at work, inside ``stopping_together``) and stops every process at once.
+benchmarks/results/last_wait_second_ctrl_c/). The wait now starts the barrier and looks at it in Python's own
+steps, between which a handler runs: after 1 ms, then at doubling intervals up to ``POLL_S``. predict_distributed
+waits so before the gather of the cases' failures too, where a process that has written its share waits for the
+others first (split=cases): an interrupt there is not held (the others are still at work, inside
+``stopping_together``) and stops every process at once.
 
 Held as ``interrupts_between_imports`` holds a Ctrl-C during an import: the first said and held, a second raised at
 once, on the main thread alone, and only where SIGINT's handler raises KeyboardInterrupt as Python's does. Its
@@ -30,8 +31,14 @@ import time
 
 from .interrupts_between_imports import raises_keyboard_interrupt
 
-#: How often the last wait looks whether every process has reached it: the most a second Ctrl-C waits to be raised.
+#: The longest the wait sleeps between two looks at the barrier: the most a second Ctrl-C waits to be raised where
+#: it reached another thread of the process (one that reaches the main thread ends its sleep at once).
 POLL_S = 0.05
+#: Its first sleep, each doubling to ``POLL_S``: where the others are there already, as a rule, the wait returns
+#: within a few ms. With ``POLL_S`` alone each wait took 50 ms or more, two per launched predict: the process that
+#: came last to it waited 50.3 ms (median), 0.1-0.5 ms in torch's barrier, 1.2-1.3 ms since (hundred-and-seventh
+#: session's review; benchmarks/results/last_wait_second_ctrl_c/wait_cost.py).
+FIRST_LOOK_S = 0.001
 
 
 class InterruptInTheLastWait:
@@ -71,9 +78,15 @@ class InterruptInTheLastWait:
 
 def wait_for_every_process(accelerator) -> None:
     """``accelerator.wait_for_everyone()`` in steps a signal handler runs between (module docstring): torch's
-    barrier, started (``async_op``) and looked at every ``POLL_S``. On the devices accelerate's own barrier uses
-    (its process's GPU; none on the CPU, where gloo runs it). Without a process group of several (one process), as
-    accelerate's.
+    barrier, started (``async_op``) and looked at after sleeps of ``FIRST_LOOK_S`` doubling to ``POLL_S``. On the
+    devices accelerate's own barrier uses (its process's GPU; none on the CPU, where gloo runs it). Without a process
+    group of several (one process), as accelerate's.
+
+    An interrupt raised here leaves the barrier pending, its thread in torch's process group waiting for the others:
+    the process must then end with ``os._exit``, as ``stopping_together``'s watcher ends it (and cli's ``end_process``
+    a launched one). An interpreter's shutdown, or ``destroy_process_group``, waits for that barrier: still running
+    20 s after, the other process never coming, where ``os._exit`` ended it in 0.02 s (hundred-and-seventh session's
+    review; benchmarks/results/last_wait_second_ctrl_c/pending_barrier_at_exit.py).
 
     Raises:
         RuntimeError: the barrier's, where a process ended in it (gloo's "Connection closed by peer"), as before.
@@ -85,6 +98,8 @@ def wait_for_every_process(accelerator) -> None:
         return
     on_the_cpu = accelerator.device.type == "cpu"
     work = dist.barrier(async_op=True, device_ids=None if on_the_cpu else [accelerator.local_process_index])
+    pause = FIRST_LOOK_S
     while not work.is_completed():
-        time.sleep(POLL_S)
+        time.sleep(pause)
+        pause = min(2 * pause, POLL_S)
     work.wait()  # the barrier's error, where it ended in one

@@ -319,6 +319,35 @@ def test_a_second_interrupt_in_the_last_wait_is_raised_at_once_and_the_first_sai
     assert signal.getsignal(signal.SIGINT) is previous and capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("other_comes_after_s", [0.003, 2.0], ids=["there-already", "held-up"])
+def test_the_last_wait_returns_soon_after_the_barrier_and_looks_at_most_every_poll_s(other_comes_after_s,
+                                                                                      monkeypatch):
+    """``wait_for_every_process`` returns within a few ms of the barrier's end where the other processes are there
+    already (each wait took 50 ms or more until the hundred-and-seventh session's review, where torch's barrier took
+    0.3-36 ms), and, where one is held up, sleeps at most ``POLL_S`` between two looks. The barrier here is one whose
+    end comes after ``other_comes_after_s`` of the wait's sleeps, counted on a clock of their own."""
+    import torch.distributed as dist
+
+    from accelerated_seg import last_wait
+
+    slept = []
+
+    class Barrier:
+        def is_completed(self):
+            return sum(slept) >= other_comes_after_s
+
+        def wait(self):
+            return True
+
+    monkeypatch.setattr(dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(dist, "get_world_size", lambda: 2)
+    monkeypatch.setattr(dist, "barrier", lambda async_op, device_ids: Barrier())
+    monkeypatch.setattr(last_wait.time, "sleep", slept.append)
+    last_wait.wait_for_every_process(SimpleNamespace(device=torch.device("cpu"), local_process_index=0))
+    assert sum(slept) - other_comes_after_s <= min(other_comes_after_s, last_wait.POLL_S), slept  # late by so much
+    assert max(slept) <= last_wait.POLL_S, slept
+
+
 def checks_met_on_two_processes(monkeypatch, met_on_1: Exception | None, met_on_0: Exception | None = None):
     """What ``_raise_what_the_checks_met`` raises on process 0 and on process 1, given what each met in the checks,
     the gather of the two taken by hand."""
