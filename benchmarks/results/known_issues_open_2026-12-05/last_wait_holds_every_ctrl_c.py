@@ -3,6 +3,10 @@
 The wait is stood in for by a 1 s sleep under ``_InterruptAfterTheWork.held()``, as predict_distributed holds it
 around ``accelerator.wait_for_everyone()``; two SIGINTs are sent 0.1 s apart during it.
 
+Historical: a record of the hold before the hundred-and-seventh session fixed it (last_wait.py, its probes in
+benchmarks/results/last_wait_second_ctrl_c/). ``_InterruptAfterTheWork`` went with the fix: this no longer runs (an
+ImportError); the .txt beside it is what it said then.
+
     PYTHONPATH=. .venv/bin/python benchmarks/results/known_issues_open_2026-12-05/last_wait_holds_every_ctrl_c.py \
         > benchmarks/results/known_issues_open_2026-12-05/last_wait_holds_every_ctrl_c.txt 2>&1
 """
