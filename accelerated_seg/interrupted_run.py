@@ -31,12 +31,18 @@ from .run_folder import earlier_run
 
 @dataclass
 class RunSoFar:
-    """Where a run is, for its interrupted line: its checkpoints' folder and the caller's names, and, once the run is
-    set up (``set_up``), its loop (the step it stopped after, the accelerator that prints)."""
+    """Where a run is, for its interrupted line: its checkpoints' folder and the caller's names, the checkpoint it
+    resumes once its start is decided (``starts_from``), and, once the run is set up (``set_up``), its loop (the step
+    it stopped after, the accelerator that prints)."""
 
     checkpoints_dir: Path
     names: Names
+    resume_from: Path | None = None  # the checkpoint the run resumes, once decided; None: a new run, or undecided
     loop: object | None = None  # train.Loop, once its setup is done: its progress.step is then the run's
+
+    def starts_from(self, resume_from: Path | None) -> None:
+        """The run's start is decided: it resumes ``resume_from``, or is a new run (None)."""
+        self.resume_from = resume_from
 
     def set_up(self, loop) -> None:
         """The setup is done (a resume's state loaded): from here the line names the step."""
@@ -51,7 +57,13 @@ class RunSoFar:
         interrupt until the hundred-and-seventh session, a traceback where the line was and status 1 where 130
         was."""
         names = self.names
-        if self.loop is None:  # nothing of this run's was saved: the checkpoints are a resumed run's, or none
+        if self.loop is None and self.resume_from is None:
+            # A new run (or one whose start is not decided yet): nothing of its own is in the folder, and the same
+            # command is the way on. The checkpoints there are an earlier run's that an overwrite run deletes at the
+            # end of its setup: the line named the newest as the one to resume with --train.resume=latest, which
+            # continued that earlier run in place of the new one asked for (the hundred-and-seventh session's review).
+            return "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+        if self.loop is None:  # a resume being set up: nothing of its own saved yet
             when = "before training began"
             unsaved = "nothing was saved: start the run again"
         else:
@@ -61,11 +73,13 @@ class RunSoFar:
             saved = complete_checkpoints(self.checkpoints_dir)
             # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
             # again was refused as "already holds a run", which "a new run starts over" had not said
-            exported = None if saved else earlier_run(self.checkpoints_dir.parent)
+            exported = None if saved or self.loop is None else earlier_run(self.checkpoints_dir.parent)
         except OSError as error:
             return (f"interrupted (Ctrl-C) {when}; {unreadable_folder(self.checkpoints_dir, error)}, so no checkpoint "
                     f"is named: once it can be read again, {names.resume_again} to continue from its newest whole "
                     "checkpoint")
+        if self.loop is None and (not saved or saved[-1].resolve() != self.resume_from.resolve()):
+            saved = []  # resuming an older checkpoint, or another folder's: the same command resumes it again
         where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
                  f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
                  if exported else unsaved)
@@ -77,7 +91,8 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> 
     """Ctrl-C (KeyboardInterrupt) still ends the run where it is, as Python's default does, but the
     main process first says which whole checkpoint a resume continues from, and so what is lost.
     Before the forty-fourth session it ended in a traceback from wherever the step was. Yields the
-    ``RunSoFar`` the caller marks ``set_up`` once its loop can train.
+    ``RunSoFar`` the caller tells where the run starts (``starts_from``) and marks ``set_up`` once its loop can
+    train.
 
     In a launch of several, an interrupt on any rank ends every rank at once, with status 130, the main process
     saying the same line (``ranks_stop_together``): a terminal's Ctrl-C reaches them all, but SIGINT to one rank

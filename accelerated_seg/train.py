@@ -62,7 +62,7 @@ from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import (check_a_new_runs_initial_weights, check_head_only_steps, check_init_into,
                               class_order_warning, initial_weights_preparation_note)
-from .interrupted_run import saying_where_to_resume_after_ctrl_c
+from .interrupted_run import RunSoFar, saying_where_to_resume_after_ctrl_c
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import FIT_NAMES, Names, unreadable_folder
@@ -195,7 +195,7 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope,
           saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names) as so_far):
-        run = _configured_run(cfg, manifest, run_scope, names)
+        run = _configured_run(cfg, manifest, run_scope, names, so_far)
         so_far.set_up(run.loop)
         try:
             preempted = run_loop(run.loop, signals)
@@ -263,6 +263,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
         resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite)
+        so_far.starts_from(resume_from)
         model, optimizer, train_dl, aliases = _prepared_for_the_launch(accelerator, model, optimizer, loader, compile)
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
@@ -596,9 +597,10 @@ class ConfiguredRun:
 
 
 def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack,
-                    names: Names = Names()) -> ConfiguredRun:
+                    names: Names = Names(), so_far: RunSoFar | None = None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
-    folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's."""
+    folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's;
+    ``so_far``: told where the run starts, for an interrupt's line."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     out = Path(cfg.train.output_dir)
     built = _checks_before_anything_is_written(cfg, manifest, out, names)
@@ -610,6 +612,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # overwrite, not told the folder is in use (seventy-third session's probe)
     accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names)
     resume_from, replace = _where_the_run_starts(cfg, accelerator, out, data, names)
+    if so_far is not None:
+        so_far.starts_from(resume_from)
     as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
     cfg = _with_the_augmentation_placed(cfg, accelerator, names)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
