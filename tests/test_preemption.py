@@ -277,6 +277,26 @@ def test_ctrl_c_in_a_runs_setup_says_that_nothing_was_saved(tiny_config, tmp_pat
     assert getattr(stopped.value, "step", None) is None  # no step of this run's (the estimator's InterruptedFit)
 
 
+def test_ctrl_c_in_an_overwrite_runs_setup_does_not_send_the_user_back_to_the_earlier_run(tiny_config, tmp_path,
+                                                                                           monkeypatch, capsys):
+    """An overwrite run deletes the earlier run only at the end of its setup: Ctrl-C before that named the earlier
+    run's newest checkpoint and said to run the same command with --train.resume=latest, which continued that run
+    (its seed and length changed under it) in place of the new one asked for (hundred-and-seventh session's review)."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__save_every=2))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "cached_tables", interrupted)
+    capsys.readouterr()
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(run, train__max_steps=4, train__val_every=0, train__overwrite=True))
+    out = capsys.readouterr().out
+    assert "interrupted (Ctrl-C) before training began; nothing was saved: start the run again" in out.splitlines()
+    assert "resume" not in out.splitlines()[-1] and (run / "checkpoints" / "step_2").is_dir(), out[-2000:]
+
+
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
