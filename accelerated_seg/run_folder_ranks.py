@@ -49,7 +49,8 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
         if held[0].unsupported:  # in an unlockable folder the hidden ones may be another run's
             return []
         try:
-            return remove_killed_writers_leftovers(out) + remove_interrupted_exports(out)
+            exports = remove_interrupted_exports(out) if _is_a_runs_folder(out) else []
+            return remove_killed_writers_leftovers(out) + exports
         except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
             return f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
 
@@ -67,6 +68,15 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
     finally:
         for lock in held:
             lock.release()
+
+
+def _is_a_runs_folder(out: Path) -> bool:
+    """Whether ``out`` is a run's folder, whose exports' ``.partial`` and ``.previous`` folders are an interrupted
+    export's: train writes its run_info.json before any export, fit its checkpoint. Elsewhere they are the user's:
+    the sweep, which comes before the folder is judged, renamed a project's own ``model.previous/`` to ``model/``,
+    and the run was then refused as "already holds a run (an exported model in <out>/model)" (the hundred-and-seventh
+    session's review)."""
+    return (out / run_folder.TRAIN_RUN_MARKER).is_file() or (out / "checkpoints").is_dir()
 
 
 def check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool,

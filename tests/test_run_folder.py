@@ -723,6 +723,20 @@ def test_a_run_sweeps_what_an_interrupted_export_left(tiny_config, tmp_path, cap
     assert (run / "model" / "model.safetensors").is_file() and not (run / "best_model").exists()
 
 
+def test_a_folder_that_is_no_runs_keeps_its_own_model_previous(tiny_config, tmp_path):
+    """A project's own model.previous/ (no run_info.json, no checkpoints/) is not an interrupted export's: the run's
+    sweep, before the folder is judged, renamed it to model/ and the run was then refused as "already holds a run (an
+    exported model in <project>/model)" (the hundred-and-seventh session's review). Refused now as before the sweep
+    was added, the folder as it was."""
+    project = tmp_path / "project"
+    (project / "model.previous").mkdir(parents=True)
+    (project / "model.previous" / "weights.pt").write_bytes(b"mine")
+    with pytest.raises(ConfigError, match="not a training run's"):
+        train(tiny_config(project, train__max_steps=2, train__val_every=0))
+    assert sorted(path.name for path in project.iterdir()) == ["model.previous"]
+    assert (project / "model.previous" / "weights.pt").read_bytes() == b"mine"
+
+
 def test_an_unlockable_run_folder_keeps_its_hidden_checkpoints(tiny_config, tmp_path, monkeypatch, capsys):
     """Without a lock another live run may be writing them: nothing is swept, and the run says why."""
     run = tmp_path / "run"
