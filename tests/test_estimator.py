@@ -3530,6 +3530,32 @@ def test_evaluates_warning_raised_at_one_line_for_each_case_is_said_once_as_pyth
         "a note of the scoring's own"]
 
 
+def test_an_estimators_fit_stopped_by_ctrl_c_in_its_setup_says_nothing_was_saved_and_fits_again(
+        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """A notebook's Ctrl-C as the first fit preprocesses its data, before the run's folder exists: train says nothing
+    was saved, and so does repr, which said the folder was "no longer there (moved or deleted since)" and to resume
+    it where it was moved until the hundred-and-seventh session's review. The next fit in the process trains."""
+    import accelerated_seg.train as train_module
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    run, cached_tables = tmp_path / "run", train_module.cached_tables
+
+    def interrupted(*args, **kwargs):
+        signal.raise_signal(signal.SIGINT)  # as a notebook's "interrupt kernel" does
+        return cached_tables(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(train_module, "cached_tables", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=2)
+    assert capsys.readouterr().out.splitlines()[-1] == ("interrupted (Ctrl-C) before training began; nothing was "
+                                                         "saved: start the run again")
+    assert not run.exists() and repr(model).endswith(f"a fit interrupted (Ctrl-C) in {run}; nothing was saved: "
+                                                     f"fit again>"), repr(model)
+    model.fit(data, steps=2)
+    assert (run / "model" / "model.safetensors").is_file() and "trained 2 steps" in repr(model)
+
+
 def test_an_estimators_fit_stopped_by_ctrl_c_with_its_checkpoints_unreadable_is_still_a_keyboard_interrupt(
         tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
     """A checkpoints folder that cannot be listed as Ctrl-C stops the fit (its permissions taken away, a mount gone):
