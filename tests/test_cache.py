@@ -661,6 +661,47 @@ def test_the_target_spacing_and_its_unit_read_each_image_files_header_once(tmp_p
     assert found == (spacing or median, "mm")
 
 
+@pytest.mark.parametrize("num_folds", [0, 5])
+def test_the_median_from_the_headers_read_once_is_that_of_the_median_cases_first_images_to_the_bit(tmp_path,
+                                                                                                  num_folds):
+    """The median spacing is taken from the headers the units' check reads, every channel's of every case (the
+    hundred-and-seventh session): it is still the median of the first images of ``median_cases`` alone, bit for bit
+    as ``median_spacing`` loads them, on oblique grids of other voxel sizes per case and channel. The test above has
+    every first image at 2 mm, so a median over every channel file, or over the validation cases too, passed it (a
+    review's mutations of ``_median_of``). Every first channel declares no unit and every second mm: the unit the
+    export records is mm, where it was None while each case's first image alone was read."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest
+    from accelerated_seg.data.spacing import median_cases, median_spacing, target_spacing_and_unit
+
+    root, rng = tmp_path / "data", np.random.default_rng(7)
+    for folder in ("imagesTr", "labelsTr"):
+        (root / folder).mkdir(parents=True)
+    for index in range(10):
+        case = f"case_{index:03d}"
+        for name, unit in ((f"{case}_0000", "unknown"), (f"{case}_0001", "mm"), (case, "mm")):
+            affine = np.eye(4)
+            affine[:3, :3] = np.linalg.qr(rng.normal(size=(3, 3)))[0] @ np.diag(rng.uniform(0.5, 4.0, 3))
+            image = nib.Nifti1Image(np.ones((4, 5, 6), np.uint8), affine)
+            image.header.set_xyzt_units(unit)
+            nib.save(image, root / ("labelsTr" if name == case else "imagesTr") / f"{name}.nii.gz")
+    (root / "dataset.json").write_text(json.dumps({"channel_names": {"0": "T1", "1": "T2"}, "numTraining": 10,
+                                                   "labels": {"background": 0, "tumour": 1},
+                                                   "file_ending": ".nii.gz"}))
+    data = DataConfig(dataset=str(root / "dataset.json"), num_folds=num_folds, fold=1 if num_folds else 0)
+    manifest = load_manifest(data, tmp_path)
+    cases = median_cases(manifest)[0]
+    median = median_spacing([case.images[0] for case in cases])
+    # the dataset tells the median apart from one over every channel file, or over every case where it is not one
+    assert median != median_spacing([path for case in cases for path in case.images])
+    every_case = median_spacing([case.images[0] for case in manifest.training + manifest.validation])
+    assert (median == every_case) == bool(num_folds)
+    spacing, unit = target_spacing_and_unit(data, manifest)
+    assert [size.hex() for size in spacing] == [size.hex() for size in median] and unit == "mm"
+
+
 def test_a_header_whose_time_code_nibabel_cannot_name_still_declares_its_spatial_unit():
     """nibabel's get_xyzt_units() raises for a time code it has no name for (mm with 56: 58): such a header in mm
     was 'unknown' to the unit checks, and declared_in_mm raised KeyError, a traceback where the far finer check
