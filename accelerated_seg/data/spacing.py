@@ -111,8 +111,10 @@ def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float,
 def _median_of(cases: Sequence, headers: list) -> tuple[float, float, float]:
     """``median_spacing`` of ``cases``' first images, from the headers read already (``headers``: (case, image));
     a case's unread header is read here (its error then nibabel's, as before). They were read once more for the
-    median until the hundred-and-seventh session: reading them once pays for the channels' headers that the units'
-    check reads since (``benchmarks/results/channel_units_check_cost_2026-12-05``)."""
+    median until the hundred-and-seventh session; that read saved offsets part of the other channels' headers the
+    units' check reads since, not all: 200 two-channel cases load 400 headers where they loaded 360 with the median,
+    and 200 with ``data.spacing`` set (``benchmarks/results/channel_units_check_cost_2026-12-05``); n channels, n
+    per case."""
     read = {str(case.images[0]): image for case, image in headers}
     return tuple(float(s) for s in np.median(
         [ras_spacing_of(read[str(case.images[0])].affine) if str(case.images[0]) in read else
