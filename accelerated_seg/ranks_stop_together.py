@@ -307,19 +307,21 @@ def _launch_store():
 def _reconnect() -> bool | None:
     """After a store call raised the store's own error: True where a fresh client of it now stands in (a blip reset
     the connection; torch 2.13's TCPStore client never reconnects, every later call failing "Broken pipe" while the
-    store lives on), False where its host has ended (its address refuses a connection), None where it cannot tell yet
-    (a network down: the connect timed out; or a store with no address, such as a FileStore: asked again as it is).
+    store lives on), False where there is none to reach (its host has ended, its address refusing a connection; or a
+    store with no address, such as a FileStore, which has no connection to lose), None where it cannot tell yet (a
+    network down: the connect timed out).
 
     The address is asked with a plain socket first: torch's own connect to an ended host retries until the store's
-    timeout (30 min in a launch), printing a C++ traceback at each try, where a refusal comes in 0.1 ms, silently
-    (benchmarks/results/store_blip_2026-12-05)."""
+    timeout (30 min in a launch), then prints a C++ traceback (one per timeout: 40 lines after a 5 s one, nothing
+    in the 40 s before with a 30 min one, measured in the review of the hundred-and-seventh session), where a refusal
+    comes in 0.1 ms, silently (benchmarks/results/store_blip_2026-12-05)."""
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
         return None
     failed = _launch_store()
     if (address := _address(failed)) is None:
-        return None
+        return False
     try:
         socket.create_connection(address, timeout=CONNECT_S).close()
     except ConnectionRefusedError:
@@ -372,26 +374,33 @@ class _Watcher(threading.Thread):
         self.seen = threading.Event()  # a published error was seen: this process is about to end
 
     def run(self) -> None:
-        store, failing_since, wait_s = None, None, POLL_S
+        store, broken, failing_since, wait_s = None, False, None, POLL_S
         try:
             while not self.done.wait(wait_s):
-                try:
-                    if store is None:  # until the process group has started, and after a reconnection
-                        store = _store(self.prefix)
-                    message = store.get(MESSAGE).decode() if store is not None and store.check([MESSAGE]) else None
-                except _store_gone():
-                    # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
-                    # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
-                    # Asked again, with a short backoff, through a fresh client where the host still listens; given up
-                    # at once where it refuses (ended), or after GIVE_UP_AFTER_S of failing (a network that stays down).
-                    failing_since = failing_since or time.monotonic()
-                    if (reconnected := _reconnect()) is False or time.monotonic() - failing_since > GIVE_UP_AFTER_S:
+                if not broken:
+                    try:
+                        if store is None:  # until the process group has started, and after a reconnection
+                            store = _store(self.prefix)
+                        message = store.get(MESSAGE).decode() if store is not None and store.check([MESSAGE]) else None
+                    except _store_gone():
+                        # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
+                        # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
+                        broken, failing_since = True, failing_since or time.monotonic()
+                if broken:
+                    # torch's client never reconnects, and each call it fails prints a C++ traceback: the broken one is
+                    # not asked again (it was at each retry, in the hundred-and-seventh session until its review). A
+                    # fresh client where the host still listens, polled as before; given up at once where the address
+                    # refuses (ended), or after GIVE_UP_AFTER_S of failing (a network that stays down), backing off.
+                    reconnected = _reconnect()
+                    if reconnected is False or (not reconnected and time.monotonic() - failing_since > GIVE_UP_AFTER_S):
                         self.gave_up.set()
                         return
-                    # reconnected: polled as before; else backing off (a fresh client failing again keeps the clock)
-                    store, wait_s = None, POLL_S if reconnected else min(2 * wait_s, RETRY_MAX_S)
+                    if reconnected:  # a fresh client failing again keeps the clock: only an answered poll resets it
+                        store, broken, wait_s = None, False, POLL_S
+                    else:
+                        wait_s = min(2 * wait_s, RETRY_MAX_S)
                     continue
-                failing_since, wait_s = None, POLL_S
+                failing_since = None
                 if message is not None:
                     import torch.distributed as dist
 

@@ -339,23 +339,29 @@ class _FlakyStore:
         return int(self.keys[key])
 
 
-def _watching(store, monkeypatch, tmp_path):
-    """A started watcher of ``store`` polling every 20 ms, as process 1 of 2, whose ``os._exit`` ends its loop (and
-    is recorded) instead of the test process."""
-    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
-    monkeypatch.setattr(ranks_stop_together, "RETRY_MAX_S", 0.05)
+def _watching(store, monkeypatch, tmp_path, reconnects, poll_s=0.02, retry_max_s=0.05):
+    """A started watcher of ``store`` polling every ``poll_s``, as process 1 of 2, whose ``os._exit`` ends its loop (and
+    is recorded) instead of the test process. Its reconnections answer ``reconnects`` in turn (None: the address not
+    reached; True: a fresh client, here ``store`` itself), each recorded in ``watcher.reconnections``."""
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", poll_s)
+    monkeypatch.setattr(ranks_stop_together, "RETRY_MAX_S", retry_max_s)
     monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: store)
     monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
     monkeypatch.setattr(dist, "get_rank", lambda: 1)
     monkeypatch.setattr(dist, "get_world_size", lambda: 2)
     monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
     watcher = _Watcher("accelerated_seg/test/", str)
-    watcher.ended = []
+    watcher.ended, watcher.reconnections, answers = [], [], iter(reconnects)
+
+    def reconnect():
+        watcher.reconnections.append(next(answers))
+        return watcher.reconnections[-1]
 
     def exit_(status):
         watcher.ended.append(status)
         watcher.done.set()
 
+    monkeypatch.setattr(ranks_stop_together, "_reconnect", reconnect)
     monkeypatch.setattr(os, "_exit", exit_)
     watcher.start()
     return watcher
@@ -364,17 +370,19 @@ def _watching(store, monkeypatch, tmp_path):
 def test_a_watcher_goes_on_through_a_blip_and_still_ends_its_process_for_an_error_after_it(monkeypatch, tmp_path):
     """The first error a store call raised (a network blip: "Connection reset by peer") ended the watch for good until
     the hundred-and-seventh session: an error published after it stopped this process no more. The watcher now asks
-    again, with a short backoff, and ends its process for the error published once the store answers."""
+    for a fresh client, with a short backoff, and ends its process for the error published once one answers."""
+    import itertools
     import time
 
     from accelerated_seg.ranks_stop_together import MESSAGE
 
-    store = _FlakyStore(failures=5)
-    watcher = _watching(store, monkeypatch, tmp_path)
+    store = _FlakyStore(failures=1)
+    watcher = _watching(store, monkeypatch, tmp_path, itertools.chain([None] * 3, itertools.repeat(True)))
     deadline = time.monotonic() + 30
-    while store.calls <= 6 and time.monotonic() < deadline:  # through the blip, answering again
+    while store.calls <= 3 and time.monotonic() < deadline:  # through the blip, answering again
         time.sleep(0.02)
     assert watcher.is_alive() and not watcher.gave_up.is_set(), "the watcher gave up at a blip"
+    assert watcher.reconnections == [None, None, None, True]
     store.set(SAID, "process 0: a bug")  # the main process's line, as it says it
     store.set(MESSAGE, "process 0: a bug")
     watcher.join(30)
@@ -383,32 +391,40 @@ def test_a_watcher_goes_on_through_a_blip_and_still_ends_its_process_for_an_erro
 
 
 def test_a_watcher_whose_store_keeps_failing_gives_up_within_the_bound(monkeypatch, tmp_path):
-    """A store that never answers again (its host's address not refusing: a network that stays down) is given up
-    after GIVE_UP_AFTER_S, asked again meanwhile, and no process is ended."""
+    """A store that cannot be reached again (its host's address not refusing: a network that stays down) is given up
+    after GIVE_UP_AFTER_S, its address asked again meanwhile, the broken client not (each failing call prints a C++
+    traceback), and no process is ended."""
+    import itertools
     import time
 
     monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 0.5)
     store = _FlakyStore(failures=None)
     started = time.monotonic()
-    watcher = _watching(store, monkeypatch, tmp_path)
+    watcher = _watching(store, monkeypatch, tmp_path, itertools.repeat(None))
     watcher.join(30)
     took = time.monotonic() - started
     assert watcher.gave_up.is_set() and watcher.ended == []
     assert 0.5 <= took < 0.5 + 2.0, took
-    assert store.calls >= 5, f"asked {store.calls} time(s) in {took:.2f} s"
+    assert len(watcher.reconnections) >= 5 and store.calls == 1, (len(watcher.reconnections), store.calls)
 
 
-def test_a_watcher_asking_a_failing_store_again_does_not_hold_the_commands_normal_end(monkeypatch, tmp_path):
-    """The retries wait on the event the command's end sets: a watcher between two of them ends with the command."""
+def test_a_watcher_that_cannot_reach_the_store_yet_ends_with_the_command(monkeypatch, tmp_path):
+    """The retries wait on the event the command's end sets, not their backoff: a watcher between two of them ends
+    with the command. Its first retry waits 3 s here, so that a sleep would show (the test until the review of the
+    hundred-and-seventh session waited 0.05 s between retries, and passed with a sleep)."""
+    import itertools
     import time
 
     store = _FlakyStore(failures=None)
-    watcher = _watching(store, monkeypatch, tmp_path)
-    time.sleep(0.3)  # retrying, its backoff at RETRY_MAX_S
+    watcher = _watching(store, monkeypatch, tmp_path, itertools.repeat(None), poll_s=1.5, retry_max_s=5.0)
+    deadline = time.monotonic() + 30
+    while not watcher.reconnections and time.monotonic() < deadline:  # its first poll failed: 3 s to the next
+        time.sleep(0.02)
+    time.sleep(0.2)
     ended = time.monotonic()
     watcher.done.set()
-    watcher.join(5)
-    assert not watcher.is_alive() and time.monotonic() - ended < 0.1 and not watcher.gave_up.is_set()
+    watcher.join(10)
+    assert not watcher.is_alive() and time.monotonic() - ended < 1.5 and not watcher.gave_up.is_set()
 
 
 class _Relay:
@@ -540,3 +556,33 @@ def test_a_rank_that_notes_a_case_after_a_real_blip_keeps_it_for_the_line(store_
     assert writes_for_the_line() is True
     note_for_the_line("small_0")
     assert notes() == ["small_0"]
+
+
+def test_a_watcher_does_not_ask_a_broken_client_again_while_the_network_stays_down(store_through_a_relay,
+                                                                                     monkeypatch, capfd):
+    """torch's TCPStore client never reconnects, and each call it fails prints a C++ traceback on stderr
+    (TCPStore.cpp's "Broken pipe"): while the store's address could not be reached (a network down, its connects
+    timing out), the watcher asked the broken client again at each retry, 21 tracebacks in 1 s at these test
+    backoffs (up to 17 in a launch's 30 s; review of the hundred-and-seventh session). It asks the address alone
+    until a fresh client answers: the one traceback of the call that failed."""
+    import time
+    import types
+
+    relay, _ = store_through_a_relay
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    monkeypatch.setattr(ranks_stop_together, "RETRY_MAX_S", 0.05)
+    monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 1.0)
+
+    def timing_out(address, timeout):
+        raise TimeoutError("timed out")
+
+    monkeypatch.setattr(ranks_stop_together, "socket", types.SimpleNamespace(create_connection=timing_out))
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.start()
+    time.sleep(0.2)
+    capfd.readouterr()
+    relay.reset()
+    watcher.join(30)
+    assert watcher.gave_up.is_set()
+    tracebacks = capfd.readouterr().err.count("Exception raised from")
+    assert tracebacks <= 1, f"{tracebacks} C++ tracebacks on stderr"
