@@ -586,3 +586,47 @@ def test_a_watcher_does_not_ask_a_broken_client_again_while_the_network_stays_do
     assert watcher.gave_up.is_set()
     tracebacks = capfd.readouterr().err.count("Exception raised from")
     assert tracebacks <= 1, f"{tracebacks} C++ tracebacks on stderr"
+
+
+class _AnswerLostStore(_FlakyStore):
+    """A store whose first claim of being first (``add``, ``compare_set``) is made, its answer then lost to a blip
+    (the connection reset after the store applied it): the store's own error raised, the key changed."""
+
+    def __init__(self):
+        super().__init__(failures=0)
+        self.lost = False
+
+    def _lose_the_first_answer(self):
+        if not self.lost:
+            self.lost = True
+            raise dist.DistNetworkError("Connection reset by peer")
+
+    def add(self, key, amount):
+        value = super().add(key, amount)
+        self._lose_the_first_answer()
+        return value
+
+    def compare_set(self, key, expected, desired):
+        if self.keys.get(key, b"") == expected.encode():
+            self.keys[key] = desired.encode()
+        value = self.keys[key]
+        self._lose_the_first_answer()
+        return value
+
+
+def test_a_published_error_whose_first_answer_a_blip_lost_is_published_when_asked_again(monkeypatch):
+    """``_publish`` asks once more through a fresh client after a blip (hundred-and-seventh session). Its claim to be
+    the first rank was a count: where the store had made it and the blip lost the answer, the count asked again
+    answered 2, and nothing was published: no process was stopped, nor would another rank's error be, its count 3
+    (found in that session's review). The claim is now this call's own mark, asked again alike."""
+    from accelerated_seg.ranks_stop_together import MESSAGE, _publish
+
+    store = _AnswerLostStore()
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: store)
+    monkeypatch.setattr(ranks_stop_together, "_reconnect", lambda: True)  # a fresh client: the same keys
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: no process to end
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)
+    _publish(watcher, RuntimeError("process 1: a bug"))
+    assert store.lost and store.keys.get(MESSAGE) == b"process 1: a bug"
+    _publish(watcher, RuntimeError("process 0: another"))  # a second error: the first stays the one said
+    assert store.keys.get(MESSAGE) == b"process 1: a bug"
