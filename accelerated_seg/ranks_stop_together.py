@@ -38,7 +38,8 @@ through ``env://`` over TCP: not a ``file://`` init method, nor accelerate's deb
 tests/test_ranks_stop_together.py says so by name if torch removes it (ninety-seventh session).
 A network blip to that store is not taken for its host having ended (``_reconnect``): torch's TCPStore client never
 reconnects once its connection is reset, so a fresh client of the store takes its place; a host that has ended refuses
-a connection, and the watcher gives up at once; one that cannot be reached is asked again for ``GIVE_UP_AFTER_S``.
+a connection, and the watcher gives up at once; one that cannot be reached has its address asked again (not the
+broken client, whose every call fails, printing a C++ traceback) for ``GIVE_UP_AFTER_S``.
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
