@@ -36,7 +36,9 @@ class _KeptInterrupts:
         self.dropped: KeyboardInterrupt | None = None
 
     def __call__(self, unraisable) -> None:
-        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        # a signal's interrupt is raised on the main thread alone: one another thread's finalizer drops is that
+        # thread's own (its code raised it), not a Ctrl-C, and goes to the hook that was there as before
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt) or not _on_the_main_thread():
             self.previous(unraisable)
             return
         if self.dropped is None:  # SIGTERM's ``Terminated`` kept as such, to end with its status

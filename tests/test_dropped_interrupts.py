@@ -70,6 +70,27 @@ def test_another_exception_of_a_finalizer_goes_to_the_hook_that_was_there(monkey
     assert seen == [ValueError, KeyboardInterrupt]
 
 
+def test_an_interrupt_another_threads_finalizer_drops_is_that_threads_not_raised_on_the_main_thread(monkeypatch):
+    """A signal's interrupt lands on the main thread alone: one dropped in a thread (its own code raised it; check's
+    threads read files inside the main thread's ``interrupts_kept``) went to the hook that was there before. Until
+    the hundred-and-seventh session's review it was kept and raised on the main thread, stopping the command as a
+    Ctrl-C would, and nothing printed it."""
+    import threading
+
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(unraisable.exc_type))
+    raised = None
+    try:  # caught, not left to pytest, which takes a KeyboardInterrupt for its run's own
+        with interrupts_kept():
+            worker = threading.Thread(target=lambda: _InterruptedAsFinalized(KeyboardInterrupt()))
+            worker.start()
+            worker.join()
+            raise_a_dropped_interrupt()  # nothing kept: the main thread's own are
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    assert raised is None and seen == [KeyboardInterrupt]
+
+
 def _signalled_in_a_finalizer(signal_name: str, call: int, *command: str) -> subprocess.CompletedProcess:
     """``accelerated-seg COMMAND`` in a process of its own, sent SIG``signal_name`` from inside the ``call``-th
     ``ArrayProxy.__del__`` on its main thread (tests/signalled_in_a_finalizer.py)."""
