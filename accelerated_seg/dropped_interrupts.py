@@ -34,11 +34,13 @@ class _KeptInterrupts:
     def __init__(self, previous):
         self.previous = previous
         self.dropped: KeyboardInterrupt | None = None
+        self.ended = False  # its ``interrupts_kept`` left: it keeps nothing more, wherever it is still called from
 
     def __call__(self, unraisable) -> None:
         # a signal's interrupt is raised on the main thread alone: one another thread's finalizer drops is that
         # thread's own (its code raised it), not a Ctrl-C, and goes to the hook that was there as before
-        if not issubclass(unraisable.exc_type, KeyboardInterrupt) or not _on_the_main_thread():
+        if (not issubclass(unraisable.exc_type, KeyboardInterrupt) or not _on_the_main_thread()
+                or self.ended):
             self.previous(unraisable)
             return
         if self.dropped is None:  # SIGTERM's ``Terminated`` kept as such, to end with its status
@@ -51,11 +53,18 @@ def _on_the_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _keeping() -> _KeptInterrupts | None:
+    """The hook of the ``interrupts_kept`` the main thread is inside, if it is: one whose block has ended may still be
+    in place, where another hook set inside the block was taken away after it and its own put back."""
+    hook = sys.unraisablehook
+    return hook if isinstance(hook, _KeptInterrupts) and not hook.ended else None
+
+
 def raise_a_dropped_interrupt() -> None:
     """Raise the interrupt a finalizer dropped inside ``interrupts_kept``, if one did; on the main thread alone (a
     thread checking cases side by side leaves it to the main thread's ``interrupts_kept``)."""
-    kept = sys.unraisablehook
-    if isinstance(kept, _KeptInterrupts) and kept.dropped is not None and _on_the_main_thread():
+    kept = _keeping()
+    if kept is not None and kept.dropped is not None and _on_the_main_thread():
         dropped, kept.dropped = kept.dropped, None
         raise dropped
 
@@ -73,7 +82,7 @@ def interrupts_kept() -> Iterator[None]:
     """Inside, an interrupt dropped by a finalizer is kept for ``raise_a_dropped_interrupt`` (module docstring); one
     still kept as the body ends is raised there. The hook that was there is put back on leaving. Nothing changes off
     the main thread, nor inside an outer ``interrupts_kept``, whose hook goes on keeping."""
-    if not _on_the_main_thread() or isinstance(sys.unraisablehook, _KeptInterrupts):
+    if not _on_the_main_thread() or _keeping() is not None:
         yield
         return
     kept = _KeptInterrupts(sys.unraisablehook)
@@ -81,6 +90,7 @@ def interrupts_kept() -> Iterator[None]:
     try:
         yield
     finally:
+        kept.ended = True  # where it stays in place (below), or is put back later, it passes everything on
         if sys.unraisablehook is kept:  # else another hook set meanwhile (pytest's, a caller's) is left to its owner
             sys.unraisablehook = kept.previous
     if kept.dropped is not None:  # the body ended without an exception of its own

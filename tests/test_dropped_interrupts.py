@@ -91,6 +91,28 @@ def test_an_interrupt_another_threads_finalizer_drops_is_that_threads_not_raised
     assert raised is None and seen == [KeyboardInterrupt]
 
 
+def test_a_hook_left_in_place_by_one_set_inside_keeps_nothing_after_its_block(monkeypatch):
+    """Another hook set inside the block, and taken away after it by its owner (its own previous put back), left
+    ``interrupts_kept``'s in place: until the hundred-and-seventh session's review it then kept every interrupt a
+    finalizer dropped, printed by nothing, and a later loop raised it as a Ctrl-C come then. Now it passes them on."""
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(unraisable.exc_type))
+    with interrupts_kept():
+        ours = sys.unraisablehook
+        sys.unraisablehook = print  # another owner's, set inside ...
+    assert sys.unraisablehook is print
+    sys.unraisablehook = ours  # ... and its previous put back by its owner after the block
+    _InterruptedAsFinalized(KeyboardInterrupt())  # dropped later, outside any loop
+    assert seen == [KeyboardInterrupt]  # passed on, as Python would print it
+    raised = None
+    try:  # caught, not left to pytest, which takes a KeyboardInterrupt for its run's own
+        with interrupts_kept():  # a later loop: keeps its own, and has none
+            raise_a_dropped_interrupt()
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    assert raised is None
+
+
 def _signalled_in_a_finalizer(signal_name: str, call: int, *command: str) -> subprocess.CompletedProcess:
     """``accelerated-seg COMMAND`` in a process of its own, sent SIG``signal_name`` from inside the ``call``-th
     ``ArrayProxy.__del__`` on its main thread (tests/signalled_in_a_finalizer.py)."""
