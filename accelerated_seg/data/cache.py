@@ -36,6 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..dropped_interrupts import between_files, interrupts_kept
 from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, sync_directory, sync_folder,
                      write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
@@ -220,8 +221,11 @@ class PreprocessedCache:
             with ThreadPoolExecutor(min(workers, len(todo))) as pool:
                 list(pool.map(self._build_case, todo))
         else:
-            for case in todo:
-                self._build_case(case)
+            # a Ctrl-C as a file read on this thread is closed, inside a __del__, raised, not dropped: the build,
+            # and training after it, went on to the end (dropped_interrupts.py)
+            with interrupts_kept():
+                for case in between_files(todo):
+                    self._build_case(case)
 
     def _build_case(self, case: Case) -> None:
         # Taken before the files are read: taken after, a file replaced meanwhile (a sync of the dataset
