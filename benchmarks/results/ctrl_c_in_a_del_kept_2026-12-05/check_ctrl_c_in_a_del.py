@@ -27,6 +27,7 @@ TRIAL = """
 import os, signal, sys, threading
 from nibabel.arrayproxy import ArrayProxy
 from accelerated_seg.cli import main
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job's SIGINT is ignored: no Ctrl-C then
 at, signum, calls = int(sys.argv[1]), getattr(signal, "SIG" + sys.argv[2]), 0
 closing = ArrayProxy.__del__
 def signalled_while_closing(self):
