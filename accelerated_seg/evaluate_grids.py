@@ -14,6 +14,7 @@ import numpy as np
 
 from .data.checks import Volume, grid_difference, orientation_difference, without_orientation
 from .data.errors import DataError
+from .data.header_units import channel_in_another_unit, channel_units_words, unit_likely_apart
 from .data.io import header_error
 from .label_map_reading import nothing_but_nan_said
 
@@ -72,6 +73,7 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
             raise DataError(f"{path}: {volumes} volumes (shape {image.shape}), where evaluate scores one 3D label "
                             f"map per case: give the label map (a one-hot or probability map, such as predict's "
                             f"<case>_probs.nii.gz, is none)")
+    _refuse_another_unit(pred, label, pred_path, label_path)
     if (reordering := _reordering_onto(pred, label, atol_mm)) is not None:
         return reordering
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
@@ -93,6 +95,22 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
                         f"up to {difference:.4g} in an entry, tolerance {atol_mm} mm){guessed}, so their voxels are "
                         f"not the same places in the patient; {fix}\nprediction affine:\n{np.round(pred.affine, 4)}"
                         f"\nlabel affine:\n{np.round(label.affine, 4)}")
+
+
+def _refuse_another_unit(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage,
+                         pred_path: Path, label_path: Path) -> None:
+    """Refuse a reference and a prediction whose headers declare two units (``xyzt_units``), or one none and the
+    other micrometres or metres with voxel sizes that unit's factor apart, as the pre-flight check judges a label
+    against its image: before their grids, whose refusal ("resample the prediction onto the label's grid") sent the
+    user the wrong way, and the same numbers under two units were scored unjudged, until the hundred-and-seventh
+    session. The reference is named first: its unit is the one the distances are measured in."""
+    if channel_in_another_unit(label, [(pred_path, pred)]) or channel_in_another_unit(pred, [(label_path, label)]):
+        raise DataError(channel_units_words(
+            label_path, label, pred_path, pred, "", "its prediction",
+            "comparing them voxel for voxel would take one grid for the other, {times} apart, and measure the "
+            "distances in the reference's numbers"))
+    if said := unit_likely_apart(label_path, label, pred_path, pred, "its prediction"):
+        raise DataError(said)
 
 
 def _refuse_nothing_but_nan(image: nib.spatialimages.SpatialImage, path: Path, role: str) -> None:

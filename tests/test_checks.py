@@ -395,6 +395,80 @@ def test_a_channel_declaring_another_unit_than_an_earlier_one_is_refused_before_
                        num_channels=2).errors == []
 
 
+def _in_unit(path, array, unit, per_mm):
+    """``array`` saved at ``path`` with AFFINE's voxel sizes times ``per_mm``, its header declaring ``unit``."""
+    image = nib.Nifti1Image(array, np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
+    image.header.set_xyzt_units(unit)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nib.save(image, path)
+    return path
+
+
+def _run_nibabel_lines(error, *paths):
+    """Run each nibabel line ``error`` offers, in order, on the file of ``paths`` at the same place."""
+    lines = re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error)
+    assert len(lines) == len(paths), lines
+    for line, path in zip(lines, paths):
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+
+
+def test_a_label_in_another_unit_than_its_image_is_refused_as_such_not_as_another_grid(tmp_path):
+    """A label declaring micrometres with micrometre numbers beside an image in mm was told "resample the label onto
+    the image grid", its grid being the image's in another unit, and one declaring micrometres with the image's
+    numbers trained unjudged (hundred-and-seventh session): refused as a channel in another unit is, its line run as
+    written makes the case pass; a label declaring no unit agrees with any."""
+    image = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "mm", 1.0)
+    for name, per_mm, line in (("written_in_micrometres", 1000.0, "Rewrite it in mm"),
+                               ("declared_micrometres", 1.0, "declare it so")):
+        label = _in_unit(tmp_path / name / "c.nii.gz", clean_label(), "micron", per_mm)
+        case = Case(id=name, images=(image,), label=label)
+        error = assert_single_error(
+            check_cases([case], NUM_CLASSES), f"{name} (label vs image): {label}: its header declares its voxel "
+            f"sizes in micrometres (xyzt_units), that of {image}, the case's image, in mm. ", f"{line} (nibabel: ")
+        assert "different grids" not in error and "resample the label" not in error
+        exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
+                       error).group(1), {"nib": nib, "np": np, "path": str(label)})
+        assert check_cases([case], NUM_CLASSES).errors == []
+    unitless = _in_unit(tmp_path / "unitless" / "c.nii.gz", clean_label(), "unknown", 1.0)
+    assert check_cases([Case(id="unitless", images=(image,), label=unitless)], NUM_CLASSES).errors == []
+
+
+@pytest.mark.parametrize("unit, per_mm", [("micron", 1000.0), ("meter", 0.001)])
+def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_the_unit(tmp_path, unit, per_mm):
+    """A channel (or label) declaring no unit, its numbers mm, beside one declaring micrometres with micrometre
+    numbers was told to resample the channels onto one grid, a header of no unit agreeing with any (hundred-and-
+    seventh session): the unit is said to be the likely cause, with the lines that declare the one mm and rewrite
+    the other in mm, which make the case pass, either way round. Voxel sizes not that factor apart keep the grid's
+    advice."""
+    none = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "unknown", 1.0)
+    other = _in_unit(tmp_path / "c_0001.nii.gz", clean_image(1), unit, per_mm)
+    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "unknown", 1.0)
+    for images in ((none, other), (other, none)):  # the one of no unit named first, either way round
+        error = assert_single_error(check_cases([Case(id="c", images=images, label=None)], NUM_CLASSES,
+                                                num_channels=2),
+                                    f"c (image channels): {none}", ": its header declares no unit for its voxel sizes "
+                                    "(xyzt_units)",
+                                    f"declares {'micrometres' if unit == 'micron' else 'metres'}",
+                                    "the unit is the likely cause")
+        assert "different grids" not in error
+    _run_nibabel_lines(error, none, other)
+    assert check_cases([Case(id="c", images=(none, other), label=label)], NUM_CLASSES, num_channels=2).errors == []
+
+    image = _in_unit(tmp_path / "d_0000.nii.gz", clean_image(), "unknown", 1.0)
+    label = _in_unit(tmp_path / "d.nii.gz", clean_label(), unit, per_mm)
+    error = assert_single_error(check_cases([Case(id="d", images=(image,), label=label)], NUM_CLASSES),
+                                f"d (label vs image): {image} (the case's image): its header declares no unit",
+                                f"that of {label} declares", "the unit is the likely cause")
+    _run_nibabel_lines(error, image, label)
+    assert check_cases([Case(id="d", images=(image,), label=label)], NUM_CLASSES).errors == []
+
+    none = _in_unit(tmp_path / "e_0000.nii.gz", clean_image(), "unknown", 1.0)
+    ten_times = _in_unit(tmp_path / "e_0001.nii.gz", clean_image(1), unit, per_mm * 10)
+    error = assert_single_error(check_cases([Case(id="e", images=(none, ten_times), label=None)], NUM_CLASSES,
+                                            num_channels=2), "are on different grids", "resample the channels")
+    assert "likely cause" not in error
+
+
 def test_background_only_label_is_a_warning_not_an_error(tmp_path):
     case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
     report = check_cases([make_case(tmp_path, "good"), case], NUM_CLASSES)

@@ -271,6 +271,29 @@ def test_problems_in_pairs_given_in_python_are_said_of_the_pairs_not_of_a_folder
     assert not (tmp_path / "eval").exists() and not (tmp_path / "run" / "model").exists()
 
 
+def test_fit_refuses_a_label_in_another_unit_than_its_image_before_any_work(tiny_dataset, tmp_path):
+    """fit runs the pre-flight check of each case, a label against its image's unit among them: a label
+    declaring micrometres with its image's numbers trained unjudged, one with micrometre numbers was told to be
+    resampled onto the image's grid, until the hundred-and-seventh session."""
+    import nibabel as nib
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    for source, unit, name in zip(train_pairs[0], ("mm", "micron"), ("mm.nii.gz", "micrometres.nii.gz")):
+        loaded = nib.load(source)
+        declared = nib.Nifti1Image(np.asanyarray(loaded.dataobj), loaded.affine, loaded.header)
+        declared.header.set_xyzt_units(unit)  # the label: the image's numbers, declared micrometres
+        nib.save(declared, tmp_path / name)
+    image = str(tmp_path / "mm.nii.gz")
+    data = Dataset.from_files([(image, str(tmp_path / "micrometres.nii.gz")), *train_pairs[1:]], block_shape=16,
+                              n_classes=3, validation_pairs=val_pairs, num_workers=0, cache_dir=str(tmp_path / "c"))
+    problem = (rf"\(label vs image\): {re.escape(str(tmp_path / 'micrometres.nii.gz'))}: its header declares its "
+               rf"voxel sizes in micrometres \(xyzt_units\), that of {re.escape(image)}, the case's image, in mm\. ")
+    with pytest.raises(DataError, match=r"^1 problem\(s\) in .*fix them before training:\n  - \S+ " + problem):
+        Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                     output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False).fit(data, steps=1)
+    assert not (tmp_path / "run" / "model").exists()
+
+
 def _validation_pairs_of(pairs, seed):
     manifest = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_fraction=0.5, split_seed=seed).manifest
     return [(str(case.images[0]), str(case.label)) for case in manifest.validation]

@@ -497,6 +497,41 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_as_another_grid(folders):
+    """A reference label declaring micrometres beside its prediction in mm was refused "not on one voxel grid ...
+    resample the prediction onto the label's grid", or, with the prediction's numbers, scored unjudged; one
+    declaring no unit beside a prediction in micrometres, 1000 times apart, was told the grid line too
+    (hundred-and-seventh session): each is refused naming both files, the units and the nibabel lines, which,
+    run as written, make it scored."""
+    pred_dir, label_dir, _ = folders
+    label_path, pred_path = label_dir / "b.nii.gz", pred_dir / "b.nii.gz"
+
+    def declare(path, unit, per_mm):
+        image = nib.load(path)
+        image = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
+        image.header.set_xyzt_units(unit)
+        nib.save(image, path)
+
+    declare(pred_path, "mm", 1.0)
+    for per_mm, line in ((1000.0, "Rewrite it in mm"), (1.0, "declare it so")):
+        declare(label_path, "micron", per_mm)
+        with pytest.raises(DataError) as refused:
+            evaluate_folders(pred_dir, label_dir, num_classes=3)
+        said = str(refused.value)
+        assert said.startswith(f"{label_path}: its header declares its voxel sizes in micrometres (xyzt_units), "
+                               f"that of {pred_path}, its prediction, in mm. "), said
+        assert "voxel grid" not in said
+        exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
+                       said).group(1), {"nib": nib, "np": np, "path": str(label_path)})
+        assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
+    declare(label_path, "unknown", 1.0)
+    declare(pred_path, "micron", 1000.0)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(label_path))}: its header declares no unit for its "
+                                        rf"voxel sizes \(xyzt_units\), while that of {re.escape(str(pred_path))} "
+                                        r"\(its prediction\) declares micrometres, .* the unit is the likely cause"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
 @pytest.mark.parametrize("axcodes", ["LPS", "ASR", "SLA"])
 def test_a_prediction_of_the_labels_voxels_in_another_orientation_is_scored_as_stored_on_its_grid(folders, axcodes):
     """Another tool's output written LPS against a RAS label (or its axes permuted) holds the label's voxels,

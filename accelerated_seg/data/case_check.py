@@ -11,7 +11,7 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.foreground_box import Box
 from accelerated_seg.data.grid_agreement import Volume, check_same_grid, stacking_shift
-from accelerated_seg.data.header_units import channel_in_another_unit, channel_units_words
+from accelerated_seg.data.header_units import channel_in_another_unit, channel_units_words, unit_likely_apart
 from accelerated_seg.data.image_value_checks import check_finite, tell_dominant_voxels
 from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.label_value_checks import check_label_values
@@ -71,7 +71,7 @@ def check_case(
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for index, other in enumerate(channels[1:], start=1):
-        if said := _another_unit(channels[:index], other):
+        if said := _another_unit(channels[:index], other) or _unit_likely_apart(other, channels[0]):
             report.errors.append(f"{case.id} (image channels): {said}")
             continue
         found = len(report.errors)
@@ -89,12 +89,16 @@ def check_case(
     outside, labelled = check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally, box)
     if outside:
         tally.cropped_away.append(f"{case.id} {outside} of {labelled}")
-    if channels:
+    labelled_as = Volume("label", case.label, label)
+    if channels and (said := _another_unit(channels[:1], labelled_as) or _unit_likely_apart(labelled_as, channels[0])):
+        # before the grids: a label in micrometres was told to be resampled onto the image's grid, its own in
+        # another unit, and one declaring micrometres with the image's numbers trained unjudged. Against the first
+        # channel alone, as its grid is: another channel off is that channel's error, said above
+        report.errors.append(f"{case.id} (label vs image): {said}")
+    elif channels:
         check_same_grid(
-            channels[0], Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
-            affine_atol, report,
+            channels[0], labelled_as, f"{case.id} (label vs image)", _RESAMPLE_HINT, affine_atol, report,
         )
-
 
 
 def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
@@ -102,8 +106,19 @@ def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
     before their grids: its numbers are read as they are, so a channel in micrometres beside one in mm was told to be
     resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring micrometres with the other's numbers
     trained unjudged, each case's first image alone judged for its unit, until the hundred-and-seventh session's
-    review. Predict judges a case's channels so (``inference._refuse_channel_units``), with the same helper."""
+    review. Predict judges a case's channels so (``inference._refuse_channel_units``), with the same helper. A label
+    is judged so against its case's channels (said "the case's image channel 0"), whose refusal was the grid's
+    until the hundred-and-seventh session."""
     beside = channel_in_another_unit(other.image, [(volume.path, volume.image) for volume in earlier])
     if beside is None:
         return None
-    return channel_units_words(other.path, other.image, *beside, "one spacing")
+    role = next(volume.role for volume in earlier if volume.path == beside[0])
+    beside_role = "a channel of the same case" if other.role != "label" else f"the case's {role}"
+    return channel_units_words(other.path, other.image, *beside, "one spacing", beside_role)
+
+
+def _unit_likely_apart(other: Volume, first: Volume) -> str | None:
+    """What is wrong with a file declaring no unit beside one declaring micrometres or metres (either way round),
+    their voxel sizes that unit's factor apart: told to be resampled onto one grid until the hundred-and-seventh
+    session, the grid difference being the unit's (``header_units.unit_likely_apart``)."""
+    return unit_likely_apart(other.path, other.image, first.path, first.image, f"the case's {first.role}")

@@ -9,10 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import nibabel as nib
+import numpy as np
 
 
 #: How the checks name each unit nibabel's get_xyzt_units() reports, and its size in mm
 UNIT_MM = {"mm": ("mm", 1.0), "meter": ("metres", 1000.0), "micron": ("micrometres", 0.001)}
+#: How near a file's voxel sizes in its declared unit, converted to mm, must come to those of a file declaring no
+#: unit for the unit to be told the likely cause of their grids' difference: a converter's rounding (0.7 mm written
+#: as 700.2 micrometres), not another resolution, which steps of 5% or more make
+_UNIT_FACTOR_RTOL = 0.01
 
 
 def spatial_unit(image) -> str:
@@ -40,22 +45,62 @@ def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
     return next(((path, other) for path, other in earlier if spatial_unit(other) not in ("unknown", unit)), None)
 
 
-def channel_units_words(path, image, beside_path, beside_image, resampled_to: str) -> str:
+def channel_units_words(path, image, beside_path, beside_image, resampled_to: str,
+                        beside_role: str = "a channel of the same case", read_as: str | None = None) -> str:
     """What is said of a case's channel (``image`` at ``path``) whose header declares another unit than another
     channel's of the case (``beside_image`` at ``beside_path``), and how to rewrite it in the other's unit or declare
     it so; ``resampled_to``: the spacing both are resampled to, in words. Said by predict for a model whose training
     cases declared no unit (against a model's unit each channel is judged by ``spacing.other_unit_words``) and by the
     pre-flight check of a case: before their grids are compared, whose refusal told the user to resample channels
-    1000 times apart onto one grid."""
+    1000 times apart onto one grid. Said too of a label against its case's image (``beside_role``) and of a
+    reference label against its prediction in evaluate, which resamples nothing (``read_as``: what reading their
+    numbers as they are would do), where a label in micrometres was told to be resampled onto the image's grid, or
+    trained unjudged with the image's numbers (hundred-and-seventh session)."""
     unit, beside = spatial_unit(image), spatial_unit(beside_image)
     scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
+    times = f"{max(scale, 1 / scale):,.0f} times"
+    read_as = (read_as.format(times=times) if read_as  # the caller's words, "{times}" in them
+               else f"resampling them to {resampled_to} would scale one {times} against the other")
     return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
-            f"a channel of the same case, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the "
-            f"unit, so resampling them to {resampled_to} would scale one {max(scale, 1 / scale):,.0f} times against "
-            f"the other. Rewrite it in {UNIT_MM[beside][0]} (nibabel: "
+            f"{beside_role}, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the unit, so "
+            f"{read_as}. Rewrite it in {UNIT_MM[beside][0]} (nibabel: "
             f"{rewrite_code(f'{scale:g}', beside)}), or, where its numbers are {UNIT_MM[beside][0]} already and its "
             f"unit alone is wrong, declare it so (nibabel: {declare_code(beside)}); or the other way round, where "
             f"{beside_path} is the one off")
+
+
+def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str) -> str | None:
+    """What is said of two files to be on one grid (a case's channels, a label and its image, a reference and its
+    prediction) where one header declares no unit and the other one of micrometres or metres, and their voxel sizes
+    are that unit's factor apart (``_UNIT_FACTOR_RTOL``): the unit is the likely cause, the file of none in mm, so the
+    grid line ("resample onto one grid") would be the wrong advice, as it was until the hundred-and-seventh session
+    (a header declaring no unit agrees with any: ``channel_in_another_unit``). None otherwise: their grids are judged.
+    Reads the headers alone (the affines and xyzt_units already loaded)."""
+    pair = [(path, image, spatial_unit(image)), (beside_path, beside_image, spatial_unit(beside_image))]
+    unitless = [entry for entry in pair if entry[2] == "unknown"]
+    declared = [entry for entry in pair if entry[2] not in ("unknown", "mm")]
+    if len(unitless) != 1 or len(declared) != 1:
+        return None
+    (none_path, none_image, _), (unit_path, unit_image, unit) = unitless[0], declared[0]
+    none_sizes = nib.affines.voxel_sizes(none_image.affine)[:3]
+    unit_sizes = nib.affines.voxel_sizes(unit_image.affine)[:3]
+    if not np.all(none_sizes > 0) or not np.allclose(unit_sizes * UNIT_MM[unit][1], none_sizes,
+                                                     rtol=_UNIT_FACTOR_RTOL, atol=0):
+        return None
+    factor = UNIT_MM[unit][1]
+    named = {path: str(path), beside_path: f"{beside_path} ({beside_role})"}
+    return (f"{named[none_path]}: its header declares no unit for its voxel sizes (xyzt_units), while that of "
+            f"{named[unit_path]} declares {UNIT_MM[unit][0]}, and their voxel sizes ({_sizes(none_sizes)} against "
+            f"{_sizes(unit_sizes)}) are "
+            f"{max(factor, 1 / factor):,.0f} times apart, as the same voxels are in mm and in {UNIT_MM[unit][0]}: "
+            f"the unit is the likely cause, not another grid, and their numbers are read as they are, whatever the "
+            f"unit. Declare {none_path} in mm, as its numbers are (nibabel: {declare_code('mm')}), and rewrite "
+            f"{unit_path} in mm (nibabel: {rewrite_code(f'{factor:g}', 'mm')}); or, where its voxels are not those of "
+            f"{unit_path}, resample it onto that grid")
+
+
+def _sizes(sizes) -> str:
+    return " x ".join(f"{float(size):.4g}" for size in sizes)
 
 
 def rewrite_code(scale: str, unit: str = "mm") -> str:
