@@ -107,7 +107,7 @@ def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
     resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring micrometres with the other's numbers
     trained unjudged, each case's first image alone judged for its unit, until the hundred-and-seventh session's
     review. Predict judges a case's channels so (``inference._refuse_channel_units``), with the same helper. A label
-    is judged so against its case's channels (said "the case's image channel 0"), whose refusal was the grid's
+    is judged so against its case's first channel (said "the case's image channel 0"), whose refusal was the grid's
     until the hundred-and-seventh session."""
     beside = channel_in_another_unit(other.image, [(volume.path, volume.image) for volume in earlier])
     if beside is None:
