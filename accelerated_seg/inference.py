@@ -47,7 +47,7 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_ad
                           vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .data.header_units import channel_in_another_unit, channel_units_words, spatial_unit
+from .data.header_units import channel_in_another_unit, channel_units_words, spatial_unit, unit_likely_apart
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -381,8 +381,14 @@ def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: 
     micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
     apart), and one declaring micrometres with the first one's numbers was segmented unjudged, until the
     hundred-and-seventh session. Before the grids are compared, whose refusal would send the user the wrong way. A
-    channel declaring no unit agrees with any, as a case's header does with the model's."""
+    channel declaring no unit agrees with any, as a case's header does with the model's, but one beside a first
+    channel in micrometres or metres, voxel sizes that unit's factor apart, is told the unit is the likely cause
+    (``unit_likely_apart``, as the pre-flight check says): it was told to resample onto the first one's grid until a
+    review of the hundred-and-seventh session."""
     _refuse_another_unit(config, path, image, spacing)
+    # whatever the spacing: sizes that factor apart are refused as grids below where nothing is resampled
+    if said := unit_likely_apart(path, image, earlier_paths[0], earlier[0], "channel 0 of the same case"):
+        raise DataError(said)
     if spacing is None:  # the unit matters to the resampling alone, as _refuse_another_unit's
         return
     beside = channel_in_another_unit(image, list(zip(earlier_paths, earlier)))  # as the pre-flight check judges

@@ -2280,3 +2280,33 @@ def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_
         with pytest.raises(DataError, match=re.escape(f"{first}: shape (1, {', '.join(map(str, image.shape))}) holds "
                                                       "a channel axis first, as PyTorch and MONAI arrays are laid")):
             predict_file(export(tmp_path / "model"), first, tmp_path / "y.nii.gz")
+
+
+def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_told_the_unit(scans, tmp_path):
+    """A channel declaring no unit beside one in micrometres or metres, voxel sizes that unit's factor apart, was told
+    to be resampled onto the first channel's grid (a review's probe of the hundred-and-seventh session), where the
+    pre-flight check says the unit is the likely cause (``header_units.unit_likely_apart``): so is predict, in either
+    order, for a model recording no unit or no spacing, and the two lines offered, run as written, make the case
+    segmented. Numbers 10 times apart are another grid still."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    models = [export(tmp_path / "older", in_channels=2), export(tmp_path / "unresampled", in_channels=2, spacing=None)]
+    for index, (model, unit, order) in enumerate([(m, u, o) for m in models for u in ("micron", "meter")
+                                                  for o in ("unitless first", "unit first")]):
+        unitless = in_unit(image, tmp_path / f"none{index}.nii.gz", "unknown", 1.0)
+        declared = in_unit(image, tmp_path / f"{unit}{index}.nii.gz", unit, {"micron": 1000.0, "meter": 0.001}[unit])
+        channels = [unitless, declared] if order == "unitless first" else [declared, unitless]
+        output = tmp_path / f"{index}.nii.gz"
+        with pytest.raises(DataError, match=rf"^{re.escape(str(unitless))}(?: \(.*?\))?: its header declares no unit "
+                                            r"for its voxel sizes .* the unit is the likely cause, not another grid.* "
+                                            r"Declare .* in mm, as its numbers are \(nibabel: (img = .*?, path\))\), "
+                                            r"and rewrite .* in mm \(nibabel: (img = .*?, path\))\); or") as refused:
+            predict_file(model, channels, output)
+        assert "share a voxel grid" not in str(refused.value) and not output.exists(), (index, str(refused.value))
+        declare, rewrite = re.search(r"nibabel: (img = .*?, path\))\).*nibabel: (img = .*?, path\))\)",
+                                     str(refused.value)).group(1, 2)
+        exec(declare, {"nib": nib, "np": np, "path": str(unitless)})
+        exec(rewrite, {"nib": nib, "np": np, "path": str(declared)})
+        assert read_labels(predict_file(model, channels, output)).shape == image.shape
+    apart = in_unit(image, tmp_path / "ten.nii.gz", "micron", 10.0)
+    with pytest.raises(DataError, match=r"do not share a voxel grid"):
+        predict_file(models[0], [in_unit(image, tmp_path / "n.nii.gz", "unknown", 1.0), apart], tmp_path / "t.nii.gz")
