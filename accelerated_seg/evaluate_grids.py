@@ -42,6 +42,11 @@ def shear_degrees(affine: np.ndarray) -> float:
     return float(np.degrees(np.arcsin(min(max(cosines), 1.0))))
 
 
+#: What a prediction off its reference's grid is told: the reference is the truth, never resampled
+_ONTO_THE_LABELS_GRID = ("predict from the image this label belongs to (accelerated-seg predict writes the input's "
+                         "grid), or resample the prediction onto the label's grid with nearest-neighbour interpolation")
+
+
 def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage, pred_path: Path,
                     label_path: Path, atol_mm: float = GEOMETRY_ATOL_MM) -> np.ndarray | None:
     """Require the prediction to lie on the label's voxel grid (shape and affine), as stored or in another
@@ -76,13 +81,11 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
     _refuse_another_unit(pred, label, pred_path, label_path)
     if (reordering := _reordering_onto(pred, label, atol_mm)) is not None:
         return reordering
-    fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
-           "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
     reference, other = Volume("label", label_path, label), Volume("prediction", pred_path, pred)
     if pred.shape[:3] != label.shape[:3] or any(n > 1 for n in (*pred.shape[3:], *label.shape[3:])):
         orientation = orientation_difference(reference, other)
         raise DataError(f"{pred_path} (shape {pred.shape}) and {label_path} (shape {label.shape}) are not on "
-                        f"one voxel grid{f' ({orientation})' if orientation else ''}; {fix}")
+                        f"one voxel grid{f' ({orientation})' if orientation else ''}; {_ONTO_THE_LABELS_GRID}")
     difference = float(np.abs(np.asarray(pred.affine) - np.asarray(label.affine)).max())
     if difference > atol_mm:
         # In words, as the pre-flight check says it: the largest entry's difference alone read as a distance
@@ -93,8 +96,8 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
                    "and sform_code 0), so nibabel places its voxels from pixdim alone") if bare else ""
         raise DataError(f"{pred_path} and {label_path} are not on one voxel grid: {what} (their affines differ by "
                         f"up to {difference:.4g} in an entry, tolerance {atol_mm} mm){guessed}, so their voxels are "
-                        f"not the same places in the patient; {fix}\nprediction affine:\n{np.round(pred.affine, 4)}"
-                        f"\nlabel affine:\n{np.round(label.affine, 4)}")
+                        f"not the same places in the patient; {_ONTO_THE_LABELS_GRID}\nprediction affine:\n"
+                        f"{np.round(pred.affine, 4)}\nlabel affine:\n{np.round(label.affine, 4)}")
 
 
 def _refuse_another_unit(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage,
@@ -109,7 +112,7 @@ def _refuse_another_unit(pred: nib.spatialimages.SpatialImage, label: nib.spatia
             label_path, label, pred_path, pred, "", "its prediction",
             "comparing them voxel for voxel would take one grid for the other, {times} apart, and measure the "
             "distances in the reference's numbers"))
-    if said := unit_likely_apart(label_path, label, pred_path, pred, "its prediction"):
+    if said := unit_likely_apart(label_path, label, pred_path, pred, "its prediction", _ONTO_THE_LABELS_GRID):
         raise DataError(said)
 
 

@@ -387,7 +387,8 @@ def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: 
     review of the hundred-and-seventh session."""
     _refuse_another_unit(config, path, image, spacing)
     # whatever the spacing: sizes that factor apart are refused as grids below where nothing is resampled
-    if said := unit_likely_apart(path, image, earlier_paths[0], earlier[0], "channel 0 of the same case"):
+    if said := unit_likely_apart(path, image, earlier_paths[0], earlier[0], "channel 0 of the same case",
+                                 "resample every channel onto the first one's grid"):
         raise DataError(said)
     if spacing is None:  # the unit matters to the resampling alone, as _refuse_another_unit's
         return

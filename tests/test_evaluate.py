@@ -530,6 +530,24 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
                                         rf"voxel sizes \(xyzt_units\), while that of {re.escape(str(pred_path))} "
                                         r"\(its prediction\) declares micrometres, .* the unit is the likely cause"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
+    # either way round, the two lines offered (declare the file of no unit mm, rewrite the other in mm), run as
+    # written on the files they name, make it scored: they were not run until a review of the session
+    for unitless, declared in ((label_path, pred_path), (pred_path, label_path)):
+        declare(unitless, "unknown", 1.0)
+        declare(declared, "micron", 1000.0)
+        with pytest.raises(DataError) as refused:
+            evaluate_folders(pred_dir, label_dir, num_classes=3)
+        said = str(refused.value)
+        # the advice for voxels that differ indeed resamples the prediction, never the reference: "resample it onto
+        # that grid" resampled the reference where it was the file of no unit (a review of the session)
+        assert said.endswith("or resample the prediction onto the label's grid with nearest-neighbour "
+                             "interpolation") and "voxel grid" not in said, said
+        lines = re.search(rf"Declare {re.escape(str(unitless))} in mm, as its numbers are \(nibabel: (img = .*?, "
+                          rf"path\))\), and rewrite {re.escape(str(declared))} in mm \(nibabel: (img = .*?, path\))\)",
+                          said)
+        exec(lines.group(1), {"nib": nib, "np": np, "path": str(unitless)})
+        exec(lines.group(2), {"nib": nib, "np": np, "path": str(declared)})
+        assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
 
 
 @pytest.mark.parametrize("axcodes", ["LPS", "ASR", "SLA"])

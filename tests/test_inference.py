@@ -2302,6 +2302,7 @@ def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_to
                                             r"and rewrite .* in mm \(nibabel: (img = .*?, path\))\); or") as refused:
             predict_file(model, channels, output)
         assert "share a voxel grid" not in str(refused.value) and not output.exists(), (index, str(refused.value))
+        assert str(refused.value).endswith("differ indeed, resample every channel onto the first one's grid")
         declare, rewrite = re.search(r"nibabel: (img = .*?, path\))\).*nibabel: (img = .*?, path\))\)",
                                      str(refused.value)).group(1, 2)
         exec(declare, {"nib": nib, "np": np, "path": str(unitless)})

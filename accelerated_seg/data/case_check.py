@@ -71,7 +71,7 @@ def check_case(
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for index, other in enumerate(channels[1:], start=1):
-        if said := _another_unit(channels[:index], other) or _unit_likely_apart(other, channels[0]):
+        if said := _another_unit(channels[:index], other) or _unit_likely_apart(other, channels[0], _CHANNEL_HINT):
             report.errors.append(f"{case.id} (image channels): {said}")
             continue
         found = len(report.errors)
@@ -90,7 +90,8 @@ def check_case(
     if outside:
         tally.cropped_away.append(f"{case.id} {outside} of {labelled}")
     labelled_as = Volume("label", case.label, label)
-    if channels and (said := _another_unit(channels[:1], labelled_as) or _unit_likely_apart(labelled_as, channels[0])):
+    if channels and (said := _another_unit(channels[:1], labelled_as)
+                     or _unit_likely_apart(labelled_as, channels[0], _RESAMPLE_HINT)):
         # before the grids: a label in micrometres was told to be resampled onto the image's grid, its own in
         # another unit, and one declaring micrometres with the image's numbers trained unjudged. Against the first
         # channel alone, as its grid is: another channel off is that channel's error, said above
@@ -117,8 +118,8 @@ def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
     return channel_units_words(other.path, other.image, *beside, "one spacing", beside_role)
 
 
-def _unit_likely_apart(other: Volume, first: Volume) -> str | None:
+def _unit_likely_apart(other: Volume, first: Volume, otherwise: str) -> str | None:
     """What is wrong with a file declaring no unit beside one declaring micrometres or metres (either way round),
     their voxel sizes that unit's factor apart: told to be resampled onto one grid until the hundred-and-seventh
     session, the grid difference being the unit's (``header_units.unit_likely_apart``)."""
-    return unit_likely_apart(other.path, other.image, first.path, first.image, f"the case's {first.role}")
+    return unit_likely_apart(other.path, other.image, first.path, first.image, f"the case's {first.role}", otherwise)

@@ -69,13 +69,16 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
             f"{beside_path} is the one off")
 
 
-def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str) -> str | None:
+def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
     """What is said of two files to be on one grid (a case's channels, a label and its image, a reference and its
     prediction) where one header declares no unit and the other one of micrometres or metres, and their voxel sizes
     are that unit's factor apart (``_UNIT_FACTOR_RTOL``): the unit is the likely cause, the file of none in mm, so the
     grid line ("resample onto one grid") would be the wrong advice, as it was until the hundred-and-seventh session
     (a header declaring no unit agrees with any: ``channel_in_another_unit``). None otherwise: their grids are judged.
-    Reads the headers alone (the affines and xyzt_units already loaded)."""
+    Reads the headers alone (the affines and xyzt_units already loaded). ``otherwise``: the caller's grid advice, for
+    voxels that differ indeed ("resample the label onto the image grid"): "resample it onto that grid" resampled the
+    file of no unit, the case's image or evaluate's reference where that was the one, onto the other's grid (a review
+    of the hundred-and-seventh session)."""
     pair = [(path, image, spatial_unit(image)), (beside_path, beside_image, spatial_unit(beside_image))]
     unitless = [entry for entry in pair if entry[2] == "unknown"]
     declared = [entry for entry in pair if entry[2] not in ("unknown", "mm")]
@@ -95,8 +98,8 @@ def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str) 
             f"{max(factor, 1 / factor):,.0f} times apart, as the same voxels are in mm and in {UNIT_MM[unit][0]}: "
             f"the unit is the likely cause, not another grid, and their numbers are read as they are, whatever the "
             f"unit. Declare {none_path} in mm, as its numbers are (nibabel: {declare_code('mm')}), and rewrite "
-            f"{unit_path} in mm (nibabel: {rewrite_code(f'{factor:g}', 'mm')}); or, where its voxels are not those of "
-            f"{unit_path}, resample it onto that grid")
+            f"{unit_path} in mm (nibabel: {rewrite_code(f'{factor:g}', 'mm')}); or, where their voxels differ indeed, "
+            f"{otherwise}")
 
 
 def _sizes(sizes) -> str:
