@@ -316,7 +316,12 @@ class Segmentation:
         try:
             for record in ("_interrupted", "_preempted"):
                 if _resumes(stopped := getattr(self, record), run, continues_its_run, run_info_at_start):
-                    setattr(self, record, stopped.gone_on())
+                    again = stopped.gone_on()
+                    # its checkpoints unreadable now: the stop's record reads that as it reads, not raising since
+                    # the hundred-and-seventh session, and is left as it was, as where the OSError was raised
+                    if again.unread_at_stop is not None:
+                        return
+                    setattr(self, record, again)
         except OSError:
             return
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
