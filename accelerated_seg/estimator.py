@@ -313,17 +313,11 @@ class Segmentation:
         were, where the OSError took the place of the fit's own error (the hundred-and-sixth session's review)."""
         if not continues_its_run:
             return
-        try:
-            for record in ("_interrupted", "_preempted"):
-                if _resumes(stopped := getattr(self, record), run, continues_its_run, run_info_at_start):
-                    again = stopped.gone_on()
-                    # its checkpoints unreadable now: the stop's record reads that as it reads, not raising since
-                    # the hundred-and-seventh session, and is left as it was, as where the OSError was raised
-                    if again.unread_at_stop is not None:
-                        return
-                    setattr(self, record, again)
-        except OSError:
-            return
+        for record in ("_interrupted", "_preempted"):
+            if _resumes(stopped := getattr(self, record), run, continues_its_run, run_info_at_start):
+                if (gone_on := stopped.gone_on()) is None:  # its checkpoints unreadable now
+                    return
+                setattr(self, record, gone_on)
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
             self._run_info_taken = run_info_written(run)
 

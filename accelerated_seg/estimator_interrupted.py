@@ -70,12 +70,19 @@ class InterruptedFit:
             return None
         return int(STEP_DIR.match(self.newest_at_stop.name).group(1))
 
-    def gone_on(self) -> InterruptedFit:
+    def gone_on(self) -> InterruptedFit | None:
         """This stop after the estimator's own resume of its run failed, having written the run (run_info.json
         anew, a checkpoint): the run's file and newest checkpoint read anew, the step the stop is said to be after
         kept. A launch's, told by its newest checkpoint's, was said to be the failed resume's ("after step 3 or
-        later" of a stop at step 2) in the hundred-and-sixth session, until its review."""
+        later" of a stop at step 2) in the hundred-and-sixth session, until its review.
+
+        None where its checkpoints folder cannot be read now: the caller keeps the record as it was. Read anew, it
+        would say the folder was unreadable as the fit stopped (``unread_at_stop``), and forget the checkpoint it
+        had (``newest_at_stop``); its listing's OSError told the caller so until unread_at_stop caught it (the
+        hundred-and-seventh session, whose merge left the failed resume's test failing on main)."""
         again = dataclasses.replace(self)  # a new instance: __post_init__ reads the run's folder again
+        if again.unread_at_stop is not None:
+            return None
         object.__setattr__(again, "checkpoint_step", self.checkpoint_step)
         return again
 
