@@ -197,7 +197,8 @@ class Segmentation:
                 if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), continues_its_run,
                                                    run_info_at_start)):
                     self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
-                                                       started_from, run_info_at_start=run_info_at_start)
+                                                       started_from, run_info_at_start=run_info_at_start,
+                                                       saved_nothing=wrote_nothing and not continues_its_run)
                 raise
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)

@@ -45,14 +45,15 @@ class InterruptedFit:
     # checkpoints it had is then unknown, and none there later was said "no checkpoint was saved yet (save_every)"
     # of a run that saved some (the hundred-and-seventh session's review)
     unread_at_stop: str | None = field(default=None, init=False)
-    # whether the run's folder was there as it stopped: a fit stopped in its setup before the folder was made (Ctrl-C
-    # as it checked or preprocessed the data) was said to be in a folder "no longer there (moved or deleted since)",
-    # to resume where it was moved, under train's line saying nothing was saved (hundred-and-seventh session's review)
-    there_at_stop: bool = field(default=True, init=False)
+    # a new run (not a resume of the folder's) stopped in its setup before it wrote anything there: what the folder
+    # holds, if anything, is an earlier run's. Such a fit was said to be in a folder "no longer there (moved or
+    # deleted since)" where it stopped before the folder was made, and, an overwrite's stopped before it deleted the
+    # earlier run, to resume='latest' from that run's newest checkpoint (which continued the earlier run, not the new
+    # one asked for), each under train's line saying nothing was saved (hundred-and-seventh session's reviews)
+    saved_nothing: bool = False
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
-        object.__setattr__(self, "there_at_stop", self.run.is_dir())
         # a checkpoints folder that cannot be read (a mount gone) leaves none known: its OSError was raised over the
         # fit's KeyboardInterrupt until the hundred-and-seventh session; train's line has said why
         try:
@@ -132,10 +133,10 @@ class InterruptedFit:
         hundred-and-second session's review: "predicts with <run>/best_model; its checkpoints are no longer
         there ...; Segmentation.load('<run>/best_model') to predict with it")."""
         whose = "the run's" if predicting_with is not None else "its"
+        if self.saved_nothing:
+            return "nothing was saved: fit again"
         if not self.run.is_dir():  # "no checkpoint was saved yet" of a run whose checkpoints went with it, until the
             # hundredth session's review
-            if not self.there_at_stop:
-                return "nothing was saved: fit again"
             return ("that folder is no longer there (moved or deleted since): where it was moved, "
                     "fit(..., output_dir=<its new place>, resume='latest') continues it")
         if self.written_over():
@@ -155,6 +156,8 @@ class InterruptedFit:
         """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to
         predict with the checkpoint's weights, asked for by name."""
         refusal = f"{method}: this Segmentation has no trained model: {self.said()}"
+        if self.saved_nothing:  # the folder's checkpoint is an earlier run's
+            return refusal
         try:
             checkpoint = self._checkpoint()
         except OSError:  # said above as unreadable

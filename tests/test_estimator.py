@@ -3579,6 +3579,33 @@ def test_an_estimators_fit_stopped_by_ctrl_c_in_its_setup_says_nothing_was_saved
     assert (run / "model" / "model.safetensors").is_file() and "trained 2 steps" in repr(model)
 
 
+def test_an_overwrite_fit_stopped_by_ctrl_c_in_its_setup_does_not_offer_the_earlier_runs_checkpoint(
+        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """An overwrite fit stopped as it preprocesses, before it deletes the earlier run: train's line says nothing was
+    saved, and so does repr. Until the hundred-and-seventh session's second review repr said, under that line, "its
+    newest whole checkpoint is <run>/checkpoints/step_2: call fit(..., resume='latest') again", which continues the
+    earlier run, not the new one asked for (the bug train's own line had had until that session)."""
+    import accelerated_seg.train as train_module
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    run, cached_tables = tmp_path / "run", train_module.cached_tables
+    model.fit(data, steps=2)
+
+    def interrupted(*args, **kwargs):
+        signal.raise_signal(signal.SIGINT)  # as a notebook's "interrupt kernel" does
+        return cached_tables(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(train_module, "cached_tables", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=4, overwrite=True, seed=7)
+    assert capsys.readouterr().out.splitlines()[-1] == ("interrupted (Ctrl-C) before training began; nothing was "
+                                                        "saved: start the run again")
+    assert (run / "checkpoints" / "step_2").is_dir()  # the earlier run's, not deleted yet
+    assert repr(model).endswith(f"predicts with {run / 'model'}; since then, a fit interrupted (Ctrl-C) in {run}; "
+                                f"nothing was saved: fit again>"), repr(model)
+
+
 def test_an_estimators_fit_stopped_by_ctrl_c_with_its_checkpoints_unreadable_is_still_a_keyboard_interrupt(
         tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
     """A checkpoints folder that cannot be listed as Ctrl-C stops the fit (its permissions taken away, a mount gone):
