@@ -3,6 +3,7 @@ its docstring says (a re-run replaces its repeat, efficiency per repeat pair, th
 and it reads every session committed under benchmarks/results/. And the CPU figures the docs give
 (performance.md, performance_cpu_sessions.md, the README) are the files', figure by figure."""
 
+import functools
 import importlib.util
 import json
 import re
@@ -253,10 +254,13 @@ def _ordinal_of_session() -> dict[str, str]:
     return {"session_" + name: word for name, word in headings}
 
 
-def _steady_sessions() -> set[str]:
-    """The sessions whose host held its speed (cpu_history.steady), the first's folder by its own name."""
-    return {"train_2cpu" if r["session"] == "first (r1-r3)" else r["session"]
-            for r in cpu_history.steady(cpu_history.history())}
+@functools.cache
+def _steady_sessions() -> frozenset[str]:
+    """The sessions whose host held its speed (cpu_history.steady), the first's folder by its own name. Read once:
+    the tests ask for each folder, and reading every session's files per question made two of them take 66 s and
+    20 s (the hundred-and-eighth session's --durations)."""
+    return frozenset("train_2cpu" if r["session"] == "first (r1-r3)" else r["session"]
+                     for r in cpu_history.steady(cpu_history.history()))
 
 
 def _how_to_read_bullet(title: str) -> str:
