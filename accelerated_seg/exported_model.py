@@ -218,6 +218,13 @@ def remove_interrupted_exports(out: Path) -> list[Path]:
             for path in finish_an_interrupted_replace(_being_written(out / name), out / name)]
 
 
+def previous_exports_beside_whole_ones(out: Path) -> list[Path]:
+    """The ``<export>.previous`` folders in the run folder ``out`` that ``remove_interrupted_exports`` leaves, beside
+    their whole export: a hand's, or what a replace killed while deleting the old export left (files.py)."""
+    return [out / f"{name}.previous" for name in RUN_EXPORTS
+            if (out / f"{name}.previous").is_dir() and (out / name).exists()]
+
+
 def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:
     """Build the plain MONAI network from ``config.json`` and load ``model.safetensors`` strictly."""
     config = read_export_config(model_dir)

@@ -171,14 +171,18 @@ def replace_folder(new: Path, final: Path) -> None:
     previous = final.with_name(final.name + ".previous")
     # A link or a file at final goes the old way: the swap would move the link, not what it points to.
     if final.is_dir() and not final.is_symlink() and _exchange(new, final):
-        shutil.rmtree(new, ignore_errors=True)  # the old folder, now at the new one's name; the export is in place
-        shutil.rmtree(previous, ignore_errors=True)  # left by a kill on the old way, before the swap was used
+        # The old folder, now at the new one's name; the export is in place. A <final>.previous beside it is not
+        # this replace's (the swap makes none): left, as finish_an_interrupted_replace leaves it, for a hand may
+        # have made it (until the hundred-and-eighth session it was deleted here).
+        shutil.rmtree(new, ignore_errors=True)
     else:
-        if final.exists():
+        set_aside = final.exists()  # where it is not, a .previous there is none of this replace's: left
+        if set_aside:
             shutil.rmtree(previous, ignore_errors=True)
             final.rename(previous)
         new.rename(final)
-        shutil.rmtree(previous, ignore_errors=True)
+        if set_aside:
+            shutil.rmtree(previous, ignore_errors=True)
     sync_directory(final.parent)
 
 
@@ -189,11 +193,16 @@ def finish_an_interrupted_replace(new: Path, final: Path) -> list[Path]:
     swap. Where the kill came between the two renames of the way without a swap, ``final`` is missing: ``new``, whole
     by then (written and flushed before the renames), takes the name, or else ``.previous``, the old one, takes it back.
     Until the hundred-and-seventh session a launch's export interrupted this way left ``new`` for good, named
-    ``<export>.partial``, and only the same export written again removed it."""
+    ``<export>.partial``, and only the same export written again removed it.
+
+    A ``.previous`` beside a whole ``final`` is left: the swap makes none, and the way without one leaves it so only
+    when killed while deleting it, after the new folder took the name; nothing tells that from one made by hand
+    (a project's ``model.previous/``), which a refused run deleted until the hundred-and-eighth session."""
     previous = final.with_name(final.name + ".previous")
-    if not final.exists() and previous.is_dir():
+    between_the_renames = not final.exists() and previous.is_dir()
+    if between_the_renames:
         (new if new.is_dir() else previous).rename(final)
-    removed = [path for path in (new, previous) if path.exists()]
+    removed = [path for path in (new, previous) if path.exists() and (path == new or between_the_renames)]
     for path in removed:
         shutil.rmtree(path)
     return removed

@@ -34,6 +34,15 @@ TRAIN_RUN_MARKER = "run_info.json"
 REPLACED_WHOLE = ("model", "best_model", "summary.json", "metrics.json", "config.yaml", "report.png")
 
 
+def is_a_runs_folder(out: Path) -> bool:
+    """Whether ``out`` is a run's folder, whose exports' ``.partial`` and ``.previous`` folders are an interrupted
+    export's: train writes its run_info.json before any export, fit its checkpoint. Elsewhere they are the user's:
+    the sweep, which comes before the folder is judged, renamed a project's own ``model.previous/`` to ``model/``,
+    and the run was then refused as "already holds a run (an exported model in <out>/model)" (the hundred-and-seventh
+    session's review)."""
+    return (out / TRAIN_RUN_MARKER).is_file() or (out / "checkpoints").is_dir()
+
+
 def earlier_run(out: Path) -> str | None:
     """What in ``out`` a new run would lose (None: nothing; a run killed before its first checkpoint
     or export has left only its settings, which are no result)."""

@@ -20,7 +20,7 @@ from accelerate import Accelerator
 from . import checkpoint, run_folder
 from .checkpoint import exported_step, remove_killed_writers_leftovers
 from .config import ConfigError
-from .exported_model import remove_interrupted_exports
+from .exported_model import previous_exports_beside_whole_ones, remove_interrupted_exports
 from .model_folders import Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .run_lock import hold_run_folder
@@ -44,18 +44,19 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
         raise ConfigError(error)
     held = []
 
-    def hold_and_sweep() -> list[Path] | str:
+    def hold_and_sweep() -> tuple[list[Path] | str, list[Path]]:
         held.append(hold_run_folder(out, elsewhere))
         if held[0].unsupported:  # in an unlockable folder the hidden ones may be another run's
-            return []
+            return [], []
+        runs_folder = run_folder.is_a_runs_folder(out)
         try:
-            exports = remove_interrupted_exports(out) if _is_a_runs_folder(out) else []
-            return remove_killed_writers_leftovers(out) + exports
+            removed = remove_killed_writers_leftovers(out) + (remove_interrupted_exports(out) if runs_folder else [])
         except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
-            return f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
+            removed = f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
+        return removed, previous_exports_beside_whole_ones(out) if runs_folder else []
 
     try:  # from the lock's taking: whatever fails after it, the lock goes (a process refused itself after)
-        removed = on_main(accelerator, hold_and_sweep)
+        removed, left = on_main(accelerator, hold_and_sweep)
         if held and held[0].unsupported:
             accelerator.print(f"warning: {out} cannot be locked ({held[0].unsupported}), so a second run started "
                               f"into it would not be refused: start one run per folder")
@@ -64,19 +65,16 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
         elif removed:
             accelerator.print(f"removed what runs killed while writing left in {out}: "
                               + ", ".join(str(path.relative_to(out)) for path in removed))
+        if left:
+            accelerator.print(f"note: left alone in {out}, as it may be yours: "
+                              + ", ".join(f"{path.name}/ beside a whole {path.stem}/" for path in left)
+                              + " (an export's replace killed while deleting the old one leaves one only where the "
+                              "filesystem cannot swap two folders, NFS or macOS, and there the next export of that "
+                              "name deletes it): move it out to keep it, or delete it")
         yield
     finally:
         for lock in held:
             lock.release()
-
-
-def _is_a_runs_folder(out: Path) -> bool:
-    """Whether ``out`` is a run's folder, whose exports' ``.partial`` and ``.previous`` folders are an interrupted
-    export's: train writes its run_info.json before any export, fit its checkpoint. Elsewhere they are the user's:
-    the sweep, which comes before the folder is judged, renamed a project's own ``model.previous/`` to ``model/``,
-    and the run was then refused as "already holds a run (an exported model in <out>/model)" (the hundred-and-seventh
-    session's review)."""
-    return (out / run_folder.TRAIN_RUN_MARKER).is_file() or (out / "checkpoints").is_dir()
 
 
 def check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool,

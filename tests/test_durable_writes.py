@@ -126,15 +126,17 @@ def test_a_replaced_folder_is_never_missing_where_the_filesystem_can_swap(tmp_pa
 
 
 
-@pytest.mark.parametrize("left, whole", [
-    ({"best_model": "old", "best_model.partial": None}, "old"),  # killed writing the new one, or deleting the old one
-    ({"best_model": "new", "best_model.previous": "old"}, "new"),  # killed deleting the old one (no swap)
-    ({"best_model.previous": "old", "best_model.partial": "new"}, "new"),  # killed between the renames (no swap)
-    ({"best_model.previous": "old"}, "old")])
-def test_what_an_interrupted_replace_left_is_put_right_keeping_a_whole_folder(tmp_path, left, whole):
+@pytest.mark.parametrize("left, whole, kept", [
+    ({"best_model": "old", "best_model.partial": None}, "old", []),  # killed writing the new one, or deleting the old
+    # killed deleting the old one (no swap), or a hand's best_model.previous/: left, which a refused run deleted
+    ({"best_model": "new", "best_model.previous": "old"}, "new", ["best_model.previous"]),
+    ({"best_model.previous": "old", "best_model.partial": "new"}, "new", []),  # killed between the renames (no swap)
+    ({"best_model.previous": "old"}, "old", [])])
+def test_what_an_interrupted_replace_left_is_put_right_keeping_a_whole_folder(tmp_path, left, whole, kept):
     """A launch's interrupt ends every rank at once (os._exit), wherever the main process is in an export's
     replace_folder: until the hundred-and-seventh session its <export>.partial stayed (a kill's too) until the
-    same export was written again; none is left now, nor is the export there whole before lost."""
+    same export was written again; none is left now, nor is the export there whole before lost. A .previous beside
+    a whole export may be a hand's: left (the hundred-and-eighth session)."""
     for name, content in left.items():
         (tmp_path / name).mkdir()
         if content is not None:
@@ -142,8 +144,27 @@ def test_what_an_interrupted_replace_left_is_put_right_keeping_a_whole_folder(tm
     final = tmp_path / "best_model"
     removed = files.finish_an_interrupted_replace(tmp_path / "best_model.partial", final)
     assert (final / "config.json").read_text() == whole
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["best_model"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["best_model", *kept]
     assert {path.name for path in removed} <= set(left) - {"best_model"}
+    assert all((tmp_path / name / "config.json").read_text() == left[name] for name in kept)
+
+
+def test_a_swap_leaves_a_previous_folder_it_did_not_make(tmp_path):
+    """The swap makes no <final>.previous, so one beside the export is a hand's (or an old-way kill's): it was
+    deleted at every export of that name until the hundred-and-eighth session."""
+    probe = [tmp_path / "a", tmp_path / "b"]
+    for folder in probe:
+        folder.mkdir()
+    if not files._exchange(*probe):
+        pytest.skip("this filesystem cannot swap two folders (renameat2 RENAME_EXCHANGE)")
+    (tmp_path / "model.previous").mkdir()
+    (tmp_path / "model.previous" / "mine.txt").write_text("mine")
+    for content in ("old", "new"):
+        (tmp_path / "model.partial").mkdir()
+        (tmp_path / "model.partial" / "config.json").write_text(content)
+        replace_folder(tmp_path / "model.partial", tmp_path / "model")
+    assert (tmp_path / "model" / "config.json").read_text() == "new"
+    assert (tmp_path / "model.previous" / "mine.txt").read_text() == "mine"
 
 
 def test_an_export_behind_a_link_is_replaced_the_old_way_and_its_target_left_alone(tmp_path):

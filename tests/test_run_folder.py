@@ -737,6 +737,23 @@ def test_a_folder_that_is_no_runs_keeps_its_own_model_previous(tiny_config, tmp_
     assert (project / "model.previous" / "weights.pt").read_bytes() == b"mine"
 
 
+def test_a_refused_run_keeps_a_hand_made_model_previous_beside_a_whole_model_and_says_so(tiny_config, tmp_path,
+                                                                                          capsys):
+    """In a run's folder, a model.previous/ beside a whole model/ (no model.partial) is no replace killed between
+    its renames: the sweep, before the run was judged and refused (no overwrite, no resume), deleted it until the
+    hundred-and-eighth session. Left now, and named."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    (run / "model.previous").mkdir()
+    (run / "model.previous" / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    with pytest.raises(ConfigError, match="already holds a run"):
+        train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    assert (run / "model.previous" / "notes.txt").read_text() == "mine"
+    assert f"note: left alone in {run}, as it may be yours: model.previous/ beside a whole model/" in (
+        capsys.readouterr().out)
+
+
 def test_an_unlockable_run_folder_keeps_its_hidden_checkpoints(tiny_config, tmp_path, monkeypatch, capsys):
     """Without a lock another live run may be writing them: nothing is swept, and the run says why."""
     run = tmp_path / "run"
