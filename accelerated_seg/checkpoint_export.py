@@ -28,6 +28,7 @@ from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
 from .model_folders import STEP_DIR, checkpoint_folder
 from .models import ModelSpec, build_from_spec
+from .run_folder import holding_the_run_folder_of
 
 
 def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Path]:
@@ -38,13 +39,15 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         ConfigError: not a checkpoint; ``output`` in the way; a checkpoint without what an export needs.
         DataError: a damaged checkpoint, or weights that are not the network it describes.
     """
-    return export_found_checkpoint(checkpoint_folder(Path(source)), Path(output))
+    with holding_the_run_folder_of(Path(output)):  # the run's own exports (run_folder.py)
+        return export_found_checkpoint(checkpoint_folder(Path(source)), Path(output))
 
 
 def export_found_checkpoint(checkpoint: Path, output: Path) -> tuple[Path, Path]:
     """``export_checkpoint`` of the ``step_N`` folder ``checkpoint_folder`` found: ``accelerated-seg export``
     finds it before torch imports, and a run still training may rotate it away before this reads it, which
-    finding it again called "does not exist" (until the ninety-third session): it was removed since."""
+    finding it again called "does not exist" (until the ninety-third session): it was removed since. The caller
+    holds ``output``'s run folder's lock, where it is in one (``run_folder.holding_the_run_folder_of``)."""
     # Once the weights are read, the checkpoint may go: the export is of what was read.
     with gone_if_rotated_away(checkpoint):
         description = check_exportable(checkpoint, output)  # a file cut short: named, not a loader's traceback

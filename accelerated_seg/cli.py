@@ -648,6 +648,7 @@ def _export(args, _) -> int:
 
     from .checkpoint_files import check_exportable
     from .model_folders import checkpoint_folder
+    from .run_folder import holding_the_run_folder_of
 
     # None there, an --output in the way, a file of it cut short, no export.json (an older run's,
     # train.fit's), no weights, or DeepSpeed's where DeepSpeed is not installed: refused before torch and
@@ -655,13 +656,15 @@ def _export(args, _) -> int:
     with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
         check_exportable(checkpoint, Path(args.output))
-        try:  # the import too: torch's and MONAI's take seconds, where a Ctrl-C said nothing
-            from .checkpoint_export import export_found_checkpoint
+        # In a run's folder its lock is held: unheld, the run's own export and this one interleaved (run_folder.py)
+        with holding_the_run_folder_of(Path(args.output)):
+            try:  # the import too: torch's and MONAI's take seconds, where a Ctrl-C said nothing
+                from .checkpoint_export import export_found_checkpoint
 
-            checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
-        except KeyboardInterrupt as interrupt:  # its status 130, or SIGTERM's 143: exit_on_user_error
-            print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
-            raise
+                checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
+            except KeyboardInterrupt as interrupt:  # its status 130, or SIGTERM's 143: exit_on_user_error
+                print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
+                raise
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {output} ...")
     return 0

@@ -10,6 +10,7 @@ a preprocessing cache) is not the run's result and is left alone.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +20,7 @@ from .config import ConfigError, dump_config
 from .files import file_in_the_way
 from .model_folders import Names, check_init_from, complete_checkpoints, unreadable_folder
 from .resume_config_changes import check_resume_length, check_resume_settings
-from .run_lock import in_use, live_holder
+from .run_lock import hold_run_folder, in_use, live_holder
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
 #: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
@@ -41,6 +42,32 @@ def is_a_runs_folder(out: Path) -> bool:
     and the run was then refused as "already holds a run (an exported model in <out>/model)" (the hundred-and-seventh
     session's review)."""
     return (out / TRAIN_RUN_MARKER).is_file() or (out / "checkpoints").is_dir()
+
+
+#: What an export into a run's folder and the run's own exports would do to each other (run_lock.in_use).
+EXPORTS_CLASH = ("an export into it and the run's own exports write over each other (both write "
+                 "<export>.partial first)")
+
+
+@contextlib.contextmanager
+def holding_the_run_folder_of(output: Path, elsewhere: str = "another --output folder"):
+    """Hold the run lock (run_lock.py) of the folder ``output`` is made in while an export is written there, where
+    that folder is a run's (``is_a_runs_folder``) or one a live run holds (one begun, before its run_info.json).
+
+    ``accelerated-seg export`` into a run's ``best_model/`` (or ``model/``, before the run's first export) took no
+    lock until the hundred-and-eighth session: begun while the run exported, the two replaces shared
+    ``<export>.partial``, each deleting what the other was writing. Refused now, naming the run's process, as
+    a second training run into the folder is; and a run started meanwhile is refused, naming the export's.
+    """
+    folder = Path(output).absolute().parent
+    if not (is_a_runs_folder(folder) or live_holder(folder)):
+        yield
+        return
+    lock = hold_run_folder(folder, elsewhere, clash=EXPORTS_CLASH, verb="export")
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def earlier_run(out: Path) -> str | None:

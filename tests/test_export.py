@@ -5,6 +5,7 @@ ZeRO-2 and ZeRO-3 ones in tests/test_deepspeed_cpu.py, each against the run's ow
 """
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -27,6 +28,7 @@ from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.exported_model import read_export_config
 from accelerated_seg.inference import predict_file
 from accelerated_seg.model_folders import LAYOUT_FILE
+from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
 from accelerated_seg.train import train
 
 from conftest import assert_checkpoint_exports_as_training_did
@@ -126,6 +128,30 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
         read_export_config(step)
     with pytest.raises(ConfigError, match=f"accelerated-seg export {step} --output"):
         train(tiny_config(tmp_path / "again", train__max_steps=1, train__val_every=0, train__init_from=str(step)))
+
+
+def test_an_export_into_a_run_folder_a_live_run_holds_is_refused_naming_its_process(tiny_config, tmp_path, capsys):
+    """export into a run's best_model/ (or its model/ before the first export) took no lock: begun while the run
+    exported, both replaces wrote <export>.partial, each deleting the other's (until the hundred-and-eighth session).
+    It takes the run folder's lock now, as a second training run does; here the test holds it, as a run would."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))  # no validation: no best_model/ yet
+    step = run / "checkpoints" / "step_2"
+    live = hold_run_folder(run)
+    try:
+        with pytest.raises(SystemExit) as ended:  # the command: one line, no traceback
+            main(["export", str(step), "--output", str(run / "best_model")])
+        assert ended.value.code == 2
+        refusal = capsys.readouterr().err
+        assert f"{run} is in use by another run (process {os.getpid()} on " in refusal, refusal
+        assert "or export into another --output folder" in refusal and len(refusal.strip().splitlines()) == 1
+        with pytest.raises(ConfigError, match=f"process {os.getpid()} on "):  # the Python function alike
+            export_checkpoint(step, run / "best_model")
+        assert not (run / "best_model").exists() and not (run / "best_model.partial").exists()
+    finally:
+        live.release()
+    assert main(["export", str(step), "--output", str(run / "best_model")]) == 0  # once the run has ended
+    assert read_export_config(run / "best_model")["step"] == 2 and not (run / LOCK_NAME).exists()
 
 
 def test_a_damaged_file_that_the_export_does_not_read_does_not_refuse_it(tiny_config, tmp_path, capsys):
