@@ -47,7 +47,31 @@ def _with_transformers(monkeypatch):
 # 2 busy cores) into ~/.cache/torch_extensions, under a build file that names the headers by the path the
 # interpreter was started from, so a launch from another checkout's link built it all over again.
 _PYTHON = Path(sys.executable).parent.resolve() / Path(sys.executable).name
+# What the launches compile (the offload tests' CPU Adam), they compile without optimization or debug information:
+# 98 CPU-seconds became 55 (tests/cxx_for_test_extensions says why that checks the same), into a folder of
+# the tests' own, so that the optimized build of a user's runs in the same environment is neither used nor replaced.
+_EXTENSION_BUILDS = {"CXX": str(ROOT / "tests" / "cxx_for_test_extensions"),
+                     "TORCH_EXTENSIONS_DIR": str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+                                                 / "torch_extensions" / "accelerated_seg_tests")}
 
+
+
+def test_the_launches_build_extensions_unoptimized_with_a_compiler_torch_takes_for_gcc(tmp_path):
+    """_EXTENSION_BUILDS' compiler: torch's extension builds accept it as gcc, and its -O0 -g0 win over the -O3 -g
+    that DeepSpeed gives (no __OPTIMIZE__, no debug information), where the plain c++ so given optimizes and
+    writes it."""
+    from torch.utils.cpp_extension import check_compiler_ok_for_platform
+
+    cxx = _EXTENSION_BUILDS["CXX"]
+    assert check_compiler_ok_for_platform(cxx)
+    source = tmp_path / "one.cpp"
+    source.write_text("int one() { return 1; }\n")
+    for compiler, optimized in ((cxx, False), ("c++", True)):
+        macros = subprocess.run([compiler, "-O3", "-g", "-dM", "-E", str(source)], capture_output=True, text=True,
+                                check=True).stdout
+        assert ("#define __OPTIMIZE__ 1" in macros) == optimized, compiler
+        subprocess.run([compiler, "-O3", "-g", "-c", str(source), "-o", str(tmp_path / "one.o")], check=True)
+        assert (b".debug_info" in (tmp_path / "one.o").read_bytes()) == optimized, compiler
 
 def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     """``profile``: a shipped profile's name, or the path of one of the user's own."""
@@ -55,7 +79,7 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subproce
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "ACCELERATE_USE_CPU"}  # it would switch DeepSpeed off
-    env.update(env_extra or {})
+    env.update({**_EXTENSION_BUILDS, **(env_extra or {})})
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
     config_file = profile if Path(profile).is_file() else ROOT / "configs" / "accelerate" / f"{profile}.yaml"
     cmd = [str(_PYTHON), "-m", "accelerate.commands.launch", "--config_file", str(config_file),
