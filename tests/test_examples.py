@@ -22,6 +22,24 @@ def _example(name):
     return module
 
 
+def _phantoms_as_the_example_writes_them(root: Path, folders: dict[str, tuple[int, int]]) -> Path:
+    """``ensure_synthetic_dataset``'s phantoms under ``root``, as an example writes them into its --out
+    ({folder: (cases, seed)}, no validation case): written once for the tests that run the example in
+    this process, which copy them into their --out. The example finds them whole there and keeps them
+    (holds_the_phantoms compares the writer's arguments: an example changed to write others writes its
+    own), as on its second run into one --out; the tests under a launch still write their own."""
+    from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+
+    for folder, (cases, seed) in folders.items():
+        ensure_synthetic_dataset(root / folder, num_cases=cases, num_validation=0, seed=seed)
+    return root
+
+
+def _copy_phantoms(phantoms: Path, out: Path) -> None:
+    for folder in phantoms.iterdir():
+        shutil.copytree(folder, out / folder.name)
+
+
 def test_estimator_example_fits_predicts_evaluates_saves_and_reloads(tmp_path):
     """Run again as it was, it rewrote the phantoms, then was refused in the estimator's keywords
     (fit(..., resume='latest'), Segmentation(..., overwrite=True)) until the ninety-third session."""
@@ -59,13 +77,22 @@ def test_estimator_example_refuses_its_options_before_writing_the_phantoms(tmp_p
 
 
 def _tiny_kfold(tmp_path) -> list[str]:
-    return ["--out", str(tmp_path), "--folds", "2", "--cases", "6", "--test-cases", "2",
+    # 4 phantoms over 2 folds, 1 held out: the fewest that still give each fold 2 of its own to validate
+    # (6 and 2 until the hundred-and-eighth session: 3 more phantoms, and more cases to predict, each run)
+    return ["--out", str(tmp_path), "--folds", "2", "--cases", "4", "--test-cases", "1",
             "--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
             "--model.args={channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}", "--train.max_steps=2",
             "--train.val_every=2", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none"]
 
 
-def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
+@pytest.fixture(scope="module")
+def kfold_phantoms(tmp_path_factory):
+    """_tiny_kfold's phantoms: its --cases for the folds (seed 0), its --test-cases held out (seed 1)."""
+    return _phantoms_as_the_example_writes_them(tmp_path_factory.mktemp("kfold_phantoms"),
+                                                {"data": (4, 0), "test": (1, 1)})
+
+
+def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path, kfold_phantoms):
     """Before, phantoms written with no validation case listed an empty "validation", a split that won
     over data.num_folds, and the first fold stopped: "the dataset has no validation cases". Trained on
     regions, the held-out cases are scored on them, as the folds validated (until the seventy-third
@@ -74,6 +101,7 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     from accelerated_seg.config import ConfigError
 
     regions = ["--data.regions={findings: [1, 2], lesion: [2]}", "--data.region_order=[1, 2]"]
+    _copy_phantoms(kfold_phantoms, tmp_path)
     dice = _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), *regions])
     assert sorted(dice) == ["ensemble", "fold0", "fold1"] and all(0 <= d <= 1 for d in dice.values())
     scored = json.loads((tmp_path / "evaluation" / "ensemble" / "summary.json").read_text())["classes"]
@@ -81,8 +109,8 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     held_out = [json.loads((tmp_path / f"fold{k}" / "run_info.json").read_text())["split"]["validation"]
                 for k in range(2)]
     assert held_out[0] and held_out[1] and not set(held_out[0]) & set(held_out[1])  # each fold its own share
-    assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(6)]
-    assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 2
+    assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(4)]
+    assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 1
     assert (tmp_path / "cache").is_dir()  # the preprocessing cache under --out, not in ~/.cache
     # Run again as it was: told of the example's --out, not of --train.output_dir, which it refuses
     with pytest.raises(ConfigError, match="already holds a run") as refusal:
@@ -90,16 +118,19 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     assert "another --out" in str(refusal.value) and "--train.output_dir" not in str(refusal.value)
 
 
-def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_validation(tmp_path):
+def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_validation(tmp_path, kfold_phantoms):
     """Seventy-first session's probe: --train.resume=latest (what an interrupted fold says to run) failed
     at the first fold without a checkpoint; without validation the example printed "best validation
     mean Dice -1.0000 at step -1" and died on a best_model no fold had written; each run rewrote the
     phantoms, so the preprocessing cache was built again."""
     example = _example("kfold_ensemble")
     tiny = [a for a in _tiny_kfold(tmp_path) if not a.startswith("--train.val_every")] + ["--train.val_every=0"]
+    _copy_phantoms(kfold_phantoms, tmp_path)
+    copied = (tmp_path / "data" / "dataset.json").stat().st_mtime_ns
     assert sorted(example.main(tiny)) == ["ensemble", "fold0", "fold1"]
     assert (tmp_path / "predictions" / "ensemble").is_dir() and not (tmp_path / "fold0" / "best_model").exists()
     phantoms = (tmp_path / "data" / "dataset.json").stat().st_mtime_ns
+    assert phantoms == copied  # the copied phantoms kept, not written again (the fixture's point)
     shutil.rmtree(tmp_path / "fold1" / "checkpoints")  # as if stopped in fold 1 before its first checkpoint
     more = [a.replace("--train.max_steps=2", "--train.max_steps=3") for a in tiny]
     assert sorted(example.main([*more, "--train.resume=latest"])) == ["ensemble", "fold0", "fold1"]
@@ -139,11 +170,19 @@ def test_kfold_example_refuses_counts_and_settings_before_writing_the_phantoms(t
     assert not list(tmp_path.iterdir())
 
 
-def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
+@pytest.fixture(scope="module")
+def fit_your_own_phantoms(tmp_path_factory):
+    """fit_your_own.py's 8 phantoms (seed 0), for the tests that need not watch it write them."""
+    return _phantoms_as_the_example_writes_them(tmp_path_factory.mktemp("fit_your_own_phantoms"), {"data": (8, 0)})
+
+
+def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path, fit_your_own_phantoms):
     """Run again as it was, it was refused in fit's keywords (resume='latest', another checkpoint_dir,
     overwrite=True), after the phantoms, until the ninety-third session: now in the example's flags."""
     from accelerated_seg.config import ConfigError
 
+    _copy_phantoms(fit_your_own_phantoms, tmp_path)
+    copied = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "data" / "imagesTr").iterdir()}
     first = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "1", "--patch", "32"])
     assert first["step"] == 4 and Path(first["model"]).is_file()  # 8 cases x 1 batch each, 2 per step
     with pytest.raises(ConfigError, match="already holds a run") as refusal:
@@ -151,6 +190,7 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
     assert all(way in str(refusal.value) for way in ("--resume=latest", "another --out", "--overwrite")), refusal.value
     assert "checkpoint_dir" not in str(refusal.value) and "overwrite=True" not in str(refusal.value)
     phantoms = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "data" / "imagesTr").iterdir()}
+    assert phantoms == copied  # the copied phantoms kept, not written again (the fixture's point)
     again = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "2", "--patch", "32",
                                            "--resume", "latest"])
     assert again["step"] == 8
@@ -196,11 +236,15 @@ def test_kfold_example_under_two_processes_trains_one_fold_after_another(tmp_pat
 
 @pytest.mark.distributed
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp2"])
-def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
+def test_fit_your_own_example_under_two_processes(tmp_path, strategy, request):
     """2-process DDP, and the shipped fsdp2.yaml really sharded (benchmarks/fsdp_on_cpu.py): the
     user's own SegResNet, optimizer and loader through fit(). Under FSDP2 this failed in prepare
-    until wrapping.fsdp2_valid_units_only (SegResNet's down_layers is an nn.ModuleList)."""
+    until wrapping.fsdp2_valid_units_only (SegResNet's down_layers is an nn.ModuleList). The DDP
+    launch writes the phantoms (its main process, the other waiting); FSDP2's starts from copies."""
     from test_distributed import ROOT, _free_port
+
+    if strategy == "fsdp2":
+        _copy_phantoms(request.getfixturevalue("fit_your_own_phantoms"), tmp_path)
 
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
