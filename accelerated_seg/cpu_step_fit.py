@@ -2,7 +2,7 @@
 
 On the CPU nothing stops a step too large politely: the kernel's out-of-memory killer ends the run
 with SIGKILL in its first step, without a word (a GPU says "CUDA out of memory" itself). So the peak
-of one step's forward and backward, measured on the ``meta`` device (``plan.measure_model``, a lower
+of one step's forward and backward, measured on the ``meta`` device (``plan.measure_peak``, a lower
 bound of what the step needs), is set against what this process can still take
 (``host_memory.memory_available``) before the first step: ``train`` and the estimator refuse their
 run in their settings' words (``check_the_step_fits_host_memory``), ``benchmark train`` each of its
@@ -24,7 +24,7 @@ from .config import Config, ConfigError
 from .data.cases import Manifest
 from .host_memory import memory_available
 from .model_folders import Names
-from .plan import GIB, PRECISIONS, measure_model
+from .plan import GIB, PRECISIONS, measure_peak
 from .strategy import PRECISION_OF_MIXED
 
 
@@ -82,8 +82,7 @@ def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, cl
         return None
     # measured at the run's batch: a BatchNorm network whose deepest stage is one voxel trains at 8 but not at 1,
     # and measured at 1 it refused such a run in plan's words (--patch) until the ninety-fourth session
-    peak = measure_model(name, patch, precision, in_channels, classes, model_args,
-                         smallest_batch=batch).peak["autocast"].at(batch)
+    peak = measure_peak(name, patch, precision, in_channels, classes, model_args, batch)
     return None if peak * processes <= available else (peak, available)
 
 

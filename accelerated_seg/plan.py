@@ -303,16 +303,12 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
     saved, peak, copies = {}, {}, 0
-    # one output is a region's (a sigmoid), scored as training scores it: with the softmax loss of classes,
-    # MONAI warned "single channel prediction, `softmax=True` ignored" (and of to_onehot_y) at each such
-    # plan, and at the start of each CPU run of one region (its memory check)
-    one_region = Regions(("region",), ((1,),), (1,)) if classes == 1 else None
     for mode in modes:
         # each step on a copy of the one network built (a step casts it, low_precision, and leaves its gradients):
         # a meta-device copy is built anew as it was, and SwinUNETR's build takes 0.3-1 s on 2 cores, four of
         # them at bf16 until the ninety-ninth session
-        one, two = (measure_step(copy.deepcopy(model), in_channels, b, patch, precision, mode,
-                                 training_loss(spec, regions=one_region)) for b in (smallest_batch, smallest_batch + 1))
+        one, two = (measure_step(copy.deepcopy(model), in_channels, b, patch, precision, mode, _loss_of(spec, classes))
+                    for b in (smallest_batch, smallest_batch + 1))
         saved[mode] = PerBatch.through(one.saved, two.saved, smallest_batch)
         peak[mode] = PerBatch.through(one.peak, two.peak, smallest_batch)
         copies = max(copies, one.weight_copies)
@@ -323,6 +319,30 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         buffer_bytes=sum(b.nbytes for b in model.buffers()),
         largest_fsdp_unit=max(units), largest_tensor=max(p.numel() for p in model.parameters()),
         saved=saved, peak=peak, weight_copies=copies, optim=optim or OptimConfig())
+
+
+def measure_peak(name: str, patch, precision: str, in_channels: int, classes: int, model_args: dict | None,
+                 batch: int) -> int:
+    """The peak bytes of one training step's forward and backward at ``batch`` under accelerate's mixed
+    precision: ``measure_model(...).peak["autocast"].at(batch)``, the same number, from the one meta pass that
+    gives it. The CPU run's memory check (cpu_step_fit.py) needs only this; through measure_model it made two
+    passes in fp32 and four in bf16, a fixed cost before every CPU run's first step (in its main process, the
+    others waiting): on the tests' tiny U-Net at 16^3, 0.16-0.20 s of CPU in fp32 and 0.25 s in bf16, one pass
+    0.09-0.10 s and 0.06 s (benchmarks/results/launch_cost_2026-12-05f/memory_check_probe.py).
+    """
+    check_choice("precision (--precision)", precision, PRECISIONS)
+    patch = tuple(int(p) for p in patch)
+    check_network_inputs(patch, in_channels, classes)
+    spec = _trainable_spec(name, in_channels, classes, patch, model_args, batch)
+    return measure_step(meta_network(spec), in_channels, batch, patch, precision, "autocast",
+                        _loss_of(spec, classes)).peak
+
+
+def _loss_of(spec: ModelSpec, classes: int) -> nn.Module:
+    """Training's loss for a measured step. One output is a region's (a sigmoid), scored as training scores it:
+    with the softmax loss of classes, MONAI warned "single channel prediction, `softmax=True` ignored" (and of
+    to_onehot_y) at each such plan, and at the start of each CPU run of one region (its memory check)."""
+    return training_loss(spec, regions=Regions(("region",), ((1,),), (1,)) if classes == 1 else None)
 
 
 def _trainable_spec(name: str, in_channels: int, classes: int, patch, model_args: dict | None,

@@ -41,3 +41,18 @@ def test_the_host_memory_check_measures_at_the_runs_batch_where_batch_norm_needs
     measured = partial(plan.measure_model, "unet", (16, 16, 16), "fp32", model_args=plain)
     assert measured().peak["autocast"].at(8) == measured(smallest_batch=8).peak["autocast"].at(8)
     assert at_8.at(8) > 0 and at_8.per_sample > 0
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_host_memory_check_makes_one_meta_pass_and_measures_the_peak_measure_model_gives(monkeypatch, precision):
+    """The check needs one number, the peak at the run's batch under autocast; through plan.measure_model it made
+    two meta passes in fp32 and four in bf16 (batch and batch + 1, each mode), before every CPU run's first step,
+    until the hundred-and-eighth session. One pass gives the same number."""
+    args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+    expected = plan.measure_model("unet", (16, 16, 16), precision, 1, 3, args, smallest_batch=2).peak["autocast"].at(2)
+    passes, measure_step = [], plan.measure_step
+    monkeypatch.setattr(plan, "measure_step", lambda *a, **k: passes.append(a[2]) or measure_step(*a, **k))
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: expected * 2 - 1)
+    assert cpu_step_fit.step_memory_shortfall("unet", (16, 16, 16), precision, 1, 3, args, 2, 2) == (expected,
+                                                                                                      expected * 2 - 1)
+    assert passes == [2]
