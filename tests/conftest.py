@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,13 @@ _TESTS = Path(__file__).resolve().parent
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(_TESTS.parent), str(_TESTS / "startup"), *filter(None, [os.environ.get("PYTHONPATH")])])
 os.environ.setdefault("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", "1")
+# Bytecode written and reused, even where PYTHONDONTWRITEBYTECODE is set (as on the 2-core host of the fresh-clone
+# CI): there every process a test starts (each rank of each launch, each command) compiled about 130 of the
+# package's modules from source again, 0.4-0.6 s of CPU each, and each pytest-xdist process rewrote the asserts of
+# every test file again, 7.5 s (benchmarks/results/launch_cost_2026-12-05f/). What is written is __pycache__
+# folders in the checkout (.gitignore names them), written atomically, so processes running at once share them.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the processes started from here on
+sys.dont_write_bytecode = False  # this one: its test files' rewritten asserts, the package's modules it imports
 
 from accelerated_seg.config import load_config  # noqa: E402
 from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
