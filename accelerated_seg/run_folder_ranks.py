@@ -70,7 +70,8 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
                               + ", ".join(f"{path.name}/ beside a whole {path.stem}/" for path in left)
                               + " (an export's replace killed while deleting the old one leaves one only where the "
                               "filesystem cannot swap two folders, NFS or macOS, and there the next export of that "
-                              "name deletes it): move it out to keep it, or delete it")
+                              "name deletes it): move it out to keep it, or delete it; a new run that replaces the "
+                              "earlier one here (overwrite) deletes it with that run")
         yield
     finally:
         for lock in held:
@@ -112,7 +113,13 @@ def delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, 
     """
     accelerator.wait_for_everyone()
     if accelerator.is_main_process and replace:
+        # A .previous the lock's sweep left alone and named goes with the run (overwrite deletes every name of
+        # outputs): said, where its "left alone" note was the last word on it (the hundred-and-eighth session's review)
+        doomed = [path.name for path in previous_exports_beside_whole_ones(out) if path.name in outputs]
         run_folder.delete_earlier_run(out, outputs)
+        if doomed:
+            accelerator.print(f"note: deleted with the earlier run in {out}, as overwrite deletes what a run "
+                              f"writes there: {', '.join(f'{name}/' for name in doomed)}")
     accelerator.wait_for_everyone()
 
 

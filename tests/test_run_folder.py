@@ -864,3 +864,21 @@ def test_a_start_with_the_checkpoints_folder_unreadable_is_refused_in_one_line(t
             f"{checkpoints} could not be read (Permission denied), so the run there can be neither resumed nor "
             f"replaced yet: try again once it can be read (its permissions, a mount)")):
         resume_or_replace(tmp_path / "run", resume, overwrite=False)
+
+
+def test_an_overwrite_says_it_deletes_a_model_previous_the_sweep_left_alone(tiny_config, tmp_path, capsys):
+    """With train.overwrite the lock's note said model.previous/ beside a whole model/ was "left alone, as it may be
+    yours", and the earlier run's deletion (model.previous is among TRAIN_OUTPUTS) then removed it, saying nothing
+    (the hundred-and-eighth session's review). Overwrite still deletes it, as it deletes every name a run writes; the
+    notes now say so, the first that a replacing run deletes it, the second that it did."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    (run / "model.previous").mkdir()
+    (run / "model.previous" / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__overwrite=True))
+    out = capsys.readouterr().out
+    assert "a new run that replaces the earlier one here (overwrite) deletes it with that run" in out, out
+    assert f"note: deleted with the earlier run in {run}, as overwrite deletes what a run writes there: " \
+           f"model.previous/" in out, out
+    assert not (run / "model.previous").exists() and (run / "model" / "model.safetensors").is_file()
