@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way
 from .model_folders import Names, check_init_from, complete_checkpoints, unreadable_folder
+from .own_warnings import AcceleratedSegWarning
 from .resume_config_changes import check_resume_length, check_resume_settings
 from .run_lock import hold_run_folder, in_use, live_holder
 
@@ -44,9 +46,11 @@ def is_a_runs_folder(out: Path) -> bool:
     return (out / TRAIN_RUN_MARKER).is_file() or (out / "checkpoints").is_dir()
 
 
-#: What an export into a run's folder and the run's own exports would do to each other (run_lock.in_use).
-EXPORTS_CLASH = ("an export into it and the run's own exports write over each other (both write "
-                 "<export>.partial first)")
+#: Why an export is refused in a folder a live run holds (run_lock.in_use). The holder may be a predict (its --output
+#: lock is the same lock), which the lock does not tell from a training run: until the hundred-and-eighth session's
+#: review the reason spoke of "the run's own exports" whichever held it.
+EXPORTS_CLASH = ("an export is not written into a folder another run holds (the lock does not say whether a training "
+                 "run, whose exports write <export>.partial as this one does, or a predict)")
 
 
 @contextlib.contextmanager
@@ -64,6 +68,9 @@ def holding_the_run_folder_of(output: Path, elsewhere: str = "another --output f
         yield
         return
     lock = hold_run_folder(folder, elsewhere, clash=EXPORTS_CLASH, verb="export")
+    if lock.unsupported:  # as train says it (run_folder_ranks.holding_run_folder): unsaid until the review above
+        warnings.warn(f"{folder} cannot be locked ({lock.unsupported}), so a run writing its exports there meanwhile "
+                      f"would not be refused: export while no run trains in it", AcceleratedSegWarning, stacklevel=3)
     try:
         yield
     finally:

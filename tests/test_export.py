@@ -154,6 +154,47 @@ def test_an_export_into_a_run_folder_a_live_run_holds_is_refused_naming_its_proc
     assert read_export_config(run / "best_model")["step"] == 2 and not (run / LOCK_NAME).exists()
 
 
+def test_an_export_into_a_folder_a_live_predict_holds_is_refused_for_a_reason_that_fits(tiny_config, tmp_path):
+    """Predict's lock on its --output is the same run lock, and the export cannot tell a predict from a training run
+    by it: refused, as in a training run's folder, but the reason said the run's own exports would write over it
+    (a predict writes none; the hundred-and-eighth session's review). Now the reason fits either holder."""
+    from accelerated_seg.inference_files import holding_output_folder
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    predictions = tmp_path / "predictions"
+    with holding_output_folder(predictions, []):  # what a predict --output predictions holds while it runs
+        with pytest.raises(ConfigError) as refused:
+            export_checkpoint(run / "checkpoints" / "step_2", predictions / "model")
+    reason = str(refused.value)
+    assert f"{predictions} is in use by another run (process {os.getpid()} on " in reason, reason
+    assert "the run's own exports" not in reason, reason
+    assert "an export is not written into a folder another run holds (the lock does not say whether a training run," \
+           " whose exports write <export>.partial as this one does, or a predict)" in reason, reason
+    assert not (predictions / "model").exists()
+
+
+def test_an_export_into_a_run_folder_that_cannot_be_locked_says_so(tiny_config, tmp_path, monkeypatch):
+    """Where the filesystem has no flock (Lustre without -o flock) train goes on unguarded and warns; the export
+    went on unguarded and said nothing (the hundred-and-eighth session's review). It warns now, as train does."""
+    import errno
+    import fcntl
+
+    from accelerated_seg.own_warnings import AcceleratedSegWarning
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+
+    def no_flock(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    with pytest.warns(AcceleratedSegWarning, match=rf"{re.escape(str(run))} cannot be locked \(its filesystem does not "
+                      r"lock files .*\), so a run writing its exports there meanwhile would not be refused"):
+        assert main(["export", str(run / "checkpoints" / "step_2"), "--output", str(run / "best_model")]) == 0
+    assert read_export_config(run / "best_model")["step"] == 2 and not (run / LOCK_NAME).exists()
+
+
 def test_a_damaged_file_that_the_export_does_not_read_does_not_refuse_it(tiny_config, tmp_path, capsys):
     """A checkpoint's config.yaml edited into invalid YAML, or cut short, refused ``accelerated-seg export``
     ("is damaged: config.yaml (ScannerError: ...)"), as did an optimizer state cut short, though the
