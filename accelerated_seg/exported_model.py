@@ -218,11 +218,11 @@ def remove_interrupted_exports(out: Path) -> list[Path]:
             for path in finish_an_interrupted_replace(_being_written(out / name), out / name)]
 
 
-def previous_exports_beside_whole_ones(out: Path) -> list[Path]:
-    """The ``<export>.previous`` folders in the run folder ``out`` that ``remove_interrupted_exports`` leaves, beside
-    their whole export: a hand's, or what a replace killed while deleting the old export left (files.py)."""
-    return [out / f"{name}.previous" for name in RUN_EXPORTS
-            if (out / f"{name}.previous").is_dir() and (out / name).exists()]
+def previous_exports_left(out: Path) -> list[Path]:
+    """The ``<export>.previous`` folders in the run folder ``out`` that ``remove_interrupted_exports`` leaves: beside
+    their whole export, a hand's or what a replace killed while deleting the old export left; with no export beside
+    it, a hand's (``mv model model.previous``: no kill leaves that, files.finish_an_interrupted_replace)."""
+    return [out / f"{name}.previous" for name in RUN_EXPORTS if (out / f"{name}.previous").is_dir()]
 
 
 def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:

@@ -190,18 +190,21 @@ def finish_an_interrupted_replace(new: Path, final: Path) -> list[Path]:
     """Put right what ``replace_folder(new, final)`` left where its process was ended during it (``os._exit`` from a
     launch's interrupt, a kill): ``final`` whole where it was whole before, ``new`` and ``<final>.previous``
     removed; returns what was removed. ``new`` holds a folder half-written, or the old one being deleted after the
-    swap. Where the kill came between the two renames of the way without a swap, ``final`` is missing: ``new``, whole
-    by then (written and flushed before the renames), takes the name, or else ``.previous``, the old one, takes it back.
-    Until the hundred-and-seventh session a launch's export interrupted this way left ``new`` for good, named
-    ``<export>.partial``, and only the same export written again removed it.
+    swap. Where the kill came between the two renames of the way without a swap, ``final`` is missing and ``new``,
+    whole by then (written and flushed before the renames), takes the name. Until the hundred-and-seventh session a
+    launch's export interrupted this way left ``new`` for good, named ``<export>.partial``, and only the same export
+    written again removed it.
 
     A ``.previous`` beside a whole ``final`` is left: the swap makes none, and the way without one leaves it so only
     when killed while deleting it, after the new folder took the name; nothing tells that from one made by hand
-    (a project's ``model.previous/``), which a refused run deleted until the hundred-and-eighth session."""
+    (a project's ``model.previous/``), which a refused run deleted until the hundred-and-eighth session. So is one
+    with neither ``final`` nor ``new`` beside it: no kill leaves that (between the renames ``new`` is there), a hand's
+    ``mv model model.previous`` does, the old model kept aside, which was renamed back to ``model/`` here and then
+    replaced by the run's next export, or deleted by its overwrite, unsaid (the hundred-and-eighth session's review)."""
     previous = final.with_name(final.name + ".previous")
-    between_the_renames = not final.exists() and previous.is_dir()
+    between_the_renames = not final.exists() and previous.is_dir() and new.is_dir()
     if between_the_renames:
-        (new if new.is_dir() else previous).rename(final)
+        new.rename(final)
     removed = [path for path in (new, previous) if path.exists() and (path == new or between_the_renames)]
     for path in removed:
         shutil.rmtree(path)

@@ -20,7 +20,7 @@ from accelerate import Accelerator
 from . import checkpoint, run_folder
 from .checkpoint import exported_step, remove_killed_writers_leftovers
 from .config import ConfigError
-from .exported_model import previous_exports_beside_whole_ones, remove_interrupted_exports
+from .exported_model import previous_exports_left, remove_interrupted_exports
 from .model_folders import Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .run_lock import hold_run_folder
@@ -53,7 +53,7 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
             removed = remove_killed_writers_leftovers(out) + (remove_interrupted_exports(out) if runs_folder else [])
         except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
             removed = f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
-        return removed, previous_exports_beside_whole_ones(out) if runs_folder else []
+        return removed, previous_exports_left(out) if runs_folder else []
 
     try:  # from the lock's taking: whatever fails after it, the lock goes (a process refused itself after)
         removed, left = on_main(accelerator, hold_and_sweep)
@@ -67,7 +67,8 @@ def holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "an
                               + ", ".join(str(path.relative_to(out)) for path in removed))
         if left:
             accelerator.print(f"note: left alone in {out}, as it may be yours: "
-                              + ", ".join(f"{path.name}/ beside a whole {path.stem}/" for path in left)
+                              + ", ".join(f"{path.name}/ beside a whole {path.stem}/" if (out / path.stem).exists()
+                                          else f"{path.name}/ with no {path.stem}/ beside it" for path in left)
                               + " (an export's replace killed while deleting the old one leaves one only where the "
                               "filesystem cannot swap two folders, NFS or macOS, and there the next export of that "
                               "name deletes it): move it out to keep it, or delete it; a new run that replaces the "
@@ -115,7 +116,7 @@ def delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, 
     if accelerator.is_main_process and replace:
         # A .previous the lock's sweep left alone and named goes with the run (overwrite deletes every name of
         # outputs): said, where its "left alone" note was the last word on it (the hundred-and-eighth session's review)
-        doomed = [path.name for path in previous_exports_beside_whole_ones(out) if path.name in outputs]
+        doomed = [path.name for path in previous_exports_left(out) if path.name in outputs]
         run_folder.delete_earlier_run(out, outputs)
         if doomed:
             accelerator.print(f"note: deleted with the earlier run in {out}, as overwrite deletes what a run "

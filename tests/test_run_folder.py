@@ -19,6 +19,7 @@ from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.exported_model import read_export_config
 from accelerated_seg.files import STALE_AFTER_S
 from accelerated_seg.run_folder import (check_before_the_imports, check_output_folder, delete_earlier_run, earlier_run,
                                        resume_or_replace)
@@ -882,3 +883,20 @@ def test_an_overwrite_says_it_deletes_a_model_previous_the_sweep_left_alone(tiny
     assert f"note: deleted with the earlier run in {run}, as overwrite deletes what a run writes there: " \
            f"model.previous/" in out, out
     assert not (run / "model.previous").exists() and (run / "model" / "model.safetensors").is_file()
+
+
+def test_a_model_moved_aside_by_hand_is_neither_renamed_back_nor_replaced_unsaid(tiny_config, tmp_path, capsys):
+    """`mv run/model run/model.previous` keeps the old model aside: no kill leaves a .previous with neither its
+    export nor <export>.partial beside it, but the lock's sweep took it for a replace killed between its renames and
+    renamed it back to model/, unsaid, where the resumed run's export then replaced it (and an overwrite deleted it;
+    the hundred-and-eighth session's review). Left now, and named; the resumed run's export goes beside it."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    (run / "model").rename(run / "model.previous")
+    (run / "model.previous" / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
+    out = capsys.readouterr().out
+    assert f"note: left alone in {run}, as it may be yours: model.previous/ with no model/ beside it" in out, out
+    assert (run / "model.previous" / "notes.txt").read_text() == "mine"
+    assert read_export_config(run / "model.previous")["step"] == 2 and read_export_config(run / "model")["step"] == 4
