@@ -31,6 +31,7 @@ from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
+from .launch_env import launched_processes
 from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints, unreadable_folder
 from .ranks import on_every_rank, on_main
@@ -331,17 +332,28 @@ class PreemptionSignals:
     lock. Until the loop runs (``saving_from_here``) it is killed, as there is nothing to save; then
     it gets SIGTERM and saves. ``WORLD_SIZE`` alone is no launcher's mark: some clusters export it to every
     process, whose parent may be a shell that exits while the run goes on (``nohup``).
+
+    In a launch of several, SIGTERM ends the process at once (its default) until the launch's processes have met
+    (``recording_from_here``, once the Accelerator has started the process group): there is nothing to save yet,
+    and it is how torch elastic's agent stops the ranks left when one has ended. Recorded, it left them waiting in
+    the rendezvous, where no Python handler runs, for the rank that had ended, until the agent's SIGKILL 30 s later:
+    SIGINT to one rank in its first second ended the launch after 41 s (until the hundred-and-eighth session,
+    benchmarks/results/sigint_one_rank_outside_steps/). SIGUSR1, which no launcher sends to stop a rank, is recorded
+    from the start.
     """
 
     def __init__(self):
         self.received: int | None = None  # the signal number, once one arrived
         self._previous: dict = {}
         self._previous_parent_death: int | None = None
+        self._sigterm_ends_until_met = False  # SIGTERM's default in place until recording_from_here
 
     def __enter__(self) -> "PreemptionSignals":
         if threading.current_thread() is threading.main_thread():
+            self._sigterm_ends_until_met = _processes_yet_to_meet()
             for sig in PREEMPTION_SIGNALS:
-                self._previous[sig] = signal.signal(sig, self._record)
+                ends = sig == signal.SIGTERM and self._sigterm_ends_until_met
+                self._previous[sig] = signal.signal(sig, signal.SIG_DFL if ends else self._record)
             if mark := launcher_mark():
                 self._previous_parent_death = set_parent_death_signal(signal.SIGKILL)
                 if self._previous_parent_death is not None and launcher_gone():  # died before it was set
@@ -353,8 +365,16 @@ class PreemptionSignals:
                         f"not have {mark} in its environment)")
         return self
 
+    def recording_from_here(self) -> None:
+        """The launch's processes have met (the Accelerator is made): SIGTERM is a notice to save from here, recorded
+        as SIGUSR1 is. Where it had its default (``_processes_yet_to_meet``), one come before ended the process."""
+        if self._sigterm_ends_until_met:
+            self._sigterm_ends_until_met = False
+            signal.signal(signal.SIGTERM, self._record)
+
     def saving_from_here(self) -> None:
         """The training loop runs: a launcher's death is a stop to save (SIGTERM), no longer a kill."""
+        self.recording_from_here()  # where the caller has not said so before
         if self._previous_parent_death is not None:
             set_parent_death_signal(signal.SIGTERM)
 
@@ -368,6 +388,13 @@ class PreemptionSignals:
 
     def _record(self, signum, frame) -> None:
         self.received = signum
+
+
+def _processes_yet_to_meet() -> bool:
+    """Whether this process is one of a launch of several whose process group has not started yet."""
+    import torch.distributed as dist
+
+    return launched_processes() > 1 and not (dist.is_available() and dist.is_initialized())
 
 
 # The exported model's functions and train.init_from's lived in this module until the seventy-eighth

@@ -12,18 +12,23 @@ did not see it end (NCCL's collectives, another node's), waited for the process 
 (benchmarks/results/sigint_one_rank_outside_steps/).
 
 An interrupt before the launch's process group exists (the imports, the settings' checks before the Accelerator) has
-no store to reach the others through: it ends its own rank, as before, and torch's launcher stops the rest.
+no store to reach the others through: it ends its own rank, which says the line (``say_once_on_this_node``: the first
+of a node's ranks to say it, where a terminal's Ctrl-C reached them all), and torch's launcher stops the rest with
+SIGTERM, which ends them at once until the processes have met (``checkpoint.PreemptionSignals``). Until the
+hundred-and-eighth session no rank but the main process said it, and the others, the agent's SIGTERM recorded as a
+notice to save, waited in the rendezvous for the agent's SIGKILL 30 s later.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .launcher_report import say_once_on_this_node
 from .model_folders import Names, complete_checkpoints, unreadable_folder
 from .ranks_stop_together import stopping_together
 from .run_folder import earlier_run
@@ -116,6 +121,7 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> 
             so_far.loop.accelerator.print(f"\n{so_far.line()}")
             # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
             interrupted.step = so_far.loop.progress.step
-        elif os.environ.get("LOCAL_RANK", "0") == "0":  # as accelerator.print, which may not exist yet
-            print(f"\n{so_far.line()}", flush=True)
+        else:  # no Accelerator yet: the rank interrupted says it, one of a node's where Ctrl-C reached them all
+            line = so_far.line()
+            say_once_on_this_node(f"\n{line}", sys.stdout, line, error=False)
         raise

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+from typing import TextIO
 
 from .files import write_text_atomically
 
@@ -68,15 +69,24 @@ def say_the_error(message: str) -> None:
     torch elastic (one process, srun, mpirun) nothing stops a rank early: each node's first rank says
     it, as before.
     """
+    say_once_on_this_node(f"error: {message}", sys.stderr, message)
+
+
+def say_once_on_this_node(line: str, file: TextIO, for_the_launcher: str, error: bool = True) -> None:
+    """``line`` once on this node's ``file``, by whichever of its ranks says it first (``say_the_error``), and
+    ``for_the_launcher`` in the launcher's report (``leave_for_the_launcher``, ``error`` as there) by every rank.
+    Also an interrupt's line where a launch's ranks cannot reach one another yet (interrupted_run.py): SIGINT to one
+    rank alone ends that rank, which then says it, whatever its rank; a terminal's Ctrl-C reaches every rank, and
+    the first says it."""
     claim = _claim_file()
     says = _claimed(claim) if claim else None
     if says is None:  # outside torch elastic, or its folder takes no file
         claim, says = None, os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0"
     if says:
-        print(f"error: {message}", file=sys.stderr, flush=True)
+        print(line, file=file, flush=True)
         if claim:
             _mark_said(claim)
-    leave_for_the_launcher(message)
+    leave_for_the_launcher(for_the_launcher, error=error)
     if claim and not says:
         _wait_until_said(claim)
 

@@ -195,7 +195,7 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope,
           saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names) as so_far):
-        run = _configured_run(cfg, manifest, run_scope, names, so_far)
+        run = _configured_run(cfg, manifest, run_scope, names, so_far, signals)
         so_far.set_up(run.loop)
         try:
             preempted = run_loop(run.loop, signals)
@@ -259,7 +259,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
           contextlib.ExitStack() as run_scope,
           saying_where_to_resume_after_ctrl_c(out / "checkpoints", FIT_NAMES) as so_far):
         accelerator = _accelerator_holding_the_fit_folder(out, trackers, loader, grad_accum_steps, max_grad_norm,
-                                                         allow_strategy_fallback, run_scope)
+                                                         allow_strategy_fallback, run_scope, signals)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
         resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite)
@@ -289,12 +289,14 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
 
 
 def _accelerator_holding_the_fit_folder(out: Path, trackers, loader, grad_accum_steps: int, max_grad_norm: float,
-                                        allow_strategy_fallback: bool,
-                                        run_scope: contextlib.ExitStack) -> Accelerator:
+                                        allow_strategy_fallback: bool, run_scope: contextlib.ExitStack,
+                                        signals: PreemptionSignals) -> Accelerator:
     """fit's Accelerator, holding ``out`` (the run folder's lock, released with ``run_scope``) and set up for
-    the launch's strategy, or refused where that strategy cannot take effect."""
+    the launch's strategy, or refused where that strategy cannot take effect; ``signals`` told that the launch's
+    processes have met, as train's are."""
     check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
     accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
+    signals.recording_from_here()  # SIGTERM is a notice to save from here, no longer an end (checkpoint.py)
     run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
     accelerator.gradient_accumulation_steps = grad_accum_steps
     if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
@@ -597,10 +599,12 @@ class ConfiguredRun:
 
 
 def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack,
-                    names: Names = Names(), so_far: RunSoFar | None = None) -> ConfiguredRun:
+                    names: Names = Names(), so_far: RunSoFar | None = None,
+                    signals: PreemptionSignals | None = None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
     folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's;
-    ``so_far``: told where the run starts, for an interrupt's line."""
+    ``so_far``: told where the run starts, for an interrupt's line; ``signals``: told when the launch's processes
+    have met (SIGTERM's end until then: ``PreemptionSignals``)."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     out = Path(cfg.train.output_dir)
     built = _checks_before_anything_is_written(cfg, manifest, out, names)
@@ -610,7 +614,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
-    accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names)
+    accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names, signals)
     resume_from, replace = _where_the_run_starts(cfg, accelerator, out, data, names)
     if so_far is not None:
         so_far.starts_from(resume_from)
@@ -719,9 +723,12 @@ def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, o
 
 
 def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope: contextlib.ExitStack,
-                                        names: Names) -> Accelerator:
-    """Make the Accelerator and take the run folder's lock (into ``run_scope``), the first thing written."""
+                                        names: Names, signals: PreemptionSignals | None) -> Accelerator:
+    """Make the Accelerator and take the run folder's lock (into ``run_scope``), the first thing written; ``signals``
+    told, once it is made, that the launch's processes have met."""
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    if signals is not None:  # SIGTERM is a notice to save from here, no longer an end (checkpoint.PreemptionSignals)
+        signals.recording_from_here()
     for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder
         accelerator.print(f"warning: {warning}")
     run_scope.enter_context(holding_run_folder(accelerator, out, names.elsewhere))

@@ -400,6 +400,34 @@ def test_sigint_to_one_rank_alone_in_the_setup_stops_every_rank_saying_what_to_r
 
 
 @pytest.mark.distributed
+def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_saying_so(tiny_dataset, tmp_path):
+    """`accelerated-seg train`'s rank 1 interrupted as it checks its settings, before the Accelerator starts the
+    launch's process group: no store to reach rank 0 through, so rank 1 says the line itself and ends (130), and the
+    agent's SIGTERM ends rank 0 at once (-15), in its checks or waiting in the rendezvous for rank 1. Until the
+    hundred-and-eighth session rank 0 recorded that SIGTERM as a notice to save and waited in the rendezvous, where
+    no Python handler runs, for the agent's SIGKILL 30 s later (the launch ended 41 s after the interrupt), and no
+    line was said. Timed from the interrupt, not the launch, whose start alone takes 10-20 s on a busy machine."""
+    out, signalled = tmp_path / "run", tmp_path / "signalled_at"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
+           "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
+           "OTHERS_AT": "accelerated_seg.train:make_accelerator",  # rank 0 on its way into the rendezvous
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+               "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
+               "no", str(Path(__file__).with_name("interrupted_before_the_processes_meet.py")), "train",
+               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2, "train.val_every": 0})]
+    launch = run_bounded(command, env=env, timeout=120)
+    ended, output = time.time(), launch.stdout + launch.stderr
+    line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+    assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
+    after = ended - float(signalled.read_text())
+    assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured: 2.8 and 3.4 s; 33.1 s before (the SIGKILL)
+    assert launch.returncode == 1 and "exitcode  : 130" in output and "exitcode  : -15" in output, output[-3000:]
+    assert f"traceback : {line}" in output  # the launcher's table names it in rank 1's row
+    assert output.count("Traceback") == 1 and not out.exists(), output[-3000:]  # the launcher's: ChildFailedError
+
+
+@pytest.mark.distributed
 @pytest.mark.parametrize("phase, rank", [("save_training_state", "1"), ("export_model", "0")])
 def test_sigint_to_one_rank_alone_in_the_final_save_or_export_stops_every_rank_naming_the_newest_checkpoint(
         tiny_dataset, tmp_path, phase, rank):
