@@ -2,7 +2,8 @@
 sigint_before_the_processes_meet.py): the process whose RANK is SIGNAL_RANK sends itself SIGINT as it calls
 SIGNAL_IN (``module:function``, before the process group exists), once every other process is calling OTHERS_AT (on
 its way into the rendezvous, where it waits for this one), having written the time (seconds since the epoch) into
-the file SIGNALLED_AT. The others each leave ``<SIGNALLED_AT>.rank<N>_meeting`` as they call OTHERS_AT."""
+the file SIGNALLED_AT (SIGNAL_TO=launcher: to the agent instead, which sends it on to every process). The others each
+leave ``<SIGNALLED_AT>.rank<N>_meeting`` as they call OTHERS_AT."""
 
 import importlib
 import os
@@ -36,7 +37,8 @@ def interrupted_once_the_others_meet() -> None:
         assert time.monotonic() < deadline, "the other processes never came to OTHERS_AT"
         time.sleep(0.05)
     signalled.write_text(repr(time.time()))
-    os.kill(os.getpid(), signal.SIGINT)
+    # SIGNAL_TO=launcher: to its parent, torch's agent, which sends it on to every rank, as a terminal's Ctrl-C
+    os.kill(os.getppid() if os.environ.get("SIGNAL_TO") == "launcher" else os.getpid(), signal.SIGINT)
 
 
 if __name__ == "__main__":
