@@ -310,6 +310,27 @@ def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_conf
     assert {sig: signal.getsignal(sig) for sig in before} == before
 
 
+def test_sigterm_ends_a_launched_process_until_its_processes_have_met(monkeypatch):
+    """In a launch of several whose process group has not started, SIGTERM keeps its default (torch's agent stops
+    the ranks left so, and one waiting in the rendezvous runs no Python handler) until ``recording_from_here``; SIGUSR1
+    is recorded from the start; the handlers before are put back. In one process both are recorded at once."""
+    from accelerated_seg.checkpoint import PreemptionSignals
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)  # no launcher's death to watch here
+    with PreemptionSignals() as signals:
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGUSR1) not in (signal.SIG_DFL, before[signal.SIGUSR1])
+        signals.recording_from_here()
+        assert signal.getsignal(signal.SIGTERM) == signal.getsignal(signal.SIGUSR1)  # both recorded
+    assert {sig: signal.getsignal(sig) for sig in before} == before
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    with PreemptionSignals():
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, before[signal.SIGTERM])
+
+
 @pytest.mark.distributed
 @pytest.mark.parametrize("fsdp_profile", [None, "fsdp2_blocks"], ids=["ddp", "fsdp2"])
 def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset, tmp_path, fsdp_profile):
