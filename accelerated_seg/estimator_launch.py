@@ -23,6 +23,7 @@ from .data.workers import PREEMPTION_SIGNALS
 from .launch_env import launched_processes
 from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
+from .ranks_stop_together import EXIT_INTERRUPTED
 from .strategy import MIXED_PRECISION, precision_against_the_launched_json
 
 #: How the estimator's precision is given, as strategy's messages name it (``strategy._precision_given``).
@@ -48,7 +49,16 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
 
     _one_thread_after_the_fork()
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+    try:
+        train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+    except KeyboardInterrupt:  # said where to resume (or that nothing was saved) already
+        # torch.multiprocessing's wrapper of a forked process takes KeyboardInterrupt for its parent's stop and
+        # ends the process with status 0: SIGINT to this process alone, before the processes have met, left the
+        # others waiting in the rendezvous for ever, torch's agent seeing no failure (the fit not returning 293 s
+        # later, until the hundred-and-eighth session's review). 130, as ranks_stop_together ends them all once
+        # they have met: the agent stops the others, and the launching process raises KeyboardInterrupt
+        # (interrupt_of_the_launch).
+        sys.exit(EXIT_INTERRUPTED)
     _exit_once_returned()
 
 
@@ -188,11 +198,17 @@ def interrupt_of_the_launch(error: BaseException) -> KeyboardInterrupt | None:
     kernel" the kernel alone), where torch elastic's handler raises its ``SignalException``; its agent then sends
     SIGINT on to the launched processes, waits for them to end (30 s, then SIGKILL) and raises the exception again
     (torch 2.13's ``SimpleElasticAgent.run``). The processes have said where to resume by then: what is left is
-    torch's traceback of its own agent in place of Ctrl-C's one line. None for any other error."""
+    torch's traceback of its own agent in place of Ctrl-C's one line. Also torch's ChildFailedError where the first
+    process to end was interrupted (status 130: ``ranks_stop_together`` once the processes have met, one interrupted
+    alone before, ``fit_in_launched_process``), having said its line: fit raised that error, torch's table, and
+    recorded no interrupted fit until the hundred-and-eighth session's review. None for any other error."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
     if isinstance(error, SignalException) and error.sigval == signal.SIGINT:
         return KeyboardInterrupt()
+    if isinstance(error, ChildFailedError) and error.get_first_failure()[1].exitcode == EXIT_INTERRUPTED:
+        return KeyboardInterrupt()  # the first process to end was interrupted, and said so
     return None
 
 

@@ -1212,6 +1212,66 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
 
 
+@contextlib.contextmanager
+def _ctrl_c_to_this_process_after(started: Path, seconds: float):
+    """SIGINT to this process ``seconds`` after the file ``started`` appears, from another process (a thread of this one
+    may hold a lock the forked processes wait for: ``_signalled_once_a_checkpoint_is_whole``): a fit that does not end
+    by itself ends then, and the test fails on the time, rather than waiting for the rendezvous' 30-minute timeout."""
+    waits = (f"import os, time\nfrom pathlib import Path\ndeadline = time.monotonic() + 600\n"
+             f"while not Path({str(started)!r}).exists() and time.monotonic() < deadline:\n    time.sleep(0.1)\n"
+             f"time.sleep({seconds})\nos.kill({os.getpid()}, {int(signal.SIGINT)})\n")
+    sender = subprocess.Popen([sys.executable, "-c", waits])
+    try:
+        yield
+    finally:
+        sender.kill()
+        sender.wait()
+
+
+@pytest.mark.distributed
+def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_at_once_as_ctrl_c(
+        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
+    """Rank 1 of the estimator's own launch interrupted alone in its settings' checks, once rank 0 is on its way into
+    the rendezvous (making its Accelerator). torch.multiprocessing's wrapper took the KeyboardInterrupt for its
+    parent's stop and ended rank 1 with status 0: torch's agent saw no failure, rank 0 waited in the rendezvous, and
+    fit had not returned 293 s later (benchmarks/results/sigint_one_rank_outside_steps/
+    estimator_sigint_before_the_processes_meet.txt), until the hundred-and-eighth session's review: 0.1 s then."""
+    import accelerated_seg.estimator as estimator
+    import accelerated_seg.train as train_module
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    meeting, signalled = tmp_path / "rank0_meeting", tmp_path / "signalled_at"
+    checks, make = train_module._checks_before_anything_is_written, train_module.make_accelerator
+
+    def interrupted_once_rank_0_meets(*args, **kwargs):  # in the forked processes, as everything below
+        if os.environ.get("RANK") == "1":
+            deadline = time.monotonic() + 60
+            while not meeting.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            signalled.write_text(repr(time.time()))
+            os.kill(os.getpid(), signal.SIGINT)
+        return checks(*args, **kwargs)
+
+    def meets(*args, **kwargs):
+        if os.environ.get("RANK") == "0":
+            meeting.touch()
+        return make(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "_checks_before_anything_is_written", interrupted_once_rank_0_meets)
+    monkeypatch.setattr(train_module, "make_accelerator", meets)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
+    with _ctrl_c_to_this_process_after(signalled, 60), pytest.raises(KeyboardInterrupt) as stopped:
+        model.fit(data, steps=2)
+    after, said = time.time() - float(signalled.read_text()), capfd.readouterr()
+    line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+    assert after < 20, f"{after:.1f} s\n{said.out[-2000:]}\n{said.err[-3000:]}"  # measured 0.1 s; 60 s and more before
+    assert type(stopped.value) is KeyboardInterrupt and stopped.value.__cause__ is None
+    assert said.out.splitlines().count(line) == 1, said.out[-2000:]
+    assert repr(model).endswith(f"a fit interrupted (Ctrl-C) in {tmp_path / 'run'}; nothing was saved: fit again>")
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
 @pytest.mark.distributed
 @pytest.mark.parametrize("preemption", ["SIGTERM", "SIGUSR1"])
 def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preempted(tiny_dataset, tmp_path,
@@ -1324,6 +1384,16 @@ def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
     assert type(interrupt_of_the_launch(SignalException("got 2", sigval=signal.SIGINT))) is KeyboardInterrupt
     for other in (SignalException("got 15", sigval=signal.SIGTERM), RuntimeError("a rank failed")):
         assert interrupt_of_the_launch(other) is None
+    # a launch whose first process to end was interrupted (status 130) is one too: rank 1 interrupted alone in the
+    # setup raised torch's ChildFailedError out of fit until the hundred-and-eighth session's review; an error is not
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    def ended(status: int) -> ChildFailedError:  # torch's agent names the one process it saw end first
+        return ChildFailedError("fit_in_launched_process", {1: ProcessFailure(1, 10, status, "")})
+
+    assert type(interrupt_of_the_launch(ended(130))) is KeyboardInterrupt
+    for other in (1, -15):
+        assert interrupt_of_the_launch(ended(other)) is None
 
 
 def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
