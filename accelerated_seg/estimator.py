@@ -62,6 +62,7 @@ from .estimator_settings import checked_config, field_names, refuse_unknown, run
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
+from .launch_interrupt_logs import shutdown_logged_unless_interrupted
 from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning
@@ -722,7 +723,8 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
     # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
     gc.collect()
     try:
-        with signal_handlers_kept(), preemption_sent_on():
+        # torch's log of a Ctrl-C's shutdown left out: its traceback of a process's status 130 read as a crash
+        with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_interrupted():
             notebook_launcher(fit_in_launched_process, (cfg, manifest),
                               num_processes=processes, mixed_precision=mixed_precision,
                               use_port=port_to_launch_on())

@@ -1183,6 +1183,23 @@ def _signalled_once_a_checkpoint_is_whole(run: Path, signum: int):
         sender.wait()
 
 
+def _torch_logs_on_this_tests_stderr(monkeypatch) -> None:
+    """torch's log handlers (on its "torch" and "torch.distributed" loggers, which do not propagate) write to this
+    test's sys.stderr, which capfd reads: they hold the sys.stderr of torch's import, pytest's capture of another
+    stage, where a notebook's or a script's is the terminal's."""
+    import logging
+
+    for name in ("torch", "torch.distributed"):
+        for handler in logging.getLogger(name).handlers:
+            if type(handler) is logging.StreamHandler:  # not pytest's own capture, a subclass
+                monkeypatch.setattr(handler, "stream", sys.stderr)
+
+
+#: torch elastic's lines of a launch's shutdown: its traceback of a process's status, the agent's received signal and
+#: its close of the processes, which read as a crash under a Ctrl-C's one line (until the hundred-and-ninth session).
+_TORCH_SHUTDOWN_LINES = re.compile(r"failed \(exitcode|death signal|Closing process|Terminating process")
+
+
 @pytest.mark.distributed
 def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_naming_the_checkpoint(
         tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
@@ -1197,13 +1214,15 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
     run = tmp_path / "run"
+    _torch_logs_on_this_tests_stderr(monkeypatch)
     # once only: a second SIGINT to torch's agent cuts short its wait for the processes
     with _signalled_once_a_checkpoint_is_whole(run, signal.SIGINT), pytest.raises(KeyboardInterrupt) as stopped:
         model.fit(data, steps=100_000)
     assert type(stopped.value) is KeyboardInterrupt and stopped.value.__cause__ is None
     assert not [entry.path for entry in stopped.traceback if "torch" in Path(entry.path).parts]
     newest = complete_checkpoints(run / "checkpoints")[-1]
-    said = capfd.readouterr().out
+    said, logged = capfd.readouterr()
+    assert not _TORCH_SHUTDOWN_LINES.search(logged), logged[-3000:]  # torch's agent logged its SIGINT and closes
     assert re.search(r"interrupted \(Ctrl-C\) after step \d+; the newest whole checkpoint is "
                      rf"{re.escape(str(run / 'checkpoints'))}/step_\d+: call fit\(\.\.\., resume='latest'\)", said), said
     assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) after step {newest.name[5:]} or later "
@@ -1261,6 +1280,7 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
     monkeypatch.setattr(train_module, "_checks_before_anything_is_written", interrupted_once_rank_0_meets)
     monkeypatch.setattr(train_module, "make_accelerator", meets)
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
+    _torch_logs_on_this_tests_stderr(monkeypatch)
     with _ctrl_c_to_this_process_after(signalled, 60), pytest.raises(KeyboardInterrupt) as stopped:
         model.fit(data, steps=2)
     after, said = time.time() - float(signalled.read_text()), capfd.readouterr()
@@ -1268,6 +1288,8 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
     assert after < 20, f"{after:.1f} s\n{said.out[-2000:]}\n{said.err[-3000:]}"  # measured 0.1 s; 60 s and more before
     assert type(stopped.value) is KeyboardInterrupt and stopped.value.__cause__ is None
     assert said.out.splitlines().count(line) == 1, said.out[-2000:]
+    # torch's traceback of rank 1's status 130 and its stop of rank 0, logged until the hundred-and-ninth session
+    assert not _TORCH_SHUTDOWN_LINES.search(said.err), said.err[-3000:]
     assert repr(model).endswith(f"a fit interrupted (Ctrl-C) in {tmp_path / 'run'}; nothing was saved: fit again>")
     assert not (tmp_path / "run" / "checkpoints").exists()
 
@@ -1394,6 +1416,57 @@ def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
     assert type(interrupt_of_the_launch(ended(130))) is KeyboardInterrupt
     for other in (1, -15):
         assert interrupt_of_the_launch(ended(other)) is None
+
+
+def test_torchs_log_of_a_launchs_shutdown_is_dropped_for_ctrl_c_alone_and_kept_for_a_failure():
+    """Without a launch: the records torch logs as a launch ends (a process's status with its traceback, the agent's
+    signal and its stop of the others) are held until it has ended, dropped where Ctrl-C ended it and logged where
+    a failure or a preemption did; another record passes at once. The launches' stderr:
+    test_sigint_to_one_launched_process_... and test_ctrl_c_in_a_fit_of_two_launched_processes_..."""
+    import logging
+
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    from accelerated_seg.launch_interrupt_logs import TORCH_LAUNCH_LOGGERS, shutdown_logged_unless_interrupted
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            said.append(record.getMessage())
+
+    said, kept = [], Kept()
+    processes, spawn, agent = (logging.getLogger(name) for name in TORCH_LAUNCH_LOGGERS)
+    processes.addHandler(kept)
+    spawn.addHandler(kept)
+    agent.addHandler(kept)
+
+    def launch_ended_by(error, status=130):
+        with contextlib.suppress(type(error)), shutdown_logged_unless_interrupted():
+            spawn.warning("Terminating process %s via signal SIGTERM", 11)
+            processes.error("failed (exitcode: %s) local_rank: %s", status, 1)
+            agent.warning("Received %s death signal, shutting down workers", signal.SIGINT)
+            processes.warning("Closing process %s via signal %s", 10, "SIGINT")
+            agent.warning("an unrelated warning")
+            assert said == ["an unrelated warning"]  # the shutdown's held until the launch has ended
+            raise error
+        return said[1:]
+
+    try:
+        for interrupt in (SignalException("got 2", sigval=signal.SIGINT),
+                          ChildFailedError("fit", {1: ProcessFailure(1, 10, 130, "")})):
+            said.clear()
+            assert launch_ended_by(interrupt) == []
+        for failure, status in ((RuntimeError("a rank failed"), 1),
+                                (ChildFailedError("fit", {1: ProcessFailure(1, 10, 1, "")}), 1),
+                                (SignalException("got 15", sigval=signal.SIGTERM), 143)):
+            said.clear()
+            assert launch_ended_by(failure, status)[:2] == ["Terminating process 11 via signal SIGTERM",
+                                                            f"failed (exitcode: {status}) local_rank: 1"], said
+            assert len(said) == 5, said
+        assert not processes.filters and not spawn.filters and not agent.filters  # taken off
+    finally:
+        for logger in (processes, spawn, agent):
+            logger.removeHandler(kept)
 
 
 def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
