@@ -3696,24 +3696,36 @@ def test_evaluates_warning_raised_at_one_line_for_each_case_is_said_once_as_pyth
         "a note of the scoring's own"]
 
 
+@contextlib.contextmanager
+def _ctrl_c_as_the_fit_preprocesses():
+    """SIGINT to this process as the fit inside preprocesses its data (train's ``cached_tables``, before the run's
+    folder is written); the fit must raise KeyboardInterrupt (the test takes ``ctrl_c_raises``: Python's own handler).
+
+    Sent with ``signal.raise_signal``, as a notebook's "interrupt kernel" sends SIGINT to its kernel, not a ``raise
+    KeyboardInterrupt``: the signal goes through whatever handlers the fit has set by then, and their
+    KeyboardInterrupt comes out where the interpreter happens to be, as a real Ctrl-C's does."""
+    import accelerated_seg.train as train_module
+
+    cached_tables = train_module.cached_tables
+
+    def interrupted(*args, **kwargs):
+        signal.raise_signal(signal.SIGINT)
+        return cached_tables(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patched, pytest.raises(KeyboardInterrupt):
+        patched.setattr(train_module, "cached_tables", interrupted)
+        yield
+
+
 def test_an_estimators_fit_stopped_by_ctrl_c_in_its_setup_says_nothing_was_saved_and_fits_again(
-        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+        tiny_dataset, tmp_path, capsys, ctrl_c_raises):
     """A notebook's Ctrl-C as the first fit preprocesses its data, before the run's folder exists: train says nothing
     was saved, and so does repr, which said the folder was "no longer there (moved or deleted since)" and to resume
     it where it was moved until the hundred-and-seventh session's review. The next fit in the process trains."""
-    import accelerated_seg.train as train_module
-
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
-    run, cached_tables = tmp_path / "run", train_module.cached_tables
-
-    def interrupted(*args, **kwargs):
-        signal.raise_signal(signal.SIGINT)  # as a notebook's "interrupt kernel" does
-        return cached_tables(*args, **kwargs)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(train_module, "cached_tables", interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            model.fit(data, steps=2)
+    run = tmp_path / "run"
+    with _ctrl_c_as_the_fit_preprocesses():
+        model.fit(data, steps=2)
     assert capsys.readouterr().out.splitlines()[-1] == ("interrupted (Ctrl-C) before training began; nothing was "
                                                          "saved: start the run again")
     assert not run.exists() and repr(model).endswith(f"a fit interrupted (Ctrl-C) in {run}; nothing was saved: "
@@ -3723,25 +3735,16 @@ def test_an_estimators_fit_stopped_by_ctrl_c_in_its_setup_says_nothing_was_saved
 
 
 def test_an_overwrite_fit_stopped_by_ctrl_c_in_its_setup_does_not_offer_the_earlier_runs_checkpoint(
-        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+        tiny_dataset, tmp_path, capsys, ctrl_c_raises):
     """An overwrite fit stopped as it preprocesses, before it deletes the earlier run: train's line says nothing was
     saved, and so does repr. Until the hundred-and-seventh session's second review repr said, under that line, "its
     newest whole checkpoint is <run>/checkpoints/step_2: call fit(..., resume='latest') again", which continues the
     earlier run, not the new one asked for (the bug train's own line had had until that session)."""
-    import accelerated_seg.train as train_module
-
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
-    run, cached_tables = tmp_path / "run", train_module.cached_tables
+    run = tmp_path / "run"
     model.fit(data, steps=2)
-
-    def interrupted(*args, **kwargs):
-        signal.raise_signal(signal.SIGINT)  # as a notebook's "interrupt kernel" does
-        return cached_tables(*args, **kwargs)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(train_module, "cached_tables", interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            model.fit(data, steps=4, overwrite=True, seed=7)
+    with _ctrl_c_as_the_fit_preprocesses():
+        model.fit(data, steps=4, overwrite=True, seed=7)
     assert capsys.readouterr().out.splitlines()[-1] == ("interrupted (Ctrl-C) before training began; nothing was "
                                                         "saved: start the run again")
     assert (run / "checkpoints" / "step_2").is_dir()  # the earlier run's, not deleted yet
