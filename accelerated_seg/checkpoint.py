@@ -31,7 +31,7 @@ from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
-from .launch_env import launched_processes
+from .launch_env import processes_yet_to_meet
 from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints, unreadable_folder
 from .ranks import on_every_rank, on_main
@@ -350,7 +350,7 @@ class PreemptionSignals:
 
     def __enter__(self) -> "PreemptionSignals":
         if threading.current_thread() is threading.main_thread():
-            self._sigterm_ends_until_met = _processes_yet_to_meet()
+            self._sigterm_ends_until_met = processes_yet_to_meet()
             for sig in PREEMPTION_SIGNALS:
                 ends = sig == signal.SIGTERM and self._sigterm_ends_until_met
                 self._previous[sig] = signal.signal(sig, signal.SIG_DFL if ends else self._record)
@@ -367,7 +367,7 @@ class PreemptionSignals:
 
     def recording_from_here(self) -> None:
         """The launch's processes have met (the Accelerator is made): SIGTERM is a notice to save from here, recorded
-        as SIGUSR1 is. Where it had its default (``_processes_yet_to_meet``), one come before ended the process."""
+        as SIGUSR1 is. Where it had its default (``processes_yet_to_meet``), one come before ended the process."""
         if self._sigterm_ends_until_met:
             self._sigterm_ends_until_met = False
             signal.signal(signal.SIGTERM, self._record)
@@ -388,13 +388,6 @@ class PreemptionSignals:
 
     def _record(self, signum, frame) -> None:
         self.received = signum
-
-
-def _processes_yet_to_meet() -> bool:
-    """Whether this process is one of a launch of several whose process group has not started yet."""
-    import torch.distributed as dist
-
-    return launched_processes() > 1 and not (dist.is_available() and dist.is_initialized())
 
 
 # The exported model's functions and train.init_from's lived in this module until the seventy-eighth

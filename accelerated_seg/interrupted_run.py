@@ -53,6 +53,13 @@ class RunSoFar:
         """The setup is done (a resume's state loaded): from here the line names the step."""
         self.loop = loop
 
+    def say_without_an_accelerator(self) -> None:
+        """The line said by this rank before its Accelerator is made, with no store to reach the others through: by
+        the first of a node's ranks to say it, where a terminal's Ctrl-C reached them all (``say_once_on_this_node``).
+        Also by a rank interrupted as it waits for the others to meet (``interrupt_in_the_rendezvous``)."""
+        line = self.line()
+        say_once_on_this_node(f"\n{line}", sys.stdout, line, error=False)
+
     def line(self) -> str:
         """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues
         from.
@@ -121,7 +128,6 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> 
             so_far.loop.accelerator.print(f"\n{so_far.line()}")
             # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
             interrupted.step = so_far.loop.progress.step
-        else:  # no Accelerator yet: the rank interrupted says it, one of a node's where Ctrl-C reached them all
-            line = so_far.line()
-            say_once_on_this_node(f"\n{line}", sys.stdout, line, error=False)
+        else:
+            so_far.say_without_an_accelerator()
         raise

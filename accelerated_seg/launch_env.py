@@ -1,6 +1,7 @@
 """How many processes the launch that started this one holds, read from the launcher's environment.
 
-Torch-free, for what is judged before the imports (``cli``, ``predict_command``, ``checkpoint_files``) as well as after.
+Torch-free, for what is judged before the imports (``cli``, ``predict_command``, ``checkpoint_files``) as well as after
+(``processes_yet_to_meet`` alone imports torch, when called).
 """
 
 from __future__ import annotations
@@ -14,3 +15,10 @@ def launched_processes() -> int:
     launchers that accelerate uses (torchrun, DeepSpeed's, srun and mpirun through it) give each rank
     ``LOCAL_RANK`` too."""
     return int(os.environ.get("WORLD_SIZE", "1")) if "LOCAL_RANK" in os.environ else 1
+
+
+def processes_yet_to_meet() -> bool:
+    """Whether this process is one of a launch of several whose process group has not started yet (imports torch)."""
+    import torch.distributed as dist
+
+    return launched_processes() > 1 and not (dist.is_available() and dist.is_initialized())

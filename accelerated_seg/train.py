@@ -62,6 +62,7 @@ from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import (check_a_new_runs_initial_weights, check_head_only_steps, check_init_into,
                               class_order_warning, initial_weights_preparation_note)
+from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
 from .interrupted_run import RunSoFar, saying_where_to_resume_after_ctrl_c
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
@@ -259,7 +260,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
           contextlib.ExitStack() as run_scope,
           saying_where_to_resume_after_ctrl_c(out / "checkpoints", FIT_NAMES) as so_far):
         accelerator = _accelerator_holding_the_fit_folder(out, trackers, loader, grad_accum_steps, max_grad_norm,
-                                                         allow_strategy_fallback, run_scope, signals)
+                                                         allow_strategy_fallback, run_scope, signals, so_far)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
         resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite)
@@ -290,12 +291,13 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
 
 def _accelerator_holding_the_fit_folder(out: Path, trackers, loader, grad_accum_steps: int, max_grad_norm: float,
                                         allow_strategy_fallback: bool, run_scope: contextlib.ExitStack,
-                                        signals: PreemptionSignals) -> Accelerator:
+                                        signals: PreemptionSignals, so_far: RunSoFar) -> Accelerator:
     """fit's Accelerator, holding ``out`` (the run folder's lock, released with ``run_scope``) and set up for
     the launch's strategy, or refused where that strategy cannot take effect; ``signals`` told that the launch's
-    processes have met, as train's are."""
+    processes have met, as train's are; ``so_far`` says a Ctrl-C as they meet, as train's does."""
     check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
-    accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
+    with ending_on_an_interrupt_in_the_rendezvous(so_far.say_without_an_accelerator):  # it ends there, said
+        accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
     signals.recording_from_here()  # SIGTERM is a notice to save from here, no longer an end (checkpoint.py)
     run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
     accelerator.gradient_accumulation_steps = grad_accum_steps
@@ -614,7 +616,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
-    accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names, signals)
+    accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names, signals, so_far)
     resume_from, replace = _where_the_run_starts(cfg, accelerator, out, data, names)
     if so_far is not None:
         so_far.starts_from(resume_from)
@@ -723,10 +725,15 @@ def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, o
 
 
 def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope: contextlib.ExitStack,
-                                        names: Names, signals: PreemptionSignals | None) -> Accelerator:
+                                        names: Names, signals: PreemptionSignals | None,
+                                        so_far: RunSoFar | None) -> Accelerator:
     """Make the Accelerator and take the run folder's lock (into ``run_scope``), the first thing written; ``signals``
-    told, once it is made, that the launch's processes have met."""
-    accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    told, once it is made, that the launch's processes have met. A Ctrl-C as they meet, where no Python handler runs,
+    ends the process, ``so_far`` saying its line (``interrupt_in_the_rendezvous``): it waited for the agent's SIGKILL,
+    30 s, until the hundred-and-ninth session."""
+    say = so_far.say_without_an_accelerator if so_far is not None else lambda: None
+    with ending_on_an_interrupt_in_the_rendezvous(say):
+        accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     if signals is not None:  # SIGTERM is a notice to save from here, no longer an end (checkpoint.PreemptionSignals)
         signals.recording_from_here()
     for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder

@@ -2,8 +2,10 @@
 sigint_before_the_processes_meet.py): the process whose RANK is SIGNAL_RANK sends itself SIGINT as it calls
 SIGNAL_IN (``module:function``, before the process group exists), once every other process is calling OTHERS_AT (on
 its way into the rendezvous, where it waits for this one), having written the time (seconds since the epoch) into
-the file SIGNALLED_AT (SIGNAL_TO=launcher: to the agent instead, which sends it on to every process). The others each
-leave ``<SIGNALLED_AT>.rank<N>_meeting`` as they call OTHERS_AT."""
+the file SIGNALLED_AT (SIGNAL_TO=launcher: to the agent instead, which sends it on to every process; SIGNAL_TO=group:
+to the launcher's process group, as a terminal's Ctrl-C, the agent sending it on). The others each leave
+``<SIGNALLED_AT>.rank<N>_meeting`` as they call OTHERS_AT. AND_RANK0_WAITING=1: the signal waits, too, until rank 0
+certainly waits in the rendezvous, in torch's C++ (``rank0_waits_in_the_rendezvous``)."""
 
 import importlib
 import os
@@ -36,9 +38,34 @@ def interrupted_once_the_others_meet() -> None:
     while len(list(signalled.parent.glob(f"{signalled.name}.rank*_meeting"))) < others:
         assert time.monotonic() < deadline, "the other processes never came to OTHERS_AT"
         time.sleep(0.05)
+    if os.environ.get("AND_RANK0_WAITING") == "1":
+        rank0_waits_in_the_rendezvous()
     signalled.write_text(repr(time.time()))
-    # SIGNAL_TO=launcher: to its parent, torch's agent, which sends it on to every rank, as a terminal's Ctrl-C
-    os.kill(os.getppid() if os.environ.get("SIGNAL_TO") == "launcher" else os.getpid(), signal.SIGINT)
+    to = os.environ.get("SIGNAL_TO")
+    if to == "group":  # the launcher's process group, as a terminal's Ctrl-C: torch's agent sends it on to every rank
+        os.killpg(os.getpgid(os.getppid()), signal.SIGINT)
+    else:  # SIGNAL_TO=launcher: to its parent, torch's agent, alone
+        os.kill(os.getppid() if to == "launcher" else os.getpid(), signal.SIGINT)
+
+
+#: The key rank 0 sets in the launch's store as gloo joins the ranks, before it waits for each other's (torch 2.13):
+#: from then on it waits in C++ until this process comes, which it never does.
+RANK0_IN_GLOOS_MESH = "default_pg/0//cpu//0/0"
+
+
+def rank0_waits_in_the_rendezvous() -> None:
+    """Return once rank 0 waits in the rendezvous: its key in the store of torch's agent (TORCHELASTIC_USE_AGENT_STORE:
+    every rank a client of it), which this rank, still in its checks, has not joined."""
+    from datetime import timedelta
+
+    import torch.distributed as dist
+
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                          wait_for_workers=False, timeout=timedelta(seconds=30))
+    deadline = time.monotonic() + 60
+    while not store.check([RANK0_IN_GLOOS_MESH]):
+        assert time.monotonic() < deadline, f"rank 0 never set {RANK0_IN_GLOOS_MESH} in the rendezvous (torch's key?)"
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":

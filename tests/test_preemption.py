@@ -449,6 +449,32 @@ def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_sa
 
 
 @pytest.mark.distributed
+def test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_saying_so(tiny_dataset, tmp_path):
+    """A terminal's Ctrl-C (SIGINT to the launcher's process group; torch's agent sends it on to every rank) while
+    rank 0 certainly waits in the rendezvous (its key in the launch's store, in torch's C++ where no Python handler
+    runs) and rank 1 checks its settings, which it never leaves for the rendezvous: rank 1 takes it as a
+    KeyboardInterrupt, and rank 0's is taken by a thread of its own (interrupt_in_the_rendezvous), which ends it too.
+    The line once, the launch's 130, no table. Until the hundred-and-ninth session rank 0 waited for the agent's SIGKILL: 30.6 s."""
+    out, signalled = tmp_path / "run", tmp_path / "signalled_at"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
+           "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
+           "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "group",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+               "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
+               "no", str(Path(__file__).with_name("interrupted_before_the_processes_meet.py")), "train",
+               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2, "train.val_every": 0})]
+    launch = run_bounded(command, env=env, timeout=120)
+    ended, output = time.time(), launch.stdout + launch.stderr
+    line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+    assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
+    after = ended - float(signalled.read_text())
+    assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured 1.0 and 1.8 s; 30.6 s before (the SIGKILL)
+    assert launch.returncode == 130 and "exitcode" not in output, output[-3000:]
+    assert "Traceback" not in output and not out.exists(), output[-3000:]
+
+
+@pytest.mark.distributed
 @pytest.mark.parametrize("phase, rank", [("save_training_state", "1"), ("export_model", "0")])
 def test_sigint_to_one_rank_alone_in_the_final_save_or_export_stops_every_rank_naming_the_newest_checkpoint(
         tiny_dataset, tmp_path, phase, rank):

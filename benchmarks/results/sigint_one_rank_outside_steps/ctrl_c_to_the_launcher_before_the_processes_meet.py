@@ -17,7 +17,7 @@ top = Path(tempfile.mkdtemp())
 data = write_synthetic_dataset(top / "data", num_cases=9, num_validation=3, seed=0, size_mm=(40.0, 40.0, 32.0), spacing_mm=2.0)
 env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
        "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "OTHERS_AT": "accelerated_seg.train:make_accelerator",
-       "SIGNALLED_AT": str(top / "s"), "SIGNAL_TO": "launcher", "PYTHONPATH": PACKAGE}
+       "SIGNALLED_AT": str(top / "s"), "SIGNAL_TO": os.environ.get("SIGNAL_TO", "launcher"), "PYTHONPATH": PACKAGE}
 cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
        "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
        str(TESTS / "interrupted_before_the_processes_meet.py"), "train", *tiny_overrides(data, top / "out", **{"train.max_steps": 2, "train.val_every": 0})]

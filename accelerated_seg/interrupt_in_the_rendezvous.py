@@ -1,0 +1,115 @@
+"""Ctrl-C while a launched process waits for the others to meet: it ends the process, saying the caller's line.
+
+A launch's processes meet in ``init_process_group`` (the Accelerator's, predict's ``PartialState``): each waits there,
+in torch's C++ (the store's connection, gloo's mesh), until every other has come. No Python signal handler runs in
+that wait. A SIGINT then (a terminal's Ctrl-C, which torch's agent sends on to every rank; ``kill -INT`` of the rank)
+is only noted, to be raised once the wait returns, which it never does where another rank ended before it came: the
+rank waited for the agent's SIGKILL, 30 s later, and a launch interrupted in its first second ended after 30.5 s
+(until the hundred-and-ninth session; benchmarks/results/sigint_one_rank_outside_steps/).
+
+Inside ``ending_on_an_interrupt_in_the_rendezvous``, a watching thread hears of the SIGINT through Python's wakeup fd
+(``signal.set_wakeup_fd``: written by Python's C-level handler, in whichever thread the signal lands, while the main
+thread waits in C++ with the GIL released). If the main thread has not taken the interrupt itself within
+``TAKEN_WITHIN_S`` (it runs Python between two instructions, raising KeyboardInterrupt, which leaves the span: that
+path, the caller's own, stays as it was), the watcher says the caller's line and ends the process with status 130,
+as an interrupted rank ends. Nothing of the run exists yet to be left half-written.
+
+Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
+signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
+for a failure; ``signal.sigwait`` in a thread needs SIGINT blocked in every other thread, and the threads already
+started (torch's, a loader's) cannot be made to; a short rendezvous timeout would fail a launch whose nodes start
+minutes apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+
+from .interrupts_between_imports import raises_keyboard_interrupt
+from .launch_env import processes_yet_to_meet
+
+#: How long the main thread has to take a SIGINT itself before the watcher takes it for a wait in C++. Python runs a
+#: pending handler within an instruction or two where the thread runs Python; an import under
+#: ``interrupts_between_imports`` holds it up to about 1.5 s, which this cuts short (the process ends either way).
+TAKEN_WITHIN_S = 0.5
+
+#: The status of a process Ctrl-C ended (``ranks_stop_together.EXIT_INTERRUPTED``, which imports torch).
+_EXIT_INTERRUPTED = 128 + signal.SIGINT
+
+#: Written by the span's end to wake the watcher: no signal has the number 0.
+_SPAN_ENDED = b"\0"
+
+
+class _Watcher(threading.Thread):
+    """Reads the signal numbers Python's handler writes into ``reading``; ends the process on SIGINT (module
+    docstring). ``previous``: the wakeup fd set before the span, given every byte, as it would have been."""
+
+    def __init__(self, reading: socket.socket, previous: int, say: Callable[[], None]):
+        super().__init__(name="interrupt_in_the_rendezvous", daemon=True)
+        self.reading, self.previous, self.say = reading, previous, say
+        self.ended = threading.Event()  # the span has ended: the main thread takes any SIGINT from here
+        self.lock = threading.Lock()  # the span ends, or the process does, not both half way
+
+    def run(self) -> None:
+        while not self.ended.is_set():
+            try:
+                numbers = self.reading.recv(64)
+            except OSError:
+                return
+            if not numbers:
+                return
+            if self.previous != -1:  # an event loop's own fd (asyncio's signal handlers wait on it)
+                with contextlib.suppress(OSError):
+                    os.write(self.previous, numbers.replace(_SPAN_ENDED, b""))
+            if signal.SIGINT in numbers and not self.ended.wait(TAKEN_WITHIN_S):
+                self._end_the_process()
+
+    def _end_the_process(self) -> None:
+        with self.lock:
+            if self.ended.is_set():  # the wait returned meanwhile: the main thread raises it, the processes met
+                return
+            try:
+                self.say()
+            finally:  # whatever the saying met (a reader gone), the process must not stay in the wait
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(OSError, ValueError):
+                        stream.flush()
+                os._exit(_EXIT_INTERRUPTED)
+
+    def end(self, writing: socket.socket) -> None:
+        with self.lock:
+            self.ended.set()
+        with contextlib.suppress(OSError):
+            writing.send(_SPAN_ENDED)
+        self.join()
+
+
+@contextlib.contextmanager
+def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterator[None]:
+    """Inside, a SIGINT that the main thread does not take within ``TAKEN_WITHIN_S`` (it waits in the rendezvous)
+    ends the process with status 130 once ``say()`` has said what the caller says of an interrupt there (module
+    docstring). Only in a launch of several whose processes have not met, on the main thread, and where SIGINT's
+    handler raises KeyboardInterrupt (ignored, or the system's default, it stays as it is); elsewhere nothing
+    changes. Put around the call that makes the process group (``make_accelerator``, ``PartialState``)."""
+    if (threading.current_thread() is not threading.main_thread() or not processes_yet_to_meet()
+            or not raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
+        yield
+        return
+    reading, writing = socket.socketpair()
+    writing.setblocking(False)  # as set_wakeup_fd requires: a signal handler must never block
+    previous = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
+    watcher = _Watcher(reading, previous, say)
+    watcher.start()
+    try:
+        yield
+    finally:
+        watcher.end(writing)
+        signal.set_wakeup_fd(previous)
+        reading.close()
+        writing.close()

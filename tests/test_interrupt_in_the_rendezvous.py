@@ -1,0 +1,96 @@
+"""Ctrl-C while a launched process waits in torch's C++ for the others to meet ends it (interrupt_in_the_rendezvous).
+
+Each case runs a process of its own, as a launched rank (LOCAL_RANK, WORLD_SIZE=2), and sends it a real SIGINT once
+it is inside the span: the wait is a store's ``wait`` for a key no one sets, the same C++ wait as the rendezvous's,
+which runs no Python handler (the launched run is in test_preemption's
+``test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_saying_so``).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RANK = r"""
+import os, signal, sys, threading, time
+from datetime import timedelta
+from pathlib import Path
+import torch.distributed as dist
+from accelerated_seg.interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+inside, how = Path(sys.argv[1]), sys.argv[2]
+store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
+try:
+    with ending_on_an_interrupt_in_the_rendezvous(lambda: print("the caller's line", flush=True)):
+        print("Python threads inside:", threading.active_count(), flush=True)
+        inside.touch()
+        if how == "waits_in_cxx":
+            store.wait(["never set"])  # 60 s in C++, the GIL released
+        else:  # runs Python: the main thread takes the interrupt itself
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                sum(range(1000))
+    print("not interrupted", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt in the main thread", flush=True)
+print("wakeup fd put back:", signal.set_wakeup_fd(-1) == -1, flush=True)
+"""
+
+
+def _interrupted(tmp_path, how: str, launched: bool = True) -> tuple[subprocess.CompletedProcess, float]:
+    """The rank script run as ``how`` says, SIGINT sent once it is inside the span; (its result, seconds from the
+    SIGINT to its end)."""
+    inside = tmp_path / "inside"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    for name in ("LOCAL_RANK", "WORLD_SIZE", "RANK", "TORCHELASTIC_ERROR_FILE"):
+        env.pop(name, None)
+    if launched:
+        env.update(LOCAL_RANK="0", RANK="0", WORLD_SIZE="2")
+    with subprocess.Popen([sys.executable, "-c", RANK, str(inside), how], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        deadline = time.monotonic() + 60
+        while not inside.exists():
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.02)
+        time.sleep(0.3)  # into the store's wait, or the Python loop: either way inside the span
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        try:
+            stdout, stderr = process.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            pytest.fail(f"not ended by SIGINT: {process.communicate()}")
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr), time.monotonic() - sent
+
+
+def test_sigint_while_the_main_thread_waits_in_cxx_ends_the_process_with_130_after_the_callers_line(tmp_path):
+    """Until the hundred-and-ninth session the SIGINT was only noted there, and the process waited out the store's
+    60 s (a launched rank: until the agent's SIGKILL, 30 s)."""
+    done, after = _interrupted(tmp_path, "waits_in_cxx")
+    assert done.returncode == 130, done
+    assert done.stdout.splitlines() == ["Python threads inside: 2", "the caller's line"], done
+    assert after < 10, after  # TAKEN_WITHIN_S, 0.5 s, and the start of a thread on a busy machine
+
+
+def test_sigint_the_main_thread_takes_itself_is_its_keyboard_interrupt_as_before(tmp_path):
+    """Where the main thread runs Python inside the span, the interrupt is its own KeyboardInterrupt, the caller's to
+    handle (train's saying_where_to_resume_after_ctrl_c): nothing is said for it, and the process goes on."""
+    done, _ = _interrupted(tmp_path, "runs_python")
+    assert done.returncode == 0, done
+    assert done.stdout.splitlines() == ["Python threads inside: 2", "KeyboardInterrupt in the main thread",
+                                        "wakeup fd put back: True"], done
+
+
+def test_outside_a_launch_of_several_nothing_changes(tmp_path):
+    """One process has no one to meet: no watching thread, the wakeup fd untouched, the interrupt Python's own."""
+    done, _ = _interrupted(tmp_path, "runs_python", launched=False)
+    assert done.returncode == 0, done
+    assert done.stdout.splitlines() == ["Python threads inside: 1", "KeyboardInterrupt in the main thread",
+                                        "wakeup fd put back: True"], done
