@@ -454,7 +454,8 @@ def test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_say
     rank 0 certainly waits in the rendezvous (its key in the launch's store, in torch's C++ where no Python handler
     runs) and rank 1 checks its settings, which it never leaves for the rendezvous: rank 1 takes it as a
     KeyboardInterrupt, and rank 0's is taken by a thread of its own (interrupt_in_the_rendezvous), which ends it too.
-    The line once, the launch's 130, no table. Until the hundred-and-ninth session rank 0 waited for the agent's SIGKILL: 30.6 s."""
+    The line once, the launch's 130, no table. Until the hundred-and-ninth session rank 0 waited for the agent's
+    SIGKILL: 30.6 s."""
     out, signalled = tmp_path / "run", tmp_path / "signalled_at"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
            "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
