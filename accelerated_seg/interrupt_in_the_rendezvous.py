@@ -12,7 +12,11 @@ Inside ``ending_on_an_interrupt_in_the_rendezvous``, a watching thread hears of 
 thread waits in C++ with the GIL released). If the main thread has not taken the interrupt itself within
 ``TAKEN_WITHIN_S`` (it runs Python between two instructions, raising KeyboardInterrupt, which leaves the span: that
 path, the caller's own, stays as it was), the watcher says the caller's line and ends the process with status 130,
-as an interrupted rank ends. Nothing of the run exists yet to be left half-written.
+as an interrupted rank ends. Nothing of the run exists yet to be left half-written. Where the processes have met by
+then (torch has registered the process group), it leaves the interrupt to the main thread, and so to the caller's
+stopping together. A rank interrupted alone as the others come may still raise its interrupt inside
+``init_process_group``, met in C++ and not yet registered, as it did before: the others then fail in their first
+collective (docs/known_issues.md).
 
 Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
 signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
@@ -72,7 +76,10 @@ class _Watcher(threading.Thread):
 
     def _end_the_process(self) -> None:
         with self.lock:
-            if self.ended.is_set():  # the wait returned meanwhile: the main thread raises it, the processes met
+            # The main thread slow to take it once the processes met (a busy machine): theirs to stop together (the
+            # caller's ranks_stop_together). Ended here, the others failed in their first collective (gloo's
+            # "Connection reset by peer", status 1), a probe of SIGINT to one rank as they met.
+            if self.ended.is_set() or not processes_yet_to_meet():
                 return
             try:
                 self.say()

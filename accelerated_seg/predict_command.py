@@ -202,8 +202,13 @@ def _missing_model(inputs: list[str]) -> str:
 def _predict_distributed(args, options) -> int:
     from .inference_files import InputCase, PredictNames
     from .inference_distributed import predict_distributed, process_state
+    from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
 
-    state = process_state()
+    # A Ctrl-C as the processes meet ends this one at once, saying nothing, as one interrupted before it does (its
+    # KeyboardInterrupt, status 130): it waited in the rendezvous for the agent's SIGKILL, 30 s, until the
+    # hundred-and-ninth session. Nothing is written before the processes meet.
+    with ending_on_an_interrupt_in_the_rendezvous(lambda: None):
+        state = process_state()
     del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs

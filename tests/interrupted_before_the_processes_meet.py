@@ -3,9 +3,9 @@ sigint_before_the_processes_meet.py): the process whose RANK is SIGNAL_RANK send
 SIGNAL_IN (``module:function``, before the process group exists), once every other process is calling OTHERS_AT (on
 its way into the rendezvous, where it waits for this one), having written the time (seconds since the epoch) into
 the file SIGNALLED_AT (SIGNAL_TO=launcher: to the agent instead, which sends it on to every process; SIGNAL_TO=group:
-to the launcher's process group, as a terminal's Ctrl-C, the agent sending it on). The others each leave
-``<SIGNALLED_AT>.rank<N>_meeting`` as they call OTHERS_AT. AND_RANK0_WAITING=1: the signal waits, too, until rank 0
-certainly waits in the rendezvous, in torch's C++ (``rank0_waits_in_the_rendezvous``)."""
+to the launcher's process group, as a terminal's Ctrl-C, the agent sending it on; SIGNAL_TO=rank0: to rank 0 alone).
+The others each leave ``<SIGNALLED_AT>.rank<N>_meeting`` (their pid) as they call OTHERS_AT. AND_RANK0_WAITING=1: the
+signal waits, too, until rank 0 certainly waits in the rendezvous, in torch's C++ (``rank0_waits_in_the_rendezvous``)."""
 
 import importlib
 import os
@@ -42,7 +42,9 @@ def interrupted_once_the_others_meet() -> None:
         rank0_waits_in_the_rendezvous()
     signalled.write_text(repr(time.time()))
     to = os.environ.get("SIGNAL_TO")
-    if to == "group":  # the launcher's process group, as a terminal's Ctrl-C: torch's agent sends it on to every rank
+    if to == "rank0":  # rank 0 alone (kill -INT of its pid), as its marker names it
+        os.kill(int(signalled.with_name(f"{signalled.name}.rank0_meeting").read_text()), signal.SIGINT)
+    elif to == "group":  # the launcher's process group, as a terminal's Ctrl-C: torch's agent sends it on to every rank
         os.killpg(os.getpgid(os.getppid()), signal.SIGINT)
     else:  # SIGNAL_TO=launcher: to its parent, torch's agent, alone
         os.kill(os.getppid() if to == "launcher" else os.getpid(), signal.SIGINT)
@@ -73,5 +75,6 @@ if __name__ == "__main__":
     if rank == os.environ["SIGNAL_RANK"]:
         patched(os.environ["SIGNAL_IN"], interrupted_once_the_others_meet)
     else:
-        patched(os.environ["OTHERS_AT"], Path(f"{os.environ['SIGNALLED_AT']}.rank{rank}_meeting").touch)
+        marker = Path(f"{os.environ['SIGNALLED_AT']}.rank{rank}_meeting")
+        patched(os.environ["OTHERS_AT"], lambda: marker.write_text(str(os.getpid())))  # its pid, for SIGNAL_TO=rank0
     end_process(main(sys.argv[1:]))

@@ -1,8 +1,11 @@
 """A terminal's Ctrl-C before the processes meet: SIGINT to the agent of a 2-process CPU launch of accelerated-seg train,
 which sends it on to every rank, once rank 0 is making its Accelerator and rank 1 checks its settings
-(tests/interrupted_before_the_processes_meet.py, SIGNAL_TO=launcher).
+(tests/interrupted_before_the_processes_meet.py, SIGNAL_TO=launcher). From the environment (hundred-and-ninth session):
+SIGNAL_TO=group (the launcher's process group, as a terminal sends it) or rank0 (rank 0 alone), and AND_RANK0_WAITING=1
+(the signal once rank 0 certainly waits in the rendezvous, in torch's C++).
 
-    PYTHONPATH=<package> .venv/bin/python ctrl_c_to_the_launcher_before_the_processes_meet.py <checkout's tests/>
+    [AND_RANK0_WAITING=1 SIGNAL_TO=group] PYTHONPATH=<package> .venv/bin/python \
+        ctrl_c_to_the_launcher_before_the_processes_meet.py <checkout's tests/>
 """
 import os, re, sys, time, tempfile
 from pathlib import Path
