@@ -9,17 +9,95 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from pathlib import Path
 
 from .collector import importing_without_collection
 from .launch_env import launched_processes
-from .launcher_report import leave_for_the_launcher, say_the_error
+from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
 from .predict_options import in_flag_words
 from .sigterm import by_sigterm, sigterm_as_an_interrupt
 from .wording import counted
 
 
 def run(args, _) -> int:
+    if launched_processes() > 1:
+        return _run_launched(args)
+    options = _checked_options(args)
+    if isinstance(options, int):  # refused, said
+        return options
+    from .inference import predict_cases, predict_file  # imported by _checked_options
+    from .inference_files import PredictNames, probabilities_path
+
+    try:
+        with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
+            if args.input:  # the older form: channels named one by one, output is the label map itself
+                probs = probabilities_path(args.output) if args.probabilities else None
+                written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
+                                       names=PredictNames(), **options)
+                print(f"wrote {written}")
+            else:
+                written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                        progress=print, sequential=args.sequential,
+                                        continue_prediction=args.continue_prediction, names=PredictNames(), **options)
+                print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} "
+                      f"{args.output}")
+    except KeyboardInterrupt as interrupt:
+        print(_interrupted_by(args, interrupt), file=sys.stderr)
+        raise
+    except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
+        raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
+    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
+        print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
+        return 2  # bad input or settings, as for train
+    return 0
+
+
+def _run_launched(args) -> int:
+    """predict under a launch of several processes (WORLD_SIZE alone is no launch: launch_env says why): the checks
+    and the imports, then the processes meet (``process_state``) and share the cases (``_predict_distributed``).
+
+    An interrupt before they meet has no store to reach the others through: the process it reached says so, the
+    first of a node's where a terminal's Ctrl-C reached them all (``say_once_on_this_node``), and ends (130); torch's
+    agent then ends the others with SIGTERM, which has its default until the processes meet (``_predict_distributed``).
+    Until the hundred-and-ninth session it ended saying nothing, as training did until the hundred-and-eighth."""
+    try:
+        options = _checked_options(args)
+        if isinstance(options, int):  # refused, said
+            return options
+        from .inference_distributed import process_state
+        from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+        # A Ctrl-C while this process waits in the rendezvous, where no Python handler runs, ends it at once with the
+        # same line (it waited for the agent's SIGKILL, 30 s, until the hundred-and-ninth session)
+        with ending_on_an_interrupt_in_the_rendezvous(lambda: _say_interrupted_before_the_processes_met(args)):
+            state = process_state()  # the launch's processes meet: its process group starts
+    except KeyboardInterrupt:
+        _say_interrupted_before_the_processes_met(args)
+        raise
+    return _predict_distributed(args, options, state)
+
+
+def _say_interrupted_before_the_processes_met(args) -> None:
+    """Once on this node (the first of its processes interrupted), and in the launcher's table by each."""
+    line = _interrupted_before_the_processes_met(args)
+    say_once_on_this_node(line, sys.stderr, line, error=False)
+
+
+def _interrupted_before_the_processes_met(args) -> str:
+    """The line of a launched predict interrupted before its processes met: nothing was written by it."""
+    if args.input:
+        again = "the same command predicts the case"
+    elif args.continue_prediction:
+        again = "the same command predicts the cases not yet written"
+    else:
+        again = "the same command predicts the cases (with --continue, it passes over those an earlier run wrote)"
+    return f"predict interrupted before the launch's processes met; nothing was written: {again}"
+
+
+def _checked_options(args) -> dict | int:
+    """The options of the cases' prediction, once the arguments, the model folders, the inputs and the outputs are
+    checked and the inference stack imported; 2 where refused, said."""
     # The arguments, the model folders, the inputs and the outputs are checked with the file system alone,
     # before the inference stack imports (7-15 s on 2 cores): a wrong --model, an input naming no NIfTI file
     # (a typo, an empty folder), --overlap 1.5, --precision fp16 --device cpu, --device under a launch or an
@@ -49,9 +127,9 @@ def run(args, _) -> int:
     except (OSError, ValueError) as error:  # DataError is a ValueError; OSError: a model file missing, ...
         say_the_error(in_flag_words(error))  # under accelerate launch every rank stops, one says why
         return 2
-    with importing_without_collection():  # collector.py says why
-        from .inference import predict_cases, predict_file
-        from .inference_files import PredictNames, probabilities_path
+    with importing_without_collection():  # collector.py says why; the callers take what they use from them
+        import_module(".inference", __package__)
+        import_module(".inference_files", __package__)
 
     options = dict(device=args.device, **how,
                    keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
@@ -59,30 +137,7 @@ def run(args, _) -> int:
         args.model = args.model[0]
     elif os.environ.get("RANK", "0") == "0":  # the main process only, under accelerate launch
         print(f"ensemble of {len(args.model)} models: the mean of their probabilities")
-    if launched_processes() > 1:  # WORLD_SIZE alone is no launch: launch_env says why
-        return _predict_distributed(args, options)
-    try:
-        with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
-            if args.input:  # the older form: channels named one by one, output is the label map itself
-                probs = probabilities_path(args.output) if args.probabilities else None
-                written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
-                                       names=PredictNames(), **options)
-                print(f"wrote {written}")
-            else:
-                written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                        progress=print, sequential=args.sequential,
-                                        continue_prediction=args.continue_prediction, names=PredictNames(), **options)
-                print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} "
-                      f"{args.output}")
-    except KeyboardInterrupt as interrupt:
-        print(_interrupted_by(args, interrupt), file=sys.stderr)
-        raise
-    except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
-        raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
-    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
-        print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
-        return 2  # bad input or settings, as for train
-    return 0
+    return options
 
 
 def _check_no_device_under_a_launch(args) -> None:
@@ -199,16 +254,21 @@ def _missing_model(inputs: list[str]) -> str:
     return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
 
 
-def _predict_distributed(args, options) -> int:
-    from .inference_files import InputCase, PredictNames
-    from .inference_distributed import predict_distributed, process_state
-    from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+def _predict_distributed(args, options, state) -> int:
+    """The cases shared over the launch's processes, which have met (``state``). SIGTERM is a stop from here, said as
+    Ctrl-C's is, except where it is torch's agent ending the processes left when one has ended (launched_sigterm.py);
+    before here it ends the process at once, as its default does: a process waiting in the rendezvous, where no Python
+    handler runs, would have held it until the agent's SIGKILL, 30 s later."""
+    from .launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
 
-    # A Ctrl-C as the processes meet ends this one at once, saying nothing, as one interrupted before it does (its
-    # KeyboardInterrupt, status 130): it waited in the rendezvous for the agent's SIGKILL, 30 s, until the
-    # hundred-and-ninth session. Nothing is written before the processes meet.
-    with ending_on_an_interrupt_in_the_rendezvous(lambda: None):
-        state = process_state()
+    with sigterm_as_an_interrupt_unless_one_has_ended():
+        return _predicted_by_every_process(args, options, state)
+
+
+def _predicted_by_every_process(args, options, state) -> int:
+    from .inference_files import InputCase, PredictNames
+    from .inference_distributed import predict_distributed
+
     del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
@@ -220,7 +280,7 @@ def _predict_distributed(args, options) -> int:
             by = counted(state.num_processes, "process", "processes")
             print(f"{len(written)} case(s) {done} {args.output} by {by}")
         code = 0
-    except KeyboardInterrupt as interrupt:  # in the last wait for every process: others stop every process
+    except KeyboardInterrupt as interrupt:  # in the last wait for every process (others stop every process), or after
         if state.is_main_process:
             print(_interrupted_by(args, interrupt), file=sys.stderr)
         raise

@@ -26,7 +26,8 @@ stage itself (ninety-sixth session); since the ninety-seventh, any error of one 
 its traceback under the line; a file it reads differently; an interrupt), and ``met_by_every_rank`` tells an error
 every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone;
 since the ninety-eighth, any of a process's own anywhere in its work. A published KeyboardInterrupt (Ctrl-C, asked
-for) is said as its words are, not as an error, and every rank ends with status 130. A published BrokenPipeError
+for) is said as its words are, not as an error, and every rank ends with status 130 (143 for SIGTERM's, a launched
+predict's stop since the hundred-and-ninth session: ``sigterm.Terminated``). A published BrokenPipeError
 (stdout's reader gone: ``accelerate launch ... predict ... | head``) is no error either: nothing is said, as a
 one-process command says nothing then, its line left for the launcher's table alone, and every rank ends with
 SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
@@ -62,6 +63,7 @@ from collections.abc import Callable, Iterator
 
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
+from .sigterm import EXIT_TERMINATED, by_sigterm
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
 #: warns on stderr each time it times out, so it cannot wait for the end of the measurement instead).
@@ -89,6 +91,9 @@ GIVE_UP_AFTER_S = 30.0
 RETRY_MAX_S = 2.0
 CONNECT_S = 1.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
+#: Set with INTERRUPTED where the interrupt was SIGTERM's (``sigterm.Terminated``: a launched predict's stop, since the
+#: hundred-and-ninth session): every rank then ends with SIGTERM's status, 143, where Ctrl-C's is 130.
+TERMINATED = "terminated"
 #: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
 READER_GONE = "reader_gone"
 #: How many ranks other than the main process have written under the lock (``writes_for_the_line``).
@@ -251,6 +256,8 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
     def publish(store) -> None:
         if store.compare_set(FIRST, "", mine).decode() == mine:
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
+                if by_sigterm(error):
+                    store.set(TERMINATED, "1")
                 store.set(INTERRUPTED, "1")
             elif isinstance(error, BrokenPipeError):
                 store.set(READER_GONE, "1")
@@ -418,10 +425,11 @@ class _Watcher(threading.Thread):
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
-        interrupted = reader_gone = False
+        interrupted = reader_gone = terminated = False
         try:
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
             interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
+            terminated = interrupted and store.check([TERMINATED])
             if rank == 0:
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
@@ -455,7 +463,8 @@ class _Watcher(threading.Thread):
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
             _flushed_if_read()
-            os._exit(EXIT_INTERRUPTED if interrupted else EXIT_READER_WENT_AWAY if reader_gone else 1)
+            os._exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
+                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def wait_for_the_end(self) -> None:
         """Wait for this watcher to end the process; return where it cannot (its store failed). Once it has seen

@@ -15,10 +15,9 @@ temporary folder). That line now begins "<command> stopped by SIGTERM" (``stoppe
 Ctrl-C, their temporaries removed, with status 143.
 
 Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops). A launched
-predict (several processes) is not covered here, each of its processes stopping as the launcher stops it: the
-launcher's agent also sends SIGTERM to end the processes left when one has died, and those must end at once. Held
-as an interrupt (a hundred-and-first session's try), the main process, its line said, waited 10 s for the killed
-process to answer, and one in a collective would name SIGTERM, not the death, as what stopped it.
+predict (several processes) takes SIGTERM so too once its processes have met, except where it is the launcher's
+agent ending the processes left when one has died, which end at once (launched_sigterm.py, since the
+hundred-and-ninth session: until then every process of a launched predict ended at once, saying nothing).
 """
 
 from __future__ import annotations
@@ -37,16 +36,18 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised on the main thread where Ctrl-C's KeyboardInterrupt would be (``sigterm_as_an_interrupt``)."""
 
 
-def raised_once() -> Callable[[int, FrameType | None], None]:
+def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, FrameType | None], None]:
     """A SIGTERM handler that raises ``Terminated`` the first time and does nothing after: the stop is under way by
     then, and a second SIGTERM (a second ``kill``, a wrapper passing on the one it got) raised as the case being
     written is waited for cut that wait short: the case went unsaid, and under Python 3.10 to 3.12 the process left
     without it, its hidden temporary half-written (an interrupted ``Thread.join`` takes the thread for ended, CPython
-    issue 90882), until the hundred-and-first session's review. A stop that takes too long is for SIGKILL to end."""
+    issue 90882), until the hundred-and-first session's review. A stop that takes too long is for SIGKILL to end.
+    ``first``: called as each SIGTERM comes, before anything else; it may end the process (launched_sigterm.py)."""
     raised = False  # handlers run on the main thread alone, one at a time
 
     def raise_terminated(signum: int, frame: FrameType | None) -> None:
         nonlocal raised
+        first()
         if not raised:
             raised = True
             raise Terminated("SIGTERM")
@@ -67,15 +68,16 @@ def stopped_by(command: str, interrupt: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def sigterm_as_an_interrupt() -> Iterator[None]:
-    """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``). Only where
-    Python's default is in place (a program that set its own handler, or an ignored SIGTERM, keeps it) and on the main
-    thread, the only one a handler can be set from; the earlier handler is put back on leaving."""
+def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None) -> Iterator[None]:
+    """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``, which
+    calls ``first`` as each comes). Only where Python's default is in place (a program that set its own handler, or an
+    ignored SIGTERM, keeps it) and on the main thread, the only one a handler can be set from; the earlier handler is
+    put back on leaving."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
         return
-    signal.signal(signal.SIGTERM, raised_once())
+    signal.signal(signal.SIGTERM, raised_once(first))
     try:
         yield
     finally:

@@ -748,37 +748,6 @@ def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(data
 
 
 @pytest.mark.distributed
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process group's SIGTERM, as a job's stop sends it")
-def test_sigterm_to_a_launched_predict_ends_every_process_at_once_saying_nothing(data, tmp_path, monkeypatch):
-    """SIGTERM to the launch's process group (a job's stop, `timeout`): every process ends at once, with SIGTERM's
-    default, and the launch with status 143; nothing said but torch's agent's warnings, no traceback (not its
-    SignalException, which stopping.md said of training's launch), the map written before it whole, none begun after.
-    Process 1 sleeps in its share of the second case, the main process waits for it there (as the Ctrl-C test)."""
-    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
-    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
-    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
-    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
-    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as launch:
-        try:
-            deadline = time.monotonic() + 120
-            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
-            os.killpg(launch.pid, signal.SIGTERM)
-            stdout, stderr = launch.communicate(timeout=60)
-        finally:
-            if launch.poll() is None:  # stops what it started, where the test failed before its end
-                stop_group(launch)
-    assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
-    said = [line for line in (stdout + stderr).splitlines() if line and "closing signal SIGTERM" not in line
-            and "predict" in line.lower() and ("stop" in line or "interrupt" in line or "error" in line)]
-    assert not said and "Traceback" not in stderr and "SignalException" not in stderr, stderr[-3000:]
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock", "small_0.nii.gz"]
-    read(tmp_path / "out" / "small_0.nii.gz")
-
-
-@pytest.mark.distributed
 @pytest.mark.parametrize("presses", [2, 1], ids=["twice", "once"])
 def test_a_second_ctrl_c_in_the_last_wait_stops_every_process_at_once(presses, data, tmp_path, monkeypatch):
     """The main process has written its share and waits for process 1, held up (60 s): a second SIGINT there ends
@@ -1117,3 +1086,46 @@ def test_another_process_whose_store_is_gone_writes_its_case_by_cases(monkeypatc
     with whole.writing((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
         written.append("a")
     assert written == whole.cases == ["a"]
+
+
+# --------------------------------------------------------------------------------------------------
+# SIGTERM to a launched predict (launched_sigterm.py; the hundred-and-ninth session)
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process group's SIGTERM, as a job's stop sends it")
+def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_status_143(data, tmp_path, monkeypatch):
+    """SIGTERM to the launch's process group (a job's stop, `timeout`): torch's agent sends it on to each process,
+    which stops as on Ctrl-C, the main process saying one line with the cases written whole and --continue, and the
+    launch ends with status 143, no traceback. Until the hundred-and-ninth session every process ended at once saying
+    nothing, a map being written left a hidden temporary. Process 1 sleeps in its share of the second case, the main
+    process waits for it there (as the Ctrl-C test)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
+    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 120
+            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
+            os.killpg(launch.pid, signal.SIGTERM)
+            signalled = time.monotonic()
+            stdout, stderr = launch.communicate(timeout=60)
+            ended_after = time.monotonic() - signalled
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    out = tmp_path / "out"
+    assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
+    said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
+            or "interrupted" in line or line.startswith("error")]
+    assert said == [f"predict stopped by SIGTERM in process 1, case small_1 (written whole: small_0 in {out}; no file "
+                    f"is half-written, and the same command with --continue predicts the others)"], stderr[-3000:]
+    assert "Traceback" not in stderr and "SignalException" not in stderr and "[rank" not in stderr, stderr[-3000:]
+    assert ended_after < SAID_WAIT_S, ended_after  # within torch's agent's 30 s before its SIGKILL
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")

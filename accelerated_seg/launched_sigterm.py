@@ -1,0 +1,150 @@
+"""SIGTERM to a launched ``predict``: a stop to say, or torch's agent ending the processes left when one has ended.
+
+torch's elastic agent (``accelerate launch``, ``torchrun``) sends SIGTERM to the processes it started in two cases:
+when it is stopped itself (a time limit, ``scancel``, ``kill`` of the launcher, each of which may also reach the
+processes directly), and to end those left once one of them has ended (killed outright: the OOM killer, SIGKILL, a
+crash). The first is a stop to finish the maps being written and say so, as Ctrl-C is; the second must end the
+process at once, as SIGTERM's default does: a process stopping as for Ctrl-C waited for the dead one to answer (the
+main process, its line said, 10.6 s in the hundred-and-first session's try), and one in a collective named SIGTERM,
+not the death, as what stopped it. Until the hundred-and-ninth session every SIGTERM had its default in a launched
+predict: nothing was said, and a map being written stayed a hidden temporary.
+
+The two are told apart by the agent's own order: it polls its processes (``Popen.poll``, which reaps one that has
+ended) and only then signals the others (torch 2.13, ``SubprocessContext._poll``). So a SIGTERM that finds a process
+of this node's launch gone, of those there when the processes met, is the agent's ending of the rest; any other is a
+stop. The agent signals only the processes of its own node, whose deaths it alone sees: those beside this one are
+the processes with the same parent and the same command line (``processes_beside_this_one``), read from ``/proc``.
+Where there is no ``/proc`` (macOS), SIGTERM keeps its default, as before.
+
+The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, as well as in the
+handler: the handler runs on the main thread only between two of its Python steps, and a main thread in a C++ call
+(a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
+agent's SIGKILL, 30 s later, where the default ended it at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+
+from .sigterm import sigterm_as_an_interrupt
+
+
+def processes_beside_this_one() -> list[int] | None:
+    """The other processes of this node's launch: those with this one's parent and command line. None where
+    ``/proc`` cannot tell (not Linux)."""
+    try:
+        parent, command = os.getppid(), _command_line(os.getpid())
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid()]
+    except OSError:
+        return None
+    return [pid for pid in pids if _parent(pid) == parent and _command_line(pid) == command]
+
+
+def one_has_ended(beside: list[int]) -> bool:
+    """Whether a process of ``beside`` has ended: reaped (gone from ``/proc``, or its number taken by another
+    process), or a zombie its parent has not reaped yet."""
+    return any(_parent(pid) != os.getppid() or _state(pid) in ("Z", "X", None) for pid in beside)
+
+
+@contextlib.contextmanager
+def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
+    """While active, in a launch whose processes have met: SIGTERM raises ``sigterm.Terminated`` on the main thread
+    (a stop, said as Ctrl-C's is), unless a process beside this one has ended, when it ends the process at once with
+    SIGTERM's default (module docstring). Nothing changes where ``/proc`` cannot tell, off the main thread, or where
+    SIGTERM has a handler of the caller's."""
+    beside = processes_beside_this_one()
+    if (beside is None or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    deciding, decided = threading.Lock(), []
+
+    def ended_at_once_where_one_has_ended() -> None:
+        # Decided once, as the first SIGTERM comes (by the thread or the handler, whichever runs first): the handler
+        # may run long after, once the main thread leaves a C++ call, when the stop under way has ended the others.
+        with deciding:
+            if not decided:
+                decided.append(one_has_ended(beside))
+        if decided[0]:
+            _end_at_once()
+
+    with sigterm_as_an_interrupt(first=ended_at_once_where_one_has_ended), \
+            _asked_as_it_comes(ended_at_once_where_one_has_ended):
+        yield
+
+
+@contextlib.contextmanager
+def _asked_as_it_comes(ask) -> Iterator[None]:
+    """``ask()`` on a thread of its own as each SIGTERM comes, whatever the main thread is in: Python's C-level
+    handler writes each signal's number to the wakeup fd at once (``signal.set_wakeup_fd``). The fd is put back and
+    the thread ends (its pipe closed) on leaving."""
+    reading, writing = os.pipe()
+    os.set_blocking(writing, False)  # as set_wakeup_fd asks
+    try:
+        previous = signal.set_wakeup_fd(writing, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        os.close(reading)
+        os.close(writing)
+        yield
+        return
+
+    def watch() -> None:
+        with contextlib.suppress(OSError):
+            while numbers := os.read(reading, 64):
+                if signal.SIGTERM in numbers:
+                    ask()
+        os.close(reading)
+
+    threading.Thread(target=watch, name="sigterm-as-it-comes", daemon=True).start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(writing)  # the thread reads the end of the pipe, and ends
+
+
+def _end_at_once() -> None:
+    """End this process with SIGTERM's default, as if no handler had been set: through libc, from any thread
+    (Python's ``signal.signal`` works in the main thread alone)."""
+    import ctypes
+
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+        libc = ctypes.CDLL(None)
+        libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p
+        libc.signal(signal.SIGTERM, 0)  # SIG_DFL, (void (*)(int)) 0 in Linux's signal.h
+    os.kill(os.getpid(), signal.SIGTERM)
+    os._exit(128 + signal.SIGTERM)  # not reached: the signal's default ended the process
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """``/proc/<pid>/stat``'s fields after the command's name (state first, then the parent); None for no process."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def _state(pid: int) -> str | None:
+    fields = _stat_fields(pid)
+    return fields[0] if fields else None
+
+
+def _parent(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields else None
+
+
+def _command_line(pid: int) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return cmdline.read()
+    except OSError:
+        return None

@@ -1,0 +1,28 @@
+"""Run by tests/test_launched_sigterm.py as two processes of one parent, as torch's agent starts a node's processes:
+once both have started (each leaves <READY>.started_<pid>, as the processes of a launch meet), each takes SIGTERM as a
+launched predict does (``launched_sigterm.sigterm_as_an_interrupt_unless_one_has_ended``), leaves <READY>_<pid>, and
+waits in one C call that goes on through signals (``system("sleep $SLEEP_S")``, as a collective's C++ wait does),
+during which Python runs no handler. It ends with status 143 where SIGTERM was raised as a stop, once that call
+returns; 0 where none came."""
+
+import ctypes
+import os
+import sys
+import time
+from pathlib import Path
+
+from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+from accelerated_seg.sigterm import EXIT_TERMINATED, Terminated
+
+if __name__ == "__main__":
+    ready, sleep_s = Path(sys.argv[1]), os.environ["SLEEP_S"]
+    Path(f"{ready}.started_{os.getpid()}").touch()
+    while len(list(ready.parent.glob(f"{ready.name}.started_*"))) < 2:
+        time.sleep(0.01)
+    try:
+        with sigterm_as_an_interrupt_unless_one_has_ended():
+            Path(f"{ready}_{os.getpid()}").touch()
+            ctypes.CDLL(None).system(f"sleep {sleep_s}".encode())
+    except Terminated:
+        os._exit(EXIT_TERMINATED)
+    os._exit(0)

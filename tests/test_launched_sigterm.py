@@ -1,0 +1,89 @@
+"""A launched predict's SIGTERM (launched_sigterm.py): a stop, raised as Ctrl-C is, unless a process beside this one
+has ended, where torch's agent is ending the processes left and this one ends at once; and the line of a launched
+predict interrupted before its processes meet (predict_command)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from accelerated_seg import predict_command
+from accelerated_seg.sigterm import EXIT_TERMINATED
+
+SCRIPT = Path(__file__).with_name("sigterm_beside_an_ended_process.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def two_beside_each_other(tmp_path: Path, first_sleeps_s: float) -> tuple[subprocess.Popen, subprocess.Popen]:
+    """Two processes of this one running SCRIPT, as a node's processes of a launch are its agent's; the first waits
+    ``first_sleeps_s`` in its C call, the second 60 s. Returned once both are ready."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    command = [sys.executable, str(SCRIPT), str(tmp_path / "ready")]
+    first = subprocess.Popen(command, env={**env, "SLEEP_S": str(first_sleeps_s)})
+    second = subprocess.Popen(command, env={**env, "SLEEP_S": "60"})
+    deadline = time.monotonic() + 30
+    while len(list(tmp_path.glob("ready_*"))) < 2:
+        assert time.monotonic() < deadline and first.poll() is None and second.poll() is None, "never ready"
+        time.sleep(0.02)
+    return first, second
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+@pytest.mark.parametrize("other_ended", [True, False], ids=["other-ended", "others-running"])
+def test_sigterm_ends_a_launched_process_at_once_only_where_another_has_ended(other_ended, tmp_path):
+    """torch's agent reaps a process that has ended, then sends SIGTERM to the others: those end at once, with
+    SIGTERM's default (-15), even with their main thread in a C call that runs no Python handler (a collective whose
+    other process is gone). Any other SIGTERM is a stop, raised as ``Terminated`` once the main thread can (status
+    143 here): held as an interrupt, the agent's SIGTERM kept the main process 10.6 s waiting for the dead one (the
+    hundred-and-first session's try)."""
+    first, second = two_beside_each_other(tmp_path, first_sleeps_s=3)
+    try:
+        if other_ended:
+            second.kill()
+            second.wait()  # reaped, as the agent's poll does before it signals the others
+        signalled = time.monotonic()
+        first.send_signal(signal.SIGTERM)
+        status = first.wait(timeout=30)
+        ended_after = time.monotonic() - signalled
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if other_ended:
+        assert status == -signal.SIGTERM and ended_after < 1.0, (status, ended_after)  # 1-4 ms measured
+    else:
+        assert status == EXIT_TERMINATED and ended_after > 2.0, (status, ended_after)  # once its C call returned
+
+
+@pytest.mark.parametrize("given, again", [
+    ({}, "the same command predicts the cases (with --continue, it passes over those an earlier run wrote)"),
+    ({"continue_prediction": True}, "the same command predicts the cases not yet written"),
+    ({"input": ["scan.nii.gz"], "inputs": []}, "the same command predicts the case")])
+def test_a_launched_predict_interrupted_before_its_processes_meet_says_so_once(given, again, monkeypatch, capsys,
+                                                                               tmp_path):
+    """SIGINT to a launched predict before its processes met (the checks, the imports, the rendezvous) ended it
+    saying nothing (until the hundred-and-ninth session): the process it reached says that nothing was written and
+    what the same command does, as training says it, once on its node."""
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_RANK", "1")  # not the main process: the one interrupted says it
+    ranks_folder = tmp_path / "attempt_0" / "1"  # as torch's agent gives each rank its error file
+    ranks_folder.mkdir(parents=True)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(ranks_folder / "error.json"))
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(predict_command, "_checked_options", interrupted)
+    args = SimpleNamespace(**{"input": None, "inputs": ["scans/"], "continue_prediction": False, **given})
+    with pytest.raises(KeyboardInterrupt):
+        predict_command.run(args, None)
+    line = f"predict interrupted before the launch's processes met; nothing was written: {again}"
+    assert capsys.readouterr().err == f"{line}\n"
+    assert json.loads((ranks_folder / "error.json").read_text())["message"]["message"] == line  # the launcher's table
