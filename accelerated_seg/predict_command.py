@@ -254,13 +254,15 @@ def _missing_model(inputs: list[str]) -> str:
     return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
 
 
-def _predict_distributed(args, options, state) -> int:
-    """The cases shared over the launch's processes, which have met (``state``). SIGTERM is a stop from here, said as
-    Ctrl-C's is, except where it is torch's agent ending the processes left when one has ended (launched_sigterm.py);
-    before here it ends the process at once, as its default does: a process waiting in the rendezvous, where no Python
-    handler runs, would have held it until the agent's SIGKILL, 30 s later."""
+def _predict_distributed(args, options, state=None) -> int:
+    """The cases shared over the launch's processes, which have met (``state``, made here where None). SIGTERM is a
+    stop from here, said as Ctrl-C's is, except where it is torch's agent ending the processes left when one has ended
+    (launched_sigterm.py); before here it ends the process at once, as its default does: a process waiting in the
+    rendezvous, where no Python handler runs, would have held it until the agent's SIGKILL, 30 s later."""
+    from .inference_distributed import process_state
     from .launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
 
+    state = state or process_state()
     with sigterm_as_an_interrupt_unless_one_has_ended():
         return _predicted_by_every_process(args, options, state)
 
