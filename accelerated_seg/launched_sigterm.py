@@ -63,7 +63,9 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         yield
         return
 
-    deciding, decided = threading.Lock(), []
+    # reentrant: a second SIGTERM (a job's stop reaches the process and its agent, which sends it on) may run the
+    # handler again inside the first's, on the main thread, while it decides
+    deciding, decided = threading.RLock(), []
 
     def ended_at_once_where_one_has_ended() -> None:
         # Decided once, as the first SIGTERM comes (by the thread or the handler, whichever runs first): the handler
