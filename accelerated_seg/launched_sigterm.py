@@ -99,6 +99,9 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
     def watch() -> None:
         with contextlib.suppress(OSError):
             while numbers := os.read(reading, 64):
+                if previous != -1:  # an event loop's own fd, given every byte as it would have been
+                    with contextlib.suppress(OSError):
+                        os.write(previous, numbers)
                 if signal.SIGTERM in numbers:
                     ask()
         os.close(reading)
