@@ -367,19 +367,24 @@ def test_a_zero3_offload_resume_ends_bit_identical_to_the_uninterrupted_run(tiny
     """DeepSpeedCPUAdam keeps beta^t as float32 running products and recomputes them with pow in a
     new optimizer, so the first step after a resume (here t = 3, where 1 - 0.999^t rounds otherwise)
     corrected its bias otherwise: the resumed run ended up to 2e-4 from the uninterrupted one until
-    the eighty-first session (accelerate_workarounds.replay_cpu_adams_step_count)."""
-    train_py = str(ROOT / "examples" / "train.py")
-
-    def launch(out, *extra):
-        return _launch("deepspeed_zero3_offload", "--mixed_precision", "no", train_py, "--no-report",
-                       *tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=0,
-                                       train__save_every=2, optim__lr=3e-3), *extra)
+    the eighty-first session (accelerate_workarounds.replay_cpu_adams_step_count). The resume is the second
+    run of the launch (dist_worker's THEN_RUNS), which builds its own DeepSpeedCPUAdam as a fresh process does;
+    a launch of its own until the hundred-and-ninth session."""
+    def overrides(out, *extra):
+        return [*tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=0, train__save_every=2,
+                                optim__lr=3e-3), *extra]
 
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    proc = launch(straight)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = launch(resumed, f"--train.resume={straight / 'checkpoints' / 'step_2'}")
-    assert proc.returncode == 0 and "resumed from" in proc.stdout, proc.stderr[-3000:]
+    step = straight / "checkpoints" / "step_2"
+    then = [[str(resumed) + "_result", overrides(resumed, f"--train.resume={step}")]]
+    proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
+                   str(straight) + "_result", *overrides(straight), env_extra={"THEN_RUNS": json.dumps(then)})
+    for prefix in (straight, resumed):
+        result = Path(f"{prefix}_result.rank0.json")
+        assert result.is_file(), f"{result.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        outcome = json.loads(result.read_text())
+        assert outcome["ok"] and outcome["step"] == 4, outcome.get("traceback") or outcome
+    assert f"resumed from {step}" in proc.stdout, proc.stdout[-3000:]
     a, b = (load_file(run / "model" / "model.safetensors") for run in (straight, resumed))
     assert {key: (a[key] - b[key]).abs().max().item() for key in a if not torch.equal(a[key], b[key])} == {}
 
