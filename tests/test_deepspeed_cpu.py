@@ -187,18 +187,26 @@ def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tin
 def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path,
                                                                              model_overrides, leaf_blocks):
     """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes
-    (benchmarks/verify_zero3_leaf_blocks.py checks all six registry networks)."""
+    (benchmarks/verify_zero3_leaf_blocks.py checks all six registry networks). Both runs are one launch's
+    (dist_worker's THEN_RUNS; a launch each until the hundred-and-ninth session), gathering each layer first:
+    the blocks are marked on the network's own modules (deepspeed's set_z3_leaf_module), which the second run
+    builds anew; each run's lines follow its own "strategy:" line."""
+    def overrides(leaves):
+        return tiny_overrides(tiny_dataset, tmp_path / f"leaves_{leaves}", train__max_steps=3, train__val_every=0,
+                              train__save_every=0, train__zero3_leaf_blocks=leaves, **model_overrides)
+
+    then = [[str(tmp_path / "leaves_true_result"), overrides("true")]]
+    proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
+                   str(tmp_path / "leaves_false_result"), *overrides("false"), env_extra={"THEN_RUNS": json.dumps(then)})
+    runs = proc.stdout.split("\nstrategy: ")[1:]
+    assert len(runs) == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
     exports = {}
-    for leaves in ("true", "false"):
-        out = tmp_path / f"leaves_{leaves}"
-        proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"),
-                       "--no-report", *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
-                                                      train__save_every=0, train__zero3_leaf_blocks=leaves,
-                                                      **model_overrides))
-        assert proc.returncode == 0, proc.stderr[-3000:]
+    for leaves, printed in zip(("false", "true"), runs):
+        outcome = json.loads((tmp_path / f"leaves_{leaves}_result.rank0.json").read_text())
+        assert outcome["ok"] and outcome["step"] == 3, outcome.get("traceback") or outcome
         gathers = f"ZeRO-3 gathers {leaf_blocks} block(s) whole"
-        assert (gathers in proc.stdout) == (leaves == "true"), proc.stdout[-2000:]
-        exports[leaves] = load_file(out / "model" / "model.safetensors")
+        assert (gathers in printed) == (leaves == "true"), printed[-2000:]
+        exports[leaves] = load_file(tmp_path / f"leaves_{leaves}" / "model" / "model.safetensors")
     assert all(torch.equal(exports["true"][k], exports["false"][k]) for k in exports["false"])
 
 
