@@ -89,37 +89,46 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None, processes: 
 
 # With activation checkpointing the wrapped blocks' parameters have a prefix in named_parameters that
 # the state dict leaves out: the fp32 master weights must still go under the state dict's names.
-@pytest.mark.parametrize("activation_checkpointing", ["false", "true"])
-def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dataset, tmp_path,
-                                                                       activation_checkpointing):
+def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dataset, tmp_path):
+    """Without activation checkpointing and with it: two runs of one launch (dist_worker's THEN_RUNS), a launch
+    each (the test parametrized) until the hundred-and-ninth session."""
     from accelerated_seg.exported_model import load_exported
 
-    out, extensions = tmp_path / "run", tmp_path / "torch_extensions"
-    proc = _launch("deepspeed_zero2", str(ROOT / "examples" / "train.py"), "--no-report",
-                   *tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=2,
-                                   train__trackers="tensorboard",
-                                   train__activation_checkpointing=activation_checkpointing),
-                   env_extra={"TORCH_EXTENSIONS_DIR": str(extensions)})
+    def overrides(activation_checkpointing):
+        return tiny_overrides(tiny_dataset, tmp_path / f"run_{activation_checkpointing}", train__max_steps=4,
+                              train__val_every=2, train__trackers="tensorboard",
+                              train__activation_checkpointing=activation_checkpointing)
+
+    extensions = tmp_path / "torch_extensions"
+    then = [[str(tmp_path / "run_true_result"), overrides("true")]]
+    proc = _launch("deepspeed_zero2", str(ROOT / "tests" / "dist_worker.py"), str(tmp_path / "run_false_result"),
+                   *overrides("false"), env_extra={"TORCH_EXTENSIONS_DIR": str(extensions),
+                                                   "THEN_RUNS": json.dumps(then)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     # DeepSpeed's shared-memory op, for inference only, was not compiled (minutes on 2 cores;
     # accelerate_workarounds.skip_deepspeeds_shared_memory_op)
     assert not extensions.exists() and "shm_comm" not in proc.stdout + proc.stderr
-    info = json.loads((out / "run_info.json").read_text())
-    assert info["strategy"].startswith("DeepSpeed (DEEPSPEED)") and "mixed precision bf16" in info["strategy"]
-    assert (out / "checkpoints" / "step_4" / "strategy.json").is_file()
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["step"] == 4 and summary["best_step"] in (2, 4) and summary["best_dice"] >= 0
-    weights = load_file(out / "model" / "model.safetensors")
-    assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
-    # The optimizer's fp32 master weights, not the engine's bf16 copy written as float32 (until the
-    # thirteenth session every exported value was a bf16 value).
-    assert any((w != w.bfloat16().float()).any() for w in weights.values())
-    load_exported(out / "model")  # strictly into the plain MONAI network
-    # The last checkpoint exported offline: the same fp32 master weights, from the optimizer's partition.
-    assert_checkpoint_exports_as_training_did(out, tmp_path / "exported")
-    # The engine clips by itself; its norm is still logged, read at log steps (every step here).
-    grad_norms = logged_scalars(out, "train/grad_norm")
-    assert sorted(grad_norms) == [1, 2, 3, 4] and all(0 < v < float("inf") for v in grad_norms.values()), grad_norms
+    for activation_checkpointing in ("false", "true"):
+        out = tmp_path / f"run_{activation_checkpointing}"
+        outcome = json.loads((tmp_path / f"run_{activation_checkpointing}_result.rank0.json").read_text())
+        assert outcome["ok"], outcome.get("traceback") or outcome
+        info = json.loads((out / "run_info.json").read_text())
+        assert info["strategy"].startswith("DeepSpeed (DEEPSPEED)") and "mixed precision bf16" in info["strategy"]
+        assert (out / "checkpoints" / "step_4" / "strategy.json").is_file()
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["step"] == 4 and summary["best_step"] in (2, 4) and summary["best_dice"] >= 0
+        weights = load_file(out / "model" / "model.safetensors")
+        assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
+        # The optimizer's fp32 master weights, not the engine's bf16 copy written as float32 (until the
+        # thirteenth session every exported value was a bf16 value).
+        assert any((w != w.bfloat16().float()).any() for w in weights.values())
+        load_exported(out / "model")  # strictly into the plain MONAI network
+        # The last checkpoint exported offline: the same fp32 master weights, from the optimizer's partition.
+        assert_checkpoint_exports_as_training_did(out, tmp_path / f"exported_{activation_checkpointing}")
+        # The engine clips by itself; its norm is still logged, read at log steps (every step here).
+        grad_norms = logged_scalars(out, "train/grad_norm")
+        assert sorted(grad_norms) == [1, 2, 3, 4] and all(0 < v < float("inf") for v in grad_norms.values()), \
+            grad_norms
 
 
 def test_under_accelerate_use_cpu_the_zero2_profile_is_said_to_run_ddp_in_deepspeeds_place(tiny_dataset, tmp_path):
