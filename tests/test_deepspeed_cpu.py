@@ -15,6 +15,7 @@ tests in test_train.py and test_fsdp_cpu.py pin each fix.
 """
 
 import json
+import re
 import os
 import socket
 import subprocess
@@ -207,7 +208,7 @@ def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tin
     then = [[str(tmp_path / "leaves_true_result"), overrides("true")]]
     proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
                    str(tmp_path / "leaves_false_result"), *overrides("false"), env_extra={"THEN_RUNS": json.dumps(then)})
-    runs = proc.stdout.split("\nstrategy: ")[1:]
+    runs = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
     assert len(runs) == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
     exports = {}
     for leaves, printed in zip(("false", "true"), runs):

@@ -6,8 +6,8 @@ with activation checkpointing resumes."""
 
 import importlib.util
 import json
+import re
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -195,17 +195,21 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
 
 
 def _launch_fsdp2_on_cpu(*args: str, config_file: Path = ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml",
-                         mixed_precision: str = "bf16", launch_args: tuple = ()) -> subprocess.CompletedProcess:
+                         mixed_precision: str = "bf16", launch_args: tuple = (),
+                         then_runs: list | None = None) -> subprocess.CompletedProcess:
+    """examples/train.py with ``args``; with ``then_runs`` ([[prefix, overrides], ...]) tests/dist_worker.py in its
+    place, ``args`` its prefix and overrides, which then trains those runs too in the same ranks (THEN_RUNS)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]),
+           **({"THEN_RUNS": json.dumps(then_runs)} if then_runs is not None else {})}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(config_file), "--num_processes", "2",
            "--mixed_precision", mixed_precision, "--main_process_port", str(port), *launch_args,
            str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
-           "--no-report", *args]
+           *(["-m", "dist_worker"] if then_runs is not None else ["--no-report"]), *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
 
@@ -220,16 +224,25 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
                     train__activation_checkpointing="true", **{"model.name": "dynunet",
                                                                 "model.args": "{filters: [8, 16, 32]}"})
     full, resumed = tmp_path / "full", tmp_path / "resumed"
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, full, **settings))
+    # The resume is the launch's second run (dist_worker's THEN_RUNS), of step_2 into a folder of its own: a launch
+    # of its own, of a copy of step_2, until the hundred-and-ninth session.
+    step = full / "checkpoints" / "step_2"
+    then = [[str(resumed) + "_result", tiny_overrides(tiny_dataset, resumed, train__resume=str(step), **settings)]]
+    proc = _launch_fsdp2_on_cpu(str(full) + "_result", *tiny_overrides(tiny_dataset, full, **settings),
+                                then_runs=then)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "FSDP (FSDP) on 2 process(es), device cpu:0, mixed precision bf16" in proc.stdout
-    assert "FSDP units: every UnetResBlock, UnetBasicBlock" in proc.stdout
-    assert "activation checkpointing: 5" in proc.stdout
+    for prefix in (full, resumed):
+        for rank in range(2):
+            outcome = json.loads(Path(f"{prefix}_result.rank{rank}.json").read_text())
+            assert outcome["ok"] and outcome["step"] == 4, outcome.get("traceback") or outcome
+    first, second = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]  # each run's lines
+    for printed in (first, second):
+        assert printed.startswith("FSDP (FSDP) on 2 process(es), device cpu:0, mixed precision bf16"), printed[:300]
+        assert "FSDP units: every UnetResBlock, UnetBasicBlock" in printed
+        assert "activation checkpointing: 5" in printed
+    assert f"resumed from {step}" in second
     # Its units return views, which no op of the forward changes: torch's warning is checked, not shown.
     assert "returned a view tensor" not in proc.stderr
-    shutil.copytree(full / "checkpoints" / "step_2", resumed / "checkpoints" / "step_2")
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, resumed, train__resume="latest", **settings))
-    assert proc.returncode == 0, proc.stderr[-3000:]
     a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert all(w.dtype == torch.float32 for w in a.values())
@@ -322,15 +335,22 @@ def test_fsdp2_resumes_sgd_with_the_rate_of_the_resumed_run(tiny_dataset, tmp_pa
     run, fsdp2 = tmp_path / "run", ROOT / "configs" / "accelerate" / "fsdp2.yaml"
     sgd = dict(optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly", optim__warmup_steps=0,
                train__val_every=0, train__trackers="tensorboard")
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=2, **sgd),
-                                config_file=fsdp2, mixed_precision="no")
+    # The resume is the launch's second run (dist_worker's THEN_RUNS); a launch of its own until the
+    # hundred-and-ninth session.
+    resumed = {**sgd, "optim__lr": 0.02, "optim__weight_decay": 0.01}
+    then = [[str(tmp_path / "resumed_result"),
+             tiny_overrides(tiny_dataset, run, train__max_steps=4, train__resume="latest", **resumed)]]
+    proc = _launch_fsdp2_on_cpu(str(tmp_path / "first_result"), *tiny_overrides(tiny_dataset, run, train__max_steps=2,
+                                                                                 **sgd),
+                                config_file=fsdp2, mixed_precision="no", then_runs=then)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "FSDP (FSDP) on 2 process(es)" in proc.stdout
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=4, train__resume="latest",
-                                                **{**sgd, "optim__lr": 0.02, "optim__weight_decay": 0.01}),
-                                config_file=fsdp2, mixed_precision="no")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "this run's from here on: optim.lr 0.01 -> 0.02; optim.weight_decay 1e-05 -> 0.01" in proc.stdout
+    for name, steps in (("first", 2), ("resumed", 4)):
+        for rank in range(2):
+            outcome = json.loads((tmp_path / f"{name}_result.rank{rank}.json").read_text())
+            assert outcome["ok"] and outcome["step"] == steps, outcome.get("traceback") or outcome
+    first, second = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]  # each run's lines
+    assert first.startswith("FSDP (FSDP) on 2 process(es)") and second.startswith("FSDP (FSDP) on 2 process(es)")
+    assert "this run's from here on: optim.lr 0.01 -> 0.02; optim.weight_decay 1e-05 -> 0.01" in second
     schedule = OptimConfig(schedule="poly", warmup_steps=0)
     rates = logged_scalars(run, "train/lr")
     assert rates[2] == pytest.approx(0.01 * lr_multiplier(1, schedule, 2))  # the rate step 2 trained at
