@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -187,36 +188,49 @@ def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tin
     load_exported(out / "best_model")
 
 
-# The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image.
+@pytest.fixture(scope="module")
+def zero3_fp32_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
+    """One launch of deepspeed_zero3.yaml in fp32 for the two tests below, three runs of tests/dist_worker.py
+    one after another in its rank (THEN_RUNS; a launch each until the hundred-and-ninth session): ``nan``, whose
+    loss is NaN at its second forward (NAN_CALLS counts on over the runs, so the others never meet it), then
+    ``leaves_false`` and ``leaves_true`` (train.zero3_leaf_blocks), gathering each layer first: the blocks are
+    marked on the network's own modules (deepspeed's set_z3_leaf_module), which each run builds anew.
+    ``printed``: each run's lines, from its own "strategy:" line on."""
+    work = tmp_path_factory.mktemp("zero3_fp32")
+    runs = {"nan": tiny_overrides(tiny_dataset, work / "nan", **{"train.max_steps": 3, "train.val_every": 0})}
+    for leaves in ("false", "true"):
+        runs[f"leaves_{leaves}"] = tiny_overrides(tiny_dataset, work / f"leaves_{leaves}", train__max_steps=3,
+                                                  train__val_every=0, train__save_every=0,
+                                                  train__zero3_leaf_blocks=leaves, **ZERO3_LEAF_NETWORK)
+    then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
+    with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
+        monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
+        proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
+                       str(work / "nan_result"), *runs["nan"],
+                       env_extra={"NAN_RANK": "0", "NAN_CALLS": "1", "THEN_RUNS": json.dumps(then)})
+    printed = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
+    assert len(printed) == len(runs), proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = {name: json.loads((work / f"{name}_result.rank0.json").read_text()) for name in runs}
+    return SimpleNamespace(work=work, proc=proc, printed=dict(zip(runs, printed)), results=results)
+
+
+# The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image (4).
 # DynUNet (the MLPerf U-Net's family) also registers its layers twice, which the gathered export must
 # write once: the hardest of the registry's cases, and the one kept here (the U-Net was dropped from CI
 # in the seventh session to keep the suite's time; the benchmark below covers every network).
-@pytest.mark.parametrize("model_overrides, leaf_blocks", [({"model.name": "dynunet",
-                                                             "model.args": "{filters: [8, 16, 32]}"}, 4)],
-                         ids=["dynunet"])
-def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path,
-                                                                             model_overrides, leaf_blocks):
-    """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes
-    (benchmarks/verify_zero3_leaf_blocks.py checks all six registry networks). Both runs are one launch's
-    (dist_worker's THEN_RUNS; a launch each until the hundred-and-ninth session), gathering each layer first:
-    the blocks are marked on the network's own modules (deepspeed's set_z3_leaf_module), which the second run
-    builds anew; each run's lines follow its own "strategy:" line."""
-    def overrides(leaves):
-        return tiny_overrides(tiny_dataset, tmp_path / f"leaves_{leaves}", train__max_steps=3, train__val_every=0,
-                              train__save_every=0, train__zero3_leaf_blocks=leaves, **model_overrides)
+ZERO3_LEAF_NETWORK = {"model.name": "dynunet", "model.args": "{filters: [8, 16, 32]}"}
 
-    then = [[str(tmp_path / "leaves_true_result"), overrides("true")]]
-    proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
-                   str(tmp_path / "leaves_false_result"), *overrides("false"), env_extra={"THEN_RUNS": json.dumps(then)})
-    runs = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
-    assert len(runs) == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(zero3_fp32_runs):
+    """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes
+    (benchmarks/verify_zero3_leaf_blocks.py checks all six registry networks)."""
     exports = {}
-    for leaves, printed in zip(("false", "true"), runs):
-        outcome = json.loads((tmp_path / f"leaves_{leaves}_result.rank0.json").read_text())
+    for leaves in ("false", "true"):
+        outcome = zero3_fp32_runs.results[f"leaves_{leaves}"]
         assert outcome["ok"] and outcome["step"] == 3, outcome.get("traceback") or outcome
-        gathers = f"ZeRO-3 gathers {leaf_blocks} block(s) whole"
-        assert (gathers in printed) == (leaves == "true"), printed[-2000:]
-        exports[leaves] = load_file(tmp_path / f"leaves_{leaves}" / "model" / "model.safetensors")
+        printed = zero3_fp32_runs.printed[f"leaves_{leaves}"]
+        assert ("ZeRO-3 gathers 4 block(s) whole" in printed) == (leaves == "true"), printed[-2000:]
+        exports[leaves] = load_file(zero3_fp32_runs.work / f"leaves_{leaves}" / "model" / "model.safetensors")
     assert all(torch.equal(exports["true"][k], exports["false"][k]) for k in exports["false"])
 
 
@@ -311,21 +325,17 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
         assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded
 
 
-@pytest.mark.parametrize("profile", ["deepspeed_zero3"])
-def test_a_non_finite_loss_skips_the_step_under_deepspeed(tiny_dataset, tmp_path, profile):
+def test_a_non_finite_loss_skips_the_step_under_deepspeed(zero3_fp32_runs):
     """accelerate's DeepSpeed backward also steps the engine, before the loop can skip the step; what
     keeps the NaN gradients out of the weights is DeepSpeed's own check ("OVERFLOW! Skipping step"),
     in fp32 too. The loop's agreement then skips the same step, so the two never disagree. (ZeRO-2,
-    and ZeRO-3 in bf16, behaved the same when checked by hand in the seventh session.)"""
-    out = tmp_path / "nan"
-    proc = _launch(profile, "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"), str(tmp_path / "result"),
-                   *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 3, "train.val_every": 0}),
-                   env_extra={"NAN_RANK": "0", "NAN_CALLS": "1"})
-    result = json.loads((tmp_path / "result.rank0.json").read_text())
-    assert result["ok"], result.get("traceback") or proc.stderr[-3000:]
+    and ZeRO-3 in bf16, behaved the same when checked by hand in the seventh session.) ZeRO-3 in fp32:
+    the first run of zero3_fp32_runs' launch."""
+    result = zero3_fp32_runs.results["nan"]
+    assert result["ok"], result.get("traceback") or zero3_fp32_runs.proc.stderr[-3000:]
     assert result["step"] == 3 and "DeepSpeed" in result["strategy"]
-    assert "non-finite loss on some rank, step skipped (1/5 in a row)" in proc.stdout
-    weights = load_file(out / "model" / "model.safetensors")
+    assert "non-finite loss on some rank, step skipped (1/5 in a row)" in zero3_fp32_runs.printed["nan"]
+    weights = load_file(zero3_fp32_runs.work / "nan" / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
