@@ -194,7 +194,8 @@ def zero3_fp32_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
     one after another in its rank (THEN_RUNS; a launch each until the hundred-and-ninth session): ``nan``, whose
     loss is NaN at its second forward (NAN_CALLS counts on over the runs, so the others never meet it), then
     ``leaves_false`` and ``leaves_true`` (train.zero3_leaf_blocks), gathering each layer first: the blocks are
-    marked on the network's own modules (deepspeed's set_z3_leaf_module), which each run builds anew.
+    marked on the network's own modules (deepspeed's set_z3_leaf_module), which each run builds anew; then
+    ``head_only``, fine-tuning ``first`` (trained here) with train.head_only_steps.
     ``printed``: each run's lines, from its own "strategy:" line on."""
     work = tmp_path_factory.mktemp("zero3_fp32")
     runs = {"nan": tiny_overrides(tiny_dataset, work / "nan", **{"train.max_steps": 3, "train.val_every": 0})}
@@ -202,6 +203,15 @@ def zero3_fp32_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
         runs[f"leaves_{leaves}"] = tiny_overrides(tiny_dataset, work / f"leaves_{leaves}", train__max_steps=3,
                                                   train__val_every=0, train__save_every=0,
                                                   train__zero3_leaf_blocks=leaves, **ZERO3_LEAF_NETWORK)
+    from accelerated_seg.config import load_config
+    from accelerated_seg.train import train
+
+    first = work / "first"  # a 3-class export, which the head_only run fine-tunes on the binarized phantoms
+    train(load_config(None, tiny_overrides(tiny_dataset, first, train__max_steps=1, train__val_every=0)))
+    runs["head_only"] = tiny_overrides(tiny_dataset, work / "head_only", train__max_steps=3, train__val_every=0,
+                                       train__save_every=2, train__init_from=str(first / "model"),
+                                       train__head_only_steps=2, data__binarize="true", optim__lr=1e-2,
+                                       optim__warmup_steps=0)
     then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
     with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
         monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
@@ -417,23 +427,17 @@ def test_a_zero3_offload_resume_ends_bit_identical_to_the_uninterrupted_run(tiny
     assert {key: (a[key] - b[key]).abs().max().item() for key in a if not torch.equal(a[key], b[key])} == {}
 
 
-def test_head_only_steps_hold_the_rest_of_the_network_through_zero3s_partitions(tiny_dataset, tmp_path):
+def test_head_only_steps_hold_the_rest_of_the_network_through_zero3s_partitions(zero3_fp32_runs, tmp_path):
     """train.head_only_steps' two param groups under ZeRO-3, which partitions each group's fp32 master
     weights on its own and steps them with our schedule: at step 2 every tensor but the new output
-    layers is still the export's, bit for bit; step 3 trains them too."""
+    layers is still the export's, bit for bit; step 3 trains them too. The last run of zero3_fp32_runs'
+    launch (a launch of its own until the hundred-and-ninth session)."""
     from accelerated_seg.checkpoint_export import export_checkpoint
-    from accelerated_seg.config import load_config
-    from accelerated_seg.train import train
 
-    first = tmp_path / "first"  # a 3-class export, fine-tuned below on the binarized phantoms
-    train(load_config(None, tiny_overrides(tiny_dataset, first, train__max_steps=1, train__val_every=0)))
-    exported = load_file(first / "model" / "model.safetensors")
-    out = tmp_path / "zero3"
-    proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"), "--no-report",
-                   *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0, train__save_every=2,
-                                   train__init_from=str(first / "model"), train__head_only_steps=2,
-                                   data__binarize="true", optim__lr=1e-2, optim__warmup_steps=0))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    outcome = zero3_fp32_runs.results["head_only"]
+    assert outcome["ok"] and outcome["step"] == 3, outcome.get("traceback") or outcome
+    exported = load_file(zero3_fp32_runs.work / "first" / "model" / "model.safetensors")
+    out = zero3_fp32_runs.work / "head_only"
     export_checkpoint(out / "checkpoints" / "step_2", tmp_path / "at_step_2")
     at_step_2, at_step_3 = load_file(tmp_path / "at_step_2" / "model.safetensors"), load_file(
         out / "model" / "model.safetensors")
