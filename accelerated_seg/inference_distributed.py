@@ -275,7 +275,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             # line SAID_WAIT_S (ranks_stop_together) late (until the hundredth session). A second is raised at once,
             # here, and stops every process: the wait may be for one held up (last_wait.py; hundred-and-seventh).
             interrupt.held()
-            wait_for_every_process(accelerator)
+            with interrupt.sigterm_after_a_held_interrupt_as_it():  # the agent's, on a terminal's second Ctrl-C
+                wait_for_every_process(accelerator)
     finally:
         interrupted = interrupt.released()
     if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop

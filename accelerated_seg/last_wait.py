@@ -20,16 +20,26 @@ handler is not reused: it tells a Ctrl-C to hold by the frames on the stack (an 
 it would raise the first at once), and it raises a held one itself, asking again until the import returns; here the
 held one is raised by the caller once it has left ``stopping_together`` (``PredictInterrupted``, with the count of
 the cases), and where the hold begins and ends is known by the code's place, not by its stack.
+
+A terminal's second Ctrl-C reaches the launcher too, whose agent, stopping the processes already (it sent the first
+on), ends them with SIGTERM, which since the hundred-and-ninth session stops a launched predict as a stop of its own
+(launched_sigterm.py): where that SIGTERM came before the second SIGINT, the user who pressed Ctrl-C twice read
+"predict stopped by SIGTERM in process 1 ..." and each process ended with 143 (its review: 2 SIGINTs 0.5 s apart to
+the launch's process group, process 1 held up in its last wait). A SIGTERM after a Ctrl-C held here is raised as the
+interrupt it ends (``sigterm_after_a_held_interrupt_as_it``): "predict interrupted in ...", 130, as a second Ctrl-C.
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 from .interrupts_between_imports import raises_keyboard_interrupt
+from .sigterm import Terminated
 
 #: The longest the wait sleeps between two looks at the barrier: the most a second Ctrl-C waits to be raised where
 #: it reached another thread of the process (one that reaches the main thread ends its sleep at once).
@@ -67,6 +77,17 @@ class InterruptInTheLastWait:
         self.came = True
         print(f"interrupt: process {self.process_index} has written its share and is waiting for the others; it stops "
               f"when they are done (Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def sigterm_after_a_held_interrupt_as_it(self) -> Iterator[None]:
+        """A SIGTERM's ``Terminated`` raised inside, after a Ctrl-C was held, raised as Ctrl-C's KeyboardInterrupt: the
+        launcher's agent ending the processes on a terminal's second Ctrl-C (module docstring)."""
+        try:
+            yield
+        except Terminated:
+            if not self.came:
+                raise
+            raise KeyboardInterrupt from None
 
     def released(self) -> bool:
         """The handler back as it was; whether an interrupt came while held."""

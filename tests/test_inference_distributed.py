@@ -319,6 +319,31 @@ def test_a_second_interrupt_in_the_last_wait_is_raised_at_once_and_the_first_sai
     assert signal.getsignal(signal.SIGINT) is previous and capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("ctrl_c_first", [True, False], ids=["after-a-held-ctrl-c", "alone"])
+def test_a_sigterm_after_a_held_ctrl_c_in_the_last_wait_stops_as_the_ctrl_c(ctrl_c_first, capsys):
+    """A terminal's second Ctrl-C reaches the launcher, whose agent ends the processes with SIGTERM; where it came
+    before the processes' own second SIGINT, a launched predict (its SIGTERM a stop since the hundred-and-ninth
+    session) said "predict stopped by SIGTERM in process 1 ..." and ended with 143 after two Ctrl-Cs (its review's
+    launch). After a held Ctrl-C it is raised as the interrupt (130, "predict interrupted in ..."); alone, SIGTERM's
+    own stop, as before."""
+    from accelerated_seg.sigterm import Terminated, sigterm_as_an_interrupt
+
+    interrupt = InterruptInTheLastWait(process_index=1)
+    with sigterm_as_an_interrupt():
+        interrupt.held()
+        try:
+            if ctrl_c_first:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # Python runs a handler between two bytecodes of the main thread
+            with pytest.raises(KeyboardInterrupt) as raised, interrupt.sigterm_after_a_held_interrupt_as_it():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1.0)
+        finally:
+            assert interrupt.released() is ctrl_c_first
+    assert isinstance(raised.value, Terminated) is not ctrl_c_first
+    assert ("has written its share" in capsys.readouterr().err) is ctrl_c_first
+
+
 @pytest.mark.parametrize("other_comes_after_s", [0.003, 2.0], ids=["there-already", "held-up"])
 def test_the_last_wait_returns_soon_after_the_barrier_and_looks_at_most_every_poll_s(other_comes_after_s,
                                                                                       monkeypatch):
