@@ -87,7 +87,9 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
     handler writes each signal's number to the wakeup fd at once (``signal.set_wakeup_fd``). On leaving, the fd is put
     back, and the thread has read what was written before and ended, its pipe closed, before this returns: it was left
     to end on its own until the hundred-and-ninth session's review, still running with its pipe open just after
-    leaving in 7 of 10 in-process tries, so a SIGTERM's byte could be acted on after the span was left."""
+    leaving in 7 of 10 in-process tries, so a SIGTERM's byte could be acted on after the span was left. It is told to
+    end by a byte of its own (``_SPAN_ENDED``), not by the pipe's end: a process forked inside the span holds the
+    writing end for as long as it runs."""
     reading, writing = os.pipe()
     os.set_blocking(writing, False)  # as set_wakeup_fd asks
     try:
@@ -103,9 +105,11 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
             while numbers := os.read(reading, 64):
                 if previous != -1:  # an event loop's own fd, given every byte as it would have been
                     with contextlib.suppress(OSError):
-                        os.write(previous, numbers)
+                        os.write(previous, numbers.replace(_SPAN_ENDED, b""))
                 if signal.SIGTERM in numbers:
                     ask()
+                if _SPAN_ENDED in numbers:
+                    break
         os.close(reading)
 
     watcher = threading.Thread(target=watch, name="sigterm-as-it-comes", daemon=True)
@@ -114,8 +118,18 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
         yield
     finally:
         signal.set_wakeup_fd(previous)
-        os.close(writing)  # the thread reads the end of the pipe, and ends
+        try:
+            os.write(writing, _SPAN_ENDED)  # after the signals' bytes written before it: the thread reads them first
+        except OSError:  # the pipe full (64 KiB of signals unread): its end ends the thread, unless a fork holds it
+            os.close(writing)
+            writing = -1
         watcher.join()
+        if writing != -1:
+            os.close(writing)
+
+
+#: Written by the span's end to end ``_asked_as_it_comes``'s thread: no signal has the number 0.
+_SPAN_ENDED = b"\0"
 
 
 def _end_at_once() -> None:

@@ -143,3 +143,24 @@ def test_leaving_the_span_ends_its_thread_and_closes_its_pipe_passing_every_byte
         signal.set_wakeup_fd(earlier)
         reading.close()
         writing.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_leaving_the_span_does_not_wait_for_a_process_forked_inside_it():
+    """A process forked inside the span holds its pipe's writing end while it runs: the span's end tells its thread
+    to end by a byte of its own, not by the pipe's end, which would have held the span's end (and predict's) for as
+    long as that process ran."""
+    from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+
+    with sigterm_as_an_interrupt_unless_one_has_ended():
+        child = os.fork()
+        if child == 0:  # the forked process: holds the pipe's ends, then leaves without Python's clean-up
+            time.sleep(5)
+            os._exit(0)
+        leaving = time.monotonic()
+    try:
+        assert time.monotonic() - leaving < 1.0
+        assert [thread.name for thread in threading.enumerate() if thread.name == "sigterm-as-it-comes"] == []
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
