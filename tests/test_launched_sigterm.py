@@ -164,3 +164,34 @@ def test_leaving_the_span_does_not_wait_for_a_process_forked_inside_it():
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_torchs_own_process_context_reaps_the_dead_one_before_the_sigterm_that_ends_the_other_at_once(tmp_path):
+    """The rule rests on the order of torch's agent: it polls its processes (reaping one that has ended) and only then
+    sends SIGTERM to the rest. Here torch's own ``SubprocessContext`` (``start_processes``, what ``accelerate launch``
+    and ``torchrun`` run a command with) starts SCRIPT twice; one is killed outright, and its poll ends the other at
+    once with SIGTERM's default (-15). A torch that signalled first would leave the other's SIGTERM a stop (143, as
+    here with the rule undone), which no other test would tell: the launched tests signal no process after a death
+    since ``..._ends_every_process_at_once_saying_nothing`` went (the hundred-and-ninth session)."""
+    from torch.distributed.elastic.multiprocessing import DefaultLogsSpecs, start_processes
+
+    pythonpath = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    context = start_processes(
+        name="launched_sigterm", entrypoint=sys.executable,
+        args={rank: (str(SCRIPT), str(tmp_path / "ready")) for rank in (0, 1)},
+        envs={0: {"SLEEP_S": "3", "PYTHONPATH": pythonpath}, 1: {"SLEEP_S": "60", "PYTHONPATH": pythonpath}},
+        logs_specs=DefaultLogsSpecs(log_dir=str(tmp_path / "logs")))
+    try:
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.glob("ready_*"))) < 2:
+            assert time.monotonic() < deadline and context.wait(0) is None, "never ready"
+            time.sleep(0.02)
+        os.kill(context.pids()[1], signal.SIGKILL)
+        killed = time.monotonic()
+        result = context.wait(timeout=30, period=0.01)
+        ended_after = time.monotonic() - killed
+    finally:
+        context.close()
+    assert result is not None and result.failures[1].exitcode == -signal.SIGKILL, result
+    assert result.failures[0].exitcode == -signal.SIGTERM and ended_after < 1.0, (result.failures, ended_after)
