@@ -662,10 +662,15 @@ def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> d
 def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
     """An Accelerator configured exactly as training configures it (``preparation.make_accelerator``), with the
     benchmark's precision (each configuration its own, see ``strategy.next_accelerator_in``)."""
+    from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
     from .strategy import next_accelerator_in
     from .preparation import make_accelerator
 
-    with next_accelerator_in(precision):
+    # The first configuration's makes the process group: a Ctrl-C as a launch's processes meet ends this one at once,
+    # saying nothing, as one interrupted before it does (nothing measured yet). It waited in the rendezvous for the
+    # agent's SIGKILL, 30.4 s, until the hundred-and-ninth session's review (benchmarks/results/
+    # review_rendezvous_interrupt_r42/).
+    with next_accelerator_in(precision), ending_on_an_interrupt_in_the_rendezvous(lambda: None):
         # writes nothing: no checkpoints, no trackers
         return make_accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
 

@@ -68,9 +68,7 @@ class _Watcher(threading.Thread):
                 return
             if not numbers:
                 return
-            if self.previous != -1:  # an event loop's own fd (asyncio's signal handlers wait on it)
-                with contextlib.suppress(OSError):
-                    os.write(self.previous, numbers.replace(_SPAN_ENDED, b""))
+            _forward(numbers, self.previous)
             if signal.SIGINT in numbers and not self.ended.wait(TAKEN_WITHIN_S):
                 self._end_the_process()
 
@@ -97,6 +95,29 @@ class _Watcher(threading.Thread):
         self.join()
 
 
+def _forward(numbers: bytes, previous: int) -> None:
+    """Give the wakeup fd set before the span (an event loop's own: asyncio runs its signal handlers for the numbers
+    it reads there) the signal numbers written into the span's, as Python's handler would have given them."""
+    if previous != -1:
+        with contextlib.suppress(OSError):  # non-blocking (set_wakeup_fd's rule): a full one loses them, as before
+            os.write(previous, numbers.replace(_SPAN_ENDED, b""))
+
+
+def _forward_what_is_left(reading: socket.socket, previous: int) -> None:
+    """The numbers still in ``reading`` once the watcher has ended (written after it read the span's end, or while it
+    waited for the main thread to take a SIGINT), forwarded: until the hundred-and-ninth session's review (r42)
+    they were lost with it."""
+    reading.setblocking(False)
+    while True:
+        try:
+            numbers = reading.recv(64)
+        except OSError:  # none left
+            return
+        if not numbers:
+            return
+        _forward(numbers, previous)
+
+
 @contextlib.contextmanager
 def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterator[None]:
     """Inside, a SIGINT that the main thread does not take within ``TAKEN_WITHIN_S`` (it waits in the rendezvous)
@@ -112,11 +133,15 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     writing.setblocking(False)  # as set_wakeup_fd requires: a signal handler must never block
     previous = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
     watcher = _Watcher(reading, previous, say)
-    watcher.start()
     try:
+        watcher.start()
         yield
     finally:
-        watcher.end(writing)
+        # The previous fd back first, so that a signal from here reaches it, then what the span's fd still holds
+        # forwarded to it: ended before them, a signal between the two lost its number (asyncio, its handler).
         signal.set_wakeup_fd(previous)
+        if watcher.ident is not None:  # started
+            watcher.end(writing)
+        _forward_what_is_left(reading, previous)
         reading.close()
         writing.close()

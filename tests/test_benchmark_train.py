@@ -9,9 +9,11 @@ import math
 import os
 import re
 import shlex
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -968,3 +970,35 @@ def test_the_peak_for_mfu_is_the_named_gpus_or_none(name, peak, monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: name)
     assert dense_peak_tflops(torch.device("cuda"), "bf16", None) == peak
     assert dense_peak_tflops(torch.device("cuda"), "bf16", 123.0) == 123.0
+
+
+def test_sigint_while_rank_0_of_a_launch_waits_in_the_rendezvous_ends_it_with_130(tmp_path):
+    """A process posing as rank 0 of a 2-process launch (its launcher's environment, no rank 1: no launch needed)
+    waits in the first configuration's rendezvous, in torch's C++ where no Python handler runs; a SIGINT there ends it
+    at once with 130, saying nothing (interrupt_in_the_rendezvous), as ``train`` and ``predict``. Until the
+    hundred-and-ninth session's review it waited for the agent's SIGKILL (30.4 s in a launch; here the store's 30 min):
+    benchmarks/results/review_rendezvous_interrupt_r42/."""
+    port = _free_port()
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0",
+           "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    rank0 = "from accelerated_seg.benchmark_train import _fresh_accelerator; _fresh_accelerator('fp32'); print('met')"
+    with subprocess.Popen([sys.executable, "-c", rank0], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        deadline = time.monotonic() + 120
+        while True:  # its store up: from then on it waits for rank 1, in torch's C++
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        try:
+            stdout, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            pytest.fail(f"not ended by SIGINT in 30 s: {process.communicate()}")
+    assert process.returncode == EXIT_INTERRUPTED and stdout == "", (stdout, stderr)
+    assert time.monotonic() - sent < 10  # measured 0.5 s: TAKEN_WITHIN_S and a busy machine's slack
