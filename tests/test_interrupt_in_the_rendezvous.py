@@ -128,3 +128,38 @@ def test_every_signal_number_inside_the_span_reaches_the_wakeup_fd_set_before_it
     assert done.returncode == 0, done
     assert done.stdout.splitlines() == ["wakeup fd put back: True",
                                         f"the loop's fd got: {sorted([int(signal.SIGINT), int(signal.SIGUSR1)])}"], done
+
+
+MET_WHILE_SAYING = r"""
+import os, signal, threading
+from datetime import timedelta
+import torch.distributed as dist
+from accelerated_seg.interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+def say():  # the processes meet as the line is said (its writes release the GIL): torch registers the group
+    print("the caller's line", flush=True)
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+
+store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
+try:
+    with ending_on_an_interrupt_in_the_rendezvous(say):
+        print("inside", flush=True)
+        threading.Timer(1, os.kill, (os.getpid(), signal.SIGINT)).start()  # the main thread then waits in C++
+        store.wait(["never set"], timedelta(seconds=3))  # the rendezvous returning, the processes met
+except BaseException as error:  # its timeout, or the interrupt taken at the first instruction after it
+    print("the main thread went on:", type(error).__name__, flush=True)
+"""
+
+
+def test_processes_that_meet_while_the_line_is_said_are_left_to_the_main_thread(tmp_path):
+    """The watcher looks again, after ``say()``, whether the processes have met: met meanwhile, the interrupt is the
+    main thread's (the caller's stopping together), as where they met before it looked. Until the hundred-and-ninth
+    session's review it ended the process all the same, 130, a rank the others had met gone (their first collective
+    fails)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    done = subprocess.run([sys.executable, "-c", MET_WHILE_SAYING], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["inside", "the caller's line"] and lines[2].startswith("the main thread went on:"), done
