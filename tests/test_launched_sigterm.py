@@ -177,6 +177,11 @@ def test_torchs_own_process_context_reaps_the_dead_one_before_the_sigterm_that_e
     from torch.distributed.elastic.multiprocessing import DefaultLogsSpecs, start_processes
 
     pythonpath = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    # torch's start() sets its own handler of these four in this (the test's) process and never puts theirs back:
+    # left so, a later test in the same pytest worker found SIGINT's handler torch's (the CI of the session that
+    # added this test, test_ranks_stop_together's second Ctrl-C test).
+    handled = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+    handlers_before = {sig: signal.getsignal(sig) for sig in handled}
     context = start_processes(
         name="launched_sigterm", entrypoint=sys.executable,
         args={rank: (str(SCRIPT), str(tmp_path / "ready")) for rank in (0, 1)},
@@ -193,5 +198,8 @@ def test_torchs_own_process_context_reaps_the_dead_one_before_the_sigterm_that_e
         ended_after = time.monotonic() - killed
     finally:
         context.close()
+        for sig, handler in handlers_before.items():
+            signal.signal(sig, handler)
+    assert all(signal.getsignal(sig) is handler for sig, handler in handlers_before.items())
     assert result is not None and result.failures[1].exitcode == -signal.SIGKILL, result
     assert result.failures[0].exitcode == -signal.SIGTERM and ended_after < 1.0, (result.failures, ended_after)
