@@ -1,6 +1,7 @@
 """Prediction over 2 processes (accelerate launch, gloo on the CPU) equals single-process prediction:
 cases split by voxel count, and one volume's windows split and blended on the main process."""
 
+import contextlib
 import json
 import os
 import re
@@ -749,18 +750,9 @@ def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(data
     monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
     cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
-    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as launch:
-        try:
-            deadline = time.monotonic() + 120
-            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
-            os.killpg(launch.pid, signal.SIGINT)  # as the terminal sends it
-            stdout, stderr = launch.communicate(timeout=60)
-        finally:
-            if launch.poll() is None:  # stops what it started, where the test failed before its end
-                stop_group(launch)
+    with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
+        os.killpg(launch.pid, signal.SIGINT)  # as the terminal sends it
+        stdout, stderr = launch.communicate(timeout=60)
     out = tmp_path / "out"
     assert launch.returncode == 130, stdout[-3000:] + stderr[-3000:]
     said = [line for line in stderr.splitlines() if "interrupted" in line or line.startswith("error")]
@@ -783,23 +775,14 @@ def test_a_second_ctrl_c_in_the_last_wait_stops_every_process_at_once(presses, d
     monkeypatch.setenv("LAST_WAIT_SLOW_S", "60" if presses == 2 else "4")
     monkeypatch.setenv("LAST_WAIT_ENTERED", str(tmp_path / "waiting"))
     cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "slow_process_in_the_last_wait_predict.py"))
-    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as launch:
-        try:
-            deadline = time.monotonic() + 120
-            while not (tmp_path / "waiting").exists() and launch.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert (tmp_path / "waiting").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no wait"
-            main_process = int((tmp_path / "waiting").read_text())
-            for press in range(presses):
-                time.sleep(0.5 * press)
-                os.kill(main_process, signal.SIGINT)  # to it alone, as a scheduler's may be
-            interrupted = time.monotonic()
-            stdout, stderr = launch.communicate(timeout=90)
-            ended_after = time.monotonic() - interrupted
-        finally:
-            if launch.poll() is None:  # stops what it started, where the test failed before its end
-                stop_group(launch)
+    with launched_until(tmp_path / "waiting", cmd, env, tmp_path) as launch:
+        main_process = int((tmp_path / "waiting").read_text())
+        for press in range(presses):
+            time.sleep(0.5 * press)
+            os.kill(main_process, signal.SIGINT)  # to it alone, as a scheduler's may be
+        interrupted = time.monotonic()
+        stdout, stderr = launch.communicate(timeout=90)
+        ended_after = time.monotonic() - interrupted
     out = tmp_path / "out"
     assert launch.returncode == 1, stdout[-3000:] + stderr[-3000:]  # the launcher's, for a process's 130
     said = [line for line in stderr.splitlines() if line.startswith(("interrupt", "predict", "error"))]
@@ -838,27 +821,36 @@ def test_ctrl_c_to_a_process_waiting_for_the_others_by_cases_stops_every_process
     output_flag = args.index("--output")
     scans = [str(data / "scans" / f"small_{number}.nii.gz") for number in (2, 3)]
     cmd, env = two_processes(args[:output_flag] + scans + args[output_flag:])
-    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as launch:
-        try:
-            deadline = time.monotonic() + 120
-            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
-            time.sleep(1.5)  # the main process, its cases written, into the wait
-            os.kill(launched_by_rank(launch.pid)[0], signal.SIGINT)  # to it alone, as a scheduler's may be
-            interrupted = time.monotonic()
-            stdout, stderr = launch.communicate(timeout=60)
-            ended_after = time.monotonic() - interrupted
-        finally:
-            if launch.poll() is None:  # stops what it started, where the test failed before its end
-                stop_group(launch)
+    with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
+        time.sleep(1.5)  # the main process, its cases written, into the wait
+        os.kill(launched_by_rank(launch.pid)[0], signal.SIGINT)  # to it alone, as a scheduler's may be
+        interrupted = time.monotonic()
+        stdout, stderr = launch.communicate(timeout=60)
+        ended_after = time.monotonic() - interrupted
     out = tmp_path / "out"
     proc = SimpleNamespace(returncode=launch.returncode, stdout=stdout, stderr=stderr)
     assert_interrupted_with(proc, f"predict interrupted in process 0 (written whole: small_0, small_1, small_2 in "
                                   f"{out}; no file is half-written, and the same command with --continue predicts "
                                   f"the others)", out, ["small_0", "small_1", "small_2"])
     assert ended_after < SAID_WAIT_S, ended_after
+
+
+@contextlib.contextmanager
+def launched_until(marker: Path, cmd: list[str], env: dict, cwd: Path):
+    """``cmd``'s launch (a session of its own, so that a test can signal its process group as a terminal does),
+    yielded once a process has written ``marker`` (it sleeps, or waits, where the test interrupts it; 120 s at
+    most); its processes stopped on the way out where the test failed before the launch ended."""
+    with subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 120
+            while not marker.exists() and launch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert marker.exists(), launch.communicate()[1][-3000:] if launch.poll() is not None else "not started"
+            yield launch
+        finally:
+            if launch.poll() is None:
+                stop_group(launch)
 
 
 def launched_by_rank(launcher: int) -> dict[int, int]:
@@ -1130,20 +1122,11 @@ def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_sta
     monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
     cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
-    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as launch:
-        try:
-            deadline = time.monotonic() + 120
-            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
-            os.killpg(launch.pid, signal.SIGTERM)
-            signalled = time.monotonic()
-            stdout, stderr = launch.communicate(timeout=60)
-            ended_after = time.monotonic() - signalled
-        finally:
-            if launch.poll() is None:  # stops what it started, where the test failed before its end
-                stop_group(launch)
+    with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
+        os.killpg(launch.pid, signal.SIGTERM)
+        signalled = time.monotonic()
+        stdout, stderr = launch.communicate(timeout=60)
+        ended_after = time.monotonic() - signalled
     out = tmp_path / "out"
     assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
     said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line

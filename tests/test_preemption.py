@@ -420,19 +420,15 @@ def test_sigint_to_one_rank_alone_in_the_setup_stops_every_rank_saying_what_to_r
     assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
 
 
-@pytest.mark.distributed
-def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_saying_so(tiny_dataset, tmp_path):
-    """`accelerated-seg train`'s rank 1 interrupted as it checks its settings, before the Accelerator starts the
-    launch's process group: no store to reach rank 0 through, so rank 1 says the line itself and ends (130), and the
-    agent's SIGTERM ends rank 0 at once (-15), in its checks or waiting in the rendezvous for rank 1. Until the
-    hundred-and-eighth session rank 0 recorded that SIGTERM as a notice to save and waited in the rendezvous, where
-    no Python handler runs, for the agent's SIGKILL 30 s later (the launch ended 41 s after the interrupt), and no
-    line was said. Timed from the interrupt, not the launch, whose start alone takes 10-20 s on a busy machine."""
-    out, signalled = tmp_path / "run", tmp_path / "signalled_at"
+def _train_interrupted_before_the_processes_meet(tiny_dataset, out: Path, tmp_path: Path, where: dict):
+    """A 2-process `accelerated-seg train` into ``out`` whose rank 1 is interrupted as it checks its settings
+    (tests/interrupted_before_the_processes_meet.py; ``where``: where the others are then, and whom the SIGINT
+    reaches). Returns the launch, its output, the interrupted line, which it asserts said once, and the seconds from
+    the interrupt to the launch's end."""
+    signalled = tmp_path / "signalled_at"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
            "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
-           "OTHERS_AT": "accelerated_seg.train:make_accelerator",  # rank 0 on its way into the rendezvous
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+           **where, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
                "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
                "no", str(Path(__file__).with_name("interrupted_before_the_processes_meet.py")), "train",
@@ -442,6 +438,20 @@ def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_sa
     line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
     assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
     after = ended - float(signalled.read_text())
+    return launch, output, line, after
+
+
+@pytest.mark.distributed
+def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_saying_so(tiny_dataset, tmp_path):
+    """`accelerated-seg train`'s rank 1 interrupted as it checks its settings, before the Accelerator starts the
+    launch's process group: no store to reach rank 0 through, so rank 1 says the line itself and ends (130), and the
+    agent's SIGTERM ends rank 0 at once (-15), in its checks or waiting in the rendezvous for rank 1. Until the
+    hundred-and-eighth session rank 0 recorded that SIGTERM as a notice to save and waited in the rendezvous, where
+    no Python handler runs, for the agent's SIGKILL 30 s later (the launch ended 41 s after the interrupt), and no
+    line was said. Timed from the interrupt, not the launch, whose start alone takes 10-20 s on a busy machine."""
+    out = tmp_path / "run"
+    launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
+        "OTHERS_AT": "accelerated_seg.train:make_accelerator"})  # rank 0 on its way into the rendezvous
     assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured: 2.8 and 3.4 s; 33.1 s before (the SIGKILL)
     assert launch.returncode == 1 and "exitcode  : 130" in output and "exitcode  : -15" in output, output[-3000:]
     assert f"traceback : {line}" in output  # the launcher's table names it in rank 1's row
@@ -456,20 +466,9 @@ def test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_say
     KeyboardInterrupt, and rank 0's is taken by a thread of its own (interrupt_in_the_rendezvous), which ends it too.
     The line once, the launch's 130, no table. Until the hundred-and-ninth session rank 0 waited for the agent's
     SIGKILL: 30.6 s."""
-    out, signalled = tmp_path / "run", tmp_path / "signalled_at"
-    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
-           "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
-           "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "group",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
-               "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
-               "no", str(Path(__file__).with_name("interrupted_before_the_processes_meet.py")), "train",
-               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2, "train.val_every": 0})]
-    launch = run_bounded(command, env=env, timeout=120)
-    ended, output = time.time(), launch.stdout + launch.stderr
-    line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
-    assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
-    after = ended - float(signalled.read_text())
+    out = tmp_path / "run"
+    launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
+        "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "group"})
     assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured 1.0 and 1.8 s; 30.6 s before (the SIGKILL)
     assert launch.returncode == 130 and "exitcode" not in output, output[-3000:]
     assert "Traceback" not in output and not out.exists(), output[-3000:]
