@@ -722,18 +722,22 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
     summary, launched_ns = out / "summary.json", time.time_ns()
     # garbage freed here, where its threads are, not by a forked rank (collector.forked_for_one_job)
     gc.collect()
-    try:
-        # torch's log of a Ctrl-C's shutdown left out: its traceback of a process's status 130 read as a crash
-        with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_interrupted():
-            notebook_launcher(fit_in_launched_process, (cfg, manifest),
-                              num_processes=processes, mixed_precision=mixed_precision,
-                              use_port=port_to_launch_on())
-    except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
-        if (interrupt := interrupt_of_the_launch(error)) is not None:
-            raise interrupt from None
-        if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
-            raise
-        return preempted
+    # the step a Ctrl-C stops the processes after, which their os._exit carries no word of: a file of this launch's
+    # own, so that none is an earlier launch's (stopped_step)
+    with tempfile.TemporaryDirectory(prefix="accelerated_seg_fit_") as launch_folder:
+        stopped_step = Path(launch_folder) / "stopped_step.json"
+        try:
+            # torch's log of a Ctrl-C's shutdown left out: its traceback of a process's status 130 read as a crash
+            with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_interrupted():
+                notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step),
+                                  num_processes=processes, mixed_precision=mixed_precision,
+                                  use_port=port_to_launch_on())
+        except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
+            if (interrupt := interrupt_of_the_launch(error, stopped_step)) is not None:
+                raise interrupt from None
+            if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
+                raise
+            return preempted
     return json.loads(summary.read_text())
 
 

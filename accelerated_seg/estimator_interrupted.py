@@ -23,8 +23,9 @@ class InterruptedFit:
     preempted one may have exported a validation's best_model before the signal)."""
 
     run: Path  # its output_dir, absolute
-    step: int | None  # the optimizer steps it had made (None where train did not say: a launch's processes,
-    # whose newest checkpoint's step checkpoint_step says)
+    step: int | None  # the optimizer steps it had made (None where train did not say: a fit stopped before its
+    # loop was set up, or a launch whose main process wrote no step (stopped_step), whose newest checkpoint's step
+    # checkpoint_step says)
     max_steps: int
     started_from: str | None  # the weights it started from (its init_from), for a resume's repr
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
@@ -64,9 +65,10 @@ class InterruptedFit:
 
     def _step_of_the_newest_checkpoint(self) -> int | None:
         """The step of the newest whole checkpoint as it stopped: the step a resume continues from, which the fit
-        had reached or passed (not the step it stopped after, which a launch's processes say to no one here); None
-        where none was saved, or where the fit stopped before its first step: an overwrite's, before it deleted the
-        earlier run, was said to be after that run's step until the hundred-and-fifth session's review."""
+        had reached or passed (not the step it stopped after, which a launch whose main process wrote none did not
+        say here: ``stopped_step``); None where none was saved, or where the fit stopped before its first step: an
+        overwrite's, before it deleted the earlier run, was said to be after that run's step until the
+        hundred-and-fifth session's review."""
         if self.newest_at_stop is None or same_run_info(self.run_info_at_stop, self.run_info_at_start):
             return None
         return int(STEP_DIR.match(self.newest_at_stop.name).group(1))
@@ -91,8 +93,9 @@ class InterruptedFit:
         after = ""
         if self.step is not None:
             after = f" after step {self.step} of {self.max_steps}"
-        elif self.checkpoint_step is not None:  # a launch's processes, which say their step to no one here: no
-            # step was said of them until the hundred-and-fifth session
+        elif self.checkpoint_step is not None:  # a launch whose main process wrote no step (stopped_step): no
+            # step was said of it until the hundred-and-fifth session, this one of every launch until the
+            # hundred-and-tenth
             after = f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
         return f"a fit {self.stopped_by}{after} in {self.run}"
 

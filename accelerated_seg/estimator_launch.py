@@ -24,6 +24,7 @@ from .launch_env import launched_processes
 from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
 from .ranks_stop_together import EXIT_INTERRUPTED
+from .stopped_step import stopped_step_read
 from .strategy import MIXED_PRECISION, precision_against_the_launched_json
 
 #: How the estimator's precision is given, as strategy's messages name it (``strategy._precision_given``).
@@ -33,9 +34,10 @@ if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
 
-def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
+def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None) -> None:
     """One process of a launched fit: what it inherited left to the launching process (``forked_for_one_job``), one
-    thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it.
+    thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it, the main process writing the
+    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``).
 
     notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
     (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
@@ -50,7 +52,7 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     _one_thread_after_the_fork()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+        train(cfg, manifest=manifest, names=ESTIMATOR_NAMES, stopped_step_to=stopped_step_to)
     except KeyboardInterrupt:  # said where to resume (or that nothing was saved) already
         # torch.multiprocessing's wrapper of a forked process takes KeyboardInterrupt for its parent's stop and
         # ends the process with status 0: SIGINT to this process alone, before the processes have met, left the
@@ -191,8 +193,10 @@ def preempted_summary_of_the_launch(error: BaseException, summary: Path, launche
     return written if isinstance(written, dict) and written.get("preempted") else None
 
 
-def interrupt_of_the_launch(error: BaseException) -> KeyboardInterrupt | None:
-    """The KeyboardInterrupt a one-process fit would raise where ``error``, out of notebook_launcher, is SIGINT's.
+def interrupt_of_the_launch(error: BaseException, stopped_step: Path | None = None) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt a one-process fit would raise where ``error``, out of notebook_launcher, is SIGINT's:
+    its ``step`` the one the launch's main process wrote to ``stopped_step`` (``fit_in_launched_process``), as a
+    one-process fit's says the step it stopped after; none where it wrote none.
 
     SIGINT reaches the launching process (a terminal's Ctrl-C reaches its process group, Jupyter's "interrupt
     kernel" the kernel alone), where torch elastic's handler raises its ``SignalException``; its agent then sends
@@ -205,11 +209,16 @@ def interrupt_of_the_launch(error: BaseException) -> KeyboardInterrupt | None:
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
-    if isinstance(error, SignalException) and error.sigval == signal.SIGINT:
-        return KeyboardInterrupt()
-    if isinstance(error, ChildFailedError) and error.get_first_failure()[1].exitcode == EXIT_INTERRUPTED:
-        return KeyboardInterrupt()  # the first process to end was interrupted, and said so
-    return None
+    interrupted = ((isinstance(error, SignalException) and error.sigval == signal.SIGINT)
+                   # the first process to end was interrupted, and said so
+                   or (isinstance(error, ChildFailedError)
+                       and error.get_first_failure()[1].exitcode == EXIT_INTERRUPTED))
+    if not interrupted:
+        return None
+    interrupt = KeyboardInterrupt()
+    if stopped_step is not None and (step := stopped_step_read(stopped_step)) is not None:
+        interrupt.step = step
+    return interrupt
 
 
 @contextlib.contextmanager

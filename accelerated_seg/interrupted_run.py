@@ -32,6 +32,7 @@ from .launcher_report import say_once_on_this_node
 from .model_folders import Names, complete_checkpoints, unreadable_folder
 from .ranks_stop_together import stopping_together
 from .run_folder import earlier_run
+from .stopped_step import write_stopped_step
 
 
 @dataclass
@@ -44,6 +45,9 @@ class RunSoFar:
     names: Names
     resume_from: Path | None = None  # the checkpoint the run resumes, once decided; None: a new run, or undecided
     loop: object | None = None  # train.Loop, once its setup is done: its progress.step is then the run's
+    # where the main process writes the step its line names, for a launching process that its os._exit tells nothing
+    # (the estimator's launch: stopped_step); None: no one asks
+    stopped_step_to: Path | None = None
 
     def starts_from(self, resume_from: Path | None) -> None:
         """The run's start is decided: it resumes ``resume_from``, or is a new run (None)."""
@@ -60,9 +64,22 @@ class RunSoFar:
         line = self.line()
         say_once_on_this_node(f"\n{line}", sys.stdout, line, error=False)
 
-    def line(self) -> str:
-        """The line an interrupted run ends with: its step, and the newest whole checkpoint a resume continues
-        from.
+    def stopped_after(self) -> int | None:
+        """The step the run stopped after, None before its loop is set up."""
+        return None if self.loop is None else self.loop.progress.step
+
+    def said_by_the_main_process(self) -> tuple[str, int | None]:
+        """(``line``, the step it names), that step first written to ``stopped_step_to`` where one is asked for.
+        Read once for both: the main process may train on while its watcher says the line (another rank
+        interrupted alone), and the line and the step handed on must be one."""
+        step = self.stopped_after()
+        if self.stopped_step_to is not None and step is not None:
+            write_stopped_step(self.stopped_step_to, step)
+        return self.line(step), step
+
+    def line(self, step: int | None = None) -> str:
+        """The line an interrupted run ends with: its step (``step``, read now where not given), and the newest
+        whole checkpoint a resume continues from.
 
         A checkpoints folder that cannot be read (its permissions taken away, a network mount gone) is said so,
         with the OSError's own words, in place of a checkpoint: the OSError of its listing was raised over the
@@ -79,7 +96,7 @@ class RunSoFar:
             when = "before training began"
             unsaved = "nothing was saved: start the run again"
         else:
-            when = f"after step {self.loop.progress.step}"
+            when = f"after step {self.stopped_after() if step is None else step}"
             unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
         try:
             saved = complete_checkpoints(self.checkpoints_dir)
@@ -99,7 +116,8 @@ class RunSoFar:
 
 
 @contextlib.contextmanager
-def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> Iterator[RunSoFar]:
+def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names,
+                                        stopped_step_to: Path | None = None) -> Iterator[RunSoFar]:
     """Ctrl-C (KeyboardInterrupt) still ends the run where it is, as Python's default does, but the
     main process first says which whole checkpoint a resume continues from, and so what is lost.
     Before the forty-fourth session it ended in a traceback from wherever the step was. Yields the
@@ -117,17 +135,25 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names) -> 
     them the batch in flight, whose tensors from the loader's workers hold shared-memory files (/dev/shm)
     open, for as long as the exception lives. A notebook keeps the last one (``sys.last_traceback``), and a
     test's ``pytest.raises``: two files stayed open after an interrupted fit until then (ninety-sixth session).
-    The traceback's lines are kept; a debugger's post-mortem of those frames sees no locals."""
-    so_far = RunSoFar(checkpoints_dir, names)
+    The traceback's lines are kept; a debugger's post-mortem of those frames sees no locals.
+
+    ``stopped_step_to``: a file the main process writes the step it stopped after to (``stopped_step``), for the
+    process that launched this one, which no exception of this one's reaches."""
+    so_far = RunSoFar(checkpoints_dir, names, stopped_step_to=stopped_step_to)
     try:
-        with stopping_together((KeyboardInterrupt,), lambda _message: so_far.line(), interrupt_said_on="stdout"):
+        # the watcher's in_full is called on the main process alone, as it says the line
+        with stopping_together((KeyboardInterrupt,), lambda _message: so_far.said_by_the_main_process()[0],
+                               interrupt_said_on="stdout"):
             yield so_far
     except KeyboardInterrupt as interrupted:  # one process, or a launch whose store could not carry it
         traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped
         if so_far.loop is not None:
-            so_far.loop.accelerator.print(f"\n{so_far.line()}")
-            # for the estimator, whose repr and predict say where its fit stopped (hundredth session)
-            interrupted.step = so_far.loop.progress.step
+            # the step for the estimator, whose repr and predict say where its fit stopped (hundredth session)
+            if so_far.loop.accelerator.is_main_process:
+                line, interrupted.step = so_far.said_by_the_main_process()
+                print(f"\n{line}")
+            else:
+                interrupted.step = so_far.stopped_after()
         else:
             so_far.say_without_an_accelerator()
         raise

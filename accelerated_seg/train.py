@@ -175,7 +175,8 @@ class Loop:
     stream: BatchStream | None = None
 
 
-def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names()) -> dict:
+def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names(),
+          stopped_step_to: Path | None = None) -> dict:
     """Train, validate, checkpoint and export as configured; returns a summary (same on every rank).
 
     Args:
@@ -183,6 +184,8 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
         manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
         names: how the messages of the run folder, a stop and a failed save name the caller's settings
             (``ESTIMATOR_NAMES`` for the estimator, which was told of train's until the ninety-second session).
+        stopped_step_to: where the main process writes the step Ctrl-C stopped the run after, for the process that
+            launched this one (the estimator's launch, ``stopped_step``); None: nowhere.
 
     Returns:
         what ``summary.json`` holds, plus ``losses`` ((step, mean training loss over the global batch)
@@ -195,7 +198,8 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
     # Ctrl-C anywhere, the setup and the final save and export too, ends every rank with one line (interrupted_run)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope,
-          saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names) as so_far):
+          saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names,
+                                              stopped_step_to) as so_far):
         run = _configured_run(cfg, manifest, run_scope, names, so_far, signals)
         so_far.set_up(run.loop)
         try:

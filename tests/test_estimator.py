@@ -1206,7 +1206,9 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     """SIGINT to the launching process alone, as Jupyter's "interrupt kernel" sends it (a terminal's Ctrl-C reaches
     the launched processes too, and torch elastic's agent sends it on to them either way). Until the
     hundred-and-second session the processes, forked with torch's handler, raised its SignalException and said
-    nothing, and the fit raised it too, a traceback of torch's agent, and recorded no interrupted fit."""
+    nothing, and the fit raised it too, a traceback of torch's agent, and recorded no interrupted fit. Until the
+    hundred-and-tenth, repr said the newest checkpoint's step, "after step N or later of 100000 (its newest
+    checkpoint's step)", the step the main process's line names reaching no one here (stopped_step)."""
     import accelerated_seg.estimator as estimator
     from accelerated_seg.model_folders import complete_checkpoints
 
@@ -1223,11 +1225,13 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     newest = complete_checkpoints(run / "checkpoints")[-1]
     said, logged = capfd.readouterr()
     assert not _TORCH_SHUTDOWN_LINES.search(logged), logged[-3000:]  # torch's agent logged its SIGINT and closes
-    assert re.search(r"interrupted \(Ctrl-C\) after step \d+; the newest whole checkpoint is "
-                     rf"{re.escape(str(run / 'checkpoints'))}/step_\d+: call fit\(\.\.\., resume='latest'\)", said), said
-    assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) after step {newest.name[5:]} or later "
-                                f"of 100000 (its newest checkpoint's step) in {run}; its newest whole checkpoint "
-                                f"is {newest}: call fit(..., resume='latest') again to continue from it>")
+    line = re.search(r"interrupted \(Ctrl-C\) after step (\d+); the newest whole checkpoint is "
+                     rf"{re.escape(str(newest))}: call fit\(\.\.\., resume='latest'\)", said)
+    assert line, said
+    assert repr(model).endswith(f": no trained model: a fit interrupted (Ctrl-C) after step {line[1]} of 100000 in "
+                                f"{run}; its newest whole checkpoint is {newest}: call fit(..., resume='latest') again "
+                                f"to continue from it>")
+    assert model._interrupted.step == int(line[1]) >= model._interrupted.checkpoint_step == int(newest.name[5:])
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
 
 
@@ -1416,6 +1420,50 @@ def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
     assert type(interrupt_of_the_launch(ended(130))) is KeyboardInterrupt
     for other in (1, -15):
         assert interrupt_of_the_launch(ended(other)) is None
+
+
+def test_a_launchs_interrupt_carries_the_step_its_main_process_wrote_and_none_of_a_file_cut_short(tmp_path):
+    """A launch's processes end with os._exit: the step the main process's line names reached the launching process
+    only through the file it writes (stopped_step), and the estimator said the newest checkpoint's, "after step N or
+    later", until the hundred-and-tenth session. A file cut short, or none (stopped before the loop, killed), gives
+    no step: the estimator says those words then."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    from accelerated_seg.estimator_launch import interrupt_of_the_launch
+    from accelerated_seg.stopped_step import write_stopped_step
+
+    written, cut_short = tmp_path / "stopped_step.json", tmp_path / "cut_short.json"
+    write_stopped_step(written, 7)
+    cut_short.write_text('{"step": 7', encoding="utf-8")
+    for interrupt in (SignalException("got 2", sigval=signal.SIGINT),
+                      ChildFailedError("fit_in_launched_process", {1: ProcessFailure(1, 10, 130, "")})):
+        assert interrupt_of_the_launch(interrupt, written).step == 7
+        for none in (cut_short, tmp_path / "never_written.json", None):
+            assert not hasattr(interrupt_of_the_launch(interrupt, none), "step")
+    assert interrupt_of_the_launch(RuntimeError("a rank failed"), written) is None
+
+
+@pytest.mark.parametrize("main_process", [True, False])
+def test_the_main_process_alone_writes_the_step_its_interrupted_line_names(tmp_path, capsys, main_process):
+    """Where the launch's store cannot carry the interrupt (or in one process), the rank's own except says the line:
+    the main process writes the step it names for the launching process (stopped_step), another process nothing;
+    each interrupt keeps its step, as ever."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.interrupted_run import saying_where_to_resume_after_ctrl_c
+    from accelerated_seg.model_folders import Names
+    from accelerated_seg.stopped_step import stopped_step_read
+
+    stopped_step = tmp_path / "stopped_step.json"
+    loop = SimpleNamespace(progress=SimpleNamespace(step=5), accelerator=SimpleNamespace(is_main_process=main_process))
+    with pytest.raises(KeyboardInterrupt) as interrupted:
+        with saying_where_to_resume_after_ctrl_c(tmp_path / "run" / "checkpoints", Names(), stopped_step) as so_far:
+            so_far.set_up(loop)
+            raise KeyboardInterrupt
+    assert interrupted.value.step == 5
+    assert stopped_step_read(stopped_step) == (5 if main_process else None)
+    assert ("interrupted (Ctrl-C) after step 5; no checkpoint was saved yet" in capsys.readouterr().out) is main_process
 
 
 def _ends_with_or_waits(index: int, status: int) -> None:
