@@ -433,6 +433,41 @@ def test_a_label_in_another_unit_than_its_image_is_refused_as_such_not_as_anothe
     assert check_cases([Case(id="unitless", images=(image,), label=unitless)], NUM_CLASSES).errors == []
 
 
+@pytest.mark.parametrize("numbers", ["micrometres", "mm"])
+def test_a_case_whose_first_channel_alone_is_in_another_unit_is_refused_once_naming_every_other_file(tmp_path,
+                                                                                                  numbers):
+    """One unit mix-up, one error: a case whose channel 0 alone declared micrometres was refused once for each other
+    file, its channel 1 and its label each against channel 0 in the same words, and a channel 2 in mm, as channel 0
+    is not, was also said to be off against channel 1 (until the hundred-and-tenth session: 3 errors here). One
+    error names the files of the one unit against channel 0; its line run on each as written makes the case pass.
+    A channel alone in another unit is its own error, as before, and the channels after it agreeing with channel 0
+    have none."""
+    per_mm, line = (1000.0, "Rewrite each in micrometres") if numbers == "micrometres" else (1.0, "declare each so")
+    first = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "micron", per_mm)
+    others = [_in_unit(tmp_path / f"c_000{index}.nii.gz", clean_image(index), "mm", 1.0) for index in (1, 2)]
+    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "mm", 1.0)
+    case = Case(id="c", images=(first, *others), label=label)
+    error = assert_single_error(
+        check_cases([case], NUM_CLASSES, num_channels=3),
+        f"c (image channels and label): {others[0]}, {others[1]} and {label}: their headers declare their voxel sizes "
+        f"in mm (xyzt_units), that of {first}, the case's image channel 0, in micrometres. ",
+        "would scale the files of one unit 1,000 times against the other's",
+        f"the other way round, where {first} is the one off")
+    assert "different grids" not in error
+    for path in (*others, label):
+        exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error).group(1),
+             {"nib": nib, "np": np, "path": str(path)})
+    assert check_cases([case], NUM_CLASSES, num_channels=3).errors == []
+
+    middle = _in_unit(tmp_path / "d" / "c_0001.nii.gz", clean_image(1), "micron", 1000.0)
+    first, last = (_in_unit(tmp_path / "d" / f"c_000{index}.nii.gz", clean_image(index), "mm", 1.0) for index in (0, 2))
+    label = _in_unit(tmp_path / "d" / "c.nii.gz", clean_label(), "mm", 1.0)
+    assert_single_error(check_cases([Case(id="d", images=(first, middle, last), label=label)], NUM_CLASSES,
+                                    num_channels=3),
+                        f"d (image channels): {middle}: its header declares its voxel sizes in micrometres "
+                        f"(xyzt_units), that of {first}, a channel of the same case, in mm. ")
+
+
 @pytest.mark.parametrize("unit, per_mm", [("micron", 1000.0), ("meter", 0.001)])
 def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_the_unit(tmp_path, unit, per_mm):
     """A channel (or label) declaring no unit, its numbers mm, beside one declaring micrometres with micrometre

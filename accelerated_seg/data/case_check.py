@@ -11,7 +11,8 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.foreground_box import Box
 from accelerated_seg.data.grid_agreement import Volume, check_same_grid, stacking_shift
-from accelerated_seg.data.header_units import channel_in_another_unit, channel_units_words, unit_likely_apart
+from accelerated_seg.data.header_units import (channel_in_another_unit, channel_units_words, spatial_unit,
+                                               unit_likely_apart)
 from accelerated_seg.data.image_value_checks import check_finite, tell_dominant_voxels
 from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.label_value_checks import check_label_values
@@ -70,8 +71,11 @@ def check_case(
             "is all 0) and a validation case scores 0: re-export it, or leave the case out")
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
+    units = _UnitsApart(case.id, report)
     for index, other in enumerate(channels[1:], start=1):
-        if said := _another_unit(channels[:index], other) or _unit_likely_apart(other, channels[0], _CHANNEL_HINT):
+        if units.told_apart(other, _first_declaring_a_unit(channels[:index])):
+            continue
+        if said := _unit_likely_apart(other, channels[0], _CHANNEL_HINT):
             report.errors.append(f"{case.id} (image channels): {said}")
             continue
         found = len(report.errors)
@@ -90,32 +94,63 @@ def check_case(
     if outside:
         tally.cropped_away.append(f"{case.id} {outside} of {labelled}")
     labelled_as = Volume("label", case.label, label)
-    if channels and (said := _another_unit(channels[:1], labelled_as)
-                     or _unit_likely_apart(labelled_as, channels[0], _RESAMPLE_HINT)):
-        # before the grids: a label in micrometres was told to be resampled onto the image's grid, its own in
-        # another unit, and one declaring micrometres with the image's numbers trained unjudged. Against the first
-        # channel alone, as its grid is: another channel off is that channel's error, said above
+    # before the grids: a label in micrometres was told to be resampled onto the image's grid, its own in another
+    # unit, and one declaring micrometres with the image's numbers trained unjudged. Against the first channel alone,
+    # as its grid is: another channel off is that channel's error, said above (with the label's, where the label
+    # declares that channel's unit against the first: one error)
+    if not channels or units.told_apart(labelled_as, channels[0]):
+        return
+    if said := _unit_likely_apart(labelled_as, channels[0], _RESAMPLE_HINT):
         report.errors.append(f"{case.id} (label vs image): {said}")
-    elif channels:
+    else:
         check_same_grid(
             channels[0], labelled_as, f"{case.id} (label vs image)", _RESAMPLE_HINT, affine_atol, report,
         )
 
 
-def _another_unit(earlier: list[Volume], other: Volume) -> str | None:
-    """What is wrong with a channel whose header declares another unit than an earlier channel of its case, judged
-    before their grids: its numbers are read as they are, so a channel in micrometres beside one in mm was told to be
-    resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring micrometres with the other's numbers
-    trained unjudged, each case's first image alone judged for its unit, until the hundred-and-seventh session's
-    review. Predict judges a case's channels so (``inference._refuse_channel_units``), with the same helper. A label
-    is judged so against its case's first channel (said "the case's image channel 0"), whose refusal was the grid's
-    until the hundred-and-seventh session."""
-    beside = channel_in_another_unit(other.image, [(volume.path, volume.image) for volume in earlier])
-    if beside is None:
-        return None
-    role = next(volume.role for volume in earlier if volume.path == beside[0])
-    beside_role = "a channel of the same case" if other.role != "label" else f"the case's {role}"
-    return channel_units_words(other.path, other.image, *beside, "one spacing", beside_role)
+def _first_declaring_a_unit(channels: list[Volume]) -> Volume | None:
+    """The first of ``channels`` whose header declares a unit (a header declaring none agrees with any), None where
+    none does: the one a later channel's unit is judged against."""
+    return next((volume for volume in channels if spatial_unit(volume.image) != "unknown"), None)
+
+
+class _UnitsApart:
+    """A case's files whose headers declare another unit than the file each is judged against, before their grids
+    (a channel against the first channel declaring a unit, the label against channel 0): one error for each such
+    file and unit, naming every file of that unit, in the place of the first one's error.
+
+    Each was its own error until the hundred-and-tenth session: a case whose channel 0 alone was in micrometres was
+    refused twice, its channel 1 and its label each against it, and a channel after one in micrometres was judged
+    against that one (channel 2 in mm, as channel 0, said to be off against channel 1). A channel in micrometres
+    beside one in mm was told to be resampled onto one grid (voxels "2000 x 2000 x 4000 mm"), and one declaring
+    micrometres with the other's numbers trained unjudged, each case's first image alone judged for its unit, until
+    the hundred-and-seventh session's review; a label's refusal was the grid's. Predict judges a case's channels so
+    (``inference._refuse_channel_units``), with the same helper."""
+
+    def __init__(self, case_id: str, report: CheckReport):
+        self.case_id, self.report = case_id, report
+        self.apart: dict[tuple, tuple[int, list[Volume]]] = {}  # (judged against, unit) -> (its error's index, files)
+
+    def told_apart(self, other: Volume, against: Volume | None) -> bool:
+        """Whether ``other``'s header declares another unit than ``against``'s: its error said (with the others of
+        its unit against that file, where there are some), its grid not to be judged."""
+        if against is None or channel_in_another_unit(other.image, [(against.path, against.image)]) is None:
+            return False
+        key = (against.path, spatial_unit(other.image))
+        index, files = self.apart.get(key, (len(self.report.errors), []))
+        if not files:
+            self.report.errors.append("")  # its place, in the order of the case's errors
+        files.append(other)
+        self.apart[key] = index, files
+        labelled = any(volume.role == "label" for volume in files)
+        where = ("label vs image" if len(files) == 1 and labelled
+                 else "image channels and label" if labelled else "image channels")
+        beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
+        self.report.errors[index] = (
+            f"{self.case_id} ({where}): " + channel_units_words(files[0].path, files[0].image, against.path,
+                                                                 against.image, "one spacing", beside_role,
+                                                                 alike=[volume.path for volume in files[1:]]))
+        return True
 
 
 def _unit_likely_apart(other: Volume, first: Volume, otherwise: str) -> str | None:

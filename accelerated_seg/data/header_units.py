@@ -46,7 +46,8 @@ def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
 
 
 def channel_units_words(path, image, beside_path, beside_image, resampled_to: str,
-                        beside_role: str = "a channel of the same case", read_as: str | None = None) -> str:
+                        beside_role: str = "a channel of the same case", read_as: str | None = None,
+                        alike: Sequence = ()) -> str:
     """What is said of a case's channel (``image`` at ``path``) whose header declares another unit than another
     channel's of the case (``beside_image`` at ``beside_path``), and how to rewrite it in the other's unit or declare
     it so; ``resampled_to``: the spacing both are resampled to, in words. Said by predict for a model whose training
@@ -55,18 +56,28 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
     1000 times apart onto one grid. Said too of a label against its case's image (``beside_role``) and of a
     reference label against its prediction in evaluate, which resamples nothing (``read_as``: what reading their
     numbers as they are would do), where a label in micrometres was told to be resampled onto the image's grid, or
-    trained unjudged with the image's numbers (hundred-and-seventh session)."""
+    trained unjudged with the image's numbers (hundred-and-seventh session).
+
+    ``alike``: the paths of the case's other files that declare ``image``'s unit against the same file, said in the
+    same words, once: a case whose first channel alone was in micrometres was refused twice, its second channel and
+    its label each against it (until the hundred-and-tenth session)."""
     unit, beside = spatial_unit(image), spatial_unit(beside_image)
     scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
     times = f"{max(scale, 1 / scale):,.0f} times"
+    if alike:
+        files = [str(path), *map(str, alike)]
+        named, its, it = f"{', '.join(files[:-1])} and {files[-1]}: their headers declare", "their", "each"
+        scaled = f"the files of one unit {times} against the other's"
+    else:
+        named, its, it, scaled = f"{path}: its header declares", "its", "it", f"one {times} against the other"
     read_as = (read_as.format(times=times) if read_as  # the caller's words, "{times}" in them
-               else f"resampling them to {resampled_to} would scale one {times} against the other")
-    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
+               else f"resampling them to {resampled_to} would scale {scaled}")
+    return (f"{named} {its} voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
             f"{beside_role}, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the unit, so "
-            f"{read_as}. Rewrite it in {UNIT_MM[beside][0]} (nibabel: "
-            f"{rewrite_code(f'{scale:g}', beside)}), or, where its numbers are {UNIT_MM[beside][0]} already and its "
-            f"unit alone is wrong, declare it so (nibabel: {declare_code(beside)}); or the other way round, where "
-            f"{beside_path} is the one off")
+            f"{read_as}. Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
+            f"{rewrite_code(f'{scale:g}', beside)}), or, where {its} numbers are {UNIT_MM[beside][0]} already and "
+            f"{its} unit alone is wrong, declare {it} so (nibabel: {declare_code(beside)}); or the other way round, "
+            f"where {beside_path} is the one off")
 
 
 def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
