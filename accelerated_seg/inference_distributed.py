@@ -59,7 +59,7 @@ from .inference import (
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
                               holding_output_folder, home_expanded, prediction_ending, prediction_key,
                               probabilities_path, remove_earlier_prediction)
-from .last_wait import InterruptInTheLastWait, wait_for_every_process
+from .last_wait import InterruptInTheLastWait, the_last_wait, wait_for_every_process
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -276,7 +276,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             # here, and stops every process: the wait may be for one held up (last_wait.py; hundred-and-seventh).
             interrupt.held()
             with interrupt.sigterm_after_a_held_interrupt_as_it():  # the agent's, on a terminal's second Ctrl-C
-                wait_for_every_process(accelerator)
+                with the_last_wait():  # after it, no process waits for another (launched_sigterm.py)
+                    wait_for_every_process(accelerator)
     finally:
         interrupted = interrupt.released()
     if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop

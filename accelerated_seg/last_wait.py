@@ -97,6 +97,30 @@ class InterruptInTheLastWait:
         return self.came
 
 
+#: The last wait's barrier on this process (``None`` until started), from ``the_last_wait``'s start; empty before.
+_last_barrier: list = []
+
+
+@contextlib.contextmanager
+def the_last_wait() -> Iterator[None]:
+    """Around predict_distributed's last wait: the barrier ``wait_for_every_process`` starts inside is noted for
+    ``every_process_came_to_the_last_wait``, and stays noted after (the run's last moments)."""
+    _last_barrier[:] = [None]
+    yield
+
+
+def forget_the_last_wait() -> None:
+    """No last wait noted (a launched predict's SIGTERM span begins: ``launched_sigterm``)."""
+    _last_barrier.clear()
+
+
+def every_process_came_to_the_last_wait() -> bool:
+    """Whether every process of the launch has come to this process's last wait, its barrier complete: each has done
+    its share of the work, and none waits for another any more. Asked from any thread (gloo's and NCCL's
+    ``is_completed`` take their own lock)."""
+    return bool(_last_barrier) and _last_barrier[0] is not None and _last_barrier[0].is_completed()
+
+
 def wait_for_every_process(accelerator) -> None:
     """``accelerator.wait_for_everyone()`` in steps a signal handler runs between (module docstring): torch's
     barrier, started (``async_op``) and looked at after sleeps of ``FIRST_LOOK_S`` doubling to ``POLL_S``. On the
@@ -119,6 +143,8 @@ def wait_for_every_process(accelerator) -> None:
         return
     on_the_cpu = accelerator.device.type == "cpu"
     work = dist.barrier(async_op=True, device_ids=None if on_the_cpu else [accelerator.local_process_index])
+    if _last_barrier and _last_barrier[0] is None:  # inside the_last_wait
+        _last_barrier[0] = work
     pause = FIRST_LOOK_S
     while not work.is_completed():
         time.sleep(pause)

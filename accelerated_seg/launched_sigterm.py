@@ -16,6 +16,18 @@ stop. The agent signals only the processes of its own node, whose deaths it alon
 the processes with the same parent and the same command line (``processes_beside_this_one``), read from ``/proc``.
 Where there is no ``/proc`` (macOS), SIGTERM keeps its default, as before.
 
+A process that has ended is no death where it ended well: once every process has come to predict's last wait for
+every process (``last_wait.every_process_came_to_the_last_wait``: this process's barrier there is complete), each has
+written its share and none waits for another, and a process of the launch ends, status 0, as soon as it is past it.
+A SIGTERM then (a job's stop in a run's last moments: the main process saying its last line) is a stop, said, 143:
+until the hundred-and-tenth session it found that process gone and ended the main process at once, saying nothing.
+Told by this process's own barrier rather than by a mark the ended one leaves (in the launch's store, or a file):
+the barrier is what the question is about (is anyone still waited for?), it needs nothing written nor read from a
+store that may be ending with the launch, and it holds for a process that died after the wait too, where nothing
+was waited for either. Where no one has come yet, a process gone did die: none ends well before that wait, since
+each waits there for all (the zombie's exit status in ``/proc/<pid>/stat`` would tell too, but only until the agent
+reaps it, within its 0.1 s poll).
+
 The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, as well as in the
 handler: the handler runs on the main thread only between two of its Python steps, and a main thread in a C++ call
 (a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
@@ -31,6 +43,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
+from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
 from .sigterm import sigterm_as_an_interrupt
 
 
@@ -54,15 +67,16 @@ def one_has_ended(beside: list[int]) -> bool:
 @contextlib.contextmanager
 def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     """While active, in a launch whose processes have met: SIGTERM raises ``sigterm.Terminated`` on the main thread
-    (a stop, said as Ctrl-C's is), unless a process beside this one has ended, when it ends the process at once with
-    SIGTERM's default (module docstring). Nothing changes where ``/proc`` cannot tell, off the main thread, or where
-    SIGTERM has a handler of the caller's."""
+    (a stop, said as Ctrl-C's is), unless a process beside this one has ended before every process came to the last
+    wait, when it ends the process at once with SIGTERM's default (module docstring). Nothing changes where ``/proc``
+    cannot tell, off the main thread, or where SIGTERM has a handler of the caller's."""
     beside = processes_beside_this_one()
     if (beside is None or threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
         return
 
+    forget_the_last_wait()  # an earlier run's in this process, if any, says nothing of this one's
     # reentrant: a second SIGTERM (a job's stop reaches the process and its agent, which sends it on) may run the
     # handler again inside the first's, on the main thread, while it decides
     deciding, decided = threading.RLock(), []
@@ -72,7 +86,7 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         # may run long after, once the main thread leaves a C++ call, when the stop under way has ended the others.
         with deciding:
             if not decided:
-                decided.append(one_has_ended(beside))
+                decided.append(one_has_ended(beside) and not every_process_came_to_the_last_wait())
         if decided[0]:
             _end_at_once()
 

@@ -196,6 +196,18 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
                         ending=prediction_ending(config))
 
 
+def _counted_once_written(interrupt: KeyboardInterrupt, written: list | None = None) -> KeyboardInterrupt:
+    """``interrupt``, counting every case written where it came once predict_distributed had returned them (the main
+    process saying its last line or ending the process group; a job's SIGTERM there is a stop since the
+    hundred-and-tenth session): its line says all are written, not that the same command predicts those not yet
+    written."""
+    from .inference import PredictInterrupted
+
+    if written is None or isinstance(interrupt, PredictInterrupted):
+        return interrupt
+    return PredictInterrupted(len(written), len(written), terminated=by_sigterm(interrupt))
+
+
 def _interrupted_by(args, interrupt: KeyboardInterrupt) -> str:
     """``_interrupted`` of ``interrupt``: with the cases it counted and those that failed, where it carries them
     (``PredictInterrupted``: the cases were being segmented, in this process or, in the last wait, in a launch's)."""
@@ -268,24 +280,37 @@ def _predict_distributed(args, options, state=None) -> int:
 
 
 def _predicted_by_every_process(args, options, state) -> int:
+    """The cases predicted over the processes and the process group ended. An interrupt anywhere in it (the last wait
+    for every process's, held until every process is past it; a SIGTERM, a stop) is said by the main process: once the
+    cases are written (its last line, ending the process group), as all written (``_counted_once_written``)."""
+    written: list[list] = []  # predict_distributed's result, once it has returned
+    try:
+        code = _predicted_and_said(args, options, state, written)
+        state.destroy_process_group()
+    except KeyboardInterrupt as interrupt:
+        if state.is_main_process:
+            print(_interrupted_by(args, _counted_once_written(interrupt, *written)), file=sys.stderr)
+        raise
+    return code
+
+
+def _predicted_and_said(args, options, state, written: list[list]) -> int:
+    """predict_distributed, its result put in ``written``, and the main process's last line; 0, or the status of an
+    error said."""
     from .inference_files import InputCase, PredictNames
     from .inference_distributed import predict_distributed
 
     del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
-        written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
-                                      probabilities=args.probabilities, progress=print, sequential=args.sequential,
-                                      continue_prediction=args.continue_prediction, names=PredictNames(), **options)
+        written.append(predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
+                                           probabilities=args.probabilities, progress=print, sequential=args.sequential,
+                                           continue_prediction=args.continue_prediction, names=PredictNames(),
+                                           **options))
         if state.is_main_process:
             done = "in" if args.continue_prediction else "segmented into"
             by = counted(state.num_processes, "process", "processes")
-            print(f"{len(written)} case(s) {done} {args.output} by {by}")
-        code = 0
-    except KeyboardInterrupt as interrupt:  # in the last wait for every process (others stop every process), or after
-        if state.is_main_process:
-            print(_interrupted_by(args, interrupt), file=sys.stderr)
-        raise
+            print(f"{len(written[0])} case(s) {done} {args.output} by {by}")
     except BrokenPipeError:  # stdout's reader gone as the main process said its last line (the work done), or where
         # no store stopped every process: ended as in one process (cli), status 141, no error, said in the launcher's
         # table alone ("error: [Errno 32] Broken pipe", status 2, until the hundred-and-second session)
@@ -294,6 +319,5 @@ def _predicted_by_every_process(args, options, state) -> int:
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         say_the_error(in_flag_words(error))
-        code = 1 if isinstance(error, RuntimeError) else 2
-    state.destroy_process_group()
-    return code
+        return 1 if isinstance(error, RuntimeError) else 2
+    return 0

@@ -1137,3 +1137,39 @@ def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_sta
     assert ended_after < SAID_WAIT_S, ended_after  # within torch's agent's 30 s before its SIGKILL
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(out / "small_0.nii.gz")
+
+
+# --------------------------------------------------------------------------------------------------
+# A launched predict's stops and signals, continued (the hundred-and-tenth session)
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process group's SIGTERM, as a job's stop sends it")
+def test_sigterm_after_a_process_ended_well_stops_the_main_process_with_its_line_and_143(data, tmp_path, monkeypatch):
+    """Process 1 (one case of three) has passed the last wait for every process and ended, status 0, reaped by the
+    launcher's agent; the main process, still in its last moments (here asleep before its last line), is stopped by a
+    job's SIGTERM. A process of the launch gone counted as one that had died (``launched_sigterm.one_has_ended``), and
+    the main process ended at once with SIGTERM's default, saying nothing (until the hundred-and-tenth session)."""
+    monkeypatch.setenv("AFTER_THE_WORK", str(tmp_path / "done"))
+    args = predict_two_scans_args(data, tmp_path, "main_process_slow_after_the_work_predict.py", "--split", "cases")
+    output_flag = args.index("--output")
+    cmd, env = two_processes(args[:output_flag] + [str(data / "scans" / "small_2.nii.gz")] + args[output_flag:])
+    with launched_until(tmp_path / "done", cmd, env, tmp_path) as launch:
+        children = Path(f"/proc/{launch.pid}/task/{launch.pid}/children")
+        deadline = time.monotonic() + 30
+        while len(children.read_text().split()) > 1 and time.monotonic() < deadline:
+            time.sleep(0.1)  # process 1 ends with its work, reaped by the agent (its poll: every 0.1 s)
+        assert len(children.read_text().split()) == 1, children.read_text()
+        os.killpg(launch.pid, signal.SIGTERM)
+        signalled = time.monotonic()
+        stdout, stderr = launch.communicate(timeout=60)
+        ended_after = time.monotonic() - signalled
+    out = tmp_path / "out"
+    assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
+    said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
+            or "interrupted" in line or line.startswith("error")]
+    assert said == ["predict stopped by SIGTERM: all 3 case(s) are written, each file whole"], stderr[-3000:]
+    assert "Traceback" not in stderr, stderr[-3000:]
+    assert ended_after < 10, ended_after
+    assert sorted(path.name for path in out.iterdir()) == [f"small_{number}.nii.gz" for number in range(3)]
