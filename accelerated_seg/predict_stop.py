@@ -60,9 +60,9 @@ class WrittenWhole:
         # split=cases: each process writes its own cases, which the main process's line names from the others' notes
         self.each_process_writes = False
         # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
-        # said to give --continue, given already)
-        self.again = ("the same command, with its --continue, passes over them and predicts the others" if continued
-                      else "the same command with --continue predicts the others")
+        # said to give --continue, given already); "{}": the others, counted where the line can (``in_full``)
+        self.again = ("the same command, with its --continue, passes over them and predicts {}" if continued
+                      else "the same command with --continue predicts {}")
         self.stages: dict[str, int] = {}  # how many of a case's stages (reading, network) have begun here
         self.passed: set[str] = set()  # the stages this process has said it passed (``met_by_every_rank``)
         self.here = threading.local()  # the stage running on this thread
@@ -195,8 +195,16 @@ class WrittenWhole:
             return f"{line} (no case was written){newline}{traceback_lines}"
         if len(self.cases) == len(self.to_write):  # none left for a rerun to predict
             return f"{line} (every case is written whole in {self.output}){newline}{traceback_lines}"
-        return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
-                f"{self.again}){newline}{traceback_lines}")
+        # Counted as one process's line counts them ("1 of 2 case(s)"), of every case this run writes, all processes'
+        # (split=cases: the others' as they noted them), the names kept: they say which are done. Until the
+        # hundred-and-tenth session the names alone, which a user counted by hand on a list of hundreds.
+        if not self.to_write:  # not known yet (a line from before the cases were listed names none anyway)
+            return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
+                    f"{self.again.format('the others')}){newline}{traceback_lines}")
+        left = len(self.to_write) - len(self.cases)
+        return (f"{line} ({len(self.cases)} of {len(self.to_write)} case(s) written whole: {', '.join(self.cases)} in "
+                f"{self.output}; no file is half-written, and {self.again.format(f'the {left} not yet written')})"
+                f"{newline}{traceback_lines}")
 
     def in_input_order(self, cases: list[str]) -> list[str]:
         """``cases`` in the order of the inputs, as predict_distributed returns them, so a user reads which are done:

@@ -462,8 +462,9 @@ def test_the_stopping_line_by_cases_names_the_cases_the_other_processes_noted_in
     whole = WrittenWhole(tmp_path, 0, continued=True, to_write=["a", "b", "c", "d", "e"])
     whole.each_process_writes, whole.cases = True, ["c", "b"]
     assert whole.in_full("process 1: ValueError: a bug\nTraceback") == (
-        f"process 1: ValueError: a bug (written whole: a, b, c, d in {tmp_path}; no file is half-written, and the "
-        f"same command, with its --continue, passes over them and predicts the others)\nTraceback")
+        f"process 1: ValueError: a bug (4 of 5 case(s) written whole: a, b, c, d in {tmp_path}; no file is "
+        f"half-written, and the same command, with its --continue, passes over them and predicts the 1 not yet "
+        f"written)\nTraceback")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -541,8 +542,8 @@ def test_one_processs_out_of_memory_by_windows_stops_every_process_naming_the_ca
     assert said_alone(proc) == [
         f"error: process 1, case small_1 ran out of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): lower "
         f"--sw-batch-size, or give --aggregate-on-cpu (the GPU's) or --sequential (the host's), or free what another "
-        f"process holds there (written whole: small_0 in {out}; no file is half-written, and the same command with "
-        f"--continue predicts the others)"], proc.stderr[-3000:]
+        f"process holds there (1 of 2 case(s) written whole: small_0 in {out}; no file is half-written, and the same "
+        f"command with --continue predicts the 1 not yet written)"], proc.stderr[-3000:]
     # no temporary left; the folder's lock file stays, as after any killed predict (its flock gone with it)
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(out / "small_0.nii.gz")
@@ -569,10 +570,11 @@ def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_
     assert stopped_after < SAID_WAIT_S, stopped_after  # the line came before the kill, 3 s in
     out = tmp_path / "out"
     assert said_alone(proc) == [
-        f"error: process 1, case small_1: ValueError: a bug in reading (written whole: small_0 in {out}; no file is "
-        f"half-written, and the same command, with its --continue, passes over them and predicts the others)"], \
+        f"error: process 1, case small_1: ValueError: a bug in reading (1 of 2 case(s) written whole: small_0 in "
+        f"{out}; no file is half-written, and the same command, with its --continue, passes over them and predicts "
+        f"the 1 not yet written)"], \
         proc.stderr[-3000:]
-    under = proc.stderr.split("predicts the others)\n", 1)[1]
+    under = proc.stderr.split("predicts the 1 not yet written)\n", 1)[1]
     assert under.startswith("Traceback (most recent call last):\n"), proc.stderr[-3000:]
     assert 'one_rank_bug_predict.py", line' in under and "ValueError: a bug in reading\n" in under, under[:3000]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
@@ -596,8 +598,8 @@ def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(dat
     out = tmp_path / "out"
     assert said_alone(proc) == [
         f"error: process 1, case small_1: small_1.nii.gz: cannot be read (a truncated file) (not on every process: "
-        f"do they all see the same files?) (written whole: small_0 in {out}; no file is half-written, and the same "
-        f"command with --continue predicts the others)"], proc.stderr[-3000:]
+        f"do they all see the same files?) (1 of 2 case(s) written whole: small_0 in {out}; no file is half-written, "
+        f"and the same command with --continue predicts the 1 not yet written)"], proc.stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
 
 
@@ -707,8 +709,8 @@ def test_one_processs_interrupt_by_cases_stops_every_process_naming_every_proces
     out = tmp_path / "out"
     # said first, by the main process, as it was met; the launcher's table of its ranks' status 130 follows
     # in the order of the inputs, as predict returns them (small_0, small_2, small_1 until the ninety-ninth session)
-    line = (f"predict interrupted in process 1 (written whole: small_0, small_1, small_2 in {out}; no file is "
-            f"half-written, and the same command with --continue predicts the others)")
+    line = (f"predict interrupted in process 1 (3 of 4 case(s) written whole: small_0, small_1, small_2 in {out}; no "
+            f"file is half-written, and the same command with --continue predicts the 1 not yet written)")
     assert_interrupted_with(proc, line, out, ["small_0", "small_1", "small_2"])
     # each process's row of the table says it as the line does: no "error: " for process 1 and no link for the main
     # process (until the ninety-ninth session)
@@ -735,8 +737,9 @@ def test_the_main_process_interrupted_waiting_for_a_case_by_windows_stops_every_
     proc = predict_two_scans(data, tmp_path, "main_process_interrupted_waiting_predict.py", "--split", "windows",
                              timeout=120)
     out = tmp_path / "out"
-    assert_interrupted_with(proc, f"predict interrupted in process 0 (written whole: small_0 in {out}; no file is "
-                                  f"half-written, and the same command with --continue predicts the others)",
+    assert_interrupted_with(proc, f"predict interrupted in process 0 (1 of 2 case(s) written whole: small_0 in {out}; "
+                                  f"no file is half-written, and the same command with --continue predicts the 1 not "
+                                  f"yet written)",
                             out, ["small_0"])
 
 
@@ -756,8 +759,9 @@ def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(data
     out = tmp_path / "out"
     assert launch.returncode == 130, stdout[-3000:] + stderr[-3000:]
     said = [line for line in stderr.splitlines() if "interrupted" in line or line.startswith("error")]
-    assert said == [f"predict interrupted in process 1, case small_1 (written whole: small_0 in {out}; no file is "
-                    f"half-written, and the same command with --continue predicts the others)"], stderr[-3000:]
+    assert said == [f"predict interrupted in process 1, case small_1 (1 of 2 case(s) written whole: small_0 in {out}; "
+                    f"no file is half-written, and the same command with --continue predicts the 1 not yet "
+                    f"written)"], stderr[-3000:]
     assert "Traceback" not in stderr and "[rank" not in stderr, stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(out / "small_0.nii.gz")
@@ -829,9 +833,9 @@ def test_ctrl_c_to_a_process_waiting_for_the_others_by_cases_stops_every_process
         ended_after = time.monotonic() - interrupted
     out = tmp_path / "out"
     proc = SimpleNamespace(returncode=launch.returncode, stdout=stdout, stderr=stderr)
-    assert_interrupted_with(proc, f"predict interrupted in process 0 (written whole: small_0, small_1, small_2 in "
-                                  f"{out}; no file is half-written, and the same command with --continue predicts "
-                                  f"the others)", out, ["small_0", "small_1", "small_2"])
+    assert_interrupted_with(proc, f"predict interrupted in process 0 (3 of 4 case(s) written whole: small_0, small_1, "
+                                  f"small_2 in {out}; no file is half-written, and the same command with --continue "
+                                  f"predicts the 1 not yet written)", out, ["small_0", "small_1", "small_2"])
     assert ended_after < SAID_WAIT_S, ended_after
 
 
@@ -1131,8 +1135,9 @@ def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_sta
     assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
     said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
             or "interrupted" in line or line.startswith("error")]
-    assert said == [f"predict stopped by SIGTERM in process 1, case small_1 (written whole: small_0 in {out}; no file "
-                    f"is half-written, and the same command with --continue predicts the others)"], stderr[-3000:]
+    assert said == [f"predict stopped by SIGTERM in process 1, case small_1 (1 of 2 case(s) written whole: small_0 in "
+                    f"{out}; no file is half-written, and the same command with --continue predicts the 1 not yet "
+                    f"written)"], stderr[-3000:]
     assert "Traceback" not in stderr and "SignalException" not in stderr and "[rank" not in stderr, stderr[-3000:]
     assert ended_after < SAID_WAIT_S, ended_after  # within torch's agent's 30 s before its SIGKILL
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
