@@ -1073,12 +1073,17 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
         with closing(done):
             failed = _written_or_failed(done, len(jobs), progress, in_a_folder)
     if failed:
-        written = len(jobs) - len(failed)  # "(the others are written)" where there were none was wrong
-        raise DataError(f"{len(failed)} of {len(jobs)} case(s) could not be segmented ("
-                        + ({0: "nothing is written", 1: "the other one is written"}.get(written)
-                           or f"the other {written} are written") + "):\n"
-                        + "\n".join(failed))
+        raise DataError(could_not_be_segmented(failed, len(jobs)))
     return outputs
+
+
+def could_not_be_segmented(failed: Sequence[str], cases: int) -> str:
+    """The error's words for the ``failed`` cases (a line each) of ``cases``, the others written: one process's, and a
+    launch's (inference_distributed) since the hundred-and-tenth session."""
+    written = cases - len(failed)  # "(the others are written)" where there were none was wrong
+    return (f"{len(failed)} of {cases} case(s) could not be segmented ("
+            + ({0: "nothing is written", 1: "the other one is written"}.get(written)
+               or f"the other {written} are written") + "):\n" + "\n".join(failed))
 
 
 class PredictInterrupted(KeyboardInterrupt):

@@ -47,6 +47,7 @@ from .inference import (
     PredictInterrupted,
     PredictOptions,
     check_precision,
+    could_not_be_segmented,
     kept_whole,
     left_to_predict,
     output_channels,
@@ -283,9 +284,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop
         # every case is written or failed: the failed ones are said with the interrupt, as in one process (this
         # process's line named none of them until the hundred-and-first session, the others' said them)
-        raise PredictInterrupted(len(jobs) - len(failures), len(jobs), failures)
+        raise PredictInterrupted(len(jobs) - len(failures), len(jobs), [line for line, _ in failures])
     if failures:
-        raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
+        raise _cases_failed(failures, len(jobs))
     return outputs
 
 
@@ -355,7 +356,7 @@ def _segmented_on_every_process(work: _Work, jobs: list, outputs: list[Path], sp
                                 continue_prediction: bool) -> tuple[list, list[Path], list[str]]:
     """The work, on every process alike (each step holds collectives every process enters in the same order):
     the model on this process's device, the cases left for this run, each segmented by the split chosen, and
-    every process's failures gathered. Returns the jobs and outputs of this run and the failures, one line each."""
+    every process's failures gathered. Returns the jobs and outputs of this run and the failures (``CaseFailure``)."""
     from accelerate.utils import gather_object
 
     work.model.to(work.accelerator.device).eval()
@@ -367,7 +368,7 @@ def _segmented_on_every_process(work: _Work, jobs: list, outputs: list[Path], sp
     # often sent. Waited for first in Python's steps, an interrupt here stops every process at once, as one in the
     # work does (hundred-and-seventh session; benchmarks/results/last_wait_second_ctrl_c/).
     wait_for_every_process(work.accelerator)
-    failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+    failures = [failure for rank_errors in gather_object([errors]) for failure in rank_errors]
     return jobs, outputs, failures
 
 
@@ -384,7 +385,7 @@ def _left_for_this_run(work: _Work, jobs: list, outputs: list[Path], continue_pr
 
 def _segment_by_cases(work: _Work, jobs: list) -> list[str]:
     """split=cases: this process's share of the cases (by voxel count), each written by it. Returns its cases'
-    failures, one line each, for every process to report together."""
+    failures (``CaseFailure``), for every process to report together."""
     accelerator, whole = work.accelerator, work.whole
     rank, num_processes = accelerator.process_index, accelerator.num_processes
     cases = [case for case, _, _ in jobs]
@@ -396,16 +397,32 @@ def _segment_by_cases(work: _Work, jobs: list) -> list[str]:
         work.say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
     mine = [jobs[index] for index in shares[rank]]
     whole.each_process_writes = True
-    errors: list[str] = []
+    errors: list[CaseFailure] = []
     with closing(segment_cases(work.model, work.config, mine, device=accelerator.device, options=work.options,
                                sequential=work.sequential, keep_largest=work.keep, run_key=work.run_key,
                                writing=whole.writing, in_a_folder=work.in_a_folder)) as done:
         for number, ((case, label_path, _), error) in enumerate(done, 1):
             if error is not None:  # reported by every process, no hang
-                errors.append(_case_failure(error, rank, case, label_path, work.in_a_folder))
+                errors.append((_case_failure(error, rank, case, label_path, work.in_a_folder),
+                               isinstance(error, DataError)))
             elif work.progress:
                 work.progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
     return errors
+
+
+#: A case that failed under either split: its line (a bug's traceback under it), and whether it is the input's fault
+#: (a file's unusable voxels: a DataError), as one process refuses it with status 2.
+CaseFailure = tuple[str, bool]
+
+
+def _cases_failed(failures: Sequence[CaseFailure], cases: int) -> Exception:
+    """The error of a run whose ``failures`` (every process's) could not be segmented, the others written, in one
+    process's words (``inference.could_not_be_segmented``): a DataError where each is the input's fault, said with
+    status 2 as in one process, else a RuntimeError (a bug's traceback among them; status 1). Until the
+    hundred-and-tenth session "N case(s) failed" and status 1 alike, where one process said "N of M case(s) could not
+    be segmented (...)" with status 2 for the same files."""
+    message = could_not_be_segmented([line for line, _ in failures], cases)
+    return DataError(message) if all(inputs_fault for _, inputs_fault in failures) else RuntimeError(message)
 
 
 def _case_failure(error: Exception, rank: int, case: InputCase, label_path: Path, in_a_folder: bool) -> str:
@@ -424,7 +441,7 @@ def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
     from accelerate.utils import broadcast_object_list
 
     accelerator, whole = work.accelerator, work.whole
-    errors: list[str] = []
+    errors: list[CaseFailure] = []
     with _warned_by_the_main_process(accelerator):
         if work.say:
             work.say(f"split: the windows of each of {len(jobs)} case(s) over {accelerator.num_processes} processes")
@@ -445,7 +462,7 @@ def _segment_by_windows(work: _Work, jobs: list) -> list[str]:
                 if isinstance(error, DataError):
                     if accelerator.is_main_process:  # which alone writes, and so removes
                         removed = remove_earlier_prediction(label_path, other_ending=work.in_a_folder)
-                        errors.append(f"case {case.id}: {error}{removed}")
+                        errors.append((f"case {case.id}: {error}{removed}", True))
                     continue
                 # The main process's own error in writing (out of memory named) stops every process now.
                 if error is not None:

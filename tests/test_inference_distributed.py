@@ -1004,7 +1004,11 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
                                          "--output", str(tmp_path / "mixed_out"), "--split", "cases"], module=True,
                         timeout=150)
-    assert failed.returncode == 1 and "1 case(s) failed" in failed.stderr, failed.stderr[-3000:]
+    # in one process's words, and each process's status 2 as one process's (the launcher's own is 1 for any failure);
+    # "1 case(s) failed", status 1, until the hundred-and-tenth session
+    assert failed.returncode == 1, failed.stderr[-3000:]
+    assert "1 of 3 case(s) could not be segmented (the other 2 are written)" in failed.stderr, failed.stderr[-3000:]
+    assert set(re.findall(r"exitcode *: (-?\d+)", failed.stderr)) == {"2"}, failed.stderr[-3000:]
     assert "case junk: DataError:" in failed.stderr and "]: Traceback" not in failed.stderr, failed.stderr[-3000:]
     assert "an earlier run's junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "mixed_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
@@ -1017,7 +1021,9 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
                                          "--output", str(tmp_path / "windows_out"), "--split", "windows"],
                         module=True, timeout=150)
-    assert failed.returncode == 1 and "2 case(s) failed" in failed.stderr, failed.stderr[-3000:]
+    assert failed.returncode == 1, failed.stderr[-3000:]
+    assert "2 of 4 case(s) could not be segmented (the other 2 are written)" in failed.stderr, failed.stderr[-3000:]
+    assert set(re.findall(r"exitcode *: (-?\d+)", failed.stderr)) == {"2"}, failed.stderr[-3000:]
     assert "case a_junk: " in failed.stderr and "case junk: " in failed.stderr, failed.stderr[-3000:]
     assert "an earlier run's a_junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "windows_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
@@ -1178,3 +1184,19 @@ def test_sigterm_after_a_process_ended_well_stops_the_main_process_with_its_line
     assert "Traceback" not in stderr, stderr[-3000:]
     assert ended_after < 10, ended_after
     assert sorted(path.name for path in out.iterdir()) == [f"small_{number}.nii.gz" for number in range(3)]
+
+
+def test_cases_that_failed_in_a_launch_are_said_as_in_one_process_with_its_status(tmp_path):
+    """The cases a launch could not segment, every process's gathered: in one process's words, a DataError (status
+    2, as one process refuses the same files) where each is the input's fault, else a RuntimeError (status 1: a bug's
+    traceback among them). Until the hundred-and-tenth session "N case(s) failed" and status 1 alike."""
+    from accelerated_seg.inference_distributed import _cases_failed
+
+    files = _cases_failed([("case a: 1 non-finite voxel", True), ("process 1, case c: DataError: ...", True)], 3)
+    assert isinstance(files, DataError)
+    assert str(files) == ("2 of 3 case(s) could not be segmented (the other one is written):\ncase a: 1 non-finite "
+                          "voxel\nprocess 1, case c: DataError: ...")
+    bug = _cases_failed([("case a: 1 non-finite voxel", True), ("process 1, case c: ValueError: x\nTraceback", False)],
+                        2)
+    assert type(bug) is RuntimeError and str(bug).startswith("2 of 2 case(s) could not be segmented (nothing is "
+                                                             "written):\n"), bug
