@@ -217,8 +217,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         ConfigError, DataError, OSError: bad settings or inputs, found before any work, as a rule by every process
             alike; one that a process alone met, or different ones that each met, raised on every process naming
             them (``process 1: ...``).
-        DataError: cases that failed on some process, each for its input's fault (``_cases_failed``: one process's
-            words, every case after them written).
+        DataError: cases that failed on some process, each for its input's fault (``_cases_failed``: in one process's
+            words, the other cases written).
         RuntimeError: cases failed, a bug among them (the message holds each failure), or a process alone met another
             error in the checks before the work (or processes different ones, not all refusals). An error of one
             process's own after them, or an interrupt, ends every process (``ranks_stop_together``: status 1, 130 for
