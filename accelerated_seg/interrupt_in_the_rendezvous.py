@@ -4,19 +4,28 @@ A launch's processes meet in ``init_process_group`` (the Accelerator's, predict'
 in torch's C++ (the store's connection, gloo's mesh), until every other has come. No Python signal handler runs in
 that wait. A SIGINT then (a terminal's Ctrl-C, which torch's agent sends on to every rank; ``kill -INT`` of the rank)
 is only noted, to be raised once the wait returns, which it never does where another rank ended before it came: the
-rank waited for the agent's SIGKILL, 30 s later, and a launch interrupted in its first second ended after 30.5 s
+rank waited for the agent's SIGKILL, 30 s, and a launch interrupted in its first second ended after 30.5 s
 (until the hundred-and-ninth session; benchmarks/results/sigint_one_rank_outside_steps/).
 
-Inside ``ending_on_an_interrupt_in_the_rendezvous``, a watching thread hears of the SIGINT through Python's wakeup fd
-(``signal.set_wakeup_fd``: written by Python's C-level handler, in whichever thread the signal lands, while the main
-thread waits in C++ with the GIL released). If the main thread has not taken the interrupt itself within
-``TAKEN_WITHIN_S`` (it runs Python between two instructions, raising KeyboardInterrupt, which leaves the span: that
-path, the caller's own, stays as it was), the watcher says the caller's line and ends the process with status 130,
-as an interrupted rank ends. Nothing of the run exists yet to be left half-written. Where the processes have met by
-then (torch has registered the process group), it leaves the interrupt to the main thread, and so to the caller's
-stopping together. A rank interrupted alone as the others come may still raise its interrupt inside
-``init_process_group``, met in C++ and not yet registered, as it did before: the others then fail in their first
-collective (docs/known_issues.md).
+Inside ``ending_on_an_interrupt_in_the_rendezvous``, SIGINT is held, not raised where it lands (``_Held``), and a
+watching thread hears of it through Python's wakeup fd (``signal.set_wakeup_fd``: written by Python's C-level
+handler, in whichever thread the signal lands, while the main thread waits in C++ with the GIL released). Where the
+processes have met within ``MEETING_WITHIN_S`` (torch has registered the process group, and the span ends), the held
+interrupt is raised as the span ends, to the caller, whose stopping together (training's ``ranks_stop_together``)
+ends every rank with its line once. Where they have not, the watcher says the caller's line and ends the process with
+status 130, as an interrupted rank ends; nothing of the run exists yet to be left half-written.
+
+Why held: raised where it landed, the interrupt of a rank whose wait the others' coming had just ended came inside
+``init_process_group``, after the meeting in C++ and before torch registered the group: no store to tell the others
+through, the rank ended alone, and another, met, failed in its first collective with gloo's "Connection reset by
+peer" traceback (kill -INT of one rank as the others came within half a second: until the hundred-and-tenth
+session). Told through the store instead, the interrupted rank would need the store's key made by hand from torch's
+private prefixes; held, it reaches the one path every later interrupt takes.
+
+What is left: the watcher judges "met" by torch's registration, which follows the meeting in C++ by the few Python
+instructions of ``init_process_group``'s end. Another rank that completes the meeting in that instant, as the watcher
+ends the process (``MEETING_WITHIN_S`` after the SIGINT), still fails in its first collective; not seen in the
+hundred-and-tenth session's tries.
 
 Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
 signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
@@ -38,16 +47,27 @@ from collections.abc import Callable, Iterator
 from .interrupts_between_imports import raises_keyboard_interrupt
 from .launch_env import processes_yet_to_meet
 
-#: How long the main thread has to take a SIGINT itself before the watcher takes it for a wait in C++. Python runs a
-#: pending handler within an instruction or two where the thread runs Python; an import under
-#: ``interrupts_between_imports`` holds it up to about 1.5 s, which this cuts short (the process ends either way).
-TAKEN_WITHIN_S = 0.5
+#: How long after a SIGINT the processes have to meet (the span to end) before the watcher ends the process: a rank
+#: waiting for the others when interrupted sees them come within it where they were on their way (a launch's ranks
+#: reach the rendezvous within a second or so of each other), and its interrupt reaches them all.
+MEETING_WITHIN_S = 0.5
 
 #: The status of a process Ctrl-C ended (``ranks_stop_together.EXIT_INTERRUPTED``, which imports torch).
 _EXIT_INTERRUPTED = 128 + signal.SIGINT
 
 #: Written by the span's end to wake the watcher: no signal has the number 0.
 _SPAN_ENDED = b"\0"
+
+
+class _Held:
+    """SIGINT's handler inside the span: the interrupt noted (``came``), to be raised as the span ends, where the
+    processes have met, or ended with by the watcher, where they have not (module docstring)."""
+
+    def __init__(self):
+        self.came = False
+
+    def __call__(self, signum, frame) -> None:
+        self.came = True
 
 
 class _Watcher(threading.Thread):
@@ -69,14 +89,14 @@ class _Watcher(threading.Thread):
             if not numbers:
                 return
             _forward(numbers, self.previous)
-            if signal.SIGINT in numbers and not self.ended.wait(TAKEN_WITHIN_S):
+            if signal.SIGINT in numbers and not self.ended.wait(MEETING_WITHIN_S):
                 self._end_the_process()
 
     def _end_the_process(self) -> None:
         with self.lock:
-            # The main thread slow to take it once the processes met (a busy machine): theirs to stop together (the
-            # caller's ranks_stop_together). Ended here, the others failed in their first collective (gloo's
-            # "Connection reset by peer", status 1), a probe of SIGINT to one rank as they met.
+            # Met, the span slow to end (a busy machine): the main thread raises the interrupt as it ends, theirs to
+            # stop together (the caller's ranks_stop_together). Ended here, the others failed in their first
+            # collective (gloo's "Connection reset by peer", status 1), a probe of SIGINT to one rank as they met.
             if self.ended.is_set() or not processes_yet_to_meet():
                 return
             with contextlib.suppress(Exception):  # whatever the saying met (a reader gone), the process ends
@@ -124,11 +144,12 @@ def _forward_what_is_left(reading: socket.socket, previous: int) -> None:
 
 @contextlib.contextmanager
 def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterator[None]:
-    """Inside, a SIGINT that the main thread does not take within ``TAKEN_WITHIN_S`` (it waits in the rendezvous)
-    ends the process with status 130 once ``say()`` has said what the caller says of an interrupt there (module
-    docstring). Only in a launch of several whose processes have not met, on the main thread, and where SIGINT's
-    handler raises KeyboardInterrupt (ignored, or the system's default, it stays as it is); elsewhere nothing
-    changes. Put around the call that makes the process group (``make_accelerator``, ``PartialState``)."""
+    """Inside, a SIGINT is held: raised as KeyboardInterrupt as the span ends where the processes have met within
+    ``MEETING_WITHIN_S``, else the process ended with status 130 once ``say()`` has said what the caller says of an
+    interrupt there (module docstring). Only in a launch of several whose processes have not met, on the main
+    thread, and where SIGINT's handler raises KeyboardInterrupt (ignored, or the system's default, it stays as it
+    is); elsewhere nothing changes. Put around the call that makes the process group (``make_accelerator``,
+    ``PartialState``)."""
     if (threading.current_thread() is not threading.main_thread() or not processes_yet_to_meet()
             or not raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
         yield
@@ -137,7 +158,10 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     writing.setblocking(False)  # as set_wakeup_fd requires: a signal handler must never block
     previous = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
     watcher = _Watcher(reading, previous, say)
+    held, raising = _Held(), signal.getsignal(signal.SIGINT)
     try:
+        # after the wakeup fd: a SIGINT from here is in it, for the watcher; one before is raised here, as ever
+        signal.signal(signal.SIGINT, held)
         watcher.start()
         yield
     finally:
@@ -149,3 +173,10 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
         _forward_what_is_left(reading, previous)
         reading.close()
         writing.close()
+        # Put back last, so that a SIGINT during the rest is held too, not raised half way through it; one held is
+        # raised now, the processes having met (or the body failed before the watcher's time), as it would have been
+        # where it landed: in place of an error the body raised meanwhile, which it prevented there.
+        if signal.getsignal(signal.SIGINT) is held:
+            signal.signal(signal.SIGINT, raising)
+        if held.came:
+            raise KeyboardInterrupt

@@ -5,7 +5,9 @@ its way into the rendezvous, where it waits for this one), having written the ti
 the file SIGNALLED_AT (SIGNAL_TO=launcher: to the agent instead, which sends it on to every process; SIGNAL_TO=group:
 to the launcher's process group, as a terminal's Ctrl-C, the agent sending it on; SIGNAL_TO=rank0: to rank 0 alone).
 The others each leave ``<SIGNALLED_AT>.rank<N>_meeting`` (their pid) as they call OTHERS_AT. AND_RANK0_WAITING=1: the
-signal waits, too, until rank 0 certainly waits in the rendezvous, in torch's C++ (``rank0_waits_in_the_rendezvous``)."""
+signal waits, too, until rank 0 certainly waits in the rendezvous, in torch's C++ (``rank0_waits_in_the_rendezvous``).
+AFTER_SIGNAL_S: seconds the signalling process waits once it has sent the signal, before it goes on (to the
+rendezvous, where rank 0 waits for it: a probe of how late the others may come)."""
 
 import importlib
 import os
@@ -48,6 +50,7 @@ def interrupted_once_the_others_meet() -> None:
         os.killpg(os.getpgid(os.getppid()), signal.SIGINT)
     else:  # SIGNAL_TO=launcher: to its parent, torch's agent, alone
         os.kill(os.getppid() if to == "launcher" else os.getpid(), signal.SIGINT)
+    time.sleep(float(os.environ.get("AFTER_SIGNAL_S", "0")))
 
 
 #: The key rank 0 sets in the launch's store as gloo joins the ranks, before it waits for each other's (torch 2.13):

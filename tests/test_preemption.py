@@ -475,6 +475,25 @@ def test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_say
 
 
 @pytest.mark.distributed
+def test_sigint_to_one_rank_as_the_others_come_to_the_rendezvous_stops_every_rank_saying_so(tiny_dataset, tmp_path):
+    """`kill -INT` of rank 0 alone as it waits in the rendezvous (its key in the launch's store), rank 1 coming from
+    its settings' checks within half a second: the interrupt is held until the processes have met, then stops every
+    rank through the store (interrupt_in_the_rendezvous, ranks_stop_together), each 130, the line once, the launcher's
+    ChildFailedError its one traceback. Until the hundred-and-tenth session rank 0 raised it inside
+    init_process_group, met in C++ and the group not yet registered, and ended alone; rank 1 failed in its first
+    collective with gloo's "Connection reset by peer" traceback (6 tries of 6). Should rank 1 come later than the
+    held interrupt's half second, rank 0 ends alone before the meeting and the agent's SIGTERM ends rank 1 (-15):
+    also without a traceback of a rank's."""
+    out = tmp_path / "run"
+    launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
+        "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "rank0"})
+    assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured 0.6 s; 0.5-1.2 s before, with the traceback
+    assert "Connection reset by peer" not in output and "Connection closed by peer" not in output, output[-3000:]
+    assert output.count("Traceback") == 1 and launch.returncode == 1, output[-3000:]  # the launcher's
+    assert "exitcode  : 130" in output and not out.exists(), output[-3000:]
+
+
+@pytest.mark.distributed
 @pytest.mark.parametrize("phase, rank", [("save_training_state", "1"), ("export_model", "0")])
 def test_sigint_to_one_rank_alone_in_the_final_save_or_export_stops_every_rank_naming_the_newest_checkpoint(
         tiny_dataset, tmp_path, phase, rank):
