@@ -22,10 +22,13 @@ peer" traceback (kill -INT of one rank as the others came within half a second: 
 session). Told through the store instead, the interrupted rank would need the store's key made by hand from torch's
 private prefixes; held, it reaches the one path every later interrupt takes.
 
-What is left: the watcher judges "met" by torch's registration, which follows the meeting in C++ by the few Python
-instructions of ``init_process_group``'s end. Another rank that completes the meeting in that instant, as the watcher
-ends the process (``MEETING_WITHIN_S`` after the SIGINT), still fails in its first collective; not seen in the
-hundred-and-tenth session's tries.
+What is left: the watcher judges "met" by torch's registration, which follows the meeting in C++ (another rank's
+side of it first) by the Python of ``init_process_group``'s end, on a busy machine tens of milliseconds. Another rank
+that comes just as the watcher ends the process, ``MEETING_WITHIN_S`` after the SIGINT, still fails in its first
+collective with gloo's traceback: 3 of 4 tries with rank 1 sent on 0.5 s after the SIGINT, none of 11 at 0-0.45 s
+or 0.55-1.0 s (benchmarks/results/sigint_one_rank_outside_steps/ctrl_c_to_the_launcher_before_the_processes_meet.txt).
+Closing it needs the ranks to agree through the launch's store before the meeting (each marking itself on its way in,
+the leaving rank marking itself leaving, each reading the other's mark after writing its own), not tried here.
 
 Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
 signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
@@ -167,6 +170,9 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     finally:
         # The previous fd back first, so that a signal from here reaches it, then what the span's fd still holds
         # forwarded to it: ended before them, a signal between the two lost its number (asyncio, its handler).
+        # warn_on_full_buffer back to its default, True, which Python cannot read back: asyncio's own (3.6-3.13's
+        # add_signal_handler sets it so, a notebook's loop too: benchmarks/results/rendezvous_interrupt_held_2026-12-05),
+        # where trio's False is not kept.
         signal.set_wakeup_fd(previous)
         if watcher.ident is not None:  # started
             watcher.end(writing)

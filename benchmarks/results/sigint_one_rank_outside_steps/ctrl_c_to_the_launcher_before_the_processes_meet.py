@@ -2,7 +2,9 @@
 which sends it on to every rank, once rank 0 is making its Accelerator and rank 1 checks its settings
 (tests/interrupted_before_the_processes_meet.py, SIGNAL_TO=launcher). From the environment (hundred-and-ninth session):
 SIGNAL_TO=group (the launcher's process group, as a terminal sends it) or rank0 (rank 0 alone), and AND_RANK0_WAITING=1
-(the signal once rank 0 certainly waits in the rendezvous, in torch's C++).
+(the signal once rank 0 certainly waits in the rendezvous, in torch's C++). Hundred-and-tenth session: AFTER_SIGNAL_S
+(how long the signalling rank 1 waits after the signal before going on to the rendezvous) and SHOW_TRACEBACKS=1
+(the output from its first traceback, where there are two: whose the second is).
 
     [AND_RANK0_WAITING=1 SIGNAL_TO=group] PYTHONPATH=<package> .venv/bin/python \
         ctrl_c_to_the_launcher_before_the_processes_meet.py <checkout's tests/>
@@ -29,3 +31,5 @@ out = done.stdout + done.stderr
 print("status", done.returncode, "after", round(time.time() - float((top / "s").read_text()), 1), "s; lines",
       [l for l in done.stdout.splitlines() if "interrupted" in l], "codes", re.findall(r"exitcode  : (-?[0-9]+)", out),
       "tracebacks", out.count("Traceback"))
+if os.environ.get("SHOW_TRACEBACKS") == "1" and out.count("Traceback") > 1:  # hundred-and-tenth session: whose?
+    print(out[out.index("Traceback"):][:6000])
