@@ -22,13 +22,16 @@ peer" traceback (kill -INT of one rank as the others came within half a second: 
 session). Told through the store instead, the interrupted rank would need the store's key made by hand from torch's
 private prefixes; held, it reaches the one path every later interrupt takes.
 
-What is left: the watcher judges "met" by torch's registration, which follows the meeting in C++ (another rank's
-side of it first) by the Python of ``init_process_group``'s end, on a busy machine tens of milliseconds. Another rank
-that comes just as the watcher ends the process, ``MEETING_WITHIN_S`` after the SIGINT, still fails in its first
-collective with gloo's traceback: 3 of 4 tries with rank 1 sent on 0.5 s after the SIGINT, none of 11 at 0-0.45 s
-or 0.55-1.0 s (benchmarks/results/sigint_one_rank_outside_steps/ctrl_c_to_the_launcher_before_the_processes_meet.txt).
-Closing it needs the ranks to agree through the launch's store before the meeting (each marking itself on its way in,
-the leaving rank marking itself leaving, each reading the other's mark after writing its own), not tried here.
+The watcher cannot see a meeting in C++ that torch has not registered yet (another rank's side of it completes
+first, this one's registration follows by the Python of ``init_process_group``'s end, tens of milliseconds on a busy
+machine): another rank coming just as the watcher ended the process, ``MEETING_WITHIN_S`` after the SIGINT, failed in
+its first collective with gloo's traceback (3 of 4 tries with rank 1 sent on 0.5 s after the SIGINT, none of 11 at
+0-0.45 s or 0.55-1.0 s: benchmarks/results/sigint_one_rank_outside_steps/
+ctrl_c_to_the_launcher_before_the_processes_meet.txt). So the ranks agree through marks in the launch's store
+(``_Marks``): the watcher marks its rank leaving before it ends it, and waits for the meeting where every other rank
+is already marked on its way in; a rank entering the span with another marked leaving stays out of the rendezvous for
+the agent's SIGTERM (0 of 6 tries at 0.5 s with them). Only where torch's agent holds the store (torchrun, accelerate
+launch); elsewhere the window stays.
 
 Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
 signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
@@ -45,6 +48,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from .interrupts_between_imports import raises_keyboard_interrupt
@@ -54,6 +58,19 @@ from .launch_env import processes_yet_to_meet
 #: waiting for the others when interrupted sees them come within it where they were on their way (a launch's ranks
 #: reach the rendezvous within a second or so of each other), and its interrupt reaches them all.
 MEETING_WITHIN_S = 0.5
+
+#: How long the watcher waits for the meeting of ranks that have all said they are on their way into the rendezvous
+#: (``_Marks``): it completes in milliseconds once they are there; bounded, so that Ctrl-C still ends a rank whose
+#: partner said so and never came.
+ON_THEIR_WAY_S = 5.0
+
+#: How long a rank that finds another leaving (``_Marks``) waits for the agent's SIGTERM, which follows that one's end
+#: within its monitor interval, before it goes on into the rendezvous all the same.
+LEAVING_WAIT_S = 10.0
+
+#: How long a client of the launch's store waits to connect, and for an answer: the store is torch's agent's, up
+#: before any rank starts.
+STORE_S = 5.0
 
 #: The status of a process Ctrl-C ended (``ranks_stop_together.EXIT_INTERRUPTED``, which imports torch).
 _EXIT_INTERRUPTED = 128 + signal.SIGINT
@@ -73,13 +90,58 @@ class _Held:
         self.came = True
 
 
+class _Marks:
+    """Marks in the store of torch's agent that keep an interrupted rank from ending as another meets it (module
+    docstring, "What is left"): each rank marks itself on its way into the rendezvous as it enters the span, then
+    looks for a rank leaving; the watcher marks its rank leaving before it ends it, then looks for the others on
+    their way. One store answers each in turn, so of two ranks marking at once at least one sees the other's mark:
+    the one coming stays out of the rendezvous (the agent's SIGTERM ends it), or the one leaving waits for the
+    meeting and stops with the others. Our own keys, through torch's public TCPStore, where the agent holds the store
+    (TORCHELASTIC_USE_AGENT_STORE); elsewhere (rank 0's own store, made only inside ``init_process_group``) none."""
+
+    def __init__(self):
+        self.store = None
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+            return
+        from datetime import timedelta
+
+        import torch.distributed as dist
+
+        attempt, self.rank = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"), int(os.environ.get("RANK", "0"))
+        self.key = f"accelerated_seg/rendezvous/{attempt}/{{}}/{{}}".format  # (coming or leaving, rank)
+        self.others = [other for other in range(int(os.environ["WORLD_SIZE"])) if other != self.rank]
+        with contextlib.suppress(Exception):  # no store to reach: no marks, as before them
+            store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                                  wait_for_workers=False, timeout=timedelta(seconds=STORE_S))
+            store.set(self.key("coming", self.rank), "1")
+            self.store = store
+
+    def another_leaving(self) -> bool:
+        try:
+            return self.store is not None and any(self.store.check([self.key("leaving", other)])
+                                                  for other in self.others)
+        except Exception:  # the store gone (its agent ended): no one to keep out for
+            return False
+
+    def leaving(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                self.store.set(self.key("leaving", self.rank), "1")
+
+    def every_other_coming(self) -> bool:
+        try:
+            return self.store is not None and self.store.check([self.key("coming", other) for other in self.others])
+        except Exception:  # the store gone (its agent ended): no one is coming
+            return False
+
+
 class _Watcher(threading.Thread):
     """Reads the signal numbers Python's handler writes into ``reading``; ends the process on SIGINT (module
     docstring). ``previous``: the wakeup fd set before the span, given every byte, as it would have been."""
 
-    def __init__(self, reading: socket.socket, previous: int, say: Callable[[], None]):
+    def __init__(self, reading: socket.socket, previous: int, say: Callable[[], None], marks: _Marks):
         super().__init__(name="interrupt_in_the_rendezvous", daemon=True)
-        self.reading, self.previous, self.say = reading, previous, say
+        self.reading, self.previous, self.say, self.marks = reading, previous, say, marks
         self.ended = threading.Event()  # the span has ended: the main thread takes any SIGINT from here
         self.lock = threading.Lock()  # the span ends, or the process does, not both half way
 
@@ -102,6 +164,11 @@ class _Watcher(threading.Thread):
             # collective (gloo's "Connection reset by peer", status 1), a probe of SIGINT to one rank as they met.
             if self.ended.is_set() or not processes_yet_to_meet():
                 return
+            # Leaving marked, then the others looked for: any on its way in since is kept out (``_Marks``); met by
+            # those marked before, this rank stops with them
+            self.marks.leaving()
+            if self.marks.every_other_coming() and self._met_within(ON_THEIR_WAY_S):
+                return
             with contextlib.suppress(Exception):  # whatever the saying met (a reader gone), the process ends
                 self.say()
             for stream in (sys.stdout, sys.stderr):
@@ -113,6 +180,14 @@ class _Watcher(threading.Thread):
             # left is the few instructions from this look to os._exit.
             if processes_yet_to_meet():
                 os._exit(_EXIT_INTERRUPTED)
+
+    def _met_within(self, wait_s: float) -> bool:
+        waiting_until = time.monotonic() + wait_s
+        while processes_yet_to_meet():
+            if time.monotonic() > waiting_until:
+                return False
+            time.sleep(0.02)
+        return True
 
     def end(self, writing: socket.socket) -> None:
         with self.lock:
@@ -157,10 +232,13 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
             or not raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
         yield
         return
+    marks = _Marks()  # first: a SIGINT as it connects is raised, nothing else yet set
+    if marks.another_leaving():  # met, it would end as it meets this one: left to the agent's SIGTERM (_Marks)
+        time.sleep(LEAVING_WAIT_S)
     reading, writing = socket.socketpair()
     writing.setblocking(False)  # as set_wakeup_fd requires: a signal handler must never block
     previous = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
-    watcher = _Watcher(reading, previous, say)
+    watcher = _Watcher(reading, previous, say, marks)
     held, raising = _Held(), signal.getsignal(signal.SIGINT)
     try:
         # after the wakeup fd: a SIGINT from here is in it, for the watcher; one before is raised here, as ever

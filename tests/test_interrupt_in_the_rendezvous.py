@@ -199,3 +199,52 @@ def test_processes_that_meet_while_the_line_is_said_are_left_to_the_main_thread(
     assert done.returncode == 0, done
     lines = done.stdout.splitlines()
     assert lines[:2] == ["inside", "the caller's line"] and lines[2].startswith("the main thread went on:"), done
+
+
+MEETING_UNDER_WAY = r"""
+import os, signal, sys, threading, time
+from datetime import timedelta
+import torch.distributed as dist
+from accelerated_seg.interrupt_in_the_rendezvous import MEETING_WITHIN_S, ending_on_an_interrupt_in_the_rendezvous
+
+agents = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
+os.environ.update(TORCHELASTIC_USE_AGENT_STORE="True", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(agents.port))
+mark = "accelerated_seg/rendezvous/0/{}/{}".format
+if sys.argv[1] == "coming":
+    agents.set(mark("coming", 1), "1")  # rank 1 on its way in: the meeting may be under way in C++
+else:  # rank 1 leaving: this rank stays out, for the agent's SIGTERM, which ends it
+    agents.set(mark("leaving", 1), "1")
+    threading.Timer(1, os.kill, (os.getpid(), signal.SIGTERM)).start()
+try:
+    with ending_on_an_interrupt_in_the_rendezvous(lambda: print("the caller's line", flush=True)):
+        print("inside; marked coming:", agents.check([mark("coming", 0)]), flush=True)
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        # the meeting completes after the watcher's MEETING_WITHIN_S, as rank 1's end of it did before this one's
+        threading.Timer(0.2 + MEETING_WITHIN_S + 0.5, dist.init_process_group, ("gloo",),
+                        dict(store=dist.HashStore(), rank=0, world_size=1)).start()
+        agents.wait(["never set"], timedelta(seconds=5))  # in C++, as the rendezvous waits
+except KeyboardInterrupt:
+    print("KeyboardInterrupt, met:", dist.is_initialized(), "; marked leaving:", agents.check([mark("leaving", 0)]),
+          flush=True)
+"""
+
+
+@pytest.mark.parametrize("rank1", ["coming", "leaving"])
+def test_a_rank_leaving_and_one_coming_never_meet_half_way(tmp_path, rank1):
+    """Marks in the agent's store: the watcher marks its rank leaving before it ends it, and where every other rank is
+    marked on its way in, waits for the meeting instead (here 0.5 s after its MEETING_WITHIN_S), the interrupt then
+    raised as the span ends, nothing said; a rank entering the span with another marked leaving stays out of the
+    rendezvous until the agent's SIGTERM ends it. Until the hundred-and-tenth session the watcher ended the rank as
+    another met it, 0.5 s after the SIGINT: that one failed in its first collective with gloo's traceback (3 of 4
+    tries of test_preemption's launch with rank 1 sent on 0.5 s after the SIGINT; 0 of 6 with the marks)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    done = subprocess.run([sys.executable, "-c", MEETING_UNDER_WAY, rank1], env=env, capture_output=True, text=True,
+                          timeout=120)
+    if rank1 == "coming":
+        assert done.returncode == 0, done
+        assert done.stdout.splitlines() == ["inside; marked coming: True",
+                                            "KeyboardInterrupt, met: True ; marked leaving: True"], done
+    else:
+        assert done.returncode == -signal.SIGTERM and done.stdout == "", done  # never inside
