@@ -149,11 +149,15 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names,
         traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped
         if so_far.loop is not None:
             # the step for the estimator, whose repr and predict say where its fit stopped (hundredth session)
-            if so_far.loop.accelerator.is_main_process:
+            accelerator = so_far.loop.accelerator
+            if accelerator.is_main_process:
                 line, interrupted.step = so_far.said_by_the_main_process()
-                print(f"\n{line}")
             else:
                 interrupted.step = so_far.stopped_after()
+                line = so_far.line(interrupted.step)
+            # on each node's first process, as accelerate prints: another node's terminal had no line where the main
+            # process alone printed it (the hundred-and-tenth session until its review)
+            accelerator.print(f"\n{line}")
         else:
             so_far.say_without_an_accelerator()
         raise

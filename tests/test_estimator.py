@@ -1444,26 +1444,32 @@ def test_a_launchs_interrupt_carries_the_step_its_main_process_wrote_and_none_of
     assert interrupt_of_the_launch(RuntimeError("a rank failed"), written) is None
 
 
-@pytest.mark.parametrize("main_process", [True, False])
-def test_the_main_process_alone_writes_the_step_its_interrupted_line_names(tmp_path, capsys, main_process):
+@pytest.mark.parametrize("main_process, node_first", [(True, True), (False, True), (False, False)])
+def test_the_main_process_alone_writes_the_step_its_interrupted_line_names(tmp_path, capsys, main_process, node_first):
     """Where the launch's store cannot carry the interrupt (or in one process), the rank's own except says the line:
     the main process writes the step it names for the launching process (stopped_step), another process nothing;
-    each interrupt keeps its step, as ever."""
+    each interrupt keeps its step, as ever. The line is said once on each node, by its first process, as
+    accelerate's print says it: in the hundred-and-tenth session until its review the main process alone said it,
+    another node's terminal left without one (node_first, not main_process)."""
     from types import SimpleNamespace
+
+    from accelerate.state import PartialState
 
     from accelerated_seg.interrupted_run import saying_where_to_resume_after_ctrl_c
     from accelerated_seg.model_folders import Names
     from accelerated_seg.stopped_step import stopped_step_read
 
     stopped_step = tmp_path / "stopped_step.json"
-    loop = SimpleNamespace(progress=SimpleNamespace(step=5), accelerator=SimpleNamespace(is_main_process=main_process))
+    accelerator = SimpleNamespace(is_main_process=main_process, is_local_main_process=node_first)
+    accelerator.print = lambda *args, **kwargs: PartialState.print(accelerator, *args, **kwargs)  # accelerate's rule
+    loop = SimpleNamespace(progress=SimpleNamespace(step=5), accelerator=accelerator)
     with pytest.raises(KeyboardInterrupt) as interrupted:
         with saying_where_to_resume_after_ctrl_c(tmp_path / "run" / "checkpoints", Names(), stopped_step) as so_far:
             so_far.set_up(loop)
             raise KeyboardInterrupt
     assert interrupted.value.step == 5
     assert stopped_step_read(stopped_step) == (5 if main_process else None)
-    assert ("interrupted (Ctrl-C) after step 5; no checkpoint was saved yet" in capsys.readouterr().out) is main_process
+    assert ("interrupted (Ctrl-C) after step 5; no checkpoint was saved yet" in capsys.readouterr().out) is node_first
 
 
 def _ends_with_or_waits(index: int, status: int) -> None:
