@@ -468,6 +468,31 @@ def test_a_case_whose_first_channel_alone_is_in_another_unit_is_refused_once_nam
                         f"(xyzt_units), that of {first}, a channel of the same case, in mm. ")
 
 
+def test_the_other_way_round_names_every_file_in_the_unit_of_the_file_judged_against(tmp_path):
+    """A unit's refusal offers the other way round, the file judged against being the one off: every file in that
+    file's unit is named there, since rewriting it alone leaves them off. Channels 0 and 1 in micrometres, channel 2
+    and the label in mm were told "where c_0000 is the one off" (the hundred-and-tenth session until its review),
+    and rewriting c_0000 in mm then refused c_0001 against it; a label alone in micrometres beside two channels in
+    mm alike. Rewriting the files named there makes the case pass."""
+    images = [_in_unit(tmp_path / f"c_000{index}.nii.gz", clean_image(index), unit, per_mm)
+              for index, (unit, per_mm) in enumerate([("micron", 1000.0), ("micron", 1000.0), ("mm", 1.0)])]
+    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "mm", 1.0)
+    case = Case(id="c", images=tuple(images), label=label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=3),
+                                f"c (image channels and label): {images[2]} and {label}: their headers declare ")
+    assert error.endswith(f"; or the other way round, where {images[0]} and {images[1]} are the ones off"), error
+    for index in (0, 1):
+        _in_unit(images[index], clean_image(index), "mm", 1.0)
+    assert check_cases([case], NUM_CLASSES, num_channels=3).errors == []
+
+    first, second = (_in_unit(tmp_path / "d" / f"d_000{index}.nii.gz", clean_image(index), "mm", 1.0)
+                     for index in (0, 1))
+    label = _in_unit(tmp_path / "d" / "d.nii.gz", clean_label(), "micron", 1000.0)
+    error = assert_single_error(check_cases([Case(id="d", images=(first, second), label=label)], NUM_CLASSES,
+                                            num_channels=2), f"d (label vs image): {label}: its header declares ")
+    assert error.endswith(f"; or the other way round, where {first} and {second} are the ones off"), error
+
+
 @pytest.mark.parametrize("unit, per_mm", [("micron", 1000.0), ("meter", 0.001)])
 def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_the_unit(tmp_path, unit, per_mm):
     """A channel (or label) declaring no unit, its numbers mm, beside one declaring micrometres with micrometre

@@ -129,28 +129,44 @@ class _UnitsApart:
 
     def __init__(self, case_id: str, report: CheckReport):
         self.case_id, self.report = case_id, report
-        self.apart: dict[tuple, tuple[int, list[Volume]]] = {}  # (judged against, unit) -> (its error's index, files)
+        # (judged against, unit) -> (its error's index, the file judged against, the files of that unit)
+        self.apart: dict[tuple, tuple[int, Volume, list[Volume]]] = {}
+        # the files judged that declare the unit of the file they were judged against: named with it where the
+        # other way round is offered, since rewriting that file alone would leave them off (the hundred-and-tenth
+        # session's review: "where channel 0 is the one off", channel 1 in its unit too)
+        self.agreeing: list[Volume] = []
 
     def told_apart(self, other: Volume, against: Volume | None) -> bool:
         """Whether ``other``'s header declares another unit than ``against``'s: its error said (with the others of
         its unit against that file, where there are some), its grid not to be judged."""
-        if against is None or channel_in_another_unit(other.image, [(against.path, against.image)]) is None:
+        if against is None:
+            return False
+        if channel_in_another_unit(other.image, [(against.path, against.image)]) is None:
+            if spatial_unit(other.image) == spatial_unit(against.image) != "unknown":
+                self.agreeing.append(other)
+                self._say()
             return False
         key = (against.path, spatial_unit(other.image))
-        index, files = self.apart.get(key, (len(self.report.errors), []))
+        index, _, files = self.apart.get(key, (len(self.report.errors), against, []))
         if not files:
             self.report.errors.append("")  # its place, in the order of the case's errors
         files.append(other)
-        self.apart[key] = index, files
-        labelled = any(volume.role == "label" for volume in files)
-        where = ("label vs image" if len(files) == 1 and labelled
-                 else "image channels and label" if labelled else "image channels")
-        beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
-        self.report.errors[index] = (
-            f"{self.case_id} ({where}): " + channel_units_words(files[0].path, files[0].image, against.path,
-                                                                 against.image, "one spacing", beside_role,
-                                                                 alike=[volume.path for volume in files[1:]]))
+        self.apart[key] = index, against, files
+        self._say()
         return True
+
+    def _say(self) -> None:
+        """Each error (re)written with the files known so far."""
+        for index, against, files in self.apart.values():
+            labelled = any(volume.role == "label" for volume in files)
+            where = ("label vs image" if len(files) == 1 and labelled
+                     else "image channels and label" if labelled else "image channels")
+            beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
+            beside_alike = [volume.path for volume in self.agreeing
+                            if spatial_unit(volume.image) == spatial_unit(against.image)]
+            self.report.errors[index] = f"{self.case_id} ({where}): " + channel_units_words(
+                files[0].path, files[0].image, against.path, against.image, "one spacing", beside_role,
+                alike=[volume.path for volume in files[1:]], beside_alike=beside_alike)
 
 
 def _unit_likely_apart(other: Volume, first: Volume, otherwise: str) -> str | None:

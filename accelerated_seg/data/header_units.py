@@ -47,7 +47,7 @@ def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
 
 def channel_units_words(path, image, beside_path, beside_image, resampled_to: str,
                         beside_role: str = "a channel of the same case", read_as: str | None = None,
-                        alike: Sequence = ()) -> str:
+                        alike: Sequence = (), beside_alike: Sequence = ()) -> str:
     """What is said of a case's channel (``image`` at ``path``) whose header declares another unit than another
     channel's of the case (``beside_image`` at ``beside_path``), and how to rewrite it in the other's unit or declare
     it so; ``resampled_to``: the spacing both are resampled to, in words. Said by predict for a model whose training
@@ -60,13 +60,17 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
 
     ``alike``: the paths of the case's other files that declare ``image``'s unit against the same file, said in the
     same words, once: a case whose first channel alone was in micrometres was refused twice, its second channel and
-    its label each against it (until the hundred-and-tenth session)."""
+    its label each against it (until the hundred-and-tenth session). ``beside_alike``: the paths of the case's other
+    files that declare ``beside_image``'s unit, named with ``beside_path`` where the other way round is offered:
+    "where channel 0 is the one off" was said of a case whose channel 1 was in channel 0's unit too, and rewriting
+    channel 0 alone left channel 1 off (the hundred-and-tenth session's review)."""
     unit, beside = spatial_unit(image), spatial_unit(beside_image)
+    off = (f"{_and_listed([beside_path, *beside_alike])} are the ones off" if beside_alike
+           else f"{beside_path} is the one off")
     scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
     times = f"{max(scale, 1 / scale):,.0f} times"
     if alike:
-        files = [str(path), *map(str, alike)]
-        named, its, it = f"{', '.join(files[:-1])} and {files[-1]}: their headers declare", "their", "each"
+        named, its, it = f"{_and_listed([path, *alike])}: their headers declare", "their", "each"
         scaled = f"the files of one unit {times} against the other's"
     else:
         named, its, it, scaled = f"{path}: its header declares", "its", "it", f"one {times} against the other"
@@ -77,7 +81,13 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
             f"{read_as}. Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
             f"{rewrite_code(f'{scale:g}', beside)}), or, where {its} numbers are {UNIT_MM[beside][0]} already and "
             f"{its} unit alone is wrong, declare {it} so (nibabel: {declare_code(beside)}); or the other way round, "
-            f"where {beside_path} is the one off")
+            f"where {off}")
+
+
+def _and_listed(paths: Sequence) -> str:
+    """``a, b and c``: every one of ``paths`` (a unit's refusal names each file to rewrite)."""
+    said = [str(path) for path in paths]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
 
 
 def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
