@@ -7,6 +7,8 @@ SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would befo
 SIGNAL_IN=<name>[:N] instead as that rank calls accelerated_seg.train's <name> (its N-th call): a phase of the run
 outside its steps (cached_tables, resume_the_loop, save_training_state, export_model).
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
+Each run's result holds "training_forwards": the training loss's forward calls this rank made in that run (its
+micro-batches; a resume's are only the steps it had left).
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
 SEED_OUT=P writes the seed of torch's generator at the first training step to ``P.rank<N>.txt``.
 FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
@@ -14,12 +16,11 @@ CHECKPOINT_LISTING_FAILS=1 makes the listing of checkpoints/ that training's int
 fail as a network mount gone would (ENOTCONN); the saves list as before.
 GONE_AFTER_MAIN_LOADS=<checkpoint> deletes the checkpoint a resume loads once the main process has loaded it and
 before rank 1 does, as another run's rotation (keep_last) would between the two.
-AGAIN_INTO=<folder> trains the same overrides once more, into that folder, in the same processes after the run (a
-test's uninterrupted reference, without the start of a launch of its own); its summary is the result's "again".
-The fault knobs stay armed, counting on from the first run: one spent there (a SIGNAL_CALL passed) does not fire.
 THEN_RUNS=<json list of [prefix, overrides]> trains each of those runs too, one after another in the same processes
-after the first, each rank's outcome in its own ``<prefix>.rank<N>.json``: refusals that each had a launch of their own
-(each launch's start costs the suite seconds of its 2 cores), whose ranks must also stay in step for the next run.
+after the first, each rank's outcome in its own ``<prefix>.rank<N>.json``: refusals, resumes and a test's
+uninterrupted reference that each had a launch of their own (each launch's start costs the suite seconds of its 2
+cores), whose ranks must also stay in step for the next run. The fault knobs stay armed, counting on from the first
+run: one spent there (a SIGNAL_CALL passed) does not fire.
 """
 
 import json
@@ -93,10 +94,19 @@ def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
     resume.load_state_also_of_wrapped_aliases = load
 
 
+_TRAINING_FORWARDS = {"n": 0}  # this process's, over its runs
+
+
+def counted(call: int, loss):
+    _TRAINING_FORWARDS["n"] += 1
+    return loss
+
+
 def main() -> None:
     prefix, overrides = sys.argv[1], sys.argv[2:]
     # torchrun's RANK, else an MPI launcher's (mpirun, srun with PMI), which accelerate reads for MULTI_CPU
     rank = int(next((os.environ[key] for key in ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK") if key in os.environ), 0))
+    DiceCELoss.forward = loss_forward_with(counted)
     if os.environ.get("NAN_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(nan_on({int(c) for c in os.environ["NAN_CALLS"].split(",")}))
     if os.environ.get("SIGNAL_RANK") == str(rank) and os.environ.get("SIGNAL_IN"):
@@ -137,16 +147,15 @@ def main() -> None:
 
 
 def outcome(overrides: list[str]) -> dict:
-    """This rank's result of training ``overrides`` (and of AGAIN_INTO's run after it), else its error."""
+    """This rank's result of training ``overrides``, else its error."""
     try:
         with importing_without_collection():
             from accelerated_seg.config import load_config
             from accelerated_seg.train import train
 
+        before = _TRAINING_FORWARDS["n"]
         result = {"ok": True, **train(load_config(None, overrides))}
-        if os.environ.get("AGAIN_INTO"):
-            again = [o for o in overrides if not o.startswith("--train.output_dir=")]
-            result["again"] = train(load_config(None, [*again, f"--train.output_dir={os.environ['AGAIN_INTO']}"]))
+        result["training_forwards"] = _TRAINING_FORWARDS["n"] - before
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file
         result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
     return result

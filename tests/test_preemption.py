@@ -337,30 +337,41 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
     # 2 ranks x 2 = 4 patches per step, 3 steps per epoch. Rank 1 signals itself during its 5th
     # forward (step 5, mid-epoch 1); rank 0 learns it at step 5's all-reduce and both stop there.
     # Under FSDP2 (really sharded, benchmarks/fsdp_on_cpu.py) the state saved is one shard per rank.
-    # The same processes then train the uninterrupted run the resume must end as (AGAIN_INTO): a
-    # launch of its own until the ninety-eighth session.
+    # The same processes then train the uninterrupted run the resume must end as, and then the resume
+    # of step_5 into a folder of its own (dist_worker's THEN_RUNS; until the hundred-and-tenth session
+    # the resume was a launch of its own, each launch's start ~13 CPU-s of the suite's 2 cores). The
+    # uninterrupted run between leaves these processes' RNGs far from step 5's: a resume that did not
+    # restore them from the checkpoint would not end as the uninterrupted run.
     common = {"train.max_steps": 8, "train.val_every": 0, "train.save_every": 3}
-    interrupted, full = tmp_path / "interrupted", tmp_path / "full"
+    interrupted, full, resumed = tmp_path / "interrupted", tmp_path / "full", tmp_path / "resumed"
+    step_5 = interrupted / "checkpoints" / "step_5"
+    then = [[str(tmp_path / "full_result"), tiny_overrides(tiny_dataset, full, **common)],
+            [str(tmp_path / "resume"), tiny_overrides(tiny_dataset, resumed, **common,
+                                                      **{"train.resume": str(step_5)})]]
     results = launch_two(tmp_path / "cut", tiny_overrides(tiny_dataset, interrupted, **common),
                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM",
-                                    "AGAIN_INTO": str(full)},
+                                    "THEN_RUNS": json.dumps(then)},
                          fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(True, 5), (True, 5)]
-    assert [(r["again"]["preempted"], r["again"]["step"]) for r in results] == [(False, 8), (False, 8)]
+    fulls = [json.loads((tmp_path / f"full_result.rank{rank}.json").read_text()) for rank in range(2)]
+    assert [(r["ok"], r["preempted"], r["step"]) for r in fulls] == [(True, False, 8), (True, False, 8)], fulls
     assert [p.name for p in complete_checkpoints(interrupted / "checkpoints")] == ["step_3", "step_5"]
+    assert resolve_resume("latest", interrupted / "checkpoints") == step_5  # what --train.resume=latest takes
     assert not (interrupted / "model").exists()
     if fsdp_profile:
         assert all(r["strategy"].startswith("FSDP (FSDP) on 2 process(es)") for r in results)
-        shards = interrupted / "checkpoints" / "step_5" / "pytorch_model_fsdp_0"
+        shards = step_5 / "pytorch_model_fsdp_0"
         assert sorted(p.name for p in shards.glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
 
-    # The resumed run does only the 3 remaining steps: a signal armed for rank 1's 4th forward call
-    # (which a run started from scratch would reach at step 4) never fires.
-    results = launch_two(tmp_path / "resume", tiny_overrides(tiny_dataset, interrupted, **common,
-                                                             **{"train.resume": "latest"}),
-                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"}, fsdp_profile=fsdp_profile)
-    assert [(r["preempted"], r["step"]) for r in results] == [(False, 8), (False, 8)]
-    _same_weights(full, interrupted)
+    # The resumed run does only the 3 remaining steps, one forward each (the signal, armed for rank 1's 4th
+    # forward in a launch of its own until the hundred-and-tenth session, never fired), and logs every step once.
+    resumes = [json.loads((tmp_path / f"resume.rank{rank}.json").read_text()) for rank in range(2)]
+    for r in resumes:
+        assert r["ok"], r.get("traceback") or r
+        assert (r["preempted"], r["step"], r["training_forwards"]) == (False, 8, 3), r
+        assert [step for step, _ in r["losses"]] == list(range(1, 9)), r["losses"]
+    assert [r["training_forwards"] for r in results + fulls] == [5, 5, 8, 8]
+    _same_weights(full, resumed)
 
 
 @pytest.mark.distributed
