@@ -215,7 +215,10 @@ def _launch_fsdp2_on_cpu(*args: str, config_file: Path = ROOT / "configs" / "acc
 
 def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resumes_exactly(tiny_dataset, tmp_path):
     """FSDP2 as the shipped profile runs it on GPUs (bf16 compute, fp32 reduction and buffers),
-    with activation checkpointing, on DynUNet, whose skip_layers register its layers a second time."""
+    with activation checkpointing, on DynUNet, whose skip_layers register its layers a second time.
+
+    The launch's first run is test_channels_last_weights_are_refused_before_the_data_work_...'s refusal (a launch
+    of its own, of examples/train.py, until the hundred-and-tenth session): ``refused``'s result."""
     from safetensors.torch import load_model
 
     import monai.networks.nets
@@ -224,18 +227,20 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
                     train__activation_checkpointing="true", **{"model.name": "dynunet",
                                                                 "model.args": "{filters: [8, 16, 32]}"})
     full, resumed = tmp_path / "full", tmp_path / "resumed"
-    # The resume is the launch's second run (dist_worker's THEN_RUNS), of step_2 into a folder of its own: a launch
-    # of its own, of a copy of step_2, until the hundred-and-ninth session.
+    # The resume is a later run of the launch (dist_worker's THEN_RUNS), of step_2 into a folder of its own: a
+    # launch of its own, of a copy of step_2, until the hundred-and-ninth session.
     step = full / "checkpoints" / "step_2"
-    then = [[str(resumed) + "_result", tiny_overrides(tiny_dataset, resumed, train__resume=str(step), **settings)]]
-    proc = _launch_fsdp2_on_cpu(str(full) + "_result", *tiny_overrides(tiny_dataset, full, **settings),
+    then = [[str(full) + "_result", tiny_overrides(tiny_dataset, full, **settings)],
+            [str(resumed) + "_result", tiny_overrides(tiny_dataset, resumed, train__resume=str(step), **settings)]]
+    proc = _launch_fsdp2_on_cpu(str(tmp_path / "refused"), *_channels_last_refused(tiny_dataset, tmp_path),
                                 then_runs=then)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    _assert_channels_last_refused(tmp_path, proc)
     for prefix in (full, resumed):
         for rank in range(2):
             outcome = json.loads(Path(f"{prefix}_result.rank{rank}.json").read_text())
             assert outcome["ok"] and outcome["step"] == 4, outcome.get("traceback") or outcome
-    first, second = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]  # each run's lines
+    first, second = re.split(r"^strategy: ", proc.stdout, flags=re.M)[-2:]  # each run's lines
     for printed in (first, second):
         assert printed.startswith("FSDP (FSDP) on 2 process(es), device cpu:0, mixed precision bf16"), printed[:300]
         assert "FSDP units: every UnetResBlock, UnetBasicBlock" in printed
@@ -254,11 +259,11 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
     assert_checkpoint_exports_as_training_did(full, tmp_path / "exported")
 
 
-def test_channels_last_weights_are_refused_before_the_data_work_where_the_strategy_cannot_shard_them(
-        tiny_dataset, tmp_path):
+def test_channels_last_weights_are_refused_before_the_data_work_where_the_strategy_cannot_shard_them():
     """FSDP2's fully_shard refuses non-contiguous parameters and DeepSpeed's engine fails on their
     strides in prepare: both only after the data work, with torch's or DeepSpeed's traceback (a probe,
-    seventy-seventh session). DDP and FSDP1 keep the layout."""
+    seventy-seventh session). DDP and FSDP1 keep the layout. FSDP2's refusal in a real launch is the first run of
+    test_fsdp2_in_bf16_with_checkpointed_blocks_...'s (_assert_channels_last_refused)."""
     from types import SimpleNamespace
 
     from accelerate.utils import DistributedType
@@ -273,11 +278,28 @@ def test_channels_last_weights_are_refused_before_the_data_work_where_the_strate
     assert "but DeepSpeed broadcasts and partitions parameters" in deepspeed
     assert channels_last_error(launch(DistributedType.FSDP, 1)) is None
     assert channels_last_error(launch(DistributedType.MULTI_CPU)) is None
-    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, tmp_path / "run", train__channels_last="true"))
-    assert proc.returncode != 0
-    assert ("train.channels_last makes the weights channels-last, but FSDP2 shards only contiguous parameters; "
-            "leave it off under this accelerate config") in proc.stderr, proc.stderr[-3000:]
-    assert "NotImplementedError" not in proc.stderr and "preprocessed cache" not in proc.stdout
+
+
+def _channels_last_refused(tiny_dataset, tmp_path: Path) -> list[str]:
+    """A run under fsdp2_blocks.yaml with channels-last weights, into ``tmp_path/channels_last``, with a data cache
+    of its own: the data work would build it and say so."""
+    return tiny_overrides(tiny_dataset, tmp_path / "channels_last", train__channels_last="true",
+                          data__cache_dir=str(tmp_path / "channels_last_cache"))
+
+
+def _assert_channels_last_refused(tmp_path: Path, proc: subprocess.CompletedProcess) -> None:
+    """The launch's first run (``refused``'s result), _channels_last_refused's, was refused on both ranks in our
+    words, before the data work and anything written, with no NotImplementedError of torch's."""
+    said = ("train.channels_last makes the weights channels-last, but FSDP2 shards only contiguous parameters; "
+            "leave it off under this accelerate config")
+    for rank in range(2):
+        outcome = json.loads((tmp_path / f"refused.rank{rank}.json").read_text())
+        assert not outcome["ok"] and outcome["error"].startswith(f"ConfigError: {said}"), outcome
+        assert "NotImplementedError" not in outcome["traceback"], outcome["traceback"]
+    assert "NotImplementedError" not in proc.stderr, proc.stderr[-3000:]
+    refused_run_printed = "".join(re.split(r"^strategy: ", proc.stdout, flags=re.M)[:-2])  # before the full run's
+    assert "preprocessed cache" not in refused_run_printed, refused_run_printed[-3000:]
+    assert not (tmp_path / "channels_last_cache").exists() and not (tmp_path / "channels_last").exists()
 
 
 @pytest.fixture(scope="module")
