@@ -199,12 +199,23 @@ def _launch_variant(variant: str, tiny_dataset, folder: Path, env_extra: dict | 
                       env_extra={"GRADS_OUT": str(folder / "grads_two"), **(env_extra or {})})
 
 
+# The training loss's forward calls of the "ddp_deep_supervision" variant's run on each rank: 4 steps, one call per
+# output of the network (the full-resolution one and the deep supervision head's).
+DEEP_SUPERVISION_FORWARDS = 8
+
+
 @pytest.fixture(scope="module")
 def ddp_launch(tiny_dataset, tmp_path_factory) -> tuple[Path, list[dict]]:
     """The "ddp_deep_supervision" variant's launch, once for the tests of this module that read it; each rank's
-    dropout seed in ``seed.rank<N>.txt``."""
+    dropout seed in ``seed.rank<N>.txt``. Its processes then train test_non_finite_loss_on_one_rank_...'s run
+    (THEN_RUNS; a launch of its own until the hundred-and-tenth session), into ``nan``, its result ``nan_result``:
+    rank 1's loss is NaN in that run's second forward, the fault knob counting on from the variant's run."""
     folder = tmp_path_factory.mktemp("ddp")
-    return folder, _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {"SEED_OUT": str(folder / "seed")})
+    then = [[str(folder / "nan_result"), tiny_overrides(tiny_dataset, folder / "nan", **{"train.max_steps": 3,
+                                                                                         "train.val_every": 0})]]
+    return folder, _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {
+        "SEED_OUT": str(folder / "seed"), "NAN_RANK": "1", "NAN_CALLS": str(DEEP_SUPERVISION_FORWARDS + 1),
+        "THEN_RUNS": json.dumps(then)})
 
 
 @pytest.mark.parametrize("variant", TWO_PROCESS_VARIANTS)
@@ -250,12 +261,16 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
         torch.testing.assert_close(two[key], one[key], rtol=0, atol=1e-4, msg=f"{key} differs")
 
 
-def test_non_finite_loss_on_one_rank_is_skipped_by_both_without_a_hang(tiny_dataset, tmp_path):
-    out = tmp_path / "nan"
-    results = launch_two(tmp_path / "result",
-                         tiny_overrides(tiny_dataset, out, **{"train.max_steps": 3, "train.val_every": 0}),
-                         env_extra={"NAN_RANK": "1", "NAN_CALLS": "1"})
-    assert all(r["step"] == 3 for r in results)
+def test_non_finite_loss_on_one_rank_is_skipped_by_both_without_a_hang(ddp_launch):
+    folder, variant = ddp_launch
+    out = folder / "nan"
+    # the NaN armed for rank 1's forward DEEP_SUPERVISION_FORWARDS + 1 came in this run's second, as it had at
+    # NAN_CALLS=1 in a launch of its own
+    assert [r["training_forwards"] for r in variant] == [DEEP_SUPERVISION_FORWARDS] * 2, variant
+    results = [json.loads((folder / f"nan_result.rank{rank}.json").read_text()) for rank in range(2)]
+    assert all(r["ok"] for r in results), [r.get("traceback") for r in results]
+    # 3 steps of 4 forwards on both ranks: the one whose loss was NaN on rank 1 skipped by both, and drawn again
+    assert all(r["step"] == 3 and r["training_forwards"] == 4 for r in results), results
     weights = load_file(out / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
 
