@@ -337,17 +337,19 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
     # 2 ranks x 2 = 4 patches per step, 3 steps per epoch. Rank 1 signals itself during its 5th
     # forward (step 5, mid-epoch 1); rank 0 learns it at step 5's all-reduce and both stop there.
     # Under FSDP2 (really sharded, benchmarks/fsdp_on_cpu.py) the state saved is one shard per rank.
-    # The same processes then train the uninterrupted run the resume must end as, and then the resume
-    # of step_5 into a folder of its own (dist_worker's THEN_RUNS; until the hundred-and-tenth session
-    # the resume was a launch of its own, each launch's start ~13 CPU-s of the suite's 2 cores). The
+    # The same processes then train the uninterrupted run the resume must end as (dist_worker's
+    # THEN_RUNS), and under DDP the resume of step_5 into a folder of its own (a launch of its own until
+    # the hundred-and-tenth session, each launch's start ~13 CPU-s of the suite's 2 cores). The
     # uninterrupted run between leaves these processes' RNGs far from step 5's: a resume that did not
-    # restore them from the checkpoint would not end as the uninterrupted run.
+    # restore them from the checkpoint would not end as the uninterrupted run. FSDP2's resume stays a
+    # launch of its own: the suite's one resume of its sharded state in fresh processes (test_strategies'
+    # resume in the same ranks); DDP's is test_a_resume_onto_more_processes_...'s and the SLURM rerun's.
     common = {"train.max_steps": 8, "train.val_every": 0, "train.save_every": 3}
     interrupted, full, resumed = tmp_path / "interrupted", tmp_path / "full", tmp_path / "resumed"
     step_5 = interrupted / "checkpoints" / "step_5"
+    resume = [str(tmp_path / "resume"), tiny_overrides(tiny_dataset, resumed, **common, **{"train.resume": str(step_5)})]
     then = [[str(tmp_path / "full_result"), tiny_overrides(tiny_dataset, full, **common)],
-            [str(tmp_path / "resume"), tiny_overrides(tiny_dataset, resumed, **common,
-                                                      **{"train.resume": str(step_5)})]]
+            *([] if fsdp_profile else [resume])]
     results = launch_two(tmp_path / "cut", tiny_overrides(tiny_dataset, interrupted, **common),
                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM",
                                     "THEN_RUNS": json.dumps(then)},
@@ -363,6 +365,8 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
         shards = step_5 / "pytorch_model_fsdp_0"
         assert sorted(p.name for p in shards.glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
 
+    if fsdp_profile:
+        launch_two(Path(resume[0]), resume[1], fsdp_profile=fsdp_profile)
     # The resumed run does only the 3 remaining steps, one forward each (the signal, armed for rank 1's 4th
     # forward in a launch of its own until the hundred-and-tenth session, never fired), and logs every step once.
     resumes = [json.loads((tmp_path / f"resume.rank{rank}.json").read_text()) for rank in range(2)]
