@@ -115,10 +115,23 @@ def forget_the_last_wait() -> None:
 
 
 def every_process_came_to_the_last_wait() -> bool:
-    """Whether every process of the launch has come to this process's last wait, its barrier complete: each has done
-    its share of the work, and none waits for another any more. Asked from any thread (gloo's and NCCL's
-    ``is_completed`` take their own lock)."""
-    return bool(_last_barrier) and _last_barrier[0] is not None and _last_barrier[0].is_completed()
+    """Whether every process of the launch has come to this process's last wait, its barrier complete and without an
+    error: each has done its share of the work, and none waits for another any more. A barrier that ended in an error
+    is complete too (gloo's "Connection reset by peer" as a process killed before it is reaped): that process died
+    before it came, which the hundred-and-tenth session's review found taken for every process come. Asked from any
+    thread (gloo's and NCCL's ``is_completed`` and their future take their own lock)."""
+    barrier = _last_barrier[0] if _last_barrier else None
+    return barrier is not None and barrier.is_completed() and _without_an_error(barrier)
+
+
+def _without_an_error(work) -> bool:
+    """Whether ``work``, complete, ended without an error: its future's value, which raises the error. Not
+    ``is_success`` or ``exception``, which would say it too, but print that they are deprecated (torch 2.13)."""
+    try:
+        work.get_future().value()
+    except Exception:  # the barrier's error; or a backend without futures, which cannot tell: taken for an error
+        return False
+    return True
 
 
 def wait_for_every_process(accelerator) -> None:
