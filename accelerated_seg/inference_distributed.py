@@ -60,7 +60,10 @@ from .inference import (
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
                               holding_output_folder, home_expanded, prediction_ending, prediction_key,
                               probabilities_path, remove_earlier_prediction)
-from .last_wait import InterruptInTheLastWait, the_last_wait, wait_for_every_process
+from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_wait, the_last_wait,
+                        wait_for_every_process)
+from .sigterm import Terminated
+
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -255,7 +258,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # the ninety-sixth session (out of memory) and the ninety-seventh (any error), the rest of that split's work from
     # the ninety-eighth, and from the ninety-ninth the whole of the work: an interrupt in the checks or their gather,
     # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
-    interrupt = InterruptInTheLastWait(rank)
+    interrupt, after_the_wait = InterruptInTheLastWait(rank), None
     try:
         with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
             model, config, keep, cases, outputs, written = _checked_on_every_process(
@@ -278,15 +281,25 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             # line SAID_WAIT_S (ranks_stop_together) late (until the hundredth session). A second is raised at once,
             # here, and stops every process: the wait may be for one held up (last_wait.py; hundred-and-seventh).
             interrupt.held()
-            with interrupt.sigterm_after_a_held_interrupt_as_it():  # the agent's, on a terminal's second Ctrl-C
-                with the_last_wait():  # after it, no process waits for another (launched_sigterm.py)
-                    wait_for_every_process(accelerator)
+            try:
+                with interrupt.sigterm_after_a_held_interrupt_as_it():  # the agent's, on a terminal's second Ctrl-C
+                    with the_last_wait():  # after it, no process waits for another (launched_sigterm.py)
+                        wait_for_every_process(accelerator)
+            except KeyboardInterrupt as stop:
+                # Raised as the wait looked at a barrier complete already (its sleep, up to last_wait.POLL_S): none
+                # waits for this one, so it is held as one that came in the wait. Left to stopping_together, it
+                # stopped every process, the others gone, and the main process said its line 13.7 s after a SIGTERM
+                # 3 ms past the barrier (the hundred-and-tenth session's review).
+                if not every_process_came_to_the_last_wait():
+                    raise
+                after_the_wait = stop
     finally:
         interrupted = interrupt.released()
-    if interrupted:  # every process has passed the last wait: none waits for this one, and none need stop
-        # every case is written or failed: the failed ones are said with the interrupt, as in one process (this
-        # process's line named none of them until the hundred-and-first session, the others' said them)
-        raise PredictInterrupted(len(jobs) - len(failures), len(jobs), [line for line, _ in failures])
+    if interrupted or after_the_wait is not None:  # every process has passed the last wait: none waits for this one,
+        # and none need stop. Every case is written or failed: the failed ones are said with the interrupt, as in one
+        # process (this process's line named none of them until the hundred-and-first session, the others' said them)
+        raise PredictInterrupted(len(jobs) - len(failures), len(jobs), [line for line, _ in failures],
+                                 terminated=isinstance(after_the_wait, Terminated))
     if failures:
         raise _cases_failed(failures, len(jobs))
     return outputs
