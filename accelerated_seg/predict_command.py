@@ -29,6 +29,7 @@ def run(args, _) -> int:
     from .inference import predict_cases, predict_file  # imported by _checked_options
     from .inference_files import PredictNames, probabilities_path
 
+    cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
     try:
         with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
             if args.input:  # the older form: channels named one by one, output is the label map itself
@@ -37,13 +38,16 @@ def run(args, _) -> int:
                                        names=PredictNames(), **options)
                 print(f"wrote {written}")
             else:
-                written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                        progress=print, sequential=args.sequential,
-                                        continue_prediction=args.continue_prediction, names=PredictNames(), **options)
-                print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} "
+                cases.append(predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                           progress=print, sequential=args.sequential,
+                                           continue_prediction=args.continue_prediction, names=PredictNames(),
+                                           **options))
+                print(f"{len(cases[0])} case(s) {'in' if args.continue_prediction else 'segmented into'} "
                       f"{args.output}")
     except KeyboardInterrupt as interrupt:
-        print(_interrupted_by(args, interrupt), file=sys.stderr)
+        # as its last line is said (a slow reader of its stdout), every case is written: said so, as a launch's is
+        # (until the hundred-and-tenth session's review "predicts the cases not yet written", where none was left)
+        print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
         raise
     except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
         raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
@@ -197,10 +201,10 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
 
 
 def _counted_once_written(interrupt: KeyboardInterrupt, written: list | None = None) -> KeyboardInterrupt:
-    """``interrupt``, counting every case written where it came once predict_distributed had returned them (the main
-    process saying its last line or ending the process group; a job's SIGTERM there is a stop since the
-    hundred-and-tenth session): its line says all are written, not that the same command predicts those not yet
-    written."""
+    """``interrupt``, counting every case written where it came once predict_distributed (or one process's
+    predict_cases) had returned them (the last line being said, or a launch's process group ended; a job's SIGTERM
+    there is a stop since the hundred-and-tenth session): its line says all are written, not that the same command
+    predicts those not yet written."""
     from .inference import PredictInterrupted
 
     if written is None or isinstance(interrupt, PredictInterrupted):

@@ -1964,6 +1964,29 @@ def test_an_interrupted_predict_says_how_to_go_on(scans, tmp_path, monkeypatch, 
     assert "--input FILE... is one case" in capsys.readouterr().err
 
 
+def test_a_predict_interrupted_as_it_says_its_last_line_says_every_case_is_written(scans, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """An interrupt (a time limit's SIGTERM, a Ctrl-C) as predict says its last line, a reader of its stdout slow:
+    predict_cases has returned, every case written. Until the hundred-and-tenth session's review its line said "the
+    same command with --continue predicts the cases not yet written", where none was left."""
+    import builtins
+
+    import accelerated_seg.inference as inference_module
+    from accelerated_seg import predict_command
+
+    monkeypatch.setattr(inference_module, "predict_cases", lambda *args, **kwargs: [tmp_path / "a", tmp_path / "b"])
+
+    def print_until_the_last_line(*args, **kwargs):
+        if args and "segmented into" in str(args[0]):
+            raise KeyboardInterrupt
+        builtins.print(*args, **kwargs)
+
+    monkeypatch.setattr(predict_command, "print", print_until_the_last_line, raising=False)
+    model = str(export(tmp_path / "model"))
+    assert main(["predict", "--model", model, str(scans / "imagesTr"), "--output", str(tmp_path / "pred")]) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == "predict interrupted: all 2 case(s) are written, each file whole"
+
+
 def _from_monai_snippet() -> str:
     """docs/from_monai.md's plain-MONAI prediction, the one Python block under its heading."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "from_monai.md").read_text(encoding="utf-8")
