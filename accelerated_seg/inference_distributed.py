@@ -64,7 +64,6 @@ from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_w
                         wait_for_every_process)
 from .sigterm import Terminated
 
-
 SPLITS = ("auto", "cases", "windows")
 
 
