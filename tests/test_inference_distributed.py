@@ -857,6 +857,22 @@ def launched_until(marker: Path, cmd: list[str], env: dict, cwd: Path):
                 stop_group(launch)
 
 
+def sigterm_to_the_launch(launch: subprocess.Popen) -> tuple[str, str, float]:
+    """SIGTERM to the launch's process group, as a job's stop sends it: its stdout, its stderr and the seconds from
+    the signal to its end (60 s at most)."""
+    os.killpg(launch.pid, signal.SIGTERM)
+    signalled = time.monotonic()
+    stdout, stderr = launch.communicate(timeout=60)
+    return stdout, stderr, time.monotonic() - signalled
+
+
+def stop_lines(stderr: str) -> list[str]:
+    """The lines a stopped predict says: its SIGTERM or interrupt line and any error, not torch's agent's own
+    "closing signal" records."""
+    return [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
+            or "interrupted" in line or line.startswith("error")]
+
+
 def launched_by_rank(launcher: int) -> dict[int, int]:
     """The pids of a launcher's processes (its children; each in a session of its own), by their RANK."""
     pids = {}
@@ -1133,14 +1149,10 @@ def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_sta
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
     cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
     with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
-        os.killpg(launch.pid, signal.SIGTERM)
-        signalled = time.monotonic()
-        stdout, stderr = launch.communicate(timeout=60)
-        ended_after = time.monotonic() - signalled
+        stdout, stderr, ended_after = sigterm_to_the_launch(launch)
     out = tmp_path / "out"
     assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
-    said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
-            or "interrupted" in line or line.startswith("error")]
+    said = stop_lines(stderr)
     assert said == [f"predict stopped by SIGTERM in process 1, case small_1 (1 of 2 case(s) written whole: small_0 in "
                     f"{out}; no file is half-written, and the same command with --continue predicts the 1 not yet "
                     f"written)"], stderr[-3000:]
@@ -1172,14 +1184,10 @@ def test_sigterm_after_a_process_ended_well_stops_the_main_process_with_its_line
         while len(children.read_text().split()) > 1 and time.monotonic() < deadline:
             time.sleep(0.1)  # process 1 ends with its work, reaped by the agent (its poll: every 0.1 s)
         assert len(children.read_text().split()) == 1, children.read_text()
-        os.killpg(launch.pid, signal.SIGTERM)
-        signalled = time.monotonic()
-        stdout, stderr = launch.communicate(timeout=60)
-        ended_after = time.monotonic() - signalled
+        stdout, stderr, ended_after = sigterm_to_the_launch(launch)
     out = tmp_path / "out"
     assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
-    said = [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
-            or "interrupted" in line or line.startswith("error")]
+    said = stop_lines(stderr)
     assert said == ["predict stopped by SIGTERM: all 3 case(s) are written, each file whole"], stderr[-3000:]
     assert "Traceback" not in stderr, stderr[-3000:]
     assert ended_after < 10, ended_after
@@ -1212,8 +1220,7 @@ def test_sigterm_just_past_the_last_wait_is_said_at_once_as_all_written(data, tm
     monkeypatch.setenv("SIGTERM_SENT", str(tmp_path / "sent"))
     proc = predict_two_scans(data, tmp_path, "sigterm_just_past_the_last_wait_predict.py", "--split", "cases")
     ended = time.time()
-    said = [line for line in proc.stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line
-            or "interrupted" in line or line.startswith("error")]
+    said = stop_lines(proc.stderr)
     assert said == ["predict stopped by SIGTERM: all 2 case(s) are written, each file whole"], proc.stderr[-3000:]
     assert "exitcode  : 143" in proc.stderr, proc.stderr[-3000:]  # the main process's; the launch 1 (torch's)
     assert ended - float((tmp_path / "sent").read_text()) < 5, proc.stderr[-3000:]  # measured 1.4-1.5 s; 13.7 before
