@@ -29,9 +29,9 @@ its first collective with gloo's traceback (3 of 4 tries with rank 1 sent on 0.5
 0-0.45 s or 0.55-1.0 s: benchmarks/results/sigint_one_rank_outside_steps/
 ctrl_c_to_the_launcher_before_the_processes_meet.txt). So the ranks agree through marks in the launch's store
 (``_Marks``): the watcher marks its rank leaving before it ends it, and waits for the meeting where every other rank
-is already marked on its way in; a rank entering the span with another marked leaving stays out of the rendezvous for
-the agent's SIGTERM (0 of 6 tries at 0.5 s with them). Only where torch's agent holds the store (torchrun, accelerate
-launch); elsewhere the window stays.
+is already marked on its way in (while they stay marked); a rank entering the span with another marked leaving takes
+its mark back and stays out of the rendezvous for the agent's SIGTERM (0 of 6 tries at 0.5 s with them). Only where
+torch's agent holds the store (torchrun, accelerate launch); elsewhere the window stays.
 
 Why not the other ways: SIGINT at its default action for the span ends the process with no line, killed by the
 signal (status -2), which torch's table and the estimator's launch (``interrupt_of_the_launch``, which knows 130) take
@@ -92,12 +92,15 @@ class _Held:
 
 class _Marks:
     """Marks in the store of torch's agent that keep an interrupted rank from ending as another meets it (module
-    docstring, "What is left"): each rank marks itself on its way into the rendezvous as it enters the span, then
-    looks for a rank leaving; the watcher marks its rank leaving before it ends it, then looks for the others on
-    their way. One store answers each in turn, so of two ranks marking at once at least one sees the other's mark:
-    the one coming stays out of the rendezvous (the agent's SIGTERM ends it), or the one leaving waits for the
-    meeting and stops with the others. Our own keys, through torch's public TCPStore, where the agent holds the store
-    (TORCHELASTIC_USE_AGENT_STORE); elsewhere (rank 0's own store, made only inside ``init_process_group``) none."""
+    docstring, "The watcher cannot see a meeting"): each rank marks itself on its way into the rendezvous as it
+    enters the span, then looks for a rank leaving; the watcher marks its rank leaving before it ends it, then looks
+    for the others on their way. One store answers each in turn, so of two ranks marking at once at least one sees the
+    other's mark:
+    the one coming takes its mark back and stays out of the rendezvous (the agent's SIGTERM ends it), or the one
+    leaving waits for the meeting, while the others stay marked, and stops with them. A rank that will not come (it
+    stays out; an interrupt or an error ends it before the meeting) takes its mark back (``not_coming``). Our own
+    keys, through torch's public TCPStore, where the agent holds the store (TORCHELASTIC_USE_AGENT_STORE); elsewhere
+    (rank 0's own store, made only inside ``init_process_group``) none."""
 
     def __init__(self):
         self.store = None
@@ -113,8 +116,13 @@ class _Marks:
         with contextlib.suppress(Exception):  # no store to reach: no marks, as before them
             store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
                                   wait_for_workers=False, timeout=timedelta(seconds=STORE_S))
-            store.set(self.key("coming", self.rank), "1")
             self.store = store
+            self.coming()
+
+    def coming(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                self.store.set(self.key("coming", self.rank), "1")
 
     def another_leaving(self) -> bool:
         try:
@@ -133,6 +141,14 @@ class _Marks:
             return self.store is not None and self.store.check([self.key("coming", other) for other in self.others])
         except Exception:  # the store gone (its agent ended): no one is coming
             return False
+
+    def not_coming(self) -> None:
+        """This rank's mark on its way in taken back: it will not come (it stays out, or an interrupt or an error ends
+        it first), so that a leaving rank waiting on the mark ends at once, not ``ON_THEIR_WAY_S`` later. Kept, the
+        mark held a leaving rank those 5 s where both saw the other's (the one coming then stayed out too)."""
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                self.store.delete_key(self.key("coming", self.rank))
 
 
 class _Watcher(threading.Thread):
@@ -167,7 +183,7 @@ class _Watcher(threading.Thread):
             # Leaving marked, then the others looked for: any on its way in since is kept out (``_Marks``); met by
             # those marked before, this rank stops with them
             self.marks.leaving()
-            if self.marks.every_other_coming() and self._met_within(ON_THEIR_WAY_S):
+            if self._met_within(ON_THEIR_WAY_S):
                 return
             with contextlib.suppress(Exception):  # whatever the saying met (a reader gone), the process ends
                 self.say()
@@ -182,9 +198,11 @@ class _Watcher(threading.Thread):
                 os._exit(_EXIT_INTERRUPTED)
 
     def _met_within(self, wait_s: float) -> bool:
+        """Whether the processes meet within ``wait_s``, while every other rank is marked on its way in (looked at
+        again each time: one that takes its mark back, ``_Marks.not_coming``, will not come)."""
         waiting_until = time.monotonic() + wait_s
         while processes_yet_to_meet():
-            if time.monotonic() > waiting_until:
+            if time.monotonic() > waiting_until or not self.marks.every_other_coming():
                 return False
             time.sleep(0.02)
         return True
@@ -233,8 +251,14 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
         yield
         return
     marks = _Marks()  # first: a SIGINT as it connects is raised, nothing else yet set
-    if marks.another_leaving():  # met, it would end as it meets this one: left to the agent's SIGTERM (_Marks)
-        time.sleep(LEAVING_WAIT_S)
+    try:
+        if marks.another_leaving():  # met, it would end as it meets this one: left to the agent's SIGTERM (_Marks)
+            marks.not_coming()
+            time.sleep(LEAVING_WAIT_S)
+            marks.coming()  # no SIGTERM came (a mark left by an earlier round of the launch): on its way in after all
+    except BaseException:  # a SIGINT raised here (its handler not yet held): this rank is not coming
+        marks.not_coming()
+        raise
     reading, writing = socket.socketpair()
     writing.setblocking(False)  # as set_wakeup_fd requires: a signal handler must never block
     previous = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
@@ -257,6 +281,8 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
         _forward_what_is_left(reading, previous)
         reading.close()
         writing.close()
+        if processes_yet_to_meet():  # the body ended before the meeting (an error, an interrupt): not coming
+            marks.not_coming()
         # Put back last, so that a SIGINT during the rest is held too, not raised half way through it; one held is
         # raised now, the processes having met (or the body failed before the watcher's time), as it would have been
         # where it landed: in place of an error the body raised meanwhile, which it prevented there.

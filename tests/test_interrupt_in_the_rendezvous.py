@@ -248,3 +248,51 @@ def test_a_rank_leaving_and_one_coming_never_meet_half_way(tmp_path, rank1):
                                             "KeyboardInterrupt, met: True ; marked leaving: True"], done
     else:
         assert done.returncode == -signal.SIGTERM and done.stdout == "", done  # never inside
+
+
+TAKEN_BACK = r"""
+import os, signal, sys, threading, time
+from datetime import timedelta
+import torch.distributed as dist
+from accelerated_seg.interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+agents = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
+os.environ.update(TORCHELASTIC_USE_AGENT_STORE="True", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(agents.port))
+mark = "accelerated_seg/rendezvous/0/{}/{}".format
+if sys.argv[1] == "leaving":  # rank 1 leaving: this rank stays out, its mark on its way in taken back
+    agents.set(mark("leaving", 1), "1")
+    threading.Timer(0.5, lambda: print("staying out; marked coming:", agents.check([mark("coming", 0)]),
+                                       flush=True)).start()
+    threading.Timer(1, os.kill, (os.getpid(), signal.SIGTERM)).start()
+else:  # rank 1 on its way in, then staying out (it saw this one leaving as it came): it takes its mark back
+    rank1 = dist.TCPStore("127.0.0.1", agents.port, is_master=False, timeout=timedelta(seconds=60))  # its own client
+    rank1.set(mark("coming", 1), "1")  # (one client's wait, below, holds its connection)
+    threading.Timer(1.2, rank1.delete_key, (mark("coming", 1),)).start()
+with ending_on_an_interrupt_in_the_rendezvous(lambda: print("the caller's line", flush=True)):
+    def signalled():  # when, for the test's clock (CLOCK_MONOTONIC, the machine's)
+        print(repr(time.monotonic()), flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Timer(0.2, signalled).start()
+    agents.wait(["never set"], timedelta(seconds=20))  # in C++, as the rendezvous waits; no one meets this rank
+"""
+
+
+@pytest.mark.parametrize("rank1", ["leaving", "taking its mark back"])
+def test_a_rank_staying_out_takes_its_mark_back_and_the_leaving_one_ends_at_once(tmp_path, rank1):
+    """A rank that stays out of the rendezvous (another marked leaving) takes back its mark on its way in, and a
+    leaving rank waiting on that mark ends as it goes, not ON_THEIR_WAY_S (5 s) later. Until the hundred-and-tenth
+    session's review (r46) the mark stayed: where each saw the other's (the one marking leaving between the other's
+    marking and its look), the coming one stayed out and the leaving one waited the 5 s for it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    done = subprocess.run([sys.executable, "-c", TAKEN_BACK, rank1], env=env, capture_output=True, text=True,
+                          timeout=120)
+    ended = time.monotonic()
+    if rank1 == "leaving":
+        assert done.returncode == -signal.SIGTERM and done.stdout == "staying out; marked coming: False\n", done
+    else:
+        signalled, line = done.stdout.splitlines()
+        assert done.returncode == 128 + signal.SIGINT and line == "the caller's line", done
+        # 1 s from the SIGINT to the mark taken back, then the line and the end: 5.5 s with the mark kept
+        assert ended - float(signalled) < 3.5, done
