@@ -117,7 +117,6 @@ class _Marks:
             store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
                                   wait_for_workers=False, timeout=timedelta(seconds=STORE_S))
             self.store = store
-            self.coming()
 
     def coming(self) -> None:
         with contextlib.suppress(Exception):
@@ -252,6 +251,7 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
         return
     marks = _Marks()  # first: a SIGINT as it connects is raised, nothing else yet set
     try:
+        marks.coming()
         if marks.another_leaving():  # met, it would end as it meets this one: left to the agent's SIGTERM (_Marks)
             marks.not_coming()
             time.sleep(LEAVING_WAIT_S)

@@ -296,3 +296,41 @@ def test_a_rank_staying_out_takes_its_mark_back_and_the_leaving_one_ends_at_once
         assert done.returncode == 128 + signal.SIGINT and line == "the caller's line", done
         # 1 s from the SIGINT to the mark taken back, then the line and the end: 5.5 s with the mark kept
         assert ended - float(signalled) < 3.5, done
+
+
+INTERRUPTED_ON_ITS_WAY = r"""
+import os
+from datetime import timedelta
+import torch.distributed as dist
+import accelerated_seg.interrupt_in_the_rendezvous as rendezvous
+
+agents = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
+os.environ.update(TORCHELASTIC_USE_AGENT_STORE="True", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(agents.port))
+marked = rendezvous._Marks.another_leaving
+
+
+def interrupted(marks):  # a SIGINT raised as the rank looks, marked: its handler is not yet the held one
+    print("marked coming:", marked(marks) is False and agents.check(["accelerated_seg/rendezvous/0/coming/0"]))
+    raise KeyboardInterrupt
+
+
+rendezvous._Marks.another_leaving = interrupted
+try:
+    with rendezvous.ending_on_an_interrupt_in_the_rendezvous(lambda: print("the caller's line")):
+        print("inside")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt; marked coming:", agents.check(["accelerated_seg/rendezvous/0/coming/0"]))
+"""
+
+
+def test_a_rank_interrupted_on_its_way_in_takes_its_mark_back(tmp_path):
+    """A SIGINT raised as the rank enters the span, marked but before SIGINT is held there, is the caller's
+    KeyboardInterrupt, as ever, and the mark is taken back: kept, it held another's leaving watcher ON_THEIR_WAY_S
+    (5 s) for a rank that had ended (until the hundred-and-tenth session's review, r46)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_ON_ITS_WAY], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done
+    assert done.stdout.splitlines() == ["marked coming: True", "KeyboardInterrupt; marked coming: False"], done
