@@ -43,6 +43,14 @@ print("wakeup fd put back:", signal.set_wakeup_fd(-1) == -1, flush=True)
 """
 
 
+def _run_as_rank_0_of_2(script: str, *args: str) -> subprocess.CompletedProcess:
+    """``script`` run with ``args`` as rank 0 of a launch of two (no agent's error file), its output captured."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)
+    return subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=120)
+
+
 def _interrupted(tmp_path, how: str, launched: bool = True) -> tuple[subprocess.CompletedProcess, float]:
     """The rank script run as ``how`` says, SIGINT sent once it is inside the span; (its result, seconds from the
     SIGINT to its end)."""
@@ -114,11 +122,7 @@ def test_sigint_as_the_processes_meet_is_raised_once_the_process_group_is_regist
     ``init_process_group`` after gloo's meeting and before the group's registration: the rank ended alone and another,
     met, failed in its first collective with gloo's "Connection reset by peer" traceback (the launch:
     test_preemption's ``test_sigint_to_one_rank_as_the_others_come_to_the_rendezvous_stops_every_rank_saying_so``)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", MEETING_AFTER_THE_SIGINT], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = _run_as_rank_0_of_2(MEETING_AFTER_THE_SIGINT)
     assert done.returncode == 0, done
     assert done.stdout.splitlines() == ["met", "KeyboardInterrupt, the process group registered: True",
                                         "SIGINT's handler put back: True"], done
@@ -157,10 +161,7 @@ def test_every_signal_number_inside_the_span_reaches_the_wakeup_fd_set_before_it
     """A SIGINT, then a SIGUSR1 while the watcher waited to see whether it would: both given to
     the fd set before the span. Until the hundred-and-ninth session's review the watcher left the span with the
     SIGUSR1 unread, lost to the loop (``[2]``); so was a signal between the watcher's end and the fd put back."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", FORWARDING], env=env, capture_output=True, text=True, timeout=120)
+    done = _run_as_rank_0_of_2(FORWARDING)
     assert done.returncode == 0, done
     assert done.stdout.splitlines() == ["wakeup fd put back: True",
                                         f"the loop's fd got: {sorted([int(signal.SIGINT), int(signal.SIGUSR1)])}"], done
@@ -192,10 +193,7 @@ def test_processes_that_meet_while_the_line_is_said_are_left_to_the_main_thread(
     main thread's (the caller's stopping together), as where they met before it looked. Until the hundred-and-ninth
     session's review it ended the process all the same, 130, a rank the others had met gone (their first collective
     fails)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", MET_WHILE_SAYING], env=env, capture_output=True, text=True, timeout=120)
+    done = _run_as_rank_0_of_2(MET_WHILE_SAYING)
     assert done.returncode == 0, done
     lines = done.stdout.splitlines()
     assert lines[:2] == ["inside", "the caller's line"] and lines[2].startswith("the main thread went on:"), done
@@ -237,11 +235,7 @@ def test_a_rank_leaving_and_one_coming_never_meet_half_way(tmp_path, rank1):
     rendezvous until the agent's SIGTERM ends it. Until the hundred-and-tenth session the watcher ended the rank as
     another met it, 0.5 s after the SIGINT: that one failed in its first collective with gloo's traceback (3 of 4
     tries of test_preemption's launch with rank 1 sent on 0.5 s after the SIGINT; 0 of 6 with the marks)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", MEETING_UNDER_WAY, rank1], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = _run_as_rank_0_of_2(MEETING_UNDER_WAY, rank1)
     if rank1 == "coming":
         assert done.returncode == 0, done
         assert done.stdout.splitlines() == ["inside; marked coming: True",
@@ -283,11 +277,7 @@ def test_a_rank_staying_out_takes_its_mark_back_and_the_leaving_one_ends_at_once
     leaving rank waiting on that mark ends as it goes, not ON_THEIR_WAY_S (5 s) later. Until the hundred-and-tenth
     session's review (r46) the mark stayed: where each saw the other's (the one marking leaving between the other's
     marking and its look), the coming one stayed out and the leaving one waited the 5 s for it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", TAKEN_BACK, rank1], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = _run_as_rank_0_of_2(TAKEN_BACK, rank1)
     ended = time.monotonic()
     if rank1 == "leaving":
         assert done.returncode == -signal.SIGTERM and done.stdout == "staying out; marked coming: False\n", done
@@ -327,10 +317,6 @@ def test_a_rank_interrupted_on_its_way_in_takes_its_mark_back(tmp_path):
     """A SIGINT raised as the rank enters the span, marked but before SIGINT is held there, is the caller's
     KeyboardInterrupt, as ever, and the mark is taken back: kept, it held another's leaving watcher ON_THEIR_WAY_S
     (5 s) for a rank that had ended (until the hundred-and-tenth session's review, r46)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "2"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)
-    done = subprocess.run([sys.executable, "-c", INTERRUPTED_ON_ITS_WAY], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = _run_as_rank_0_of_2(INTERRUPTED_ON_ITS_WAY)
     assert done.returncode == 0, done
     assert done.stdout.splitlines() == ["marked coming: True", "KeyboardInterrupt; marked coming: False"], done
