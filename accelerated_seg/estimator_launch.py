@@ -10,6 +10,7 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,10 +35,12 @@ if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
 
-def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None) -> None:
+def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None,
+                            temporary_folder: str | None = None) -> None:
     """One process of a launched fit: what it inherited left to the launching process (``forked_for_one_job``), one
     thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it, the main process writing the
-    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``).
+    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``), its temporary files
+    made in ``temporary_folder``, the launching process's own ``tempfile.tempdir`` (``torch_elastic_logs_in``).
 
     notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
     (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
@@ -47,6 +50,7 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Pa
     that one on SIGINT all the same, and its agent sends SIGINT on to these, which would otherwise train on until
     it kills them (SIGKILL, 30 s later)."""
     forked_for_one_job()  # first: a collection may come with any allocation
+    tempfile.tempdir = temporary_folder  # not the launch's folder, which the fork inherited (torch_elastic_logs_in)
     from .train import train
 
     _one_thread_after_the_fork()
@@ -219,6 +223,29 @@ def interrupt_of_the_launch(error: BaseException, stopped_step: Path | None = No
     if stopped_step is not None and (step := stopped_step_read(stopped_step)) is not None:
         interrupt.step = step
     return interrupt
+
+
+@contextlib.contextmanager
+def torch_elastic_logs_in(launch_folder: str):
+    """torch elastic's log folder of a launch made in ``launch_folder``, which the estimator removes with the launch;
+    yields the ``tempfile.tempdir`` the launched processes are to have (``fit_in_launched_process``).
+
+    Its agent makes the folder with ``tempfile.mkdtemp(prefix="torchelastic_")`` where no log_dir is given
+    (``DefaultLogsSpecs``, torch 2.13), and ``notebook_launcher`` gives none nor takes one, nor does torch read one
+    from the environment: each launch left a ``torchelastic_*`` folder of ~20 KB (the processes' error.json files)
+    in the temporary folder, however it ended (until the hundred-and-eleventh session). ``tempfile.tempdir`` is
+    where mkdtemp makes it, so it points here for the launch and is put back after, whatever the user had set.
+    Chosen over making the launch ourselves (``elastic_launch`` with a log_dir: notebook_launcher's environment and
+    checks copied) and over removing a ``torchelastic_*`` folder afterwards (which one is this launch's cannot be
+    told from another program's running launch). The cost: the launch holds this thread to its end, and another
+    thread of this process making a temporary file meanwhile makes it here, removed with the launch; the
+    processes, forked with this setting, are given the user's back."""
+    users = tempfile.tempdir
+    tempfile.tempdir = launch_folder
+    try:
+        yield users
+    finally:
+        tempfile.tempdir = users
 
 
 @contextlib.contextmanager

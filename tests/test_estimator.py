@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -1023,9 +1024,24 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
         Segmentation.load(tmp_path / "run")
 
 
+@pytest.fixture
+def launch_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    """A user's own ``tempfile.tempdir`` (which the launched processes inherit too) for the test, left as it was and
+    holding no folder of the estimator's launches however they ended: each left torch elastic's log folder
+    (``torchelastic_*``, ~20 KB) there until the hundred-and-eleventh session (``torch_elastic_logs_in``)."""
+    users = tmp_path / "users_temporary_folder"
+    users.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(users))
+    yield
+    assert tempfile.tempdir == str(users)
+    assert not [entry.name for entry in users.iterdir()
+                if entry.name.startswith(("torchelastic_", "accelerated_seg_fit_"))]
+
+
 @pytest.mark.distributed
 def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tiny_dataset, tmp_path, monkeypatch,
-                                                                            ctrl_c_raises):
+                                                                            ctrl_c_raises,
+                                                                            launch_leaves_no_temporary_folder):
     # The path a notebook user with 2 GPUs takes, on 2 CPU processes: accelerate's notebook_launcher
     # starts them and every one joins DDP (gloo, as ACCELERATE_USE_CPU makes accelerate launch do).
     import accelerated_seg.estimator as estimator
@@ -1038,6 +1054,14 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     handlers = {signum: signal.getsignal(signum) for signum in estimator_launch.ELASTIC_SIGNALS}
     monkeypatch.delenv("MASTER_PORT", raising=False)
+    one_thread, temporary_folders = estimator_launch._one_thread_after_the_fork, tmp_path / "processes_tempdir"
+
+    def one_thread_noting_the_temporary_folder():  # in the launched processes
+        with open(temporary_folders, "a") as noted:
+            noted.write(tempfile.gettempdir() + "\n")
+        one_thread()
+
+    monkeypatch.setattr(estimator_launch, "_one_thread_after_the_fork", one_thread_noting_the_temporary_folder)
     # as a notebook's kernel after other work: notebook_launcher's default port taken (the launch failed on it),
     # the garbage of an earlier launch, torch on two threads
     with _taken_by_another_launch(29500), _after_an_earlier_launch(monkeypatch), _on_two_threads():
@@ -1052,6 +1076,8 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
+    # the user's temporary folder, not the launch's that torch elastic's logs go to (torch_elastic_logs_in)
+    assert temporary_folders.read_text().splitlines() == [tempfile.gettempdir()] * 2
 
 
 @contextlib.contextmanager
@@ -1202,7 +1228,7 @@ _TORCH_SHUTDOWN_LINES = re.compile(r"failed \(exitcode|death signal|Closing proc
 
 @pytest.mark.distributed
 def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_naming_the_checkpoint(
-        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
+        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises, launch_leaves_no_temporary_folder):
     """SIGINT to the launching process alone, as Jupyter's "interrupt kernel" sends it (a terminal's Ctrl-C reaches
     the launched processes too, and torch elastic's agent sends it on to them either way). Until the
     hundred-and-second session the processes, forked with torch's handler, raised its SignalException and said
@@ -1253,7 +1279,7 @@ def _ctrl_c_to_this_process_after(started: Path, seconds: float):
 
 @pytest.mark.distributed
 def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_at_once_as_ctrl_c(
-        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises):
+        tiny_dataset, tmp_path, monkeypatch, capfd, ctrl_c_raises, launch_leaves_no_temporary_folder):
     """Rank 1 of the estimator's own launch interrupted alone in its settings' checks, once rank 0 is on its way into
     the rendezvous (making its Accelerator). torch.multiprocessing's wrapper took the KeyboardInterrupt for its
     parent's stop and ended rank 1 with status 0: torch's agent saw no failure, rank 0 waited in the rendezvous, and
@@ -1300,8 +1326,8 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
 
 @pytest.mark.distributed
 @pytest.mark.parametrize("preemption", ["SIGTERM", "SIGUSR1"])
-def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preempted(tiny_dataset, tmp_path,
-                                                                                   monkeypatch, capfd, preemption):
+def test_a_scheduler_signal_to_a_fit_of_two_launched_processes_returns_it_preempted(
+        tiny_dataset, tmp_path, monkeypatch, capfd, preemption, launch_leaves_no_temporary_folder):
     """SIGTERM or SIGUSR1 to the launching process alone (``kill``, a notebook kernel's stop, SLURM's signal to the
     batch script), which stops a one-process fit by returning it preempted. Until the hundred-and-second session
     fit raised torch's SignalException for SIGTERM (its processes had saved), and SIGUSR1 ended the launching
