@@ -22,6 +22,7 @@ notice to save, waited in the rendezvous for the agent's SIGKILL 30 s later.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .launcher_report import say_once_on_this_node
-from .model_folders import Names, complete_checkpoints, unreadable_folder
+from .model_folders import STEP_DIR, Names, complete_checkpoints, unreadable_folder
 from .ranks_stop_together import stopping_together
 from .run_folder import earlier_run
 from .stopped_step import write_stopped_step
@@ -65,8 +66,14 @@ class RunSoFar:
         say_once_on_this_node(f"\n{line}", sys.stdout, line, error=False)
 
     def stopped_after(self) -> int | None:
-        """The step the run stopped after, None before its loop is set up."""
-        return None if self.loop is None else self.loop.progress.step
+        """The step the run stopped after: its loop's once set up; before, a resume's checkpoint's, which it has taken
+        no step beyond; None for a new run (or one whose start is not decided yet). A launched resume stopped in its
+        setup wrote no step for the estimator, which said its newest checkpoint's, "after step N or later of M",
+        until the hundred-and-eleventh session (``stopped_step``)."""
+        if self.loop is not None:
+            return self.loop.progress.step
+        resumed = None if self.resume_from is None else STEP_DIR.match(self.resume_from.name)
+        return None if resumed is None else int(resumed.group(1))
 
     def said_by_the_main_process(self) -> tuple[str, int | None]:
         """(``line``, the step it names), that step first written to ``stopped_step_to`` where one is asked for.
@@ -160,4 +167,10 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names,
             accelerator.print(f"\n{line}")
         else:
             so_far.say_without_an_accelerator()
+            if (resumed := so_far.stopped_after()) is not None:  # a resume's checkpoint's step, for the estimator
+                interrupted.step = resumed
+                # a launch whose store could not carry the interrupt: its main process (rank 0, whose Accelerator may
+                # not be made) writes it for the launching process, as said_by_the_main_process does
+                if so_far.stopped_step_to is not None and os.environ.get("RANK", "0") == "0":
+                    write_stopped_step(so_far.stopped_step_to, resumed)
         raise

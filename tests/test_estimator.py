@@ -1260,6 +1260,27 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     assert model._interrupted.step == int(line[1]) >= model._interrupted.checkpoint_step == int(newest.name[5:])
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own again
 
+    # Its resume stopped in its setup, once it has written the run's run_info.json, before its first step: the main
+    # process stopped with no loop, wrote no step, and repr said its newest checkpoint's, "after step N or later of
+    # 100000", until the hundred-and-eleventh session; it has taken no step beyond the checkpoint it resumes.
+    from accelerate import Accelerator
+
+    start_trackers = Accelerator.init_trackers
+
+    def interrupted_as_the_main_process_starts_its_trackers(self, *args, **kwargs):  # in the launched processes
+        if os.environ.get("RANK") == "0":
+            os.kill(os.getpid(), signal.SIGINT)
+        return start_trackers(self, *args, **kwargs)
+
+    monkeypatch.setattr(Accelerator, "init_trackers", interrupted_as_the_main_process_starts_its_trackers)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=100_000, resume="latest")
+    said = capfd.readouterr().out
+    assert (f"interrupted (Ctrl-C) before training began; the newest whole checkpoint is {newest}: call "
+            f"fit(..., resume='latest') again") in said, said[-2000:]
+    assert f"a fit interrupted (Ctrl-C) after step {newest.name[5:]} of 100000 in {run}; " in repr(model)
+    assert model._interrupted.step == model._interrupted.checkpoint_step == int(newest.name[5:])
+
 
 @contextlib.contextmanager
 def _ctrl_c_to_this_process_after(started: Path, seconds: float):
@@ -1496,6 +1517,34 @@ def test_the_main_process_alone_writes_the_step_its_interrupted_line_names(tmp_p
     assert interrupted.value.step == 5
     assert stopped_step_read(stopped_step) == (5 if main_process else None)
     assert ("interrupted (Ctrl-C) after step 5; no checkpoint was saved yet" in capsys.readouterr().out) is node_first
+
+
+@pytest.mark.parametrize("resumes", [True, False])
+def test_a_resume_stopped_in_its_setup_is_said_to_stop_after_its_checkpoints_step(tmp_path, capsys, monkeypatch,
+                                                                                  resumes):
+    """Before its loop is set up a resume has taken no step beyond its checkpoint: that step is the one it stopped
+    after, written for a launching process (stopped_step) and carried by the interrupt, where None was until the
+    hundred-and-eleventh session (the estimator said "after step 4 or later", or no step); a new run has none."""
+    from accelerated_seg.interrupted_run import saying_where_to_resume_after_ctrl_c
+    from accelerated_seg.model_folders import Names
+    from accelerated_seg.stopped_step import stopped_step_read
+
+    checkpoint, stopped_step = tmp_path / "run" / "checkpoints" / "step_4", tmp_path / "stopped_step.json"
+    checkpoint.mkdir(parents=True)
+    # the rank's own except (one process, or a launch whose store cannot carry it): rank 0 writes, others do not
+    for rank, written in (("1", None), ("0", 4 if resumes else None)):
+        monkeypatch.setenv("RANK", rank)
+        with pytest.raises(KeyboardInterrupt) as interrupted:
+            with saying_where_to_resume_after_ctrl_c(checkpoint.parent, Names(), stopped_step) as so_far:
+                so_far.starts_from(checkpoint if resumes else None)
+                raise KeyboardInterrupt
+        assert stopped_step_read(stopped_step) == written
+        assert getattr(interrupted.value, "step", None) == (4 if resumes else None)
+    stopped_step.unlink(missing_ok=True)
+    assert "interrupted (Ctrl-C) before training began" in capsys.readouterr().out
+    # the main process's line, as a launch's store carries the interrupt to it (ranks_stop_together)
+    assert so_far.said_by_the_main_process()[1] == (4 if resumes else None)
+    assert stopped_step_read(stopped_step) == (4 if resumes else None)
 
 
 def _ends_with_or_waits(index: int, status: int) -> None:
