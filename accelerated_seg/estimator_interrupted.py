@@ -23,7 +23,7 @@ class InterruptedFit:
     preempted one may have exported a validation's best_model before the signal)."""
 
     run: Path  # its output_dir, absolute
-    step: int | None  # the optimizer steps it had made (None where train did not say: a fit stopped before its
+    step: int | None  # the optimizer steps it had made (None where train did not say: a new run stopped before its
     # loop was set up, or a launch whose main process wrote no step (stopped_step), whose newest checkpoint's step
     # checkpoint_step says)
     max_steps: int

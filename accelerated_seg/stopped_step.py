@@ -5,8 +5,9 @@ own launch (``Segmentation(..., multi_gpu=True)``, accelerate's ``notebook_launc
 with ``os._exit`` (``ranks_stop_together``), so nothing it knew comes back but its status, and the estimator said
 the newest checkpoint's step for it, "after step N or later of M", until the hundred-and-tenth session. The launching
 process names a file for the step (``fit_in_launched_process``'s argument); the main process writes it atomically
-as it says its line, so a reader finds the whole number or no file; where it finds none (the processes stopped before
-their loop was set up, or were killed) the estimator says what it said before.
+as it says its line, so a reader finds the whole number or no file (a resume stopped in its setup writes its
+checkpoint's step since the hundred-and-eleventh session: ``RunSoFar.stopped_after``); where it finds none (a new run
+stopped before its loop was set up, which has no step, or processes killed) the estimator says what it said before.
 """
 from __future__ import annotations
 
