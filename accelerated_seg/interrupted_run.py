@@ -45,7 +45,7 @@ class RunSoFar:
     checkpoints_dir: Path
     names: Names
     resume_from: Path | None = None  # the checkpoint the run resumes, once decided; None: a new run, or undecided
-    loop: object | None = None  # train.Loop, once its setup is done: its progress.step is then the run's
+    loop: object | None = None  # loop_state.Loop, once its setup is done: its progress.step is then the run's
     # where the main process writes the step its line names, for a launching process that its os._exit tells nothing
     # (the estimator's launch: stopped_step); None: no one asks
     stopped_step_to: Path | None = None

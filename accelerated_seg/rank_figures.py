@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import torch
 
 if TYPE_CHECKING:
-    from .train import Loop
+    from .loop_state import Loop
 
 GPU_FIGURES = ("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct")
 

@@ -26,7 +26,7 @@ from .resume_config_changes import beyond_max_steps, changed_settings_note, chec
 from .resume_network_and_data import check_resume_layout, check_resume_network
 
 if TYPE_CHECKING:
-    from .train import Loop
+    from .loop_state import Loop
 
 
 def resume_the_loop(loop: Loop, checkpoint: Path) -> dict:

@@ -27,7 +27,7 @@ from .run_lock import hold_run_folder
 from .strategy import launch_error
 
 if TYPE_CHECKING:
-    from .train import Progress
+    from .loop_state import Progress
 
 
 @contextlib.contextmanager

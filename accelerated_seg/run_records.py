@@ -27,7 +27,7 @@ from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
 
 if TYPE_CHECKING:
-    from .train import LoopSettings, Progress
+    from .loop_state import LoopSettings, Progress
 
 
 def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings, spacing_unit: str | None) -> dict:

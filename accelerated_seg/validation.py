@@ -6,7 +6,7 @@ a collective, so a rank with fewer windows keeps calling forward until the busie
 
 Beside the scores, their means as the run records them (``validation_means``) and, per class, the cases scored by a
 convention rather than measured (``empty_case_counts``) and the validation line's account of them
-(``empty_cases_note``). Recording them, logging and exporting the best model are the loop's (train.py).
+(``empty_cases_note``). Recording them, logging and exporting the best model are the run's (configured_run.py).
 """
 
 from __future__ import annotations

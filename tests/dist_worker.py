@@ -4,8 +4,9 @@ overrides and write this rank's outcome to ``<prefix>.rank<N>.json``; the test a
 Environment knobs (test-only fault injection): NAN_RANK and NAN_CALLS make the loss NaN on that
 rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank send itself
 SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job; SIGNAL_RANK and
-SIGNAL_IN=<name>[:N] instead as that rank calls accelerated_seg.train's <name> (its N-th call): a phase of the run
-outside its steps (cached_tables, resume_the_loop, save_training_state, export_model).
+SIGNAL_IN=<name>[:N] instead as that rank calls <name> (its N-th call) from accelerated_seg.train or
+accelerated_seg.configured_run: a phase of the run outside its steps (cached_tables, resume_the_loop,
+save_training_state, export_model).
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 Each run's result holds "training_forwards": the training loss's forward calls this rank made in that run (its
 micro-batches; a resume's are only the steps it had left).
@@ -55,21 +56,27 @@ def kill_during_save(nth: int) -> None:
 
 
 def signal_in(name: str, signum: int) -> None:
-    """Send ``signum`` to this process as it calls ``accelerated_seg.train``'s ``name`` (``name:N``: the N-th time,
-    1-based), before the call."""
+    """Send ``signum`` to this process as the run calls ``name`` (``name:N``: the N-th time, 1-based), before the call:
+    the name as train.py (the loop) and configured_run.py (train's setup and end) look it up, counted across both."""
     with importing_without_collection():
+        import accelerated_seg.configured_run as configured_run
         import accelerated_seg.train as train_module
 
     name, _, nth = name.partition(":")
-    original, count = getattr(train_module, name), {"n": 0}
+    count = {"n": 0}
+    holders = [module for module in (train_module, configured_run) if hasattr(module, name)]
+    assert holders, f"SIGNAL_IN={name}: neither accelerated_seg.train nor accelerated_seg.configured_run calls it"
 
-    def signalling(*args, **kwargs):
-        count["n"] += 1
-        if count["n"] == int(nth or 1):
-            os.kill(os.getpid(), signum)
-        return original(*args, **kwargs)
+    def signalling(original):
+        def call(*args, **kwargs):
+            count["n"] += 1
+            if count["n"] == int(nth or 1):
+                os.kill(os.getpid(), signum)
+            return original(*args, **kwargs)
+        return call
 
-    setattr(train_module, name, signalling)
+    for module in holders:
+        setattr(module, name, signalling(getattr(module, name)))
 
 
 def gone_after_main_loads(checkpoint: Path, rank: int) -> None:

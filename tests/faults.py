@@ -117,12 +117,16 @@ def a_second_rank_resuming_elsewhere(monkeypatch) -> None:
     """The start's check as two ranks would meet it, on one process: rank 1 sees /elsewhere/step_4 to resume."""
     from types import SimpleNamespace
 
+    import accelerated_seg.configured_run as configured_run
     import accelerated_seg.run_folder_ranks as run_folder_ranks
     import accelerated_seg.train as train_module
 
-    agree = run_folder_ranks.check_the_ranks_agree_on_the_start  # looked up in train, its agreement in run_folder_ranks
-    monkeypatch.setattr(train_module, "check_the_ranks_agree_on_the_start",
-                        lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
+    # looked up in train (fit's start) and configured_run (train's), its agreement in run_folder_ranks
+    agree = run_folder_ranks.check_the_ranks_agree_on_the_start
+    for starts in (train_module, configured_run):
+        monkeypatch.setattr(starts, "check_the_ranks_agree_on_the_start",
+                            lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start,
+                                                                       **named))
     monkeypatch.setattr(run_folder_ranks, "on_every_rank",
                         lambda work: [work(), ("/elsewhere/step_4", False)])
 

@@ -1307,12 +1307,12 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
     fit had not returned 293 s later (benchmarks/results/sigint_one_rank_outside_steps/
     estimator_sigint_before_the_processes_meet.txt), until the hundred-and-eighth session's review: 0.1 s then."""
     import accelerated_seg.estimator as estimator
-    import accelerated_seg.train as train_module
+    import accelerated_seg.configured_run as configured_run
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
     meeting, signalled = tmp_path / "rank0_meeting", tmp_path / "signalled_at"
-    checks, make = train_module._checks_before_anything_is_written, train_module.make_accelerator
+    checks, make = configured_run._checks_before_anything_is_written, configured_run.make_accelerator
 
     def interrupted_once_rank_0_meets(*args, **kwargs):  # in the forked processes, as everything below
         if os.environ.get("RANK") == "1":
@@ -1328,8 +1328,8 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
             meeting.touch()
         return make(*args, **kwargs)
 
-    monkeypatch.setattr(train_module, "_checks_before_anything_is_written", interrupted_once_rank_0_meets)
-    monkeypatch.setattr(train_module, "make_accelerator", meets)
+    monkeypatch.setattr(configured_run, "_checks_before_anything_is_written", interrupted_once_rank_0_meets)
+    monkeypatch.setattr(configured_run, "make_accelerator", meets)
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
     _torch_logs_on_this_tests_stderr(monkeypatch)
     with _ctrl_c_to_this_process_after(signalled, 60), pytest.raises(KeyboardInterrupt) as stopped:
@@ -3312,14 +3312,14 @@ def test_an_estimators_settings_a_strategy_refuses_are_named_as_its_keywords(tin
 
     from accelerate.utils import DistributedType
 
-    import accelerated_seg.train as training
+    import accelerated_seg.configured_run as configured_run
     from accelerated_seg.config import Config
     from accelerated_seg.model_folders import ESTIMATOR_NAMES
     from accelerated_seg.models import model_spec
     from accelerated_seg.preparation import channels_last_error, check_groups_apart, model_for_strategy
 
     deepspeed = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, state=SimpleNamespace(fsdp_plugin=None))
-    monkeypatch.setattr(training, "channels_last_error",  # as a DeepSpeed launch would find it
+    monkeypatch.setattr(configured_run, "channels_last_error",  # as a DeepSpeed launch would find it
                         lambda _, setting="train.channels_last": channels_last_error(deepspeed, setting))
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, channels_last=True)
     with pytest.raises(ConfigError, match=r"^channels_last makes the weights channels-last, but DeepSpeed broadcasts"):
@@ -3838,16 +3838,16 @@ def _ctrl_c_as_the_fit_preprocesses():
     Sent with ``signal.raise_signal``, as a notebook's "interrupt kernel" sends SIGINT to its kernel, not a ``raise
     KeyboardInterrupt``: the signal goes through whatever handlers the fit has set by then, and their
     KeyboardInterrupt comes out where the interpreter happens to be, as a real Ctrl-C's does."""
-    import accelerated_seg.train as train_module
+    import accelerated_seg.configured_run as configured_run
 
-    cached_tables = train_module.cached_tables
+    cached_tables = configured_run.cached_tables
 
     def interrupted(*args, **kwargs):
         signal.raise_signal(signal.SIGINT)
         return cached_tables(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patched, pytest.raises(KeyboardInterrupt):
-        patched.setattr(train_module, "cached_tables", interrupted)
+        patched.setattr(configured_run, "cached_tables", interrupted)
         yield
 
 
@@ -4199,14 +4199,14 @@ def test_a_resume_of_the_stopped_run_stopped_before_it_wrote_anything_leaves_the
     """The resume stopped by Ctrl-C in its data work, before train wrote run_info.json, took the stop's place: "a fit
     interrupted (Ctrl-C) in <run>", the run's step no longer said (until the hundred-and-sixth session), though the
     folder's run is still the one the first stop left."""
-    import accelerated_seg.train as train
+    import accelerated_seg.configured_run as configured_run
 
     def stopped_before_the_first_step(*args, **kwargs):
         raise KeyboardInterrupt
 
     model, data = _fit_of_4_steps_stopped_by_ctrl_c_after_step_2(tiny_dataset, tmp_path, monkeypatch)
     run = tmp_path / "run"
-    monkeypatch.setattr(train, "delete_earlier_run", stopped_before_the_first_step)
+    monkeypatch.setattr(configured_run, "delete_earlier_run", stopped_before_the_first_step)
     with pytest.raises(KeyboardInterrupt):
         model.fit(data, steps=6, resume="latest")
     _says_it_has_no_trained_model(model, f"a fit interrupted (Ctrl-C) after step 2 of 4 in {run}; its newest whole "
@@ -4341,14 +4341,14 @@ def test_a_fit_stopped_before_its_first_step_says_no_step_of_an_earlier_runs_che
     before its first step) said the earlier run's newest checkpoint's step as its own (a fit interrupted (Ctrl-C)
     after step 4 or later of 9 (its newest checkpoint's step)) in the hundred-and-fifth session, until its review:
     the folder's run_info.json, which train writes before the first step, is still the one the fit began with."""
-    import accelerated_seg.train as train
+    import accelerated_seg.configured_run as configured_run
 
     def stopped_before_the_deletion(*args, **kwargs):
         raise KeyboardInterrupt
 
     model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
     model.fit(data, steps=4)
-    monkeypatch.setattr(train, "delete_earlier_run", stopped_before_the_deletion)
+    monkeypatch.setattr(configured_run, "delete_earlier_run", stopped_before_the_deletion)
     with pytest.raises(KeyboardInterrupt):
         model.fit(data, steps=9, overwrite=True)
     run = tmp_path / "run"

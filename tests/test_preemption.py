@@ -17,6 +17,7 @@ import torch
 from accelerate.utils import DistributedType
 from safetensors.torch import load_file, save_file
 
+import accelerated_seg.configured_run as configured_run
 import accelerated_seg.interrupted_run as interrupted_run
 import accelerated_seg.train as train_module
 from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
@@ -269,7 +270,7 @@ def test_ctrl_c_in_a_runs_setup_says_that_nothing_was_saved(tiny_config, tmp_pat
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_module, "cached_tables", interrupted)
+    monkeypatch.setattr(configured_run, "cached_tables", interrupted)
     with pytest.raises(KeyboardInterrupt) as stopped:
         train(tiny_config(tmp_path / "run", train__max_steps=4, train__val_every=0))
     assert ("interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
@@ -288,7 +289,7 @@ def test_ctrl_c_in_an_overwrite_runs_setup_does_not_send_the_user_back_to_the_ea
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_module, "cached_tables", interrupted)
+    monkeypatch.setattr(configured_run, "cached_tables", interrupted)
     capsys.readouterr()
     with pytest.raises(KeyboardInterrupt):
         train(tiny_config(run, train__max_steps=4, train__val_every=0, train__overwrite=True))
@@ -304,7 +305,7 @@ def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_conf
         assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # installed while training
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(train_module, "_configured_run", fail)
+    monkeypatch.setattr(train_module, "configured_run", fail)
     with pytest.raises(RuntimeError, match="boom"):
         train(tiny_config(tmp_path / "run"))
     assert {sig: signal.getsignal(sig) for sig in before} == before
@@ -435,6 +436,10 @@ def test_sigint_to_one_rank_alone_in_the_setup_stops_every_rank_saying_what_to_r
     assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
 
 
+#: Where train's processes go into the rendezvous, as the Accelerator is made (configured_run.py's setup)
+_MAKING_THE_ACCELERATOR = "accelerated_seg.configured_run:make_accelerator"
+
+
 def _train_interrupted_before_the_processes_meet(tiny_dataset, out: Path, tmp_path: Path, where: dict):
     """A 2-process `accelerated-seg train` into ``out`` whose rank 1 is interrupted as it checks its settings
     (tests/interrupted_before_the_processes_meet.py; ``where``: where the others are then, and whom the SIGINT
@@ -442,7 +447,8 @@ def _train_interrupted_before_the_processes_meet(tiny_dataset, out: Path, tmp_pa
     the interrupt to the launch's end."""
     signalled = tmp_path / "signalled_at"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
-           "SIGNAL_IN": "accelerated_seg.train:_checks_before_anything_is_written", "SIGNALLED_AT": str(signalled),
+           "SIGNAL_IN": "accelerated_seg.configured_run:_checks_before_anything_is_written",
+           "SIGNALLED_AT": str(signalled),
            **where, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
                "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
@@ -466,7 +472,7 @@ def test_sigint_to_one_rank_before_the_processes_meet_ends_the_launch_at_once_sa
     line was said. Timed from the interrupt, not the launch, whose start alone takes 10-20 s on a busy machine."""
     out = tmp_path / "run"
     launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
-        "OTHERS_AT": "accelerated_seg.train:make_accelerator"})  # rank 0 on its way into the rendezvous
+        "OTHERS_AT": _MAKING_THE_ACCELERATOR})  # rank 0 on its way into the rendezvous
     assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured: 2.8 and 3.4 s; 33.1 s before (the SIGKILL)
     assert launch.returncode == 1 and "exitcode  : 130" in output and "exitcode  : -15" in output, output[-3000:]
     assert f"traceback : {line}" in output  # the launcher's table names it in rank 1's row
@@ -483,7 +489,7 @@ def test_ctrl_c_while_a_rank_waits_in_the_rendezvous_ends_the_launch_at_once_say
     SIGKILL: 30.6 s."""
     out = tmp_path / "run"
     launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
-        "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "group"})
+        "OTHERS_AT": _MAKING_THE_ACCELERATOR, "AND_RANK0_WAITING": "1", "SIGNAL_TO": "group"})
     assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured 1.0 and 1.8 s; 30.6 s before (the SIGKILL)
     assert launch.returncode == 130 and "exitcode" not in output, output[-3000:]
     assert "Traceback" not in output and not out.exists(), output[-3000:]
@@ -501,7 +507,7 @@ def test_sigint_to_one_rank_as_the_others_come_to_the_rendezvous_stops_every_ran
     also without a traceback of a rank's."""
     out = tmp_path / "run"
     launch, output, line, after = _train_interrupted_before_the_processes_meet(tiny_dataset, out, tmp_path, {
-        "OTHERS_AT": "accelerated_seg.train:make_accelerator", "AND_RANK0_WAITING": "1", "SIGNAL_TO": "rank0"})
+        "OTHERS_AT": _MAKING_THE_ACCELERATOR, "AND_RANK0_WAITING": "1", "SIGNAL_TO": "rank0"})
     assert after < 15, f"{after:.1f} s\n{output[-3000:]}"  # measured 0.6 s; 0.5-1.2 s before, with the traceback
     assert "Connection reset by peer" not in output and "Connection closed by peer" not in output, output[-3000:]
     assert output.count("Traceback") == 1 and launch.returncode == 1, output[-3000:]  # the launcher's

@@ -1032,14 +1032,14 @@ def test_what_monai_builds_otherwise_than_model_args_say_is_said_once_before_any
     import warnings
 
     import accelerated_seg.model_folders
-    import accelerated_seg.train
+    import accelerated_seg.configured_run
 
     out = tmp_path / "run"
 
     def stop_at_the_lock(*args, **kwargs):  # the first thing the run writes: the folder, for its lock
         raise SystemExit(f"at the lock, {out.exists()}")
 
-    monkeypatch.setattr(accelerated_seg.train, "holding_run_folder", stop_at_the_lock)
+    monkeypatch.setattr(accelerated_seg.configured_run, "holding_run_folder", stop_at_the_lock)
     run_names = getattr(accelerated_seg.model_folders, names) if names else accelerated_seg.model_folders.Names()
     with warnings.catch_warnings(), pytest.raises(SystemExit, match="at the lock, False"):
         warnings.filterwarnings("error", message=r".*(len\(strides\)|InstanceNorm3dNVFuser)")  # MONAI's own, raw
@@ -1573,7 +1573,7 @@ def test_resume_under_another_strategy_is_refused_before_training(tiny_config, t
     session (a bf16 resume of an fp32 ZeRO-3 checkpoint, tests/test_deepspeed_cpu.py)."""
     import accelerate
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.configured_run as configured_run
 
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0))
@@ -1586,7 +1586,7 @@ def test_resume_under_another_strategy_is_refused_before_training(tiny_config, t
     def too_late(*args, **kwargs):
         raise AssertionError("the cases were read, or the model prepared, before the refusal")
 
-    monkeypatch.setattr(train_module, "checked_data", too_late)
+    monkeypatch.setattr(configured_run, "checked_data", too_late)
     monkeypatch.setattr(accelerate.Accelerator, "prepare", too_late)
     with pytest.raises(ConfigError, match=r"cannot resume .*format deepspeed -> full.*accelerated-seg export "
                                           r".*step_2 --output <folder>, then --train.init_from=<folder>"):
@@ -1660,16 +1660,16 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
     """Other model.args than the run that wrote the checkpoint: PyTorch's 'size mismatch' traceback
     from inside accelerate's load_state before the twenty-seventh session; refused from the two configs
     before the data work since the sixtieth (resume_network_and_data.check_resume_model_settings)."""
-    import accelerated_seg.train as train_module
+    import accelerated_seg.configured_run as configured_run
 
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0))
-    checked_data = train_module.checked_data
+    checked_data = configured_run.checked_data
 
     def no_data_work(*args):
         raise AssertionError("the cases were checked before the refusal")
 
-    monkeypatch.setattr(train_module, "checked_data", no_data_work)
+    monkeypatch.setattr(configured_run, "checked_data", no_data_work)
     wider = "{channels: [4, 12, 16], strides: [2, 2], num_res_units: 1}"
     with pytest.raises(ConfigError, match=r"cannot resume from .*step_2: it holds another network than this run "
                                           r"builds \(.*: \(8, 4, 3, 3, 3\) saved, \(12, 4, 3, 3, 3\) here"
@@ -1677,7 +1677,7 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
                                           r"config \(.*step_2/config.yaml\)"):
         train(tiny_config(out, model__args=wider, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
-    monkeypatch.setattr(train_module, "checked_data", checked_data)
+    monkeypatch.setattr(configured_run, "checked_data", checked_data)
     # The same network resumes (the check leaves a matching state to accelerate)
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))["step"] == 3
     # An argument that keeps every shape may change on a resume, as any other setting may.
@@ -1778,7 +1778,7 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     while it was loaded a FileNotFoundError's. Nothing of the new run is left."""
     import accelerate.checkpointing
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.configured_run as configured_run
     from accelerated_seg import checkpoint_files, resume, resume_network_and_data
     from accelerated_seg.cli import main
 
@@ -1790,8 +1790,8 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
             f"step_2; a run still training there removes older checkpoints as it saves, keeping the newest "
             f"train.keep_last): give one of them, or 'latest'")
     for module, name, before in ((checkpoint_files, "check_safetensors_header", True),  # while its files are checked
-                                 (train_module, "resume_or_replace", False),
-                                 (train_module, "check_resume_model_settings", False),
+                                 (configured_run, "resume_or_replace", False),
+                                 (configured_run, "check_resume_model_settings", False),
                                  # after the cases' checks
                                  (resume_network_and_data, "check_resume_preprocessing", True),
                                  (resume_network_and_data, "check_resume_split", False),
@@ -1806,7 +1806,7 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
         assert not out.exists(), name  # nothing of the run: no run_info.json, config.yaml, checkpoint or lock
     # the command line's: one line, after the checks before the imports, once the data work is done
     shutil.copytree(kept, rotating)
-    folder_removed_at(monkeypatch, train_module, "checked_data", rotating)
+    folder_removed_at(monkeypatch, configured_run, "checked_data", rotating)
     with pytest.raises(SystemExit) as ended:
         main(["train", *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
                                        train__resume=str(rotating))])
@@ -2387,7 +2387,7 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
                                r"\[4, 8, 16\] in the export, \[4, 8\] here; model.args.strides: \[2, 2\] in the "
                                r"export, \[2\] here\): match model.name, model.args and the image channels to "
                                r"the run that exported it \(the classes may differ"):
-        patched.setattr("accelerated_seg.train.make_accelerator", not_reached)
+        patched.setattr("accelerated_seg.configured_run.make_accelerator", not_reached)
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
                           model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
     with pytest.raises(ConfigError, match="exported model folder"):
@@ -2651,10 +2651,11 @@ def test_a_lenient_load_is_checked_tensor_by_tensor(tmp_path):
 
 
 def test_training_pins_its_batches_only_when_it_runs_on_a_gpu(tiny_config, tmp_path, monkeypatch):
-    import accelerated_seg.train as training
+    import accelerated_seg.configured_run as configured_run
 
-    asked, real = [], training.train_loader
-    monkeypatch.setattr(training, "train_loader", lambda *a, **k: asked.append(k.get("pin_memory")) or real(*a, **k))
+    asked, real = [], configured_run.train_loader
+    monkeypatch.setattr(configured_run, "train_loader",
+                        lambda *a, **k: asked.append(k.get("pin_memory")) or real(*a, **k))
     train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, train__save_every=0))
     assert asked == [torch.cuda.is_available()]  # the run's device: a GPU wherever one is, here
 

@@ -182,14 +182,14 @@ def test_a_training_run_stops_its_loader_workers_once_it_has_drawn_its_last_batc
     import accelerated_seg.train as train_module
 
     running = []
-    finish = train_module._finish
+    finish = train_module.finish_run  # configured_run.py's, as train calls it
 
     def finish_looking_at_the_workers(run, preempted):
         iterator = run.loop.train_dl.base_dataloader._iterator  # the persistent workers' iterator, if any
         running.append(0 if iterator is None else sum(worker.is_alive() for worker in iterator._workers))
         return finish(run, preempted)
 
-    monkeypatch.setattr(train_module, "_finish", finish_looking_at_the_workers)
+    monkeypatch.setattr(train_module, "finish_run", finish_looking_at_the_workers)
     train_module.train(tiny_config(tmp_path / "run", data__num_workers=1, train__max_steps=2, train__val_every=0,
                                    train__save_every=0))
     assert running == [0]
