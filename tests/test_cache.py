@@ -546,10 +546,10 @@ def test_a_case_declaring_no_unit_among_micrometres_is_told_to_be_rewritten_in_m
     assert settings_and_unit(microns, load_msd(root / "dataset.json"))[1] == "micron"
 
 
-def two_channel_cases(root, channel_units: dict[str, tuple[str, str, float]]):
+def two_channel_cases(root, channel_units: dict[str, tuple]):
     """An nnU-Net raw folder of 4 cases of two channels (_0000, _0001) and a label, 8^3 voxels of 2 mm, every file
     declaring mm but those of ``channel_units`` (case id -> (channel 0's unit, channel 1's, channel 1's numbers
-    times this)); returns dataset.json's path."""
+    times this[, the label's unit])); returns dataset.json's path."""
     import nibabel as nib
 
     for folder in ("imagesTr", "labelsTr"):
@@ -561,7 +561,7 @@ def two_channel_cases(root, channel_units: dict[str, tuple[str, str, float]]):
         label = (rng.random((8, 8, 8)) > 0.7).astype(np.uint8)
         for name, voxels, unit, scale in ((f"{case}_0000", rng.random((8, 8, 8)) + 1, units[0], 1.0),
                                           (f"{case}_0001", rng.random((8, 8, 8)) + 1, units[1], units[2]),
-                                          (case, label, "mm", 1.0)):
+                                          (case, label, (*units, "mm")[3], 1.0)):
             image = nib.Nifti1Image(voxels.astype(np.uint8 if name == case else np.float32),
                                     np.diag([2.0 * scale] * 3 + [1.0]))
             image.header.set_xyzt_units(unit)
@@ -624,7 +624,15 @@ def test_every_channel_file_is_judged_against_the_other_cases_unit_and_a_channel
     assert main(["check", str(unitless)]) == 0
     assert settings_and_unit(DataConfig(), prepare_manifest(DataConfig(dataset=str(unitless)), tmp_path)[0])[1] == "mm"
     capsys.readouterr()
-    dataset = two_channel_cases(tmp_path / "data", {"case_002": ("unknown", "micron", 1.0)})
+    # its label of no unit too: with a label in mm, the case's own check refuses it first, naming every file and
+    # its unit (a label was judged against channel 0 alone, so it agreed, until the hundred-and-eleventh session)
+    labelled_mm = two_channel_cases(tmp_path / "labelled_mm", {"case_002": ("unknown", "micron", 1.0)})
+    assert main(["check", str(labelled_mm)]) == 1
+    assert re.search(r"^error: case_002 \(image channels and label\): the headers of the case's files declare "
+                     r"different units .*_0000\.nii\.gz \(image channel 0\): none; .*_0001\.nii\.gz "
+                     r"\(image channel 1\): micrometres; .*case_002\.nii\.gz \(label\): mm\. ",
+                     capsys.readouterr().err, re.M)
+    dataset = two_channel_cases(tmp_path / "data", {"case_002": ("unknown", "micron", 1.0, "unknown")})
     second = tmp_path / "data" / "imagesTr" / "case_002_0001.nii.gz"
     said = (rf"^the cases' headers declare their voxel sizes in different units \(xyzt_units\): 3 in mm \(case_000: "
             rf"{re.escape(str(tmp_path / 'data' / 'imagesTr' / 'case_000_0000.nii.gz'))}\); 1 in micrometres "

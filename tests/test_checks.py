@@ -534,6 +534,82 @@ def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_
     assert "likely cause" not in error
 
 
+def _nibabel_lines(error):
+    return re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error)
+
+
+@pytest.mark.parametrize("units, numbers", [(("unknown", "micron", "mm"), "each unit's"),
+                                            (("unknown", "micron", "mm"), "mm"),
+                                            (("unknown", "mm", "micron"), "mm")])
+def test_a_label_is_judged_with_every_channel_and_a_mix_beside_a_file_of_no_unit_is_one_error(tmp_path, units,
+                                                                                               numbers):
+    """The label was judged against channel 0 alone: beside a channel 0 of no unit, a label in mm and a channel 1 in
+    micrometres (or the other way round) passed the case's check, either with the same numbers or, the label in mm,
+    with their units' numbers (until the hundred-and-eleventh session). Judged against each file declaring a unit,
+    file by file, it would be two errors whose lines pull either way; it is one, naming every file and its unit, and
+    its lines (rewrite from micrometres, declare the file of no unit mm, or declare mm where the numbers are mm)
+    run as written make the case pass."""
+    per_mm = {"unknown": 1.0, "mm": 1.0, "micron": 1000.0 if numbers == "each unit's" else 1.0}
+    first, second = (_in_unit(tmp_path / f"c_000{index}.nii.gz", clean_image(index), unit, per_mm[unit])
+                     for index, unit in enumerate(units[:2]))
+    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), units[2], per_mm[units[2]])
+    case = Case(id="c", images=(first, second), label=label)
+    said = {"unknown": "none", "mm": "mm", "micron": "micrometres"}
+    error = assert_single_error(
+        check_cases([case], NUM_CLASSES, num_channels=2),
+        f"c (image channels and label): the headers of the case's files declare different units for their voxel sizes "
+        f"(xyzt_units), and one none: {first} (image channel 0): none; {second} (image channel 1): {said[units[1]]}; "
+        f"{label} (label): {said[units[2]]}. ", "would scale the files of one unit 1,000 times against another's",
+        f"declare {first} mm")
+    in_micrometres = second if units[1] == "micron" else label
+    rewrite, declare_unitless, declare = _nibabel_lines(error)
+    assert "np.diag([0.001, 0.001, 0.001, 1])" in rewrite and declare_unitless == declare
+    exec(declare_unitless, {"nib": nib, "np": np, "path": str(first)})
+    exec(rewrite if numbers == "each unit's" else declare, {"nib": nib, "np": np, "path": str(in_micrometres)})
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
+def test_files_of_no_unit_that_factor_apart_from_channel_0_are_one_error_naming_them_all(tmp_path):
+    """A channel 0 of no unit beside a channel 1 and a label in micrometres, their numbers 1,000 times channel 0's,
+    was two errors, each offering channel 0's line (and a channel 0 in micrometres beside a channel 1 and a label of
+    no unit alike), until the hundred-and-eleventh session: one error names them all, its two lines run on the files
+    it names make the case pass."""
+    none = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "unknown", 1.0)
+    others = [_in_unit(tmp_path / "c_0001.nii.gz", clean_image(1), "micron", 1000.0),
+              _in_unit(tmp_path / "c.nii.gz", clean_label(), "micron", 1000.0)]
+    case = Case(id="c", images=(none, others[0]), label=others[1])
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"c (image channels and label): {none} (the case's image channel 0): its header "
+                                f"declares no unit for its voxel sizes (xyzt_units), while those of {others[0]} and "
+                                f"{others[1]} declare micrometres", f"and rewrite {others[0]} and {others[1]} in mm")
+    declare, rewrite = _nibabel_lines(error)
+    exec(declare, {"nib": nib, "np": np, "path": str(none)})
+    for path in others:
+        exec(rewrite, {"nib": nib, "np": np, "path": str(path)})
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+    first = _in_unit(tmp_path / "d" / "d_0000.nii.gz", clean_image(), "micron", 1000.0)
+    nones = [_in_unit(tmp_path / "d" / "d_0001.nii.gz", clean_image(1), "unknown", 1.0),
+             _in_unit(tmp_path / "d" / "d.nii.gz", clean_label(), "unknown", 1.0)]
+    assert_single_error(check_cases([Case(id="d", images=(first, nones[0]), label=nones[1])], NUM_CLASSES,
+                                    num_channels=2),
+                        f"d (image channels and label): {nones[0]} and {nones[1]}: their headers declare no unit",
+                        f"while that of {first} (the case's image channel 0) declares micrometres",
+                        f"Declare {nones[0]} and {nones[1]} in mm, as their numbers are")
+
+    # a label declaring micrometres with channel 0's numbers: left so, it was refused once the lines were run
+    none = _in_unit(tmp_path / "e" / "e_0000.nii.gz", clean_image(), "unknown", 1.0)
+    second = _in_unit(tmp_path / "e" / "e_0001.nii.gz", clean_image(1), "micron", 1000.0)
+    label = _in_unit(tmp_path / "e" / "e.nii.gz", clean_label(), "micron", 1.0)
+    case = Case(id="e", images=(none, second), label=label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"e (image channels and label): {none} (the case's image channel 0)",
+                                f"and rewrite {second} in mm", f"and declare {label} mm, which declares "
+                                "micrometres with its numbers mm already")
+    _run_nibabel_lines(error, none, second, label)
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
 def test_background_only_label_is_a_warning_not_an_error(tmp_path):
     case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
     report = check_cases([make_case(tmp_path, "good"), case], NUM_CLASSES)

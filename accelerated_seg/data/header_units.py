@@ -65,12 +65,12 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
     "where channel 0 is the one off" was said of a case whose channel 1 was in channel 0's unit too, and rewriting
     channel 0 alone left channel 1 off (the hundred-and-tenth session's review)."""
     unit, beside = spatial_unit(image), spatial_unit(beside_image)
-    off = (f"{_and_listed([beside_path, *beside_alike])} are the ones off" if beside_alike
+    off = (f"{and_listed([beside_path, *beside_alike])} are the ones off" if beside_alike
            else f"{beside_path} is the one off")
     scale = UNIT_MM[unit][1] / UNIT_MM[beside][1]
     times = f"{max(scale, 1 / scale):,.0f} times"
     if alike:
-        named, its, it = f"{_and_listed([path, *alike])}: their headers declare", "their", "each"
+        named, its, it = f"{and_listed([path, *alike])}: their headers declare", "their", "each"
         scaled = f"the files of one unit {times} against the other's"
     else:
         named, its, it, scaled = f"{path}: its header declares", "its", "it", f"one {times} against the other"
@@ -84,7 +84,7 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
             f"where {off}")
 
 
-def _and_listed(paths: Sequence) -> str:
+def and_listed(paths: Sequence) -> str:
     """``a, b and c``: every one of ``paths`` (a unit's refusal names each file to rewrite)."""
     said = [str(path) for path in paths]
     return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
@@ -105,22 +105,61 @@ def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, 
     declared = [entry for entry in pair if entry[2] not in ("unknown", "mm")]
     if len(unitless) != 1 or len(declared) != 1:
         return None
-    (none_path, none_image, _), (unit_path, unit_image, unit) = unitless[0], declared[0]
+    (none_path, none_image, _), (unit_path, unit_image, _) = unitless[0], declared[0]
+    if not factor_apart(none_image, unit_image):
+        return None
+    named = {path: str(path), beside_path: f"{beside_path} ({beside_role})"}
+    return likely_apart_words([none_path], none_image, [unit_path], unit_image, otherwise, named)
+
+
+def factor_apart(none_image, unit_image) -> bool:
+    """Whether the voxel sizes of ``none_image`` (a header declaring no unit) are those of ``unit_image`` (one
+    declaring micrometres or metres) in mm, within ``_UNIT_FACTOR_RTOL``: the same voxels in two units."""
+    unit = spatial_unit(unit_image)
+    if unit not in UNIT_MM or unit == "mm":
+        return False
     none_sizes = nib.affines.voxel_sizes(none_image.affine)[:3]
     unit_sizes = nib.affines.voxel_sizes(unit_image.affine)[:3]
-    if not np.all(none_sizes > 0) or not np.allclose(unit_sizes * UNIT_MM[unit][1], none_sizes,
-                                                     rtol=_UNIT_FACTOR_RTOL, atol=0):
-        return None
+    return bool(np.all(none_sizes > 0) and np.allclose(unit_sizes * UNIT_MM[unit][1], none_sizes,
+                                                       rtol=_UNIT_FACTOR_RTOL, atol=0))
+
+
+def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, unit_image, otherwise: str,
+                       named: dict | None = None, declared_in_mm_numbers: Sequence = ()) -> str:
+    """What ``unit_likely_apart`` says, of every file of no unit (``none_paths``, the voxel sizes of
+    ``none_image``) against every file in the other unit (``unit_paths``, those of ``unit_image``) at once: a case
+    whose channel 0 declared none beside a channel 1 and a label in micrometres was two errors, each offering
+    channel 0's line (until the hundred-and-eleventh session). ``named``: how a path is named where it is first said
+    (its role beside it). ``declared_in_mm_numbers``: the files declaring the other unit with the numbers of the files
+    of none, to be declared mm with them: a label in micrometres with channel 0's numbers, beside a channel 0 of no
+    unit and a channel 1 in micrometres 1,000 times them, was refused once the lines offered had been run."""
+    named = named or {}
+    unit = spatial_unit(unit_image)
     factor = UNIT_MM[unit][1]
-    named = {path: str(path), beside_path: f"{beside_path} ({beside_role})"}
-    return (f"{named[none_path]}: its header declares no unit for its voxel sizes (xyzt_units), while that of "
-            f"{named[unit_path]} declares {UNIT_MM[unit][0]}, and their voxel sizes ({_sizes(none_sizes)} against "
-            f"{_sizes(unit_sizes)}) are "
+    none_sizes = nib.affines.voxel_sizes(none_image.affine)[:3]
+    unit_sizes = nib.affines.voxel_sizes(unit_image.affine)[:3]
+    nones = and_listed([named.get(path, str(path)) for path in none_paths])
+    units = and_listed([named.get(path, str(path)) for path in unit_paths])
+    one_none, one_unit = len(none_paths) == 1, len(unit_paths) == 1
+    its = "its" if one_none else "their"
+    return (f"{nones}: {'its header declares' if one_none else 'their headers declare'} no unit for {its} voxel "
+            f"sizes (xyzt_units), while {'that of' if one_unit else 'those of'} {units} "
+            f"{'declares' if one_unit else 'declare'} {UNIT_MM[unit][0]}, "
+            f"and their voxel sizes ({_sizes(none_sizes)} against {_sizes(unit_sizes)}) are "
             f"{max(factor, 1 / factor):,.0f} times apart, as the same voxels are in mm and in {UNIT_MM[unit][0]}: "
             f"the unit is the likely cause, not another grid, and their numbers are read as they are, whatever the "
-            f"unit. Declare {none_path} in mm, as its numbers are (nibabel: {declare_code('mm')}), and rewrite "
-            f"{unit_path} in mm (nibabel: {rewrite_code(f'{factor:g}', 'mm')}); or, where their voxels differ indeed, "
-            f"{otherwise}")
+            f"unit. Declare {and_listed(none_paths)} in mm, as {its} numbers are (nibabel: "
+            f"{declare_code('mm')}), and rewrite {and_listed(unit_paths)} in mm (nibabel: "
+            f"{rewrite_code(f'{factor:g}', 'mm')}){_declared_too(declared_in_mm_numbers, unit)}; or, where their "
+            f"voxels differ indeed, {otherwise}")
+
+
+def _declared_too(paths: Sequence, unit: str) -> str:
+    if not paths:
+        return ""
+    its = "its" if len(paths) == 1 else "their"
+    return (f", and declare {and_listed(paths)} mm, which {'declares' if len(paths) == 1 else 'declare'} "
+            f"{UNIT_MM[unit][0]} with {its} numbers mm already (nibabel: {declare_code('mm')})")
 
 
 def _sizes(sizes) -> str:

@@ -1,0 +1,139 @@
+"""The units a case's files declare for their voxel sizes (``xyzt_units``), judged together before their grids: what
+the pre-flight check of a case (``case_check``) and predict (``inference._read_channels``) say, one error for each
+mix-up, naming every file it concerns.
+
+The rule: a header declaring no unit agrees with any (most such files are in mm), so the files declaring one are
+judged against the first channel declaring one, the label with them; a file of no unit beside one in micrometres or
+metres, their voxel sizes that unit's factor apart, is told the unit is the likely cause. A case mixing files of no
+unit with two declared units is one error naming every file and its unit, with the lines that rewrite them in mm.
+
+Until the hundred-and-eleventh session the label was judged against channel 0 alone: a label in micrometres beside a
+channel 0 of no unit and a channel 1 in mm trained unjudged, and a channel 0 of no unit beside a channel 1 and a
+label in micrometres was two errors, each offering channel 0's line (``benchmarks/results/case_units_2026-12-05/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import nibabel as nib
+import numpy as np
+
+from accelerated_seg.data.grid_agreement import Volume
+from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
+                                               factor_apart, likely_apart_words, rewrite_code, spatial_unit)
+
+#: How near two files' voxel sizes must be to count as one grid's for ``factor_apart``'s grouping (a header's
+#: rounding), as ``header_units._UNIT_FACTOR_RTOL``
+_SAME_SIZES_RTOL = 0.01
+
+
+@dataclass
+class UnitsVerdict:
+    """What the units of a case's files come to: ``errors``, each ``(where): words`` (the caller puts the case's
+    name before it), and ``off``, the paths whose grid is not to be judged, their unit's error said instead."""
+
+    errors: list[str] = field(default_factory=list)
+    off: set = field(default_factory=set)
+
+
+def judge_units(volumes: Sequence[Volume], resampled_to: str, channel_hint: str, label_hint: str = "") -> UnitsVerdict:
+    """The units of a case's files judged together: ``volumes``, its channels in order (channel 0 the grid every
+    other file is judged on), then its label, role "label", where it has one. ``resampled_to``: the spacing the files
+    are resampled to, in words; ``channel_hint``, ``label_hint``: the grid's advice to a channel and to a label, for
+    voxels that differ indeed."""
+    units = [spatial_unit(volume.image) for volume in volumes]
+    declared = list(dict.fromkeys(unit for unit in units if unit != "unknown"))
+    if len(declared) > 1 and "unknown" in units:
+        return UnitsVerdict([_mixed_words(volumes, units, resampled_to)], {volume.path for volume in volumes[1:]})
+    if len(declared) > 1:
+        return _apart_from_the_first_declaring(volumes, units, resampled_to)
+    if declared and declared[0] != "mm" and "unknown" in units:
+        return _likely_apart(volumes, units, channel_hint, label_hint)
+    return UnitsVerdict()
+
+
+def _where(files: Sequence[Volume]) -> str:
+    labelled = any(volume.role == "label" for volume in files)
+    return ("label vs image" if len(files) == 1 and labelled
+            else "image channels and label" if labelled else "image channels")
+
+
+def _apart_from_the_first_declaring(volumes, units, resampled_to) -> UnitsVerdict:
+    """Each file declaring another unit than the first channel declaring one, one error for each such unit naming
+    its files; the files in that first one's unit are named where the other way round is offered, since rewriting
+    it alone would leave them off (the hundred-and-tenth session and its review)."""
+    against = next(volume for volume, unit in zip(volumes, units) if unit != "unknown")
+    agreeing = [volume.path for volume, unit in zip(volumes, units)
+                if volume is not against and unit == spatial_unit(against.image)]
+    verdict = UnitsVerdict()
+    for other_unit in dict.fromkeys(unit for unit in units if unit not in ("unknown", spatial_unit(against.image))):
+        files = [volume for volume, unit in zip(volumes, units) if unit == other_unit]
+        labelled = any(volume.role == "label" for volume in files)
+        beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
+        verdict.errors.append(f"({_where(files)}): " + channel_units_words(
+            files[0].path, files[0].image, against.path, against.image, resampled_to, beside_role,
+            alike=[volume.path for volume in files[1:]], beside_alike=agreeing))
+        verdict.off.update(volume.path for volume in files)
+    return verdict
+
+
+def _likely_apart(volumes, units, channel_hint, label_hint) -> UnitsVerdict:
+    """Files of no unit beside files in micrometres or metres, their voxel sizes that unit's factor apart against
+    channel 0, the grid they are judged on: one error naming them all (``likely_apart_words``). Where channel 0
+    declares no unit, the files in the unit factor apart from it are named; where it declares the unit, the files
+    of none factor apart from it, and it with the files of its unit on its grid, each to be rewritten."""
+    first = volumes[0]
+    named = {first.path: f"{first.path} (the case's {first.role})"}
+    if units[0] == "unknown":
+        unit_files = [volume for volume, unit in zip(volumes, units)
+                      if unit != "unknown" and factor_apart(first.image, volume.image)]
+        none_files = [first] if unit_files else []
+    else:
+        none_files = [volume for volume, unit in zip(volumes, units)
+                      if unit == "unknown" and factor_apart(volume.image, first.image)]
+        unit_files = [first] + [volume for volume, unit in zip(volumes[1:], units[1:])
+                                if unit != "unknown" and _same_sizes(volume.image, first.image)]
+    if not none_files:
+        return UnitsVerdict()
+    # the files declaring the unit with the mm numbers of the files of none: left in it, they would be off against
+    # those declared mm as told
+    in_mm_numbers = [volume for volume, unit in zip(volumes, units) if unit != "unknown"
+                     and volume not in unit_files and _same_sizes(volume.image, none_files[0].image)]
+    judged = (none_files[1:] if units[0] == "unknown" else none_files) + [
+        volume for volume in unit_files + in_mm_numbers if volume is not first]
+    where = _where(judged)
+    hint = {"label vs image": label_hint, "image channels": channel_hint}.get(where, f"{channel_hint}, and {label_hint}")
+    said = likely_apart_words([volume.path for volume in none_files], none_files[0].image,
+                              [volume.path for volume in unit_files], unit_files[0].image, hint, named,
+                              [volume.path for volume in in_mm_numbers])
+    return UnitsVerdict([f"({where}): {said}"], {volume.path for volume in judged})
+
+
+def _same_sizes(image, other) -> bool:
+    return bool(np.allclose(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3],
+                            rtol=_SAME_SIZES_RTOL, atol=0))
+
+
+def _mixed_words(volumes, units, resampled_to) -> str:
+    """One error for a case whose files declare two units or more beside a file declaring none, naming every file
+    and its unit: judged file by file, such a case was two errors whose lines pulled either way (channel 1 to be
+    rewritten in mm against channel 0, the label in micrometres against channel 1) until the hundred-and-eleventh
+    session. A header of no unit agrees with any, so mm, the unit such a file is read in, is the one offered."""
+    listing = "; ".join(f"{volume.path} ({volume.role}): {UNIT_MM[unit][0] if unit in UNIT_MM else 'none'}"
+                        for volume, unit in zip(volumes, units))
+    factors = [UNIT_MM[unit][1] for unit in units if unit in UNIT_MM]
+    times = max(factors) / min(factors)
+    lines = [f"rewrite {and_listed([v.path for v, u in zip(volumes, units) if u == unit])} from {UNIT_MM[unit][0]} "
+             f"(nibabel: {rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})"
+             for unit in dict.fromkeys(units) if unit in UNIT_MM and unit != "mm"]
+    unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
+    lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
+                 f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})")
+    return (f"({_where(volumes[1:])}): the headers of the case's files declare different units for their voxel "
+            f"sizes (xyzt_units), and one none: {listing}. Their numbers are read as they are, whatever the unit, so "
+            f"resampling them to {resampled_to} would scale the files of one unit {times:,.0f} times against "
+            f"another's, and a header of no unit agrees with any, so the case's one unit cannot be told. Rewrite "
+            f"every file in mm: {'; '.join(lines)}; or, where a file's numbers are mm already and its unit alone is "
+            f"wrong, declare it mm (nibabel: {declare_code('mm')})")
