@@ -47,7 +47,8 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, channel_first_ad
                           vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .data.header_units import channel_in_another_unit, channel_units_words, spatial_unit, unit_likely_apart
+from .data.case_units import judge_units
+from .data.header_units import spatial_unit
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -374,36 +375,32 @@ def _refuse_another_unit(config: dict, path: Path, image, spacing) -> None:
     raise DataError(other_unit_words(path, image, recorded, spacing))
 
 
-def _refuse_channel_units(config: dict, earlier_paths: Sequence[Path], earlier: Sequence, path: Path, image,
-                          spacing) -> None:
-    """Refuse a case's channel (``image`` at ``path``) whose header declares another unit than the model's or than an
-    earlier channel's (``earlier``, at ``earlier_paths``): the first channel's alone was judged, so a second one in
+def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
+    """Refuse a case whose channels (``images`` at ``paths``, channel 0's judged by ``_refuse_another_unit`` already)
+    declare another unit than the model's, or than each other's, in one error naming every channel of a mix-up
+    (``case_units.judge_units``, the pre-flight check's rule and words). Before the grids are compared, whose
+    refusal would send the user the wrong way: the first channel's unit alone was judged, so a second one in
     micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
     apart), and one declaring micrometres with the first one's numbers was segmented unjudged, until the
-    hundred-and-seventh session. Before the grids are compared, whose refusal would send the user the wrong way. A
-    channel declaring no unit agrees with any, as a case's header does with the model's, but one beside a first
-    channel in micrometres or metres, voxel sizes that unit's factor apart, is told the unit is the likely cause
-    (``unit_likely_apart``, as the pre-flight check says): it was told to resample onto the first one's grid until a
-    review of the hundred-and-seventh session."""
-    _refuse_another_unit(config, path, image, spacing)
-    # whatever the spacing: sizes that factor apart are refused as grids below where nothing is resampled
-    if said := unit_likely_apart(path, image, earlier_paths[0], earlier[0], "channel 0 of the same case",
-                                 "resample every channel onto the first one's grid"):
-        raise DataError(said)
-    if spacing is None:  # the unit matters to the resampling alone, as _refuse_another_unit's
-        return
-    beside = channel_in_another_unit(image, list(zip(earlier_paths, earlier)))  # as the pre-flight check judges
-    if beside is None:
-        return
-    # The one whose numbers are farther off the model's spacing is named, its rewrite offered first: a first
-    # channel in micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
-    # micrometres, after which the first was refused by the host's memory (a review's probe of the
-    # hundred-and-seventh session). Numbers alike (a unit alone declared wrong): the later one is named
-    to = f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
-    beside_path, beside_image = beside
-    if times_off(beside_image, spacing) > times_off(image, spacing):
-        raise DataError(channel_units_words(beside_path, beside_image, path, image, to))
-    raise DataError(channel_units_words(path, image, beside_path, beside_image, to))
+    hundred-and-seventh session; each channel was judged as it was read, so two in micrometres beside a channel 0
+    in mm were refused one after the other, and a channel 0 of no unit beside channels in micrometres and in mm was
+    told to rewrite the one in micrometres alone, until the hundred-and-eleventh. A channel declaring no unit agrees
+    with any, as a case's header does with the model's, but one beside a channel in micrometres or metres, voxel
+    sizes that unit's factor apart, is told the unit is the likely cause (it was told to resample onto the first
+    one's grid until a review of the hundred-and-seventh session); that is judged whatever the spacing, the declared
+    units only against one, as they matter to the resampling alone. Of two channels in two units, the one whose
+    numbers are farther off the model's spacing is named, its rewrite offered first: a first channel in
+    micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
+    micrometres, after which the first was refused by the host's memory (a review's probe of the
+    hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named."""
+    for path, image in zip(paths[1:], images[1:]):
+        _refuse_another_unit(config, path, image, spacing)
+    volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
+    to = None if spacing is None else f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
+    verdict = judge_units(volumes, to, "resample every channel onto the first one's grid",
+                          nearest=None if spacing is None else lambda volume: times_off(volume.image, spacing))
+    if verdict.errors:  # one for each unit off against the same channel: several only where three units are mixed
+        raise DataError("\n".join(said for _, said in verdict.errors))
 
 
 def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
@@ -811,11 +808,12 @@ def _read_channels(paths: Sequence[Path], config: dict,
                         f"volumes: give the whole volume, not a slice")
     _require_usable_header(paths[0], reference)
     _refuse_another_unit(config, paths[0], reference, spacing)
-    for index, path in enumerate(paths[1:], start=1):
+    for path in paths[1:]:
         other = read_nifti(path)
         _require_usable_header(path, other)
-        _refuse_channel_units(config, paths[:index], channel_images, path, other, spacing)
         channel_images.append(other)
+    _refuse_channel_units(config, paths, channel_images, spacing)  # every channel's, in one error
+    for index, (path, other) in enumerate(zip(paths[1:], channel_images[1:]), start=1):
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
         first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)
         if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):

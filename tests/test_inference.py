@@ -2292,6 +2292,40 @@ def test_members_whose_training_cases_declared_different_units_cannot_join_an_en
     assert load_for_prediction([export(tmp_path / "older2"), mm])[1]["spacing_unit"] == "mm"
 
 
+def test_a_cases_channels_in_another_unit_are_one_refusal_naming_every_one(scans, tmp_path):
+    """Each channel was judged as it was read (until the hundred-and-eleventh session): two channels in micrometres
+    beside a channel 0 in mm were refused one after the other, the second named once the first was rewritten; a
+    channel 0 of no unit beside a channel 1 in micrometres and a channel 2 in mm was told to rewrite channel 1 alone.
+    One refusal names every channel of the mix-up, as the pre-flight check does (``case_units``), and its lines,
+    run as written on the channels it names, make the case segmented."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    model = export(tmp_path / "older", in_channels=3)
+    first = in_unit(image, tmp_path / "a_0000.nii.gz", "mm", 1.0)
+    others = [in_unit(image, tmp_path / f"a_000{index}.nii.gz", "micron", 1000.0) for index in (1, 2)]
+    with pytest.raises(DataError, match=rf"^{re.escape(str(others[0]))} and {re.escape(str(others[1]))}: their "
+                                        r"headers declare their voxel sizes in micrometres \(xyzt_units\), that of "
+                                        rf"{re.escape(str(first))}, a channel of the same case, in mm\. ") as refused:
+        predict_file(model, [first, *others], tmp_path / "a.nii.gz")
+    assert "\n" not in str(refused.value)
+    rewrite = re.search(r"Rewrite each in mm \(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1)
+    for path in others:
+        exec(rewrite, {"nib": nib, "np": np, "path": str(path)})
+    assert read_labels(predict_file(model, [first, *others], tmp_path / "a.nii.gz")).shape == image.shape
+
+    none, micrometres, mm = (in_unit(image, tmp_path / f"b_000{index}.nii.gz", unit, per_mm) for index, (unit, per_mm)
+                             in enumerate([("unknown", 1.0), ("micron", 1000.0), ("mm", 1.0)]))
+    with pytest.raises(DataError, match=r"^the headers of the case's files declare different units for their voxel "
+                                        rf"sizes \(xyzt_units\), and one none: {re.escape(str(none))} \(channel 0\): "
+                                        rf"none; {re.escape(str(micrometres))} \(channel 1\): micrometres; "
+                                        rf"{re.escape(str(mm))} \(channel 2\): mm\. ") as refused:
+        predict_file(model, [none, micrometres, mm], tmp_path / "b.nii.gz")
+    rewrite, declare = re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
+                                  str(refused.value))[:2]
+    exec(rewrite, {"nib": nib, "np": np, "path": str(micrometres)})
+    exec(declare, {"nib": nib, "np": np, "path": str(none)})
+    assert read_labels(predict_file(model, [none, micrometres, mm], tmp_path / "b.nii.gz")).shape == image.shape
+
+
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):
     """A scan saved from a MONAI array, (1, x, y, z), was "a 4D image ... holds z 3D volume(s), but the model takes
     one channel" (hundred-and-fourth session's probe)."""

@@ -80,7 +80,7 @@ def check_case(
     # to be resampled onto one grid, its voxels "2000 x 2000 x 4000 mm", and a label judged against channel 0 alone
     # trained unjudged in micrometres beside a channel 0 of no unit and a channel 1 in mm
     units = judge_units([*channels, *labelled_as], "one spacing", _CHANNEL_HINT, _RESAMPLE_HINT)
-    report.errors.extend(f"{case.id} {said}" for said in units.errors)
+    report.errors.extend(f"{case.id} ({where}): {said}" for where, said in units.errors)
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for other in channels[1:]:

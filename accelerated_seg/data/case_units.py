@@ -14,7 +14,7 @@ label in micrometres was two errors, each offering channel 0's line (``benchmark
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import nibabel as nib
@@ -31,25 +31,31 @@ _SAME_SIZES_RTOL = 0.01
 
 @dataclass
 class UnitsVerdict:
-    """What the units of a case's files come to: ``errors``, each ``(where): words`` (the caller puts the case's
-    name before it), and ``off``, the paths whose grid is not to be judged, their unit's error said instead."""
+    """What the units of a case's files come to: ``errors``, each (which files, in words: "image channels", "label
+    vs image", "image channels and label"; what is said of them), and ``off``, the paths whose grid is not to be
+    judged, their unit's error said instead."""
 
-    errors: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
     off: set = field(default_factory=set)
 
 
-def judge_units(volumes: Sequence[Volume], resampled_to: str, channel_hint: str, label_hint: str = "") -> UnitsVerdict:
+def judge_units(volumes: Sequence[Volume], resampled_to: str | None, channel_hint: str, label_hint: str = "",
+                nearest: Callable | None = None) -> UnitsVerdict:
     """The units of a case's files judged together: ``volumes``, its channels in order (channel 0 the grid every
     other file is judged on), then its label, role "label", where it has one. ``resampled_to``: the spacing the files
-    are resampled to, in words; ``channel_hint``, ``label_hint``: the grid's advice to a channel and to a label, for
-    voxels that differ indeed."""
+    are resampled to, in words, None where nothing is (predict for a model of no spacing: the declared units then
+    matter to nothing, the grids are compared); ``channel_hint``, ``label_hint``: the grid's advice to a channel and
+    to a label, for voxels that differ indeed; ``nearest``: how far a file's numbers are off the spacing, where the
+    nearest of the files declaring a unit is the one the others are judged against (predict: the first one was,
+    and a first channel in micrometres beside a second in mm was told to rewrite the second in micrometres)."""
     units = [spatial_unit(volume.image) for volume in volumes]
     declared = list(dict.fromkeys(unit for unit in units if unit != "unknown"))
-    if len(declared) > 1 and "unknown" in units:
-        return UnitsVerdict([_mixed_words(volumes, units, resampled_to)], {volume.path for volume in volumes[1:]})
-    if len(declared) > 1:
-        return _apart_from_the_first_declaring(volumes, units, resampled_to)
-    if declared and declared[0] != "mm" and "unknown" in units:
+    if len(declared) > 1 and resampled_to is not None:
+        if "unknown" in units:
+            return UnitsVerdict([(_where(volumes[1:]), _mixed_words(volumes, units, resampled_to))],
+                                {volume.path for volume in volumes[1:]})
+        return _apart_from_one(volumes, units, resampled_to, nearest)
+    if "unknown" in units and set(declared) - {"mm"}:
         return _likely_apart(volumes, units, channel_hint, label_hint)
     return UnitsVerdict()
 
@@ -60,11 +66,12 @@ def _where(files: Sequence[Volume]) -> str:
             else "image channels and label" if labelled else "image channels")
 
 
-def _apart_from_the_first_declaring(volumes, units, resampled_to) -> UnitsVerdict:
-    """Each file declaring another unit than the first channel declaring one, one error for each such unit naming
-    its files; the files in that first one's unit are named where the other way round is offered, since rewriting
-    it alone would leave them off (the hundred-and-tenth session and its review)."""
-    against = next(volume for volume, unit in zip(volumes, units) if unit != "unknown")
+def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
+    """Each file declaring another unit than the first channel declaring one (or the one ``nearest`` the spacing),
+    one error for each such unit naming its files; the files in that one's unit are named where the other way round
+    is offered, since rewriting it alone would leave them off (the hundred-and-tenth session and its review)."""
+    declaring = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
+    against = min(declaring, key=nearest) if nearest else declaring[0]  # min: the first of those alike
     agreeing = [volume.path for volume, unit in zip(volumes, units)
                 if volume is not against and unit == spatial_unit(against.image)]
     verdict = UnitsVerdict()
@@ -72,9 +79,9 @@ def _apart_from_the_first_declaring(volumes, units, resampled_to) -> UnitsVerdic
         files = [volume for volume, unit in zip(volumes, units) if unit == other_unit]
         labelled = any(volume.role == "label" for volume in files)
         beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
-        verdict.errors.append(f"({_where(files)}): " + channel_units_words(
+        verdict.errors.append((_where(files), channel_units_words(
             files[0].path, files[0].image, against.path, against.image, resampled_to, beside_role,
-            alike=[volume.path for volume in files[1:]], beside_alike=agreeing))
+            alike=[volume.path for volume in files[1:]], beside_alike=agreeing)))
         verdict.off.update(volume.path for volume in files)
     return verdict
 
@@ -89,17 +96,20 @@ def _likely_apart(volumes, units, channel_hint, label_hint) -> UnitsVerdict:
     if units[0] == "unknown":
         unit_files = [volume for volume, unit in zip(volumes, units)
                       if unit != "unknown" and factor_apart(first.image, volume.image)]
+        unit_files = [volume for volume in unit_files  # those of one unit, where metres and micrometres are both
+                      if spatial_unit(volume.image) == spatial_unit(unit_files[0].image)]
         none_files = [first] if unit_files else []
     else:
         none_files = [volume for volume, unit in zip(volumes, units)
                       if unit == "unknown" and factor_apart(volume.image, first.image)]
         unit_files = [first] + [volume for volume, unit in zip(volumes[1:], units[1:])
-                                if unit != "unknown" and _same_sizes(volume.image, first.image)]
+                                if unit == units[0] and _same_sizes(volume.image, first.image)]
     if not none_files:
         return UnitsVerdict()
     # the files declaring the unit with the mm numbers of the files of none: left in it, they would be off against
     # those declared mm as told
-    in_mm_numbers = [volume for volume, unit in zip(volumes, units) if unit != "unknown"
+    in_unit = spatial_unit(unit_files[0].image)
+    in_mm_numbers = [volume for volume, unit in zip(volumes, units) if unit == in_unit
                      and volume not in unit_files and _same_sizes(volume.image, none_files[0].image)]
     judged = (none_files[1:] if units[0] == "unknown" else none_files) + [
         volume for volume in unit_files + in_mm_numbers if volume is not first]
@@ -108,7 +118,7 @@ def _likely_apart(volumes, units, channel_hint, label_hint) -> UnitsVerdict:
     said = likely_apart_words([volume.path for volume in none_files], none_files[0].image,
                               [volume.path for volume in unit_files], unit_files[0].image, hint, named,
                               [volume.path for volume in in_mm_numbers])
-    return UnitsVerdict([f"({where}): {said}"], {volume.path for volume in judged})
+    return UnitsVerdict([(where, said)], {volume.path for volume in judged})
 
 
 def _same_sizes(image, other) -> bool:
@@ -131,7 +141,7 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
     lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
                  f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})")
-    return (f"({_where(volumes[1:])}): the headers of the case's files declare different units for their voxel "
+    return (f"the headers of the case's files declare different units for their voxel "
             f"sizes (xyzt_units), and one none: {listing}. Their numbers are read as they are, whatever the unit, so "
             f"resampling them to {resampled_to} would scale the files of one unit {times:,.0f} times against "
             f"another's, and a header of no unit agrees with any, so the case's one unit cannot be told. Rewrite "
