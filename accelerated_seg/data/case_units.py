@@ -24,8 +24,8 @@ from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
                                                factor_apart, likely_apart_words, rewrite_code, spatial_unit)
 
-#: How near two files' voxel sizes must be to count as one grid's for ``factor_apart``'s grouping (a header's
-#: rounding), as ``header_units._UNIT_FACTOR_RTOL``
+#: How near two files' voxel sizes must be to count as the same numbers where files factor apart are grouped
+#: (``_likely_apart``): a header's rounding, as ``header_units._UNIT_FACTOR_RTOL`` allows
 _SAME_SIZES_RTOL = 0.01
 
 

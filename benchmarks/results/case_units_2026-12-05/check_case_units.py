@@ -44,14 +44,15 @@ SITUATIONS = [  # (channel 0, channel 1, label): (unit, the unit whose numbers i
     [("unknown", "mm"), ("micron", "micron"), ("micron", "mm")],
     [("micron", "micron"), ("unknown", "mm"), ("unknown", "mm")],
 ]
-root = Path(sys.argv[1])
-for index, situation in enumerate(SITUATIONS):
-    dataset = cases(root / str(index), [(unit, PER_MM[numbers]) for unit, numbers in situation])
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        status = main(["check", str(dataset)])
-    errors = [line for line in err.getvalue().splitlines() if line.startswith("error:")]
-    print(f"## ch0 {said(*situation[0])}, ch1 {said(*situation[1])}, label {said(*situation[2])}: exit {status}, "
-          f"{len(errors)} error line(s)")
-    for line in errors:
-        print("  " + line.replace(str(root / str(index)), "<data>")[:260])
+if __name__ == "__main__":
+    root = Path(sys.argv[1])
+    for index, situation in enumerate(SITUATIONS):
+        dataset = cases(root / str(index), [(unit, PER_MM[numbers]) for unit, numbers in situation])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            status = main(["check", str(dataset)])
+        errors = [line for line in err.getvalue().splitlines() if line.startswith("error:")]
+        print(f"## ch0 {said(*situation[0])}, ch1 {said(*situation[1])}, label {said(*situation[2])}: exit {status}, "
+              f"{len(errors)} error line(s)")
+        for line in errors:
+            print("  " + line.replace(str(root / str(index)), "<data>")[:260])
