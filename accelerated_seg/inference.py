@@ -362,22 +362,28 @@ class PreparedCase:
     pending: Compose | None = None
 
 
-def _refuse_another_unit(config: dict, path: Path, image, spacing) -> None:
+def _refuse_another_unit(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
     """Refuse a scan whose header declares its voxel sizes in another unit than the model's training cases' did
     (config.json's ``spacing_unit``): its numbers are read as they are, so a scan in micrometres for a model in mm
     was resampled to 1000 times its size along each axis (memory for a billion times the voxels), and one in mm for
     a model in micrometres, declaring mm, to a voxel or two, until the hundred-and-sixth session. Where the model
     or the scan declares no unit (an export made before then, nibabel's default) nothing is judged: the far finer
-    check below still refuses a header in metres."""
-    recorded, declared = spacing_unit(config), spatial_unit(image)
-    if spacing is None or recorded is None or declared in ("unknown", recorded):
+    check below still refuses a header in metres. Every channel of the case (``images`` at ``paths``) in the unit
+    of the first one off is named in one refusal: each was refused one after the other until the
+    hundred-and-eleventh session."""
+    recorded = spacing_unit(config)
+    if spacing is None or recorded is None:
         return
-    raise DataError(other_unit_words(path, image, recorded, spacing))
+    off = [(path, image) for path, image in zip(paths, images) if spatial_unit(image) not in ("unknown", recorded)]
+    if off:
+        (path, image), unit = off[0], spatial_unit(off[0][1])
+        raise DataError(other_unit_words(path, image, recorded, spacing,
+                                         alike=[other for other, scan in off[1:] if spatial_unit(scan) == unit]))
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
-    """Refuse a case whose channels (``images`` at ``paths``, channel 0's judged by ``_refuse_another_unit`` already)
-    declare another unit than the model's, or than each other's, in one error naming every channel of a mix-up
+    """Refuse a case whose channels (``images`` at ``paths``) declare another unit than the model's
+    (``_refuse_another_unit``), or than each other's, in one error naming every channel of a mix-up
     (``case_units.judge_units``, the pre-flight check's rule and words). Before the grids are compared, whose
     refusal would send the user the wrong way: the first channel's unit alone was judged, so a second one in
     micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
@@ -393,8 +399,7 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
     micrometres, after which the first was refused by the host's memory (a review's probe of the
     hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named."""
-    for path, image in zip(paths[1:], images[1:]):
-        _refuse_another_unit(config, path, image, spacing)
+    _refuse_another_unit(config, paths, images, spacing)
     volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
     to = None if spacing is None else f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
     verdict = judge_units(volumes, to, "resample every channel onto the first one's grid",
@@ -807,7 +812,6 @@ def _read_channels(paths: Sequence[Path], config: dict,
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
     _require_usable_header(paths[0], reference)
-    _refuse_another_unit(config, paths[0], reference, spacing)
     for path in paths[1:]:
         other = read_nifti(path)
         _require_usable_header(path, other)

@@ -2294,8 +2294,9 @@ def test_members_whose_training_cases_declared_different_units_cannot_join_an_en
 
 def test_a_cases_channels_in_another_unit_are_one_refusal_naming_every_one(scans, tmp_path):
     """Each channel was judged as it was read (until the hundred-and-eleventh session): two channels in micrometres
-    beside a channel 0 in mm were refused one after the other, the second named once the first was rewritten; a
-    channel 0 of no unit beside a channel 1 in micrometres and a channel 2 in mm was told to rewrite channel 1 alone.
+    beside a channel 0 in mm, for a model of no unit or one in mm, were refused one after the other, the second named
+    once the first was rewritten; a channel 0 of no unit beside a channel 1 in micrometres and a channel 2 in mm was
+    told to rewrite channel 1 alone.
     One refusal names every channel of the mix-up, as the pre-flight check does (``case_units``), and its lines,
     run as written on the channels it names, make the case segmented."""
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
@@ -2324,6 +2325,18 @@ def test_a_cases_channels_in_another_unit_are_one_refusal_naming_every_one(scans
     exec(rewrite, {"nib": nib, "np": np, "path": str(micrometres)})
     exec(declare, {"nib": nib, "np": np, "path": str(none)})
     assert read_labels(predict_file(model, [none, micrometres, mm], tmp_path / "b.nii.gz")).shape == image.shape
+
+    # against the model's unit alike: two channels in micrometres for a model in mm, one refusal naming both
+    in_mm = export(tmp_path / "mm", in_channels=3, spacing_unit="mm")
+    others = [in_unit(image, tmp_path / f"c_000{index}.nii.gz", "micron", 1000.0) for index in (1, 2)]
+    with pytest.raises(DataError, match=rf"^{re.escape(str(others[0]))} and {re.escape(str(others[1]))}: their "
+                                        r"headers declare their voxel sizes in micrometres \(xyzt_units\), the "
+                                        r"model's training cases' in mm .* Rewrite each in mm \(nibabel: ") as refused:
+        predict_file(in_mm, [first, *others], tmp_path / "c.nii.gz")
+    rewrite = re.search(r"Rewrite each in mm \(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1)
+    for path in others:
+        exec(rewrite, {"nib": nib, "np": np, "path": str(path)})
+    assert read_labels(predict_file(in_mm, [first, *others], tmp_path / "c.nii.gz")).shape == image.shape
 
 
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):

@@ -15,7 +15,7 @@ from ..config import DataConfig
 from ..dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .cases import Manifest
 from .errors import DataError
-from .header_units import UNIT_MM, declare_code, rewrite_code, spatial_unit
+from .header_units import UNIT_MM, and_listed, declare_code, rewrite_code, spatial_unit
 from .splits import is_one_fold_of_several
 
 
@@ -169,18 +169,24 @@ def one_spatial_unit(files: list) -> str | None:
         f"numbers are mm already and its unit alone is wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
 
 
-def other_unit_words(path, image, unit: str, spacing) -> str:
+def other_unit_words(path, image, unit: str, spacing, alike: Sequence = ()) -> str:
     """What predict says of a scan (``image`` at ``path``) whose header declares another unit than ``unit``, the
-    model's training cases', and how to rewrite it in that one or declare it so."""
+    model's training cases', and how to rewrite it in that one or declare it so; ``alike``: the paths of the case's
+    other channels declaring ``image``'s unit, named with it (each was its own refusal, one after the other, until
+    the hundred-and-eleventh session)."""
     scan = spatial_unit(image)
     scale = UNIT_MM[scan][1] / UNIT_MM[unit][1]
-    return (f"{path}: its header declares its voxel sizes in {UNIT_MM[scan][0]} (xyzt_units), the model's training "
-            f"cases' in {UNIT_MM[unit][0]} (its config.json's spacing_unit). Its numbers are read as they are, "
-            f"whatever the unit, so resampling it to the model's spacing {_mm(spacing)} would scale it "
-            f"{max(scale, 1 / scale):,.0f} times {'smaller' if scale > 1 else 'larger'} than the scans the model "
-            f"learned from. Rewrite it in {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{scale:g}', unit)}), or, "
-            f"where its numbers are {UNIT_MM[unit][0]} already and its unit alone is wrong, declare it so (nibabel: "
-            f"{declare_code(unit)})")
+    one = not alike
+    named = path if one else and_listed([path, *alike])
+    its, it = ("its", "it") if one else ("their", "them")
+    return (f"{named}: {'its header declares' if one else 'their headers declare'} {its} voxel sizes in "
+            f"{UNIT_MM[scan][0]} (xyzt_units), the model's training cases' in {UNIT_MM[unit][0]} (its config.json's "
+            f"spacing_unit). {its.capitalize()} numbers are read as they are, whatever the unit, so resampling {it} "
+            f"to the model's spacing {_mm(spacing)} would scale {it} {max(scale, 1 / scale):,.0f} times "
+            f"{'smaller' if scale > 1 else 'larger'} than the scans the model learned from. Rewrite "
+            f"{'it' if one else 'each'} in {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{scale:g}', unit)}), or, "
+            f"where {its} numbers are {UNIT_MM[unit][0]} already and {its} unit alone is wrong, declare "
+            f"{'it' if one else 'each'} so (nibabel: {declare_code(unit)})")
 
 
 # How many times finer than the target spacing a case's voxels may be: a header in metres is 1000 times off
