@@ -1,7 +1,7 @@
 """The unit a NIfTI header declares its voxel sizes in (``xyzt_units``), and the nibabel lines that rewrite a file's
-geometry in another or declare it: read by the spacing's checks (``spacing.py``), predict, and the pre-flight check
-of a case's channels (``case_check.py``, whose findings are recorded: hence a module of its own, in
-``check_records.CHECKING_CODE``).
+geometry in another or declare it: read by the spacing's checks (``spacing.py``), evaluate, and the units of a case's
+channels and label judged together (``case_units.py``, for predict and the pre-flight check of a case, whose
+findings are recorded: hence modules of their own, in ``check_records.CHECKING_CODE``).
 """
 
 from __future__ import annotations
