@@ -88,11 +88,26 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
             if not decided:
                 decided.append(one_has_ended(beside) and not every_process_came_to_the_last_wait())
         if decided[0]:
-            _end_at_once()
+            end_at_once()
 
     with sigterm_as_an_interrupt(first=ended_at_once_where_one_has_ended), \
             _asked_as_it_comes(ended_at_once_where_one_has_ended):
-        yield
+        _SPAN[:] = [beside]
+        try:
+            yield
+        finally:
+            _SPAN.clear()
+
+
+#: The processes beside this one (``processes_beside_this_one``) while ``sigterm_as_an_interrupt_unless_one_has_ended``
+#: is active; empty outside it.
+_SPAN: list[list[int]] = []
+
+
+def beside_while_a_death_ends_at_once() -> list[int] | None:
+    """The processes beside this one where a SIGTERM after one's death ends this process at once (inside
+    ``sigterm_as_an_interrupt_unless_one_has_ended``, on Linux); None elsewhere (``peer_death``)."""
+    return _SPAN[0] if _SPAN else None
 
 
 @contextlib.contextmanager
@@ -146,9 +161,10 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
 _SPAN_ENDED = b"\0"
 
 
-def _end_at_once() -> None:
+def end_at_once() -> None:
     """End this process with SIGTERM's default, as if no handler had been set: through libc, from any thread
-    (Python's ``signal.signal`` works in the main thread alone)."""
+    (Python's ``signal.signal`` works in the main thread alone). As the agent's SIGTERM after a death ends it: status
+    -15, nothing said (also ``peer_death``'s, where gloo's error reaches this process before that SIGTERM)."""
     import ctypes
 
     with contextlib.suppress(Exception):
@@ -156,6 +172,9 @@ def _end_at_once() -> None:
         libc = ctypes.CDLL(None)
         libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p
         libc.signal(signal.SIGTERM, 0)  # SIG_DFL, (void (*)(int)) 0 in Linux's signal.h
+    # a thread that blocks SIGTERM (one a library started so) would leave it pending, and os._exit below say 143
+    with contextlib.suppress(Exception):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     os.kill(os.getpid(), signal.SIGTERM)
     os._exit(128 + signal.SIGTERM)  # not reached: the signal's default ended the process
 

@@ -97,6 +97,7 @@ class WrittenWhole:
         where the others read it (``met_by_every_rank``), it stops them too. Until the ninety-seventh session only
         out of memory stopped them: a bug, a file one process read differently or an interrupt on one process left
         the others in that reduction for the process group's timeout (30 minutes)."""
+        from .peer_death import ended_at_once_where_a_process_beside_died
         from .ranks_stop_together import met_by_every_rank, stop_every_rank
 
         row = f"process {self.rank}, case {job[0].id}"
@@ -111,6 +112,7 @@ class WrittenWhole:
                                              f"files?)"))
             raise
         except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all too
+            ended_at_once_where_a_process_beside_died(error)  # a case's reduction broken by a death (peer_death.py)
             if (named := named_out_of_memory(error, row)) is not None:
                 stop_every_rank(named)
                 raise named from error
@@ -175,9 +177,13 @@ class WrittenWhole:
 
     def stop_every_process(self, error: BaseException, where: str) -> BaseException:
         """Stop every process with ``error``, met ``where``; where it cannot (no store), returns it for the caller to
-        raise, out of memory named."""
+        raise, out of memory named. A collective broken by the death of another process (gloo's "Connection reset by
+        peer") ends this one at once instead, as the agent's SIGTERM after that death does (``peer_death``): it stopped
+        every process, the main process 13-14 s later with gloo's traceback, until the hundred-and-eleventh session."""
+        from .peer_death import ended_at_once_where_a_process_beside_died
         from .ranks_stop_together import stop_every_rank
 
+        ended_at_once_where_a_process_beside_died(error)
         error = named_out_of_memory(error, where) or error
         stop_every_rank(_stopping(error, where))
         return error

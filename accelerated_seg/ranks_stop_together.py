@@ -164,6 +164,15 @@ def stop_every_rank(error: BaseException) -> None:
         _publish(_INSIDE[-1], error)
 
 
+def an_error_is_published() -> bool:
+    """Inside ``stopping_together``, on any thread: whether a rank has published an error (or an interrupt) that
+    stops every rank, this one's watcher ending this process with its line. False outside, in one process, and where
+    the store cannot be asked."""
+    if not (_INSIDE and launched_processes() > 1):
+        return False
+    return _INSIDE[-1].seen.is_set() or _published(_store(_INSIDE[-1].prefix))
+
+
 def met_by_every_rank(name: str, met: bool) -> bool:
     """Inside ``stopping_together``, on any thread: record whether this rank met ``name`` (a case's stage's error
     that every rank meets alike as a rule, and goes on from), and where it did, whether every rank met it too: False

@@ -1,0 +1,62 @@
+"""A launched ``predict``'s collective broken by another process's death: this process ended as the agent ends it.
+
+A process of the launch killed outright (SIGKILL, the OOM killer) while another waits for it in a collective reaches
+that one twice: gloo's error in the collective ("Connection reset by peer", "Connection closed by peer"), at once, as
+the dead one's sockets close; and torch's agent's SIGTERM, once its poll (every 0.1 s) has reaped the dead one, which
+ends the process at once, nothing said, -15 (``launched_sigterm``). Which came first was chance. Where it was gloo's,
+the error stopped every process as an error does (``ranks_stop_together``): SIGTERM ignored from then on, the main
+process waiting 10 s for the dead one to finish its files and 3 s for it to read the line, then ending 13-14 s after
+the kill with status 1 and gloo's traceback (1 of 7 probe runs in the hundred-and-tenth session's review). Since the
+hundred-and-eleventh session such an error ends the process as that SIGTERM would, at once.
+
+A death is told from an error in two steps, each for a reason of its own:
+
+- the error's words are the transport's for a peer gone (``PEER_GONE``): a collective's other errors (a timeout, a
+  mismatch of shapes, a bug of ours) are errors, and are not held up by the look below;
+- a process beside this one (same parent, same command line: those torch's agent on this node started) is seen
+  ended, as a zombie or reaped, within ``DEATH_SEEN_S``: the agent's SIGTERM is then certain (the agent alone sees that
+  death, and it ends the rest on any end but a good one), so waiting for it adds only its poll. The words alone are
+  not enough: a network's reset between two nodes says the same, and no SIGTERM follows there.
+
+And not where an error is published already: a process that met one ends, its line said, and breaks the others'
+collectives as it goes; they end with that stop's status, as before. Nor once every process has come to the last wait
+without an error, where a process gone ended its work (``launched_sigterm``'s rule). A peer on another node, whose
+death this node's agent does not see, still stops every process as an error (its words alike, but no process beside
+this one ends): that costs ``DEATH_SEEN_S`` more than before. Without ``/proc`` (macOS) nothing changes.
+"""
+
+from __future__ import annotations
+
+import time
+
+#: What gloo's TCP transport says where the peer's socket was closed under it (read: "Connection reset by peer",
+#: "Connection closed by peer"; write: "Broken pipe"), and NCCL where a peer's process exited.
+PEER_GONE = ("Connection reset by peer", "Connection closed by peer", "Broken pipe", "remote process exited")
+#: How long a process beside this one has to be seen ended after gloo's error: the dead one's sockets close as it
+#: becomes a zombie, so it is as a rule already (a busy machine may take its time).
+DEATH_SEEN_S = 1.0
+#: How often ``/proc`` is asked meanwhile.
+LOOK_S = 0.01
+
+
+def ended_at_once_where_a_process_beside_died(error: BaseException) -> None:
+    """Where ``error`` is a collective's, broken by the death of a process beside this one (module docstring): end
+    this process now, as the agent's SIGTERM after that death ends it (-15, nothing said). Else return, for the
+    error to stop every process as before. Called before the error is published (``predict_stop``); from any
+    thread."""
+    from .last_wait import every_process_came_to_the_last_wait
+    from .launched_sigterm import beside_while_a_death_ends_at_once, end_at_once, one_has_ended
+    from .ranks_stop_together import an_error_is_published
+
+    if not isinstance(error, RuntimeError) or not any(words in str(error) for words in PEER_GONE):
+        return
+    if (beside := beside_while_a_death_ends_at_once()) is None:
+        return
+    deadline = time.monotonic() + DEATH_SEEN_S
+    while not one_has_ended(beside):
+        if time.monotonic() > deadline:
+            return
+        time.sleep(LOOK_S)
+    if every_process_came_to_the_last_wait() or an_error_is_published():
+        return
+    end_at_once()

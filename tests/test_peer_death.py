@@ -1,0 +1,76 @@
+"""peer_death: a collective's error ends the process at once only where it is a peer's death (the launch's SIGTERM
+after it is certain); any other error goes on to stop every process as before."""
+
+import time
+
+import pytest
+
+from accelerated_seg import last_wait, launched_sigterm, peer_death, ranks_stop_together
+
+GLOO_RESET = RuntimeError("[gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection reset by peer. "
+                          "This is typically caused by a remote worker hanging or bugs in the application.")
+
+
+@pytest.fixture
+def ended(monkeypatch):
+    """``end_at_once`` recorded rather than done; a launch of two whose other process is alive, no error published,
+    no last wait come."""
+    calls = []
+    monkeypatch.setattr(launched_sigterm, "end_at_once", lambda: calls.append(time.monotonic()))
+    monkeypatch.setattr(launched_sigterm, "_SPAN", [[12345]])
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: False)
+    monkeypatch.setattr(ranks_stop_together, "an_error_is_published", lambda: False)
+    monkeypatch.setattr(last_wait, "every_process_came_to_the_last_wait", lambda: False)
+    monkeypatch.setattr(peer_death, "DEATH_SEEN_S", 0.2)
+    return calls
+
+
+def test_gloos_error_after_a_process_beside_died_ends_this_one_at_once(ended, monkeypatch):
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: beside == [12345])
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert len(ended) == 1
+
+
+def test_a_death_seen_a_little_after_gloos_error_ends_it_too(ended, monkeypatch):
+    seen_from = time.monotonic() + 0.1  # the dead one's sockets close as it ends: /proc may show it a moment later
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: time.monotonic() > seen_from)
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert len(ended) == 1 and ended[0] >= seen_from
+
+
+@pytest.mark.parametrize("error", [RuntimeError("Timed out waiting 1800000ms for recv operation to complete"),
+                                   RuntimeError("a bug of ours"), BrokenPipeError(32, "Broken pipe"),
+                                   KeyboardInterrupt("Connection reset by peer")])
+def test_another_error_stops_every_process_as_before_though_a_process_died(error, ended, monkeypatch):
+    """Not the transport's words for a peer gone (a timeout, a bug, stdout's reader gone, an interrupt): returned at
+    once, for the error to stop every process with its line."""
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: True)
+    started = time.monotonic()
+    peer_death.ended_at_once_where_a_process_beside_died(error)
+    assert ended == [] and time.monotonic() - started < 0.05
+
+
+def test_gloos_error_with_no_process_beside_ended_stops_every_process_after_the_look(ended):
+    """A reset between nodes, or a peer on another node: no SIGTERM follows from this node's agent."""
+    started = time.monotonic()
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert ended == [] and 0.2 <= time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize("published, came", [(True, False), (False, True)])
+def test_a_death_after_a_published_error_or_past_the_last_wait_is_left_to_that_stop(published, came, ended,
+                                                                                    monkeypatch):
+    """A process that published an error ends once its line is said, breaking the others' collectives: they end with
+    that stop's status. Past the last wait, a process gone ended its work (launched_sigterm's rule)."""
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: True)
+    monkeypatch.setattr(ranks_stop_together, "an_error_is_published", lambda: published)
+    monkeypatch.setattr(last_wait, "every_process_came_to_the_last_wait", lambda: came)
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert ended == []
+
+
+def test_outside_a_launched_predicts_sigterm_span_nothing_changes(ended, monkeypatch):
+    monkeypatch.setattr(launched_sigterm, "_SPAN", [])
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: True)
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert ended == []
