@@ -1,8 +1,9 @@
 """``accelerated-seg predict`` under a launch, run by test_inference_distributed: process 1 kills itself (SIGKILL, as
-the OOM killer does) as it comes to the last wait for every process, writing the time to KILLED_AT first; the main
-process has SIGTERM blocked until SIGTERM_LATE_S after that, so that torch's agent's SIGTERM, which follows the death,
-comes after gloo's "Connection closed by peer" in its wait, every time (the race a launch leaves to chance: gloo's
-error first in 1 of 7 probe runs in the hundred-and-tenth session's review)."""
+the OOM killer does) as it comes to the last wait for every process (with KILLED_PAST_IT set: just past it, as it
+ends), writing the time to KILLED_AT first; the main process has SIGTERM blocked until SIGTERM_LATE_S after that, so
+that torch's agent's SIGTERM, which follows the death, comes after gloo's "Connection closed by peer" in its wait,
+every time (the race a launch leaves to chance: gloo's error first in 1 of 7 probe runs in the hundred-and-tenth
+session's review)."""
 
 import itertools
 import os
@@ -24,12 +25,18 @@ def killed_as_it_comes_to_the_last_wait() -> None:
     wait, calls = inference_distributed.wait_for_every_process, itertools.count(1)
 
     def wait_for_every_process(accelerator):
-        if next(calls) == LAST_WAIT and os.environ.get("RANK") == "1":
-            killed = Path(os.environ["KILLED_AT"])  # whole before the test reads it
-            killed.with_suffix(".part").write_text(repr(time.time()))
-            killed.with_suffix(".part").rename(killed)
-            os.kill(os.getpid(), signal.SIGKILL)
+        last = next(calls) == LAST_WAIT and os.environ.get("RANK") == "1"
+        if last and not os.environ.get("KILLED_PAST_IT"):
+            killed()
         wait(accelerator)
+        if last:  # KILLED_PAST_IT: as it ends, its wait complete (its teardown)
+            killed()
+
+    def killed() -> None:
+        at = Path(os.environ["KILLED_AT"])  # whole before the test reads it
+        at.with_suffix(".part").write_text(repr(time.time()))
+        at.with_suffix(".part").rename(at)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     inference_distributed.wait_for_every_process = wait_for_every_process
 

@@ -1,9 +1,10 @@
 """The hundred-and-eleventh session: a 2-process CPU launch of accelerated-seg predict --split cases of two small
 scans, process 1 killing itself (SIGKILL) as it comes to the last wait for every process
-(tests/killed_at_the_last_wait_predict.py). With SIGTERM_LATE_S set, the main process's SIGTERM (torch's agent's,
-after the death) is held back that long, so gloo's error reaches it first every time; without, the launch's own race.
-Per launch: the launch's status, the main process's exit code in the launcher's table, seconds from the kill to the
-launch's end, and whether gloo's error or an "error:" line was said.
+(tests/killed_at_the_last_wait_predict.py; with KILLED_PAST_IT=1 in the environment, just past it). With
+SIGTERM_LATE_S set, the main process's SIGTERM (torch's agent's, after the death) is held back that long, so gloo's
+error reaches it first every time; without, the launch's own race. Per launch: the launch's status, each process's
+exit code in the launcher's table, seconds from the kill to the launch's end, whether gloo's error or an "error:" line
+was said, the files in the output folder and the lines said.
 
     PYTHONPATH=<checkout> .venv/bin/python killed_in_the_last_wait.py <checkout>/tests [launches] [SIGTERM_LATE_S]
 
@@ -46,6 +47,9 @@ for launch_number in range(int(sys.argv[2]) if len(sys.argv) > 2 else 3):
     ended = time.time()
     main_code = re.search(r"rank      : 0 \(local_rank: 0\)\n  exitcode  : (-?\d+)", proc.stderr)
     whole = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    said = [line for line in proc.stderr.splitlines() if line.startswith(("predict ", "error"))]
+    process_1 = re.search(r"rank      : 1 \(local_rank: 1\)\n  exitcode  : (-?\d+)", proc.stderr)
     print(f"launch {launch_number}: status {proc.returncode}; main process {main_code and main_code.group(1)}; "
-          f"{ended - float(killed.read_text()):.2f} s after the kill; gloo's error said: "
-          f"{'by peer' in proc.stderr}; 'error:' said: {'error:' in proc.stderr}; files: {whole}")
+          f"process 1 {process_1 and process_1.group(1)}; {ended - float(killed.read_text()):.2f} s after the kill; "
+          f"gloo's error said: {'by peer' in proc.stderr}; 'error:' said: {'error:' in proc.stderr}; files: {whole}; "
+          f"said: {said}")
