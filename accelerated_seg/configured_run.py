@@ -1,12 +1,14 @@
 """``train(cfg)``'s run from its Config: everything up to the first step (``configured_run``: the accelerator,
 the batch plan, the data checked and cached, the network, ``accelerator.prepare``, a resume), what its validation
 steps record, and its end (``finish_run``: the last save, the export, the summary). ``train`` (train.py) runs the
-loop between the two. In train.py until the hundred-and-eleventh session, which gave the loop's module the loop alone.
+loop between the two. In train.py until the hundred-and-eleventh session, which left there the loop, its two entry
+points (``train``, ``fit``) and fit's start from the pieces its caller built.
 
 ``configured_run`` names the phases of a run's start; each of the run's other ideas is a module of its own: the cases
 across the ranks (training_data.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint loaded into
 the loop (resume.py), what the run records (run_records.py), whether a CPU run's step fits the host's memory
-(cpu_step_fit.py) and what an interrupted run says, from its setup to its export (interrupted_run.py).
+(cpu_step_fit.py), a validation's scores (validation.py), what a preempted run says (preempted_run.py) and what an
+interrupted run says, from its setup to its export (interrupted_run.py).
 """
 
 from __future__ import annotations

@@ -68,8 +68,9 @@ from .strategy import configure_deepspeed
 from .sum_over_ranks import SumOverRanks
 from .wording import counted
 
-# Every name importable from here before the hundred-and-eleventh session moved train's setup from its Config into
-# configured_run.py and the loop's state into loop_state.py still is.
+# Every public class and function defined here before the hundred-and-eleventh session moved train's setup from its
+# Config into configured_run.py and the loop's state into loop_state.py is still importable from here; the private
+# phases and what they imported (cached_tables, checked_data, ...) are configured_run's, where a test patches them.
 __all__ = ["TrainingDiverged", "Progress", "LoopSettings", "Loop", "ConfiguredRun", "train", "fit", "run_loop"]
 
 

@@ -1306,8 +1306,8 @@ def test_sigint_to_one_launched_process_before_the_processes_meet_ends_the_fit_a
     parent's stop and ended rank 1 with status 0: torch's agent saw no failure, rank 0 waited in the rendezvous, and
     fit had not returned 293 s later (benchmarks/results/sigint_one_rank_outside_steps/
     estimator_sigint_before_the_processes_meet.txt), until the hundred-and-eighth session's review: 0.1 s then."""
-    import accelerated_seg.estimator as estimator
     import accelerated_seg.configured_run as configured_run
+    import accelerated_seg.estimator as estimator
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)

@@ -1031,8 +1031,8 @@ def test_what_monai_builds_otherwise_than_model_args_say_is_said_once_before_any
     trained on (until the ninety-third session)."""
     import warnings
 
-    import accelerated_seg.model_folders
     import accelerated_seg.configured_run
+    import accelerated_seg.model_folders
 
     out = tmp_path / "run"
 
