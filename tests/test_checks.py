@@ -538,6 +538,18 @@ def _nibabel_lines(error):
     return re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error)
 
 
+def _two_channels_and_label(tmp_path, units, per_mm):
+    """Case "c" of two channels and a label declaring ``units`` (in that order), each's voxel sizes ``per_mm`` of its
+    unit to a mm; and how the case's unit error lists its files ("…/c_0000.nii.gz (image channel 0): none; …")."""
+    paths = [tmp_path / "c_0000.nii.gz", tmp_path / "c_0001.nii.gz", tmp_path / "c.nii.gz"]
+    for path, array, unit in zip(paths, (clean_image(0), clean_image(1), clean_label()), units):
+        _in_unit(path, array, unit, per_mm[unit])
+    said = {"unknown": "none", "mm": "mm", "micron": "micrometres", "meter": "metres"}
+    listing = "; ".join(f"{path} ({role}): {said[unit]}"
+                        for path, role, unit in zip(paths, ("image channel 0", "image channel 1", "label"), units))
+    return Case(id="c", images=tuple(paths[:2]), label=paths[2]), listing
+
+
 @pytest.mark.parametrize("units, numbers", [(("unknown", "micron", "mm"), "each unit's"),
                                             (("unknown", "micron", "mm"), "mm"),
                                             (("unknown", "mm", "micron"), "mm")])
@@ -550,16 +562,12 @@ def test_a_label_is_judged_with_every_channel_and_a_mix_beside_a_file_of_no_unit
     its lines (rewrite from micrometres, declare the file of no unit mm, or declare mm where the numbers are mm)
     run as written make the case pass."""
     per_mm = {"unknown": 1.0, "mm": 1.0, "micron": 1000.0 if numbers == "each unit's" else 1.0}
-    first, second = (_in_unit(tmp_path / f"c_000{index}.nii.gz", clean_image(index), unit, per_mm[unit])
-                     for index, unit in enumerate(units[:2]))
-    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), units[2], per_mm[units[2]])
-    case = Case(id="c", images=(first, second), label=label)
-    said = {"unknown": "none", "mm": "mm", "micron": "micrometres"}
+    case, listing = _two_channels_and_label(tmp_path, units, per_mm)
+    first, second, label = (*case.images, case.label)
     error = assert_single_error(
         check_cases([case], NUM_CLASSES, num_channels=2),
         f"c (image channels and label): the headers of the case's files declare different units for their voxel sizes "
-        f"(xyzt_units), and one none: {first} (image channel 0): none; {second} (image channel 1): {said[units[1]]}; "
-        f"{label} (label): {said[units[2]]}. ", "would scale the files of one unit 1,000 times against another's",
+        f"(xyzt_units), and one none: {listing}. ", "would scale the files of one unit 1,000 times against another's",
         f"declare {first} mm")
     in_micrometres = second if units[1] == "micron" else label
     rewrite, declare_unitless, declare = _nibabel_lines(error)
@@ -607,6 +615,22 @@ def test_files_of_no_unit_that_factor_apart_from_channel_0_are_one_error_naming_
                                 f"and rewrite {second} in mm", f"and declare {label} mm, which declares "
                                 "micrometres with its numbers mm already")
     _run_nibabel_lines(error, none, second, label)
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
+@pytest.mark.parametrize("units", [("mm", "micron", "meter"), ("micron", "meter", "mm")])
+def test_files_declaring_three_units_are_one_error_whose_lines_make_the_case_pass(tmp_path, units):
+    """Files declaring mm, micrometres and metres were one error for each unit off against the first channel, and,
+    channel 0 in micrometres, two errors telling channel 1 to be rewritten in micrometres and the label in
+    micrometres too (hundred-and-eleventh session's review, a probe of every unit over two channels and a label):
+    one error names every file and its unit, its lines run on the files it names make the case pass."""
+    case, listing = _two_channels_and_label(tmp_path, units, {"mm": 1.0, "micron": 1000.0, "meter": 0.001})
+    error = assert_single_error(
+        check_cases([case], NUM_CLASSES, num_channels=2),
+        f"c (image channels and label): the headers of the case's files declare different units for their voxel sizes "
+        f"(xyzt_units): {listing}. ", "would scale the files of one unit 1,000,000 times against another's")
+    in_mm = [path for path, unit in zip((*case.images, case.label), units) if unit != "mm"]
+    _run_nibabel_lines(error.split("; or, where")[0], *in_mm)
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
 
 

@@ -5,7 +5,8 @@ mix-up, naming every file it concerns.
 The rule: a header declaring no unit agrees with any (most such files are in mm), so the files declaring one are
 judged against the first channel declaring one, the label with them; a file of no unit beside one in micrometres or
 metres, their voxel sizes that unit's factor apart, is told the unit is the likely cause. A case mixing files of no
-unit with two declared units is one error naming every file and its unit, with the lines that rewrite them in mm.
+unit with two declared units, or files declaring three, is one error naming every file and its unit, with the lines
+that rewrite them in mm.
 
 Until the hundred-and-eleventh session the label was judged against channel 0 alone: a label in micrometres beside a
 channel 0 of no unit and a channel 1 in mm trained unjudged, and a channel 0 of no unit beside a channel 1 and a
@@ -51,7 +52,7 @@ def judge_units(volumes: Sequence[Volume], resampled_to: str | None, channel_hin
     units = [spatial_unit(volume.image) for volume in volumes]
     declared = list(dict.fromkeys(unit for unit in units if unit != "unknown"))
     if len(declared) > 1 and resampled_to is not None:
-        if "unknown" in units:
+        if "unknown" in units or len(declared) > 2:
             return UnitsVerdict([(_where(volumes[1:]), _mixed_words(volumes, units, resampled_to))],
                                 {volume.path for volume in volumes[1:]})
         return _apart_from_one(volumes, units, resampled_to, nearest)
@@ -130,7 +131,10 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     """One error for a case whose files declare two units or more beside a file declaring none, naming every file
     and its unit: judged file by file, such a case was two errors whose lines pulled either way (channel 1 to be
     rewritten in mm against channel 0, the label in micrometres against channel 1) until the hundred-and-eleventh
-    session. A header of no unit agrees with any, so mm, the unit such a file is read in, is the one offered."""
+    session. A header of no unit agrees with any, so mm, the unit such a file is read in, is the one offered. A case
+    whose files declare all three units (mm, micrometres, metres) is one such error too: it was one error for each
+    unit off against the first channel's until the hundred-and-eleventh session's review, their lines pulling the
+    case two ways where the first channel is the one off."""
     listing = "; ".join(f"{volume.path} ({volume.role}): {UNIT_MM[unit][0] if unit in UNIT_MM else 'none'}"
                         for volume, unit in zip(volumes, units))
     factors = [UNIT_MM[unit][1] for unit in units if unit in UNIT_MM]
@@ -139,11 +143,14 @@ def _mixed_words(volumes, units, resampled_to) -> str:
              f"(nibabel: {rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})"
              for unit in dict.fromkeys(units) if unit in UNIT_MM and unit != "mm"]
     unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
-    lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
-                 f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})")
+    if unitless:
+        lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
+                     f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})")
+    told = (", and a header of no unit agrees with any, so the case's one unit cannot be told" if unitless
+            else ", and of three units, none is more the case's than another")
     return (f"the headers of the case's files declare different units for their voxel "
-            f"sizes (xyzt_units), and one none: {listing}. Their numbers are read as they are, whatever the unit, so "
-            f"resampling them to {resampled_to} would scale the files of one unit {times:,.0f} times against "
-            f"another's, and a header of no unit agrees with any, so the case's one unit cannot be told. Rewrite "
+            f"sizes (xyzt_units){', and one none' if unitless else ''}: {listing}. Their numbers are read as they "
+            f"are, whatever the unit, so resampling them to {resampled_to} would scale the files of one unit "
+            f"{times:,.0f} times against another's{told}. Rewrite "
             f"every file in mm: {'; '.join(lines)}; or, where a file's numbers are mm already and its unit alone is "
             f"wrong, declare it mm (nibabel: {declare_code('mm')})")
