@@ -368,17 +368,19 @@ def _refuse_another_unit(config: dict, paths: Sequence[Path], images: Sequence, 
     was resampled to 1000 times its size along each axis (memory for a billion times the voxels), and one in mm for
     a model in micrometres, declaring mm, to a voxel or two, until the hundred-and-sixth session. Where the model
     or the scan declares no unit (an export made before then, nibabel's default) nothing is judged: the far finer
-    check below still refuses a header in metres. Every channel of the case (``images`` at ``paths``) in the unit
-    of the first one off is named in one refusal: each was refused one after the other until the
-    hundred-and-eleventh session."""
+    check below still refuses a header in metres. Every channel of the case (``images`` at ``paths``) in another
+    unit is named in one refusal, a line for each unit: each was refused one after the other until the
+    hundred-and-eleventh session (a channel in metres beside one in micrometres, until its review)."""
     recorded = spacing_unit(config)
     if spacing is None or recorded is None:
         return
-    off = [(path, image) for path, image in zip(paths, images) if spatial_unit(image) not in ("unknown", recorded)]
-    if off:
-        (path, image), unit = off[0], spatial_unit(off[0][1])
-        raise DataError(other_unit_words(path, image, recorded, spacing,
-                                         alike=[other for other, scan in off[1:] if spatial_unit(scan) == unit]))
+    off: dict[str, list] = {}  # unit -> the channels declaring it, each unit's said once, all in one refusal
+    for path, image in zip(paths, images):
+        if spatial_unit(image) not in ("unknown", recorded):
+            off.setdefault(spatial_unit(image), []).append((path, image))
+    if off:  # a channel in micrometres and one in metres for a model in mm were refused one after the other
+        raise DataError("\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
+                                  for (path, image), *rest in off.values()))
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
@@ -806,17 +808,19 @@ def _read_channels(paths: Sequence[Path], config: dict,
             raise DataError(f"{path}: {absent}")
         if not path.is_file():
             raise DataError(f"{path}: no such file; give the scan's NIfTI file (one per channel)")
-    reference = read_nifti(paths[0])
-    channel_images = [reference]
-    if len(reference.shape) < 3:
-        raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
+    # Every channel's header first (a lazy load reads nothing else), its units judged with the others' in one
+    # refusal (_refuse_channel_units), before any voxel is decompressed: every channel was read whole first, so a
+    # 4-channel case of 192^3 whose channel 0 declared micrometres took 1.1-1.9 s and 81 MB more to refuse, not
+    # 0.01-0.03 s (hundred-and-eleventh session's review)
+    headers = [read_nifti(path, verify_stream=False) for path in paths]
+    if len(headers[0].shape) < 3:
+        raise DataError(f"{paths[0]}: a {len(headers[0].shape)}D image {headers[0].shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
-    _require_usable_header(paths[0], reference)
-    for path in paths[1:]:
-        other = read_nifti(path)
-        _require_usable_header(path, other)
-        channel_images.append(other)
-    _refuse_channel_units(config, paths, channel_images, spacing)  # every channel's, in one error
+    for path, header in zip(paths, headers):
+        _require_usable_header(path, header)
+    _refuse_channel_units(config, paths, headers, spacing)  # every channel's, in one error
+    channel_images = [read_nifti(path) for path in paths]
+    reference = channel_images[0]
     for index, (path, other) in enumerate(zip(paths[1:], channel_images[1:]), start=1):
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
         first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)
