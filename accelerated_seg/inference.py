@@ -812,7 +812,7 @@ def _read_channels(paths: Sequence[Path], config: dict,
     # refusal (_refuse_channel_units), before any voxel is decompressed: every channel was read whole first, so a
     # 4-channel case of 192^3 whose channel 0 declared micrometres took 1.1-1.9 s and 81 MB more to refuse, not
     # 0.01-0.03 s (hundred-and-eleventh session's review)
-    headers = [read_nifti(path, verify_stream=False) for path in paths]
+    headers = [_header_of(path) for path in paths]
     if len(headers[0].shape) < 3:
         raise DataError(f"{paths[0]}: a {len(headers[0].shape)}D image {headers[0].shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
@@ -855,6 +855,16 @@ def _read_channels(paths: Sequence[Path], config: dict,
                             f"them (e.g. with the background intensity) before predicting, as training's "
                             f"pre-flight check requires")
     return channel_images
+
+
+def _header_of(path: Path):
+    """``path``'s image, its header read and its voxels left where they are (a lazy load); a file that cannot be
+    read so is read whole, for the words of that read ("corrupt or not a gzip file (BadGzipFile: ...)" of a file
+    that is not gzip at all, where nibabel's lazy load says "File ... is not a gzip file")."""
+    try:
+        return read_nifti(path, verify_stream=False)
+    except DataError:
+        return read_nifti(path)
 
 
 def _require_usable_header(path: Path, image) -> None:

@@ -2391,6 +2391,12 @@ def test_a_cases_channel_units_are_refused_from_the_headers_before_any_channel_i
     assert metres.startswith(f"{channels[1]}: its header declares its voxel sizes in metres")
     assert micrometres.startswith(f"{channels[2]}: its header declares its voxel sizes in micrometres")
 
+    # a file that is not gzip at all keeps the words of the whole read (the lazy load's were "cannot be read as
+    # NIfTI (ImageFileError: File … is not a gzip file)")
+    channels[1].write_text("not a scan\n" * 20)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(channels[1]))}: corrupt or not a gzip file \(BadGzipFile"):
+        predict_file(model, channels, tmp_path / "a.nii.gz")
+
 
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):
     """A scan saved from a MONAI array, (1, x, y, z), was "a 4D image ... holds z 3D volume(s), but the model takes
