@@ -35,10 +35,11 @@ def spatial_unit(image) -> str:
 
 def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
     """The first of a case's channels before ``image`` (``earlier``: (path, image) pairs) whose header declares
-    another unit than ``image``'s, or None: what predict and the pre-flight check of a case both judge before the
-    channels' grids are compared, whose refusal told the user to resample channels 1000 times apart onto one grid
-    (hundred-and-seventh session). A header declaring no unit agrees with any, as a case's does with the other
-    cases' and the model's: most such files are in mm."""
+    another unit than ``image``'s, or None: what evaluate judges of a reference label and its prediction before
+    their grids are compared (``evaluate_grids``), as predict and the pre-flight check of a case judged their files
+    until the hundred-and-eleventh session (``case_units.judge_units`` since): a refusal of the grids told the user
+    to resample channels 1000 times apart onto one grid (hundred-and-seventh session). A header declaring no unit
+    agrees with any, as a case's does with the other cases' and the model's: most such files are in mm."""
     unit = spatial_unit(image)
     if unit == "unknown":
         return None
@@ -91,15 +92,16 @@ def and_listed(paths: Sequence) -> str:
 
 
 def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
-    """What is said of two files to be on one grid (a case's channels, a label and its image, a reference and its
-    prediction) where one header declares no unit and the other one of micrometres or metres, and their voxel sizes
-    are that unit's factor apart (``_UNIT_FACTOR_RTOL``): the unit is the likely cause, the file of none in mm, so the
-    grid line ("resample onto one grid") would be the wrong advice, as it was until the hundred-and-seventh session
-    (a header declaring no unit agrees with any: ``channel_in_another_unit``). None otherwise: their grids are judged.
-    Reads the headers alone (the affines and xyzt_units already loaded). ``otherwise``: the caller's grid advice, for
-    voxels that differ indeed ("resample the label onto the image grid"): "resample it onto that grid" resampled the
-    file of no unit, the case's image or evaluate's reference where that was the one, onto the other's grid (a review
-    of the hundred-and-seventh session)."""
+    """What is said of two files to be on one grid (a reference and its prediction, in evaluate; a case's files are
+    judged together, ``case_units``, in the same words, ``likely_apart_words``) where one header declares no unit and
+    the other one of micrometres or metres, and their voxel sizes are that unit's factor apart
+    (``_UNIT_FACTOR_RTOL``): the unit is the likely cause, the file of none in mm, so the grid line ("resample onto
+    one grid") would be the wrong advice, as it was until the hundred-and-seventh session (a header declaring no unit
+    agrees with any: ``channel_in_another_unit``). None otherwise: their grids are judged. Reads the headers alone
+    (the affines and xyzt_units already loaded). ``otherwise``: the caller's grid advice, for voxels that differ
+    indeed ("resample the label onto the image grid"): "resample it onto that grid" resampled the file of no unit,
+    the case's image or evaluate's reference where that was the one, onto the other's grid (a review of the
+    hundred-and-seventh session)."""
     pair = [(path, image, spatial_unit(image)), (beside_path, beside_image, spatial_unit(beside_image))]
     unitless = [entry for entry in pair if entry[2] == "unknown"]
     declared = [entry for entry in pair if entry[2] not in ("unknown", "mm")]
