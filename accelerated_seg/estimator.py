@@ -53,7 +53,7 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
                               preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
-                              steps_for_epochs, torch_elastic_logs_in)
+                              steps_for_epochs, torch_elastic_files_in)
 from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
                                        how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
                                        refuse_what_is_no_dataset)
@@ -728,10 +728,10 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
         stopped_step = Path(launch_folder) / "stopped_step.json"
         try:
             # torch's log of a Ctrl-C's shutdown left out: its traceback of a process's status 130 read as a crash
-            # torch elastic's log folder made in the launch's, removed with it (torch_elastic_logs_in)
+            # torch elastic's log folder made in the launch's, removed with it (torch_elastic_files_in)
             with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_interrupted(), \
-                    torch_elastic_logs_in(launch_folder) as temporary_folder:
-                notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step, temporary_folder),
+                    torch_elastic_files_in(launch_folder):
+                notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step),
                                   num_processes=processes, mixed_precision=mixed_precision,
                                   use_port=port_to_launch_on())
         except Exception as error:  # torch's SignalException for a signal: taken as one process takes it

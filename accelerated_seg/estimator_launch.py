@@ -10,7 +10,6 @@ import math
 import os
 import signal
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,12 +34,10 @@ if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
 
-def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None,
-                            temporary_folder: str | None = None) -> None:
+def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None) -> None:
     """One process of a launched fit: what it inherited left to the launching process (``forked_for_one_job``), one
     thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it, the main process writing the
-    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``), its temporary files
-    made in ``temporary_folder``, the launching process's own ``tempfile.tempdir`` (``torch_elastic_logs_in``).
+    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``).
 
     notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
     (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
@@ -50,7 +47,6 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Pa
     that one on SIGINT all the same, and its agent sends SIGINT on to these, which would otherwise train on until
     it kills them (SIGKILL, 30 s later)."""
     forked_for_one_job()  # first: a collection may come with any allocation
-    tempfile.tempdir = temporary_folder  # not the launch's folder, which the fork inherited (torch_elastic_logs_in)
     from .train import train
 
     _one_thread_after_the_fork()
@@ -226,26 +222,52 @@ def interrupt_of_the_launch(error: BaseException, stopped_step: Path | None = No
 
 
 @contextlib.contextmanager
-def torch_elastic_logs_in(launch_folder: str):
-    """torch elastic's log folder of a launch made in ``launch_folder``, which the estimator removes with the launch;
-    yields the ``tempfile.tempdir`` the launched processes are to have (``fit_in_launched_process``).
+def torch_elastic_files_in(launch_folder: str):
+    """torch elastic's files of the launch this thread makes kept out of the temporary folder: its log folder made in
+    ``launch_folder`` (as ``torchelastic``), which the estimator removes with the launch, and a failed process's
+    ``pytorch-errorfile-*.pickle`` removed after the launch.
 
-    Its agent makes the folder with ``tempfile.mkdtemp(prefix="torchelastic_")`` where no log_dir is given
-    (``DefaultLogsSpecs``, torch 2.13), and ``notebook_launcher`` gives none nor takes one, nor does torch read one
-    from the environment: each launch left a ``torchelastic_*`` folder of ~20 KB (the processes' error.json files)
-    in the temporary folder, however it ended (until the hundred-and-eleventh session). ``tempfile.tempdir`` is
-    where mkdtemp makes it, so it points here for the launch and is put back after, whatever the user had set.
-    Chosen over making the launch ourselves (``elastic_launch`` with a log_dir: notebook_launcher's environment and
-    checks copied) and over removing a ``torchelastic_*`` folder afterwards (which one is this launch's cannot be
-    told from another program's running launch). The cost: the launch holds this thread to its end, and another
-    thread of this process making a temporary file meanwhile makes it here, removed with the launch; the
-    processes, forked with this setting, are given the user's back."""
-    users = tempfile.tempdir
-    tempfile.tempdir = launch_folder
+    Its agent makes the log folder with ``tempfile.mkdtemp(prefix="torchelastic_")`` where no log_dir is given
+    (``LaunchConfig`` makes a ``DefaultLogsSpecs()``, torch 2.13), and ``notebook_launcher`` gives none nor takes one,
+    nor does torch read one from the environment: each launch left a folder of ~20 KB (the processes' error.json
+    files) in the temporary folder, however it ended, and a process that raised left its error file there too
+    (``torch.multiprocessing.start_processes``; until the hundred-and-eleventh session). For the launch, torch's
+    ``launcher.api.DefaultLogsSpecs`` and ``torch.multiprocessing.start_processes`` are wrapped so that a launch
+    made by this thread (notebook_launcher makes it in the calling thread) logs here and its error files are noted;
+    both are put back after, however the launch ends. A call from another thread gets torch's own (the forked
+    processes inherit the wrappers but make no launch).
+
+    Until the hundred-and-eleventh session's review ``tempfile.tempdir`` pointed here for the launch: every
+    temporary file or folder that any thread of the launching process made meanwhile (a notebook's background job,
+    ``multiprocessing``'s ``pymp-*`` folder, which it makes once and keeps for the process's life) was made here and
+    deleted with the launch, still in use. Chosen over making the launch ourselves (``elastic_launch`` with a
+    log_dir: notebook_launcher's environment and checks copied) and over removing a ``torchelastic_*`` folder
+    afterwards (which one is this launch's cannot be told from another program's running launch)."""
+    import torch.multiprocessing
+    from torch.distributed.launcher import api as launcher_api
+
+    logs_specs, start_processes = launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes
+    launching, error_files = threading.get_ident(), []
+
+    def logs_in_the_launch_folder(log_dir: str | None = None, *args, **kwargs):
+        if log_dir is None and threading.get_ident() == launching:
+            log_dir = os.path.join(launch_folder, "torchelastic")
+        return logs_specs(log_dir, *args, **kwargs)
+
+    def error_files_noted(*args, **kwargs):
+        context = start_processes(*args, **kwargs)
+        if threading.get_ident() == launching:  # torch's ProcessContext (join=False, as its agent asks), else None
+            error_files.extend(getattr(context, "error_files", None) or ())
+        return context
+
+    launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes = logs_in_the_launch_folder, error_files_noted
     try:
-        yield users
+        yield
     finally:
-        tempfile.tempdir = users
+        launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes = logs_specs, start_processes
+        for error_file in error_files:  # written by a process that raised; its processes have ended
+            with contextlib.suppress(OSError):
+                os.unlink(error_file)
 
 
 @contextlib.contextmanager

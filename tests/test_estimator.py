@@ -1028,14 +1028,73 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
 def launch_leaves_no_temporary_folder(tmp_path, monkeypatch):
     """A user's own ``tempfile.tempdir`` (which the launched processes inherit too) for the test, left as it was and
     holding no folder of the estimator's launches however they ended: each left torch elastic's log folder
-    (``torchelastic_*``, ~20 KB) there until the hundred-and-eleventh session (``torch_elastic_logs_in``)."""
+    (``torchelastic_*``, ~20 KB) there until the hundred-and-eleventh session (``torch_elastic_files_in``), and
+    torch's functions that it wraps for the launch put back."""
+    import torch.multiprocessing
+    from torch.distributed.launcher import api as launcher_api
+
+    torchs = launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes
     users = tmp_path / "users_temporary_folder"
     users.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(users))
     yield
     assert tempfile.tempdir == str(users)
+    assert (launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes) == torchs
     assert not [entry.name for entry in users.iterdir()
-                if entry.name.startswith(("torchelastic_", "accelerated_seg_fit_"))]
+                if entry.name.startswith(("torchelastic_", "accelerated_seg_fit_", "pytorch-errorfile-"))]
+
+
+def _raises_in_the_second(index: int) -> None:
+    """A process of torch.multiprocessing's: the second raises, as a launched fit's error does."""
+    if index == 1:
+        raise RuntimeError("an error in a launched process")
+
+
+def test_torch_elastics_files_of_a_launch_go_to_its_folder_and_no_other_temporary_file(tmp_path, monkeypatch):
+    """torch_elastic_files_in, without a launch: the log folder of a launch this thread makes is in the launch's
+    folder, one made by another thread or given a log_dir is torch's own, a process's error file is removed after,
+    and torch's functions are put back however the launch ends. Until the hundred-and-eleventh session's review
+    tempfile.tempdir pointed at the launch's folder instead: what another thread made meanwhile went with it."""
+    import threading
+
+    import torch.multiprocessing
+    from torch.distributed.launcher import api as launcher_api
+
+    from accelerated_seg.estimator_launch import torch_elastic_files_in
+
+    torchs = launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes
+    users, launch = tmp_path / "users", tmp_path / "launch"
+    users.mkdir(), launch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(users))
+    another_threads = []
+    for ending in (None, RuntimeError, KeyboardInterrupt):
+        with contextlib.suppress(RuntimeError, KeyboardInterrupt), torch_elastic_files_in(str(launch)):
+            config = launcher_api.LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2)
+            assert Path(config.logs_specs.root_log_dir) == launch / "torchelastic"
+            given = launcher_api.LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
+                                              logs_specs=launcher_api.DefaultLogsSpecs(str(tmp_path / "given")))
+            assert Path(given.logs_specs.root_log_dir) == tmp_path / "given"
+            thread = threading.Thread(target=lambda: another_threads.append(
+                (tempfile.mkdtemp(prefix="another_thread_"),
+                 launcher_api.LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2).logs_specs.root_log_dir)))
+            thread.start(), thread.join()
+            if ending is None:  # a process that raises: torch leaves its pickled traceback in the temporary folder
+                context = torch.multiprocessing.start_processes(_raises_in_the_second, nprocs=2, join=False,
+                                                                start_method="fork")
+                with pytest.raises(torch.multiprocessing.ProcessRaisedException):
+                    while not context.join():
+                        pass
+                error_file = context.error_files[1]
+                assert Path(error_file).is_file() and Path(error_file).parent == users
+            else:
+                raise ending
+        assert (launcher_api.DefaultLogsSpecs, torch.multiprocessing.start_processes) == torchs
+        assert tempfile.tempdir == str(users)
+    # the other thread's: made in the user's temporary folder, kept
+    assert all(Path(made).parent == users and Path(made).is_dir() and Path(logs).parent == users
+               for made, logs in another_threads)
+    assert sorted(entry.name[:8] for entry in users.iterdir()) == ["another_"] * 3 + ["torchela"] * 3
+    assert not Path(error_file).exists()  # removed after its launch
 
 
 @pytest.mark.distributed
@@ -1076,7 +1135,7 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
-    # the user's temporary folder, not the launch's that torch elastic's logs go to (torch_elastic_logs_in)
+    # the user's temporary folder, not the launch's that torch elastic's logs go to (torch_elastic_files_in)
     assert temporary_folders.read_text().splitlines() == [tempfile.gettempdir()] * 2
 
 
