@@ -197,9 +197,14 @@ class Segmentation:
                 wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
                 if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), continues_its_run,
                                                    run_info_at_start)):
-                    self._interrupted = InterruptedFit(out.absolute(), getattr(interrupted, "step", None), steps,
-                                                       started_from, run_info_at_start=run_info_at_start,
-                                                       saved_nothing=wrote_nothing and not continues_its_run)
+                    # a new run that wrote nothing says no step: a resume of another folder's checkpoint carries
+                    # that checkpoint's (RunSoFar.stopped_after), none of this folder's (the hundred-and-eleventh
+                    # session said "after step 2 of 4 in <folder>; nothing was saved" until its review)
+                    saved_nothing = wrote_nothing and not continues_its_run
+                    self._interrupted = InterruptedFit(out.absolute(),
+                                                       None if saved_nothing else getattr(interrupted, "step", None),
+                                                       steps, started_from, run_info_at_start=run_info_at_start,
+                                                       saved_nothing=saved_nothing)
                 raise
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)

@@ -3945,6 +3945,23 @@ def test_an_overwrite_fit_stopped_by_ctrl_c_in_its_setup_does_not_offer_the_earl
                                 f"nothing was saved: fit again>"), repr(model)
 
 
+def test_a_resume_of_another_folders_checkpoint_stopped_in_its_setup_names_no_step_in_the_folder_it_left_empty(
+        tiny_dataset, tmp_path, capsys, ctrl_c_raises):
+    """A fit into a new folder resuming another folder's checkpoint (step_2), stopped as it preprocesses, before it
+    wrote anything there. Its interrupt carries that checkpoint's step since the hundred-and-eleventh session
+    (RunSoFar.stopped_after), and repr took it for the new folder's: "a fit interrupted (Ctrl-C) after step 2 of 4 in
+    <new folder>; nothing was saved: fit again" (its review); no step of that folder's is said, as before."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    model.fit(data, steps=2)
+    elsewhere = tmp_path / "elsewhere"
+    with _ctrl_c_as_the_fit_preprocesses():
+        model.fit(data, steps=4, output_dir=str(elsewhere), resume=str(tmp_path / "run" / "checkpoints" / "step_2"))
+    assert capsys.readouterr().out.splitlines()[-1] == ("interrupted (Ctrl-C) before training began; nothing was "
+                                                        "saved: start the run again")
+    assert repr(model).endswith(f"; since then, a fit interrupted (Ctrl-C) in {elsewhere}; nothing was saved: "
+                                f"fit again>"), repr(model)
+
+
 def test_an_estimators_fit_stopped_by_ctrl_c_with_its_checkpoints_unreadable_is_still_a_keyboard_interrupt(
         tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
     """A checkpoints folder that cannot be listed as Ctrl-C stops the fit (its permissions taken away, a mount gone):
