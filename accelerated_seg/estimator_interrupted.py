@@ -25,7 +25,7 @@ class InterruptedFit:
     run: Path  # its output_dir, absolute
     step: int | None  # the optimizer steps it had made (None where train did not say: a new run stopped before its
     # loop was set up, or a launch whose main process wrote no step (stopped_step), whose newest checkpoint's step
-    # checkpoint_step says)
+    # checkpoint_step says; and where it saved_nothing: a resume of another folder's checkpoint carries that one's)
     max_steps: int
     started_from: str | None  # the weights it started from (its init_from), for a resume's repr
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
