@@ -1,5 +1,6 @@
 """Run as (from a folder outside the repository, so that PYTHONPATH picks the package):
-PYTHONPATH=<package> OMP_NUM_THREADS=1 timeout 900 <repo>/.venv/bin/python launch_leftovers_and_resume_setup.py [0,3]
+PYTHONPATH=<package> OMP_NUM_THREADS=1 timeout 900 <repo>/.venv/bin/python launch_leftovers_and_resume_setup.py [0,3 [W]]
+W: every case's loader workers (num_workers), 0 where not given (the review's launch_leftovers_with_workers.txt: 2).
 The hundred-and-eleventh session's variant of estimator_stopped_step_variations.py: how each way a launched fit ends
 leaves the case's own TMPDIR (ended well, SIGINT to a process or to the launcher, SIGTERM, an error in a process),
 and the step said of a resume stopped in its setup once it has written run_info.json (accelerate's init_trackers,
@@ -98,11 +99,13 @@ if again != "-":
 cases = [(2, "none", "-", "-", 0, "-"), (2, "rank", "SIGINT", "3", 0, "-"), (2, "launcher", "SIGINT", "3", 0, "-"),
          (2, "launcher", "SIGTERM", "3", 0, "-"), (2, "rank", "error", "3", 0, "-"),
          (2, "rank0", "SIGINT", "3", 0, "trackers"), (2, "launcher", "SIGINT", "3", 0, "trackers"),
-         (1, "rank", "SIGINT", "3", 0, "trackers")]
+         (1, "rank", "SIGINT", "3", 0, "trackers"),
+         (1, "rank", "SIGINT", "3", 0, "-"), (2, "rank", "SIGTERM", "3", 0, "-")]  # 8, 9: the review's
 cases = [c for i, c in enumerate(cases) if not sys.argv[1:] or str(i) in sys.argv[1].split(",")]
 import accelerated_seg
 print(f"# package {Path(accelerated_seg.__file__).parent}; signal at the training step's loss of call N (step N+1)")
 for processes, to, signame, call_at, workers, again in cases:
+    workers = int(sys.argv[2]) if sys.argv[2:] else workers
     root = Path(tempfile.mkdtemp(prefix="h57probe_"))
     (root / "tmp").mkdir()
     started = time.time()
