@@ -10,7 +10,9 @@ was said, the files in the output folder and the lines said.
 
 The tests/ folder must be the checkout's whose package is measured, the worker (tests/killed_at_the_last_wait_predict.py)
 copied into it for a checkout from before it: the launched processes took the package beside the worker's folder, not
-PYTHONPATH's, in this session's runs. Before: git archive f9593eb3 accelerated_seg tests into /tmp/h59_base.
+PYTHONPATH's, in this session's runs (why, found by its review: the import of test_distributed below imports
+tests/conftest.py, which puts its checkout first on os.environ["PYTHONPATH"], inherited by the launch). Before: git
+archive f9593eb3 accelerated_seg tests into /tmp/h59_base.
 """
 import os, re, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
