@@ -1,9 +1,9 @@
-"""``accelerated-seg predict`` under a launch, run by test_inference_distributed: process 1 kills itself (SIGKILL, as
-the OOM killer does) as it comes to the last wait for every process (with KILLED_PAST_IT set: just past it, as it
-ends), writing the time to KILLED_AT first; the main process has SIGTERM blocked until SIGTERM_LATE_S after that, so
-that torch's agent's SIGTERM, which follows the death, comes after gloo's "Connection closed by peer" in its wait,
-every time (the race a launch leaves to chance: gloo's error first in 1 of 7 probe runs in the hundred-and-tenth
-session's review)."""
+"""``accelerated-seg predict`` under a launch, run by test_inference_distributed: process 1 (process KILLED_RANK where
+given) kills itself (SIGKILL, as the OOM killer does) as it comes to the last wait for every process (with
+KILLED_PAST_IT set: just past it, as it ends), writing the time to KILLED_AT first; the other process has SIGTERM
+blocked until SIGTERM_LATE_S after that, so that torch's agent's SIGTERM, which follows the death, comes after gloo's
+"Connection closed by peer" in its wait, every time (the race a launch leaves to chance: gloo's error first in 1 of 7
+probe runs in the hundred-and-tenth session's review)."""
 
 import itertools
 import os
@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 
+#: The process that kills itself; the other (of two) has its SIGTERM held back.
+KILLED_RANK = os.environ.get("KILLED_RANK", "1")
 #: predict_distributed's waits for every process, in the order called: before the gather of the cases' failures,
 #: then the last wait.
 LAST_WAIT = 2
@@ -25,7 +27,7 @@ def killed_as_it_comes_to_the_last_wait() -> None:
     wait, calls = inference_distributed.wait_for_every_process, itertools.count(1)
 
     def wait_for_every_process(accelerator):
-        last = next(calls) == LAST_WAIT and os.environ.get("RANK") == "1"
+        last = next(calls) == LAST_WAIT and os.environ.get("RANK") == KILLED_RANK
         if last and not os.environ.get("KILLED_PAST_IT"):
             killed()
         wait(accelerator)
@@ -41,11 +43,11 @@ def killed_as_it_comes_to_the_last_wait() -> None:
     inference_distributed.wait_for_every_process = wait_for_every_process
 
 
-def sigterm_late_on_the_main_process() -> None:
+def sigterm_late_on_the_other_process() -> None:
     """SIGTERM blocked in every thread (each inherits the mask of the one that starts it: this, before any import
     starts one: a thread started earlier, unblocked, would take the agent's SIGTERM at once), then let through
     SIGTERM_LATE_S after process 1's death by one thread unblocking it, which takes a pending one."""
-    if os.environ.get("RANK") != "0" or "SIGTERM_LATE_S" not in os.environ:  # unset: the launch's own race
+    if os.environ.get("RANK") == KILLED_RANK or "SIGTERM_LATE_S" not in os.environ:  # unset: the launch's own race
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
@@ -60,7 +62,7 @@ def sigterm_late_on_the_main_process() -> None:
 
 
 if __name__ == "__main__":
-    sigterm_late_on_the_main_process()  # before the imports below
+    sigterm_late_on_the_other_process()  # before the imports below
     killed_as_it_comes_to_the_last_wait()
     from accelerated_seg.cli import end_process, main
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, sys.argv.pop(1))  # the checkout's tests/
-from killed_at_the_last_wait_predict import sigterm_late_on_the_main_process  # noqa: E402
+from killed_at_the_last_wait_predict import sigterm_late_on_the_other_process  # noqa: E402
 
 if __name__ == "__main__":
-    sigterm_late_on_the_main_process()  # before the imports below
+    sigterm_late_on_the_other_process()  # before the imports below
     import accelerated_seg.inference_distributed as inference_distributed
 
     share_call = inference_distributed.WindowShare.__call__
