@@ -28,6 +28,12 @@ was waited for either. Where no one has come yet, a process gone did die: none e
 each waits there for all (the zombie's exit status in ``/proc/<pid>/stat`` would tell too, but only until the agent
 reaps it, within its 0.1 s poll).
 
+Nor is a death one to end at once where a process's error is published already (``ranks_stop_together``): a process that
+met an error and was then killed (before the main process's watcher had seen the error, and so before it was deaf to
+SIGTERM) left its error said by no one, the main process -15 (with that watcher looking every 2 s: at the last wait 4 of
+4, in a case's reduction 2 of 2; the hundred-and-eleventh session's review). The SIGTERM is then a stop, and the
+published error's stop says its line with its status, as ``peer_death`` leaves it where gloo's error comes first.
+
 The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, as well as in the
 handler: the handler runs on the main thread only between two of its Python steps, and a main thread in a C++ call
 (a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
@@ -44,6 +50,7 @@ import threading
 from collections.abc import Iterator
 
 from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
+from .ranks_stop_together import an_error_is_published
 from .sigterm import sigterm_as_an_interrupt
 
 
@@ -86,7 +93,8 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         # may run long after, once the main thread leaves a C++ call, when the stop under way has ended the others.
         with deciding:
             if not decided:
-                decided.append(one_has_ended(beside) and not every_process_came_to_the_last_wait())
+                decided.append(one_has_ended(beside) and not every_process_came_to_the_last_wait()
+                               and not an_error_is_published())
         if decided[0]:
             end_at_once()
 

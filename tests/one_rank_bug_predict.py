@@ -9,7 +9,9 @@ of the checks before the work), ``refusals`` (as the gather of the checks' error
 ``failures`` (as the gather of the cases' failures returns, before the last wait for every process), ``last_wait``
 (a SIGINT to process 1 alone as that last wait returns; that process then ends as its command does).
 ONE_RANK_STARTED, when given, is made as it raises or sleeps. ONE_RANK_KILLED_AFTER, when given: process 1 is killed
-outright (SIGKILL) that many seconds after it sees its error published, before it answers the main process."""
+outright (SIGKILL) that many seconds after it sees its error published, before it answers the main process.
+ONE_RANK_MAIN_POLL_S, when given: the main process's watcher looks in the store that often (ranks_stop_together's
+POLL_S), so that process 1, killed as its own watcher sees its error, is dead before the main process has seen it."""
 
 import itertools
 import os
@@ -123,6 +125,10 @@ GATHERS = {"refusals": 1, "failures": 2}
 MAIN_PROCESS_WRITES = ("small_0.nii.gz", "small_2.nii.gz") if "cases" in sys.argv else ("small_0.nii.gz",)
 
 if __name__ == "__main__":
+    if os.environ.get("RANK") == "0" and "ONE_RANK_MAIN_POLL_S" in os.environ:  # before any watcher starts
+        import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+        ranks_stop_together.POLL_S = float(os.environ["ONE_RANK_MAIN_POLL_S"])
     predict_with_process_1_changed(
         interrupted_as_the_last_wait_returns if STAGE == "last_wait"
         else failing_in_the_setup if STAGE == "setup" else failing_before_the_split if STAGE == "left_to_predict"
