@@ -167,10 +167,20 @@ def stop_every_rank(error: BaseException) -> None:
 def an_error_is_published() -> bool:
     """Inside ``stopping_together``, on any thread: whether a rank has published an error (or an interrupt) that
     stops every rank, this one's watcher ending this process with its line. False outside, in one process, and where
-    the store cannot be asked."""
-    if not (_INSIDE and launched_processes() > 1):
+    the store cannot be asked. Asked on the thread that decides a SIGTERM (``launched_sigterm``) and in a
+    collective's error (``peer_death``), neither of which may raise: ``_INSIDE`` is read once (the main thread may
+    leave ``stopping_together`` meanwhile), and the process group's store is made inside the ``try`` (torch raises
+    there once the group is destroyed)."""
+    inside = _INSIDE[-1:]
+    if not (inside and launched_processes() > 1):
         return False
-    return _INSIDE[-1].seen.is_set() or _published(_store(_INSIDE[-1].prefix))
+    if inside[0].seen.is_set():
+        return True
+    try:
+        store = _store(inside[0].prefix)
+    except Exception:  # noqa: BLE001 - the group destroyed as this asks
+        return False
+    return _published(store)
 
 
 def met_by_every_rank(name: str, met: bool) -> bool:

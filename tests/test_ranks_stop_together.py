@@ -268,6 +268,22 @@ def test_a_rank_whose_store_is_gone_raises_its_own_error_not_the_stores(monkeypa
             raise MemoryError("out of memory on process 1")
 
 
+def test_whether_an_error_is_published_is_false_not_raised_where_the_process_group_is_gone(monkeypatch):
+    """``an_error_is_published`` is asked by launched_sigterm's SIGTERM thread and in peer_death, where an exception
+    would leave a SIGTERM undecided or replace the collective's error: torch's "Default process group has not been
+    initialized", the group destroyed as it asks, was raised from it (found in the hundred-and-eleventh session's
+    review, by reading)."""
+    def destroyed(prefix):
+        raise ValueError("Default process group has not been initialized, please make sure to call init_process_group.")
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [_Watcher("accelerated_seg/test/", str)])  # not started
+    monkeypatch.setattr(ranks_stop_together, "_store", destroyed)
+    assert ranks_stop_together.an_error_is_published() is False
+    ranks_stop_together._INSIDE[-1].seen.set()
+    assert ranks_stop_together.an_error_is_published() is True
+
+
 def test_a_rank_whose_store_is_gone_goes_on_without_it(monkeypatch):
     """A rank other than the main process asks the store in a case's stage (``met_by_every_rank``) and around its
     writes (``writes_for_the_line``, ``note_for_the_line``): with the store gone, each raised the store's own
