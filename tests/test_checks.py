@@ -499,7 +499,13 @@ def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_
     numbers was told to resample the channels onto one grid, a header of no unit agreeing with any (hundred-and-
     seventh session): the unit is said to be the likely cause, with the lines that declare the one mm and rewrite
     the other in mm, which make the case pass, either way round. Voxel sizes not that factor apart keep the grid's
-    advice."""
+    advice. Beside a file in metres, nothing else in the case telling, the numbers of none may be micrometres too
+    (its numbers then mm under a header of metres): both ways are offered, the one of voxels nearer 1 mm, here mm,
+    first (``test_a_file_of_no_unit_beside_one_in_metres_is_told_micrometres_where_the_case_tells_so``)."""
+    def first_way(error):  # the lines for numbers of none in mm, before the other way, where that is offered
+        assert ("nothing else in the case tells" in error) == (unit == "meter"), error
+        return error.split("; or, where its numbers are micrometres")[0]
+
     none = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "unknown", 1.0)
     other = _in_unit(tmp_path / "c_0001.nii.gz", clean_image(1), unit, per_mm)
     label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "unknown", 1.0)
@@ -512,7 +518,7 @@ def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_
                                     "the unit is the likely cause")
         assert "different grids" not in error and error.endswith("their voxels differ indeed, resample the channels "
                                                                  "onto one grid"), error
-    _run_nibabel_lines(error, none, other)
+    _run_nibabel_lines(first_way(error), none, other)
     assert check_cases([Case(id="c", images=(none, other), label=label)], NUM_CLASSES, num_channels=2).errors == []
 
     image = _in_unit(tmp_path / "d_0000.nii.gz", clean_image(), "unknown", 1.0)
@@ -524,7 +530,7 @@ def test_a_file_of_no_unit_beside_one_of_another_unit_that_factor_apart_is_told_
     # onto the label's ("resample it onto that grid" until a review of the session)
     assert error.endswith("; or, where their voxels differ indeed, resample the label onto the image grid "
                           "(nearest-neighbour interpolation)"), error
-    _run_nibabel_lines(error, image, label)
+    _run_nibabel_lines(first_way(error), image, label)
     assert check_cases([Case(id="d", images=(image,), label=label)], NUM_CLASSES).errors == []
 
     none = _in_unit(tmp_path / "e_0000.nii.gz", clean_image(), "unknown", 1.0)
@@ -631,6 +637,72 @@ def test_files_declaring_three_units_are_one_error_whose_lines_make_the_case_pas
         f"(xyzt_units): {listing}. ", "would scale the files of one unit 1,000,000 times against another's")
     in_mm = [path for path, unit in zip((*case.images, case.label), units) if unit != "mm"]
     _run_nibabel_lines(error.split("; or, where")[0], *in_mm)
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
+def test_a_file_of_no_unit_beside_one_in_metres_is_told_micrometres_where_the_case_tells_so(tmp_path):
+    """A double mistake, channel 0 declaring metres with mm numbers beside a channel 1 of no unit with micrometre
+    numbers, was told "declare channel 1 in mm, as its numbers are" and to rewrite channel 0 from metres (the
+    hundred-and-eleventh session's probe of every unit), after which both were 1,000 times their voxels and the
+    spacing's checks refused the case. A label of no unit in mm, channel 0's numbers, tells the numbers of none are
+    micrometres: that way is told, and its lines make the case pass. Nothing else telling (no label), both ways are
+    offered with what to check, the one of voxels nearer 1 mm first, whose lines make the case pass."""
+    first = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "meter", 1.0)
+    second = _in_unit(tmp_path / "c_0001.nii.gz", clean_image(1), "unknown", 1000.0)
+    label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "unknown", 1.0)
+    case = Case(id="c", images=(first, second), label=label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"c (image channels): {second}: its header declares no unit",
+                                f"The voxels of {label} are 1.5 x 1.5 x 2 mm, the numbers of {first}: so its numbers "
+                                f"are likely mm under a header of metres, and those of {second} micrometres. Rewrite "
+                                f"{second} from micrometres (nibabel: ", f"and declare {first} mm, its numbers mm")
+    assert "as its numbers are" not in error and "nothing else in the case tells" not in error, error
+    _run_nibabel_lines(error, second, first)
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+    first = _in_unit(tmp_path / "d" / "d_0000.nii.gz", clean_image(), "meter", 1.0)
+    second = _in_unit(tmp_path / "d" / "d_0001.nii.gz", clean_image(1), "unknown", 1000.0)
+    case = Case(id="d", images=(first, second), label=None)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"Which unit the numbers of {second} are in, nothing else in the case tells: check "
+                                f"the voxel size the scan was acquired at. Where its numbers are micrometres, and "
+                                f"those of {first} mm under a header of metres (voxels of 1.5 x 1.5 x 2 mm), rewrite "
+                                f"{second} from micrometres", "; or, where its numbers are mm (voxels of 1500 x 1500 "
+                                f"x 2000 mm), declare {second} in mm")
+    _run_nibabel_lines(error.split("; or, where its numbers are mm")[0], second, first)
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
+def test_a_file_of_an_unknown_unit_code_is_listed_as_such_not_as_none(tmp_path):
+    """A header whose xyzt_units spatial code NIfTI gives no meaning (5 here; 4 to 7) is read as one of no unit, but
+    the error of a case mixing units listed it "none" (the hundred-and-eleventh session's probe): it is named for
+    what it declares."""
+    case, _ = _two_channels_and_label(tmp_path, ("unknown", "micron", "mm"), {"unknown": 1.0, "micron": 1000.0,
+                                                                              "mm": 1.0})
+    image = nib.load(case.images[0])
+    image.header["xyzt_units"] = 5 | 8  # a time unit beside it (seconds) is no part of the spatial code
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), image.affine, image.header), case.images[0])
+    assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                        f"{case.images[0]} (image channel 0): an unknown unit code 5; {case.images[1]} (image channel "
+                        f"1): micrometres; ")
+
+
+def test_a_file_of_no_unit_1000_times_the_files_in_mm_is_offered_the_micrometre_rewrite(tmp_path):
+    """A case mixing units whose file of no unit holds micrometre numbers, 1,000 times the voxels of a file in mm,
+    was offered the line that declares it mm alone, right only where its numbers are mm (the hundred-and-eleventh
+    session's probe: channel 0 of no unit in micrometres, channel 1 in mm, a label in micrometres): the micrometre
+    rewrite is offered too, and with the label's rewrite makes the case pass. Numbers of none that are the mm of
+    the others get no such line (``test_a_label_is_judged_with_every_channel_...``: three lines there)."""
+    case, _ = _two_channels_and_label(tmp_path, ("unknown", "mm", "micron"), {"unknown": 1000.0, "mm": 1.0,
+                                                                              "micron": 1000.0})
+    first, second, label = (*case.images, case.label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"declare {first} mm, the unit a header of none is read in, where its numbers are mm",
+                                f", or, where its numbers are micrometres (1,000 times the voxels in mm of {second}), "
+                                f"rewrite {first} from micrometres (nibabel: ")
+    rewrite_label, _, rewrite_first, _ = _nibabel_lines(error)
+    exec(rewrite_label, {"nib": nib, "np": np, "path": str(label)})
+    exec(rewrite_first, {"nib": nib, "np": np, "path": str(first)})
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
 
 

@@ -19,15 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import nibabel as nib
-import numpy as np
 
 from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
-                                               factor_apart, likely_apart_words, rewrite_code, spatial_unit)
-
-#: How near two files' voxel sizes must be to count as the same numbers where files factor apart are grouped
-#: (``_likely_apart``): a header's rounding, as ``header_units._UNIT_FACTOR_RTOL`` allows
-_SAME_SIZES_RTOL = 0.01
+                                               factor_apart, likely_apart_words, mm_sizes, rewrite_code,
+                                               same_sizes, spatial_unit, unit_named)
 
 
 @dataclass
@@ -57,7 +53,7 @@ def judge_units(volumes: Sequence[Volume], resampled_to: str | None, channel_hin
                                 {volume.path for volume in volumes[1:]})
         return _apart_from_one(volumes, units, resampled_to, nearest)
     if "unknown" in units and set(declared) - {"mm"}:
-        return _likely_apart(volumes, units, channel_hint, label_hint)
+        return _likely_apart(volumes, units, channel_hint, label_hint, resampled_to, nearest)
     return UnitsVerdict()
 
 
@@ -87,7 +83,7 @@ def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
     return verdict
 
 
-def _likely_apart(volumes, units, channel_hint, label_hint) -> UnitsVerdict:
+def _likely_apart(volumes, units, channel_hint, label_hint, resampled_to, nearest) -> UnitsVerdict:
     """Files of no unit beside files in micrometres or metres, their voxel sizes that unit's factor apart against
     channel 0, the grid they are judged on: one error naming them all (``likely_apart_words``). Where channel 0
     declares no unit, the files in the unit factor apart from it are named; where it declares the unit, the files
@@ -116,15 +112,58 @@ def _likely_apart(volumes, units, channel_hint, label_hint) -> UnitsVerdict:
         volume for volume in unit_files + in_mm_numbers if volume is not first]
     where = _where(judged)
     hint = {"label vs image": label_hint, "image channels": channel_hint}.get(where, f"{channel_hint}, and {label_hint}")
+    others = [volume for volume in volumes if volume not in none_files + unit_files + in_mm_numbers]
+    reading, told = _numbers_of_none(none_files[0], unit_files, others, resampled_to, nearest)
     said = likely_apart_words([volume.path for volume in none_files], none_files[0].image,
                               [volume.path for volume in unit_files], unit_files[0].image, hint, named,
-                              [volume.path for volume in in_mm_numbers])
+                              [volume.path for volume in in_mm_numbers], reading, told)
     return UnitsVerdict([(where, said)], {volume.path for volume in judged})
 
 
+def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tuple[str, str]:
+    """Which unit the numbers of the files of no unit (the voxel sizes of ``none_file``) are in, beside
+    ``unit_files`` in micrometres or metres, that unit's factor apart (``likely_apart_words``' ``reading``), and
+    what tells it (``told``, where "other"): the case's ``others``, whose voxels in mm are those numbers (mm) or the
+    numbers of the files in the unit ("other": those are mm under a wrong header); else the spacing they are
+    ``resampled_to`` (predict), the one of the two nearer it (``nearest``). Where nothing tells, a file in metres
+    leaves both open ("either"): its numbers mm under a header of metres, those of no unit micrometres, is as likely
+    as the other way (a converter writing metres, a microscope micrometres), and was told "declare it mm, as its
+    numbers are" until the hundred-and-eleventh session's leftovers (h61); against micrometres the other way would
+    be a file of no unit in metres, which no scanner writes: mm is told."""
+    none_sizes = nib.affines.voxel_sizes(none_file.image.affine)[:3]
+    unit_sizes = nib.affines.voxel_sizes(unit_files[0].image.affine)[:3]
+    as_mm = [volume for volume in others if same_sizes(mm_sizes(volume.image), none_sizes)]
+    as_other = [volume.path for volume in others if same_sizes(mm_sizes(volume.image), unit_sizes)]
+    in_unit = and_listed([volume.path for volume in unit_files])
+    if as_other and not as_mm:
+        return "other", (f"The voxels of {and_listed(as_other)} are {' x '.join(f'{size:.4g}' for size in unit_sizes)}"
+                         f" mm, the numbers of {in_unit}")
+    if not as_mm and nearest is not None and nearest(unit_files[0]) < nearest(none_file):
+        return "other", f"The numbers of {in_unit} are nearer {resampled_to} than those of {none_file.path}"
+    if as_mm or nearest is not None or spatial_unit(unit_files[0].image) == "micron":
+        return "mm", ""
+    return "either", ""
+
+
 def _same_sizes(image, other) -> bool:
-    return bool(np.allclose(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3],
-                            rtol=_SAME_SIZES_RTOL, atol=0))
+    return same_sizes(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3])
+
+
+def _or_from_micrometres(volumes, units) -> str:
+    """The micrometre rewrite of the files of no unit whose numbers are 1,000 times the voxels in mm of a file
+    declaring mm (of a file declaring a unit, where none declares mm): a file of no unit in micrometres beside
+    files in mm was offered the line for mm numbers alone until the hundred-and-eleventh session's leftovers (h61)."""
+    declared = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
+    against = [volume for volume in declared if spatial_unit(volume.image) == "mm"] or declared
+    pairs = [(volume, other) for volume, unit in zip(volumes, units) if unit == "unknown" for other in against
+             if same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], 1000 * mm_sizes(other.image))]
+    if not pairs:
+        return ""
+    thousand_times = list(dict.fromkeys(volume.path for volume, _ in pairs))
+    of = list(dict.fromkeys(other.path for _, other in pairs))
+    return (f", or, where {'its' if len(thousand_times) == 1 else 'their'} numbers are micrometres (1,000 times the "
+            f"voxels in mm of {and_listed(of)}), rewrite {and_listed(thousand_times)} from micrometres (nibabel: "
+            f"{rewrite_code('0.001', 'mm')})")
 
 
 def _mixed_words(volumes, units, resampled_to) -> str:
@@ -135,8 +174,7 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     whose files declare all three units (mm, micrometres, metres) is one such error too: it was one error for each
     unit off against the first channel's until the hundred-and-eleventh session's review, their lines pulling the
     case two ways where the first channel is the one off."""
-    listing = "; ".join(f"{volume.path} ({volume.role}): {UNIT_MM[unit][0] if unit in UNIT_MM else 'none'}"
-                        for volume, unit in zip(volumes, units))
+    listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
     factors = [UNIT_MM[unit][1] for unit in units if unit in UNIT_MM]
     times = max(factors) / min(factors)
     lines = [f"rewrite {and_listed([v.path for v, u in zip(volumes, units) if u == unit])} from {UNIT_MM[unit][0]} "
@@ -145,7 +183,8 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
     if unitless:
         lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
-                     f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})")
+                     f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})"
+                     f"{_or_from_micrometres(volumes, units)}")
     told = (", and a header of no unit agrees with any, so the case's one unit cannot be told" if unitless
             else ", and of three units, none is more the case's than another")
     return (f"the headers of the case's files declare different units for their voxel "

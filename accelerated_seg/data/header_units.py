@@ -26,11 +26,35 @@ def spatial_unit(image) -> str:
     Read from the field's spatial bits alone: get_xyzt_units() raises for a time code nibabel has no name for (56
     and up), which made a header in mm 'unknown' here and declared_in_mm's traceback (hundred-and-sixth session's
     review)."""
+    return nib.nifti1.unit_codes.label.get(_spatial_code(image), "unknown")  # 4 to 7 have no name: no meaning
+
+
+def _spatial_code(image) -> int:
     try:
-        code = int(image.header["xyzt_units"]) % 8  # the bits below 8 are the spatial unit's, the rest the time's
+        return int(image.header["xyzt_units"]) % 8  # the bits below 8 are the spatial unit's, the rest the time's
     except (AttributeError, KeyError, TypeError, ValueError):  # a header with no such field
-        return "unknown"
-    return nib.nifti1.unit_codes.label.get(code, "unknown")  # 4 to 7 have no name: no spatial meaning
+        return 0
+
+
+def unit_named(image) -> str:
+    """How a case's unit error lists the unit ``image``'s header declares: its name, "none" for no unit (code 0),
+    "an unknown unit code N" for a spatial code NIfTI gives no meaning (4 to 7), which was listed "none" until the
+    hundred-and-eleventh session's leftovers (h61), though its header declares a code, written by some tool."""
+    unit = spatial_unit(image)
+    if unit in UNIT_MM:
+        return UNIT_MM[unit][0]
+    code = _spatial_code(image)
+    return f"an unknown unit code {code}" if code else "none"
+
+
+def mm_sizes(image) -> np.ndarray:
+    """``image``'s voxel sizes in mm as its header declares them, those of a header of no unit read as mm."""
+    return nib.affines.voxel_sizes(image.affine)[:3] * UNIT_MM.get(spatial_unit(image), ("mm", 1.0))[1]
+
+
+def same_sizes(sizes, other) -> bool:
+    """Whether two voxel sizes are the same numbers but for a converter's rounding (``_UNIT_FACTOR_RTOL``)."""
+    return bool(np.allclose(sizes, other, rtol=_UNIT_FACTOR_RTOL, atol=0))
 
 
 def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
@@ -126,15 +150,29 @@ def factor_apart(none_image, unit_image) -> bool:
                                                        rtol=_UNIT_FACTOR_RTOL, atol=0))
 
 
+#: The unit the numbers of a file of no unit are in where those of a file declaring micrometres or metres, that
+#: unit's factor apart from them, are mm under a wrong header: 1,000 times the mm numbers, micrometres; 1,000 times
+#: finer, metres
+_OTHER_WAY = {"meter": "micron", "micron": "meter"}
+
+
 def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, unit_image, otherwise: str,
-                       named: dict | None = None, declared_in_mm_numbers: Sequence = ()) -> str:
+                       named: dict | None = None, declared_in_mm_numbers: Sequence = (), reading: str = "mm",
+                       told: str = "") -> str:
     """What ``unit_likely_apart`` says, of every file of no unit (``none_paths``, the voxel sizes of
     ``none_image``) against every file in the other unit (``unit_paths``, those of ``unit_image``) at once: a case
     whose channel 0 declared none beside a channel 1 and a label in micrometres was two errors, each offering
     channel 0's line (until the hundred-and-eleventh session). ``named``: how a path is named where it is first said
     (its role beside it). ``declared_in_mm_numbers``: the files declaring the other unit with the numbers of the files
     of none, to be declared mm with them: a label in micrometres with channel 0's numbers, beside a channel 0 of no
-    unit and a channel 1 in micrometres 1,000 times them, was refused once the lines offered had been run."""
+    unit and a channel 1 in micrometres 1,000 times them, was refused once the lines offered had been run.
+
+    ``reading``: which unit the numbers of the files of none are in. "mm" (the unit a header of none is read in):
+    declare them mm, rewrite the others in mm. "other": what ``told`` says (the case's other files are in mm the
+    numbers of the files in the unit) has those be mm under a wrong header, the numbers of none in ``_OTHER_WAY``'s
+    unit (a channel 0 declaring metres with mm numbers beside a channel 1 of no unit in micrometres was told "declare
+    channel 1 mm, as its numbers are", until the hundred-and-eleventh session's leftovers, h61). "either": nothing
+    in the case tells, both are offered, the one whose voxels come nearer 1 mm first, with what to check."""
     named = named or {}
     unit = spatial_unit(unit_image)
     factor = UNIT_MM[unit][1]
@@ -144,16 +182,39 @@ def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, u
     units = and_listed([named.get(path, str(path)) for path in unit_paths])
     one_none, one_unit = len(none_paths) == 1, len(unit_paths) == 1
     its = "its" if one_none else "their"
-    return (f"{nones}: {'its header declares' if one_none else 'their headers declare'} no unit for {its} voxel "
+    said = (f"{nones}: {'its header declares' if one_none else 'their headers declare'} no unit for {its} voxel "
             f"sizes (xyzt_units), while {'that of' if one_unit else 'those of'} {units} "
             f"{'declares' if one_unit else 'declare'} {UNIT_MM[unit][0]}, "
             f"and their voxel sizes ({_sizes(none_sizes)} against {_sizes(unit_sizes)}) are "
             f"{max(factor, 1 / factor):,.0f} times apart, as the same voxels are in mm and in {UNIT_MM[unit][0]}: "
             f"the unit is the likely cause, not another grid, and their numbers are read as they are, whatever the "
-            f"unit. Declare {and_listed(none_paths)} in mm, as {its} numbers are (nibabel: "
-            f"{declare_code('mm')}), and rewrite {and_listed(unit_paths)} in mm (nibabel: "
-            f"{rewrite_code(f'{factor:g}', 'mm')}){_declared_too(declared_in_mm_numbers, unit)}; or, where their "
-            f"voxels differ indeed, {otherwise}")
+            f"unit. ")
+    in_mm = (f"declare {and_listed(none_paths)} in mm{f', as {its} numbers are' if reading == 'mm' else ''} "
+             f"(nibabel: {declare_code('mm')}), and rewrite {and_listed(unit_paths)} in mm (nibabel: "
+             f"{rewrite_code(f'{factor:g}', 'mm')}){_declared_too(declared_in_mm_numbers, unit)}")
+    other = _OTHER_WAY[unit]
+    in_other = (f"rewrite {and_listed([*none_paths, *declared_in_mm_numbers])} from {UNIT_MM[other][0]} (nibabel: "
+                f"{rewrite_code(f'{UNIT_MM[other][1]:g}', 'mm')}), and declare {and_listed(unit_paths)} mm, "
+                f"{'its' if one_unit else 'their'} numbers mm already (nibabel: {declare_code('mm')})")
+    if reading == "other":
+        said += (f"{told}: so {'its' if one_unit else 'their'} numbers are likely mm under a header of "
+                 f"{UNIT_MM[unit][0]}, and those of {and_listed(none_paths)} {UNIT_MM[other][0]}. "
+                 f"{_capitalised(in_other)}")
+    elif reading == "either":
+        ways = sorted([(none_sizes, f"where {its} numbers are mm (voxels of {_sizes(none_sizes)} mm), {in_mm}"),
+                       (unit_sizes, f"where {its} numbers are {UNIT_MM[other][0]}, and those of "
+                                    f"{and_listed(unit_paths)} mm under a header of {UNIT_MM[unit][0]} (voxels of "
+                                    f"{_sizes(unit_sizes)} mm), {in_other}")],
+                      key=lambda way: float(np.abs(np.log(way[0])).max()))  # the nearer 1 mm, as scans' are, first
+        said += (f"Which unit the numbers of {and_listed(none_paths)} are in, nothing else in the case tells: check "
+                 f"the voxel size the scan was acquired at. {_capitalised(ways[0][1])}; or, {ways[1][1]}")
+    else:
+        said += _capitalised(in_mm)
+    return f"{said}; or, where their voxels differ indeed, {otherwise}"
+
+
+def _capitalised(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 def _declared_too(paths: Sequence, unit: str) -> str:
