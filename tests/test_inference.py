@@ -2411,6 +2411,31 @@ def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_
             predict_file(export(tmp_path / "model"), first, tmp_path / "y.nii.gz")
 
 
+def test_a_channel_in_metres_with_mm_numbers_beside_one_of_no_unit_in_micrometres_is_told_by_the_spacing(scans,
+                                                                                                        tmp_path):
+    """A channel 0 declaring metres with mm numbers beside a channel 1 of no unit with micrometre numbers was told
+    "declare channel 1 in mm, as its numbers are" and to rewrite channel 0 from metres, both then 1,000 times the
+    model's spacing (the hundred-and-eleventh session's leftovers, h61): the way whose numbers are nearer the
+    model's spacing is told, and its lines make the case segmented; for a model of no spacing both are offered."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    declared = in_unit(image, tmp_path / "metres.nii.gz", "meter", 1.0)
+    unitless = in_unit(image, tmp_path / "none.nii.gz", "unknown", 1000.0)
+    model = export(tmp_path / "older", in_channels=2)
+    with pytest.raises(DataError) as refused:
+        predict_file(model, [declared, unitless], tmp_path / "y.nii.gz")
+    said = str(refused.value)
+    assert (f"The numbers of {declared} are nearer the model's spacing 2.5 x 2.5 x 2.5 than those of {unitless}: so "
+            f"its numbers are likely mm under a header of metres, and those of {unitless} micrometres. Rewrite "
+            f"{unitless} from micrometres (nibabel: ") in said and "as its numbers are" not in said, said
+    rewrite, declare = re.search(r"nibabel: (img = .*?, path\))\).*nibabel: (img = .*?, path\))\)", said).group(1, 2)
+    with pytest.raises(DataError, match="nothing else in the case tells: check the voxel size"):
+        predict_file(export(tmp_path / "unresampled", in_channels=2, spacing=None), [declared, unitless],
+                     tmp_path / "n.nii.gz")
+    exec(rewrite, {"nib": nib, "np": np, "path": str(unitless)})
+    exec(declare, {"nib": nib, "np": np, "path": str(declared)})
+    assert read_labels(predict_file(model, [declared, unitless], tmp_path / "y.nii.gz")).shape == image.shape
+
+
 def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_told_the_unit(scans, tmp_path):
     """A channel declaring no unit beside one in micrometres or metres, voxel sizes that unit's factor apart, was told
     to be resampled onto the first channel's grid (a review's probe of the hundred-and-seventh session), where the
@@ -2427,13 +2452,17 @@ def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_to
         output = tmp_path / f"{index}.nii.gz"
         with pytest.raises(DataError, match=rf"^{re.escape(str(unitless))}(?: \(.*?\))?: its header declares no unit "
                                             r"for its voxel sizes .* the unit is the likely cause, not another grid.* "
-                                            r"Declare .* in mm, as its numbers are \(nibabel: (img = .*?, path\))\), "
+                                            r"[Dd]eclare .* in mm(?:, as its numbers are)? \(nibabel: (img = .*?, "
+                                            r"path\))\), "
                                             r"and rewrite .* in mm \(nibabel: (img = .*?, path\))\); or") as refused:
             predict_file(model, channels, output)
         assert "share a voxel grid" not in str(refused.value) and not output.exists(), (index, str(refused.value))
         assert str(refused.value).endswith("differ indeed, resample every channel onto the first one's grid")
+        # a model of no spacing tells nothing of a file in metres: the way of numbers of none in mm comes first
+        in_mm = str(refused.value).split("; or, where its numbers are micrometres")[0]
+        assert (in_mm != str(refused.value)) == (unit == "meter" and model == models[1]), str(refused.value)
         declare, rewrite = re.search(r"nibabel: (img = .*?, path\))\).*nibabel: (img = .*?, path\))\)",
-                                     str(refused.value)).group(1, 2)
+                                     in_mm).group(1, 2)
         exec(declare, {"nib": nib, "np": np, "path": str(unitless)})
         exec(rewrite, {"nib": nib, "np": np, "path": str(declared)})
         assert read_labels(predict_file(model, channels, output)).shape == image.shape

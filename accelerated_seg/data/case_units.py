@@ -128,8 +128,12 @@ def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tu
     ``resampled_to`` (predict), the one of the two nearer it (``nearest``). Where nothing tells, a file in metres
     leaves both open ("either"): its numbers mm under a header of metres, those of no unit micrometres, is as likely
     as the other way (a converter writing metres, a microscope micrometres), and was told "declare it mm, as its
-    numbers are" until the hundred-and-eleventh session's leftovers (h61); against micrometres the other way would
-    be a file of no unit in metres, which no scanner writes: mm is told."""
+    numbers are" until the hundred-and-eleventh session's leftovers (h61). Against micrometres the other way would
+    be a file of no unit in metres, which no scanner writes: mm is told, whatever the others say (a channel of no
+    unit in micrometres beside them, the one off, said so of a channel 0 in mm and a label in micrometres, had the
+    two told to be rewritten in metres: h61's probe, before this)."""
+    if spatial_unit(unit_files[0].image) == "micron":
+        return "mm", ""
     none_sizes = nib.affines.voxel_sizes(none_file.image.affine)[:3]
     unit_sizes = nib.affines.voxel_sizes(unit_files[0].image.affine)[:3]
     as_mm = [volume for volume in others if same_sizes(mm_sizes(volume.image), none_sizes)]
@@ -140,7 +144,7 @@ def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tu
                          f" mm, the numbers of {in_unit}")
     if not as_mm and nearest is not None and nearest(unit_files[0]) < nearest(none_file):
         return "other", f"The numbers of {in_unit} are nearer {resampled_to} than those of {none_file.path}"
-    if as_mm or nearest is not None or spatial_unit(unit_files[0].image) == "micron":
+    if as_mm or nearest is not None:
         return "mm", ""
     return "either", ""
 

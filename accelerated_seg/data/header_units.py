@@ -150,9 +150,8 @@ def factor_apart(none_image, unit_image) -> bool:
                                                        rtol=_UNIT_FACTOR_RTOL, atol=0))
 
 
-#: The unit the numbers of a file of no unit are in where those of a file declaring micrometres or metres, that
-#: unit's factor apart from them, are mm under a wrong header: 1,000 times the mm numbers, micrometres; 1,000 times
-#: finer, metres
+#: The unit the numbers of a file of no unit are in where those of a file declaring metres, 1,000 times finer, are
+#: mm under a wrong header (``case_units._numbers_of_none`` asks it of metres alone)
 _OTHER_WAY = {"meter": "micron", "micron": "meter"}
 
 
