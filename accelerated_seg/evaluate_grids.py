@@ -14,7 +14,8 @@ import numpy as np
 
 from .data.checks import Volume, grid_difference, orientation_difference, without_orientation
 from .data.errors import DataError
-from .data.header_units import channel_in_another_unit, channel_units_words, unit_likely_apart
+from .data.case_units import unit_likely_apart
+from .data.header_units import channel_in_another_unit, channel_units_words
 from .data.io import header_error
 from .label_map_reading import nothing_but_nan_said
 

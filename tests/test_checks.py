@@ -687,6 +687,24 @@ def test_a_file_of_an_unknown_unit_code_is_listed_as_such_not_as_none(tmp_path):
                         f"1): micrometres; ")
 
 
+
+def test_the_heading_of_a_mixed_case_names_an_unknown_unit_code_as_its_listing_does(tmp_path):
+    """The heading of a case mixing units said "and one none" of a file whose spatial code has no meaning in NIfTI
+    (5), which its listing named "an unknown unit code 5" (the hundred-and-eleventh session's probe, c5 U mm): the
+    heading names it so too since the hundred-and-twelfth session's leftovers (h64); a header of no unit (code 0)
+    is still "one none"."""
+    case, _ = _two_channels_and_label(tmp_path, ("unknown", "micron", "mm"), {"unknown": 1.0, "micron": 1000.0,
+                                                                              "mm": 1.0})
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                "declare different units for their voxel sizes (xyzt_units), and one none: ")
+    image = nib.load(case.images[0])
+    image.header["xyzt_units"] = 5
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), image.affine, image.header), case.images[0])
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                "declare different units for their voxel sizes (xyzt_units), and one an unknown unit "
+                                f"code 5: {case.images[0]} (image channel 0): an unknown unit code 5; ")
+    assert "one none" not in error, error
+
 def test_a_file_of_no_unit_1000_times_the_files_in_mm_is_offered_the_micrometre_rewrite(tmp_path):
     """A case mixing units whose file of no unit holds micrometre numbers, 1,000 times the voxels of a file in mm,
     was offered the line that declares it mm alone, right only where its numbers are mm (the hundred-and-eleventh

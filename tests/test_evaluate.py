@@ -550,6 +550,56 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
         assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
 
 
+
+def test_a_reference_of_no_unit_beside_a_prediction_in_metres_is_offered_both_readings_of_its_numbers(folders):
+    """A reference of no unit beside a prediction declaring metres, 1,000 times apart, was told "Declare ... in mm,
+    as its numbers are" and to rewrite the prediction from metres, where its numbers may be micrometres and the
+    prediction's mm under a header of metres (a converter writing metres): the pre-flight check and predict offer
+    both readings where nothing else tells, and so does evaluate since the hundred-and-twelfth session's leftovers
+    (h64). Either way, the line offered for the numbers the files hold, run as written, makes it scored."""
+    pred_dir, label_dir, _ = folders
+    label_path, pred_path = label_dir / "b.nii.gz", pred_dir / "b.nii.gz"
+
+    def declare(path, unit, per_mm):
+        image = nib.load(path)
+        image = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
+        image.header.set_xyzt_units(unit)
+        nib.save(image, path)
+
+    # the reference's numbers mm, the prediction's metres: the way for mm numbers comes first (its voxels nearer 1 mm)
+    declare(label_path, "unknown", 1.0)
+    declare(pred_path, "meter", 0.001)
+    with pytest.raises(DataError) as refused:
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    said = str(refused.value)
+    assert "as its numbers are" not in said and "nothing else in the case tells" not in said, said
+    assert (f"Which unit the numbers of {label_path} are in, the two files alone cannot tell: check the "
+            f"voxel size") in said
+    mm_way = re.search(rf"Where its numbers are mm \(voxels of 1 x 1\.5 x 2\.5 mm\), declare "
+                       rf"{re.escape(str(label_path))} in mm \(nibabel: (img = .*?, path\))\), and rewrite "
+                       rf"{re.escape(str(pred_path))} in mm "
+                       rf"\(nibabel: (img = .*?, path\))\); or, where its numbers are micrometres", said)
+    assert mm_way, said
+    exec(mm_way.group(1), {"nib": nib, "np": np, "path": str(label_path)})
+    exec(mm_way.group(2), {"nib": nib, "np": np, "path": str(pred_path)})
+    assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
+    # the reference's numbers micrometres, the prediction's mm under a header of metres: the other way comes first
+    declare(label_path, "unknown", 1000.0)
+    declare(pred_path, "meter", 1.0)
+    with pytest.raises(DataError) as refused:
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    said = str(refused.value)
+    other_way = re.search(rf"Where its numbers are micrometres, and those of {re.escape(str(pred_path))} mm under a "
+                          rf"header of metres \(voxels of 1 x 1\.5 x 2\.5 mm\), rewrite "
+                          rf"{re.escape(str(label_path))} from micrometres \(nibabel: (img = .*?, path\))\), and "
+                          rf"declare {re.escape(str(pred_path))}"
+                          rf" mm, its numbers mm already \(nibabel: (img = .*?, path\))\); or, where its numbers are "
+                          rf"mm", said)
+    assert other_way, said
+    exec(other_way.group(1), {"nib": nib, "np": np, "path": str(label_path)})
+    exec(other_way.group(2), {"nib": nib, "np": np, "path": str(pred_path)})
+    assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
+
 @pytest.mark.parametrize("axcodes", ["LPS", "ASR", "SLA"])
 def test_a_prediction_of_the_labels_voxels_in_another_orientation_is_scored_as_stored_on_its_grid(folders, axcodes):
     """Another tool's output written LPS against a RAS label (or its axes permuted) holds the label's voxels,

@@ -149,6 +149,30 @@ def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tu
     return "either", ""
 
 
+def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
+    """What is said of two files to be on one grid (a reference and its prediction, in evaluate; a case's files are
+    judged together, ``judge_units``, in the same words, ``likely_apart_words``) where one header declares no unit and
+    the other one of micrometres or metres, and their voxel sizes are that unit's factor apart
+    (``header_units._UNIT_FACTOR_RTOL``): the unit is the likely cause, so the grid line ("resample onto one grid")
+    would be the wrong advice, as it was until the hundred-and-seventh session (a header declaring no unit agrees with
+    any: ``header_units.channel_in_another_unit``). None otherwise: their grids are judged. Reads the headers alone
+    (the affines and xyzt_units already loaded). ``otherwise``: the caller's grid advice, for voxels that differ
+    indeed ("resample the label onto the image grid"). Which unit the numbers of none are in is told as for a case
+    (``_numbers_of_none``), nothing else beside the two telling: beside metres both readings are offered, with what
+    to check; until the hundred-and-twelfth session's leftovers (h64) evaluate told such a file "declare it in mm, as
+    its numbers are", where its numbers may be micrometres and those in metres mm (moved here from
+    ``header_units`` then, to share that judgement)."""
+    pair = [Volume("", path, image), Volume(beside_role, beside_path, beside_image)]
+    unitless = [volume for volume in pair if spatial_unit(volume.image) == "unknown"]
+    declared = [volume for volume in pair if spatial_unit(volume.image) not in ("unknown", "mm")]
+    if len(unitless) != 1 or len(declared) != 1 or not factor_apart(unitless[0].image, declared[0].image):
+        return None
+    reading, told = _numbers_of_none(unitless[0], declared, [], None, None)
+    named = {path: str(path), beside_path: f"{beside_path} ({beside_role})"}
+    return likely_apart_words([unitless[0].path], unitless[0].image, [declared[0].path], declared[0].image,
+                              otherwise, named, reading=reading, told=told, untold="the two files alone cannot tell")
+
+
 def _same_sizes(image, other) -> bool:
     return same_sizes(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3])
 
@@ -168,6 +192,16 @@ def _or_from_micrometres(volumes, units) -> str:
     return (f", or, where {'its' if len(thousand_times) == 1 else 'their'} numbers are micrometres (1,000 times the "
             f"voxels in mm of {and_listed(of)}), rewrite {and_listed(thousand_times)} from micrometres (nibabel: "
             f"{rewrite_code('0.001', 'mm')})")
+
+
+def _and_none(volumes, units) -> str:
+    """How the heading of a mixed case's error names its files of no unit: "and one none", a spatial code NIfTI
+    gives no meaning (4 to 7) named as such, as the listing names it: the heading said "and one none" of a file the
+    listing called "an unknown unit code 5" until the hundred-and-twelfth session's leftovers (h64)."""
+    named = [unit_named(volume.image) for volume, unit in zip(volumes, units) if unit == "unknown"]
+    if not named:
+        return ""
+    return f", and {'one' if len(named) == 1 else len(named)} {' or '.join(dict.fromkeys(named))}"
 
 
 def _mixed_words(volumes, units, resampled_to) -> str:
@@ -192,7 +226,7 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     told = (", and a header of no unit agrees with any, so the case's one unit cannot be told" if unitless
             else ", and of three units, none is more the case's than another")
     return (f"the headers of the case's files declare different units for their voxel "
-            f"sizes (xyzt_units){', and one none' if unitless else ''}: {listing}. Their numbers are read as they "
+            f"sizes (xyzt_units){_and_none(volumes, units)}: {listing}. Their numbers are read as they "
             f"are, whatever the unit, so resampling them to {resampled_to} would scale the files of one unit "
             f"{times:,.0f} times against another's{told}. Rewrite "
             f"every file in mm: {'; '.join(lines)}; or, where a file's numbers are mm already and its unit alone is "

@@ -115,29 +115,6 @@ def and_listed(paths: Sequence) -> str:
     return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
 
 
-def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, otherwise: str) -> str | None:
-    """What is said of two files to be on one grid (a reference and its prediction, in evaluate; a case's files are
-    judged together, ``case_units``, in the same words, ``likely_apart_words``) where one header declares no unit and
-    the other one of micrometres or metres, and their voxel sizes are that unit's factor apart
-    (``_UNIT_FACTOR_RTOL``): the unit is the likely cause, the file of none in mm, so the grid line ("resample onto
-    one grid") would be the wrong advice, as it was until the hundred-and-seventh session (a header declaring no unit
-    agrees with any: ``channel_in_another_unit``). None otherwise: their grids are judged. Reads the headers alone
-    (the affines and xyzt_units already loaded). ``otherwise``: the caller's grid advice, for voxels that differ
-    indeed ("resample the label onto the image grid"): "resample it onto that grid" resampled the file of no unit,
-    the case's image or evaluate's reference where that was the one, onto the other's grid (a review of the
-    hundred-and-seventh session)."""
-    pair = [(path, image, spatial_unit(image)), (beside_path, beside_image, spatial_unit(beside_image))]
-    unitless = [entry for entry in pair if entry[2] == "unknown"]
-    declared = [entry for entry in pair if entry[2] not in ("unknown", "mm")]
-    if len(unitless) != 1 or len(declared) != 1:
-        return None
-    (none_path, none_image, _), (unit_path, unit_image, _) = unitless[0], declared[0]
-    if not factor_apart(none_image, unit_image):
-        return None
-    named = {path: str(path), beside_path: f"{beside_path} ({beside_role})"}
-    return likely_apart_words([none_path], none_image, [unit_path], unit_image, otherwise, named)
-
-
 def factor_apart(none_image, unit_image) -> bool:
     """Whether the voxel sizes of ``none_image`` (a header declaring no unit) are those of ``unit_image`` (one
     declaring micrometres or metres) in mm, within ``_UNIT_FACTOR_RTOL``: the same voxels in two units."""
@@ -157,8 +134,8 @@ _OTHER_WAY = {"meter": "micron", "micron": "meter"}
 
 def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, unit_image, otherwise: str,
                        named: dict | None = None, declared_in_mm_numbers: Sequence = (), reading: str = "mm",
-                       told: str = "") -> str:
-    """What ``unit_likely_apart`` says, of every file of no unit (``none_paths``, the voxel sizes of
+                       told: str = "", untold: str = "nothing else in the case tells") -> str:
+    """What ``case_units.unit_likely_apart`` says, of every file of no unit (``none_paths``, the voxel sizes of
     ``none_image``) against every file in the other unit (``unit_paths``, those of ``unit_image``) at once: a case
     whose channel 0 declared none beside a channel 1 and a label in micrometres was two errors, each offering
     channel 0's line (until the hundred-and-eleventh session). ``named``: how a path is named where it is first said
@@ -171,7 +148,8 @@ def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, u
     numbers of the files in the unit) has those be mm under a wrong header, the numbers of none in ``_OTHER_WAY``'s
     unit (a channel 0 declaring metres with mm numbers beside a channel 1 of no unit in micrometres was told "declare
     channel 1 mm, as its numbers are", until the hundred-and-eleventh session's leftovers, h61). "either": nothing
-    in the case tells, both are offered, the one whose voxels come nearer 1 mm first, with what to check."""
+    in the case tells, both are offered, the one whose voxels come nearer 1 mm first, with what to check (``untold``:
+    the words that say nothing tells, evaluate's of two files alone)."""
     named = named or {}
     unit = spatial_unit(unit_image)
     factor = UNIT_MM[unit][1]
@@ -205,7 +183,7 @@ def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, u
                                     f"{and_listed(unit_paths)} mm under a header of {UNIT_MM[unit][0]} (voxels of "
                                     f"{_sizes(unit_sizes)} mm), {in_other}")],
                       key=lambda way: float(np.abs(np.log(way[0])).max()))  # the nearer 1 mm, as scans' are, first
-        said += (f"Which unit the numbers of {and_listed(none_paths)} are in, nothing else in the case tells: check "
+        said += (f"Which unit the numbers of {and_listed(none_paths)} are in, {untold}: check "
                  f"the voxel size the scan was acquired at. {_capitalised(ways[0][1])}; or, {ways[1][1]}")
     else:
         said += _capitalised(in_mm)
