@@ -593,9 +593,12 @@ def test_a_channel_declaring_another_unit_than_its_cases_first_is_refused_before
     first, second = (tmp_path / "data" / "imagesTr" / f"case_002_000{channel}.nii.gz" for channel in (0, 1))
     said = (rf"case_002 \(image channels\): {re.escape(str(second))}: its header declares its voxel sizes in "
             rf"micrometres \(xyzt_units\), that of {re.escape(str(first))}, a channel of the same case, in mm\. .* "
-            rf"resampling them to one spacing would scale one 1,000 times against the other\. Rewrite it in mm "
-            rf"\(nibabel: (img = .*, path\))\), or, where its numbers are mm already and its unit alone is wrong, "
-            rf"declare it so \(nibabel: (img = .*, path\))\); or the other way round")
+            rf"resampling them to one spacing would scale one 1,000 times against the other\. ")
+    # the same numbers under two units: a unit alone is wrong, the declaring line first (h64)
+    said += (r"Rewrite it in mm \(nibabel: (img = .*, path\))\), or, where its numbers are mm already and its unit "
+             r"alone is wrong, declare it so \(nibabel: (img = .*, path\))\); or the other way round" if scale != 1.0
+             else rf"Their numbers are the same \(2 x 2 x 2\): .* Where they are mm \(voxels of 2 x 2 x 2 mm\), "
+                  rf"declare {re.escape(str(second))} mm \(nibabel: (img = .*?nib\.save\(img, path\))\); or, ")
     assert main(["check", str(dataset)]) == 1
     assert re.search(rf"^error: {said}", capsys.readouterr().err, re.M)
     with pytest.raises(SystemExit, match="^2$"):  # train ends on the first refusal, as a launched rank does
@@ -603,8 +606,7 @@ def test_a_channel_declaring_another_unit_than_its_cases_first_is_refused_before
     assert re.search(said, capsys.readouterr().err) and not (tmp_path / "cache").exists()
     with pytest.raises(DataError, match=said) as refused:
         prepare_manifest(DataConfig(dataset=str(dataset)), tmp_path / "run")
-    rewrite, declare = re.search(said, refused.value.args[0]).groups()
-    exec(declare if scale == 1.0 else rewrite, {"nib": nib, "np": np, "path": str(second)})
+    exec(re.search(said, refused.value.args[0]).group(1), {"nib": nib, "np": np, "path": str(second)})
     manifest, report = prepare_manifest(DataConfig(dataset=str(dataset)), tmp_path / "run")
     assert report.errors == [] and settings_and_unit(DataConfig(), manifest)[0].spacing == (2.0, 2.0, 2.0)
 

@@ -14,6 +14,7 @@ import pytest
 from accelerated_seg.config import dump_config, load_config
 from accelerated_seg.data.checks import CheckingRanks, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.header_units import and_listed
 from accelerated_seg.data.io import file_or_unfetched, read_nifti, write_nifti
 from accelerated_seg.data.manifest import Case, load_cases, load_msd
 from accelerated_seg.data.prepare import prepare_manifest
@@ -379,7 +380,8 @@ def test_a_channel_declaring_another_unit_than_an_earlier_one_is_refused_before_
 
     first = in_unit(tmp_path / "c_0000.nii.gz", "mm", 1.0)
     for name, per_mm, line in (("written_in_micrometres", 1000.0, "Rewrite it in mm"),
-                               ("declared_micrometres", 1.0, "declare it so")):
+                               # the same numbers: a unit alone is wrong, the declaring line first (h64)
+                               ("declared_micrometres", 1.0, r"Where they are mm \(voxels of [^)]*\), declare \S+ mm")):
         second = in_unit(tmp_path / name / "c_0001.nii.gz", "micron", per_mm)
         case = Case(id=name, images=(first, second), label=None)
         report = check_cases([case], NUM_CLASSES, num_channels=2)
@@ -419,12 +421,12 @@ def test_a_label_in_another_unit_than_its_image_is_refused_as_such_not_as_anothe
     written makes the case pass; a label declaring no unit agrees with any."""
     image = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "mm", 1.0)
     for name, per_mm, line in (("written_in_micrometres", 1000.0, "Rewrite it in mm"),
-                               ("declared_micrometres", 1.0, "declare it so")):
+                               ("declared_micrometres", 1.0, r"Where they are mm \(voxels of [^)]*\), declare \S+ mm")):
         label = _in_unit(tmp_path / name / "c.nii.gz", clean_label(), "micron", per_mm)
         case = Case(id=name, images=(image,), label=label)
         error = assert_single_error(
             check_cases([case], NUM_CLASSES), f"{name} (label vs image): {label}: its header declares its voxel "
-            f"sizes in micrometres (xyzt_units), that of {image}, the case's image, in mm. ", f"{line} (nibabel: ")
+            f"sizes in micrometres (xyzt_units), that of {image}, the case's image, in mm. ")
         assert "different grids" not in error and "resample the label" not in error
         exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
                        error).group(1), {"nib": nib, "np": np, "path": str(label)})
@@ -442,19 +444,25 @@ def test_a_case_whose_first_channel_alone_is_in_another_unit_is_refused_once_nam
     error names the files of the one unit against channel 0; its line run on each as written makes the case pass.
     A channel alone in another unit is its own error, as before, and the channels after it agreeing with channel 0
     have none."""
-    per_mm, line = (1000.0, "Rewrite each in micrometres") if numbers == "micrometres" else (1.0, "declare each so")
+    per_mm = 1000.0 if numbers == "micrometres" else 1.0
     first = _in_unit(tmp_path / "c_0000.nii.gz", clean_image(), "micron", per_mm)
     others = [_in_unit(tmp_path / f"c_000{index}.nii.gz", clean_image(index), "mm", 1.0) for index in (1, 2)]
     label = _in_unit(tmp_path / "c.nii.gz", clean_label(), "mm", 1.0)
     case = Case(id="c", images=(first, *others), label=label)
+    # the same numbers under two units: the declaring line leads, here channel 0's, whose voxels are then those of
+    # a scan (until h64 the others were told to be rewritten in micrometres, 1,000 times off channel 0 then)
+    line, run_on = (("Rewrite each in micrometres", (*others, label)) if numbers == "micrometres" else
+                    (rf"Their numbers are the same \(.*\): .* Where they are mm \(voxels of [^)]*\), declare {first} mm",
+                     (first,)))
     error = assert_single_error(
         check_cases([case], NUM_CLASSES, num_channels=3),
         f"c (image channels and label): {others[0]}, {others[1]} and {label}: their headers declare their voxel sizes "
         f"in mm (xyzt_units), that of {first}, the case's image channel 0, in micrometres. ",
         "would scale the files of one unit 1,000 times against the other's",
-        f"the other way round, where {first} is the one off")
+        f"the other way round, where {first} is the one off" if numbers == "micrometres" else
+        "; or, where they are micrometres (voxels of")
     assert "different grids" not in error
-    for path in (*others, label):
+    for path in run_on:
         exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error).group(1),
              {"nib": nib, "np": np, "path": str(path)})
     assert check_cases([case], NUM_CLASSES, num_channels=3).errors == []
@@ -576,12 +584,57 @@ def test_a_label_is_judged_with_every_channel_and_a_mix_beside_a_file_of_no_unit
         f"(xyzt_units), and one none: {listing}. ", "would scale the files of one unit 1,000 times against another's",
         f"declare {first} mm")
     in_micrometres = second if units[1] == "micron" else label
-    rewrite, declare_unitless, declare = _nibabel_lines(error)
+    if numbers == "each unit's":
+        rewrite, declare_unitless, declare = _nibabel_lines(error)
+        exec(rewrite, {"nib": nib, "np": np, "path": str(in_micrometres)})
+    else:  # micrometres declared on mm numbers, those of the file in mm: declaring it mm leads (h64), rewrite after
+        assert f"declare {in_micrometres} mm, its numbers the voxels in mm of " in error, error
+        declare, declare_unitless, rewrite = _nibabel_lines(error)
+        exec(declare, {"nib": nib, "np": np, "path": str(in_micrometres)})
     assert "np.diag([0.001, 0.001, 0.001, 1])" in rewrite and declare_unitless == declare
     exec(declare_unitless, {"nib": nib, "np": np, "path": str(first)})
-    exec(rewrite if numbers == "each unit's" else declare, {"nib": nib, "np": np, "path": str(in_micrometres)})
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
 
+
+
+@pytest.mark.parametrize("units", [("micron", "micron", "mm"), ("meter", "micron", "micron")])
+def test_files_of_two_units_holding_the_same_numbers_are_told_to_declare_first(tmp_path, units):
+    """Two channels declaring micrometres with mm numbers beside a label in mm (a double mistake) had the label told
+    "Rewrite it in micrometres" first, which left it 1,000 times off them; and files of metres and micrometres all on
+    mm numbers had the rewrite first too (the hundred-and-eleventh session's probe, U~mm U~mm mm, M~mm U~mm U~mm).
+    Their numbers are the same, so a unit alone is wrong: since the hundred-and-twelfth session's leftovers (h64)
+    the declaring lines lead, the way whose voxels come nearer 1 mm first (mm here), with what to check, and the
+    first, run on the files it names, makes the case pass."""
+    case, _ = _two_channels_and_label(tmp_path, units, {"micron": 1.0, "meter": 1.0, "mm": 1.0})
+    first, second, label = (*case.images, case.label)
+    to_mm = [first, second] if units[2] == "mm" else [second, label, first]
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                "Their numbers are the same (", "check the voxel size the scan was acquired at. "
+                                "Where they are mm (voxels of ", f"), declare {and_listed(to_mm)} mm (nibabel: ")
+    assert "Rewrite" not in error.split("; or,")[0], error
+    for path in to_mm:
+        exec(_nibabel_lines(error)[0], {"nib": nib, "np": np, "path": str(path)})
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
+
+def test_a_file_of_a_unit_on_the_mm_numbers_of_a_file_in_mm_is_told_to_declare_first_in_a_mixed_case(tmp_path):
+    """A channel 0 declaring metres with mm numbers, beside a channel 1 of no unit and a label in mm, was told to be
+    rewritten from metres first (2,000 mm voxels then), and the declaring line was offered twice, once for channel 1
+    and once for "a file" (the hundred-and-eleventh session's probe, M~mm n mm). Its numbers are the label's voxels
+    in mm: since the hundred-and-twelfth session's leftovers (h64) the line that declares it mm leads, the rewrite
+    after it, each line said once; the lines before the first "or", run as written, make the case pass."""
+    case, _ = _two_channels_and_label(tmp_path, ("meter", "unknown", "mm"), {"meter": 1.0, "unknown": 1.0, "mm": 1.0})
+    first, second, label = (*case.images, case.label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
+                                f"Rewrite every file in mm: declare {first} mm, its numbers the voxels in mm of {label} "
+                                f"already (nibabel: ", f"; or, where the numbers of {first} are metres after all, "
+                                f"rewrite it from metres (nibabel: ")
+    assert "where a file's numbers are mm already" not in error, error
+    declare_first, declare_second, rewrite_first = _nibabel_lines(error)
+    assert "np.diag([1000, 1000, 1000, 1])" in rewrite_first and declare_first == declare_second
+    for line, path in ((declare_first, first), (declare_second, second)):
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+    assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
 
 def test_files_of_no_unit_that_factor_apart_from_channel_0_are_one_error_naming_them_all(tmp_path):
     """A channel 0 of no unit beside a channel 1 and a label in micrometres, their numbers 1,000 times channel 0's,

@@ -513,7 +513,8 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
         nib.save(image, path)
 
     declare(pred_path, "mm", 1.0)
-    for per_mm, line in ((1000.0, "Rewrite it in mm"), (1.0, "declare it so")):
+    # the same numbers under two units: a unit alone is wrong, the declaring line first (h64)
+    for per_mm, line in ((1000.0, "Rewrite it in mm"), (1.0, r"Where they are mm \(voxels of [^)]*\), declare \S+ mm")):
         declare(label_path, "micron", per_mm)
         with pytest.raises(DataError) as refused:
             evaluate_folders(pred_dir, label_dir, num_classes=3)

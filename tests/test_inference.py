@@ -2219,9 +2219,10 @@ def test_every_channel_of_a_case_is_judged_by_the_models_unit_and_by_the_other_c
              (older, "micron", 1000.0, rf"that of {re.escape(str(first))}, a channel of the same case, in mm\. .* "
                                        r"would scale one 1,000 times against the other\. Rewrite it in mm \(nibabel: "
                                        r"(img = .*, path\))\), or"),
-             (older, "meter", 1.0, r"that of .* in mm\. .* or, where its numbers are mm "
-                                     r"already and its unit alone is wrong, declare it so \(nibabel: (img = .*, "
-                                     r"path\))\); or the other way round, where .*mm_0000.nii.gz is the one off$")]
+             # the same numbers under two units: a unit alone is wrong, the declaring line first (h64)
+             (older, "meter", 1.0, r"that of .* in mm\. .* Their numbers are the same \(.*\): .* Where they are mm "
+                                   r"\(voxels of [^)]*\), declare \S+ mm \(nibabel: (img = .*?nib\.save\(img, "
+                                   r"path\))\); or, where they are metres")]
     for index, (model, unit, per_mm, said) in enumerate(cases):
         second = in_unit(image, tmp_path / f"{unit}{index}_0001.nii.gz", unit, per_mm)
         output = tmp_path / f"{index}.nii.gz"

@@ -75,10 +75,12 @@ def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
     for other_unit in dict.fromkeys(unit for unit in units if unit not in ("unknown", spatial_unit(against.image))):
         files = [volume for volume, unit in zip(volumes, units) if unit == other_unit]
         labelled = any(volume.role == "label" for volume in files)
+        named = {against.path, *agreeing, *(volume.path for volume in files)}
         beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
         verdict.errors.append((_where(files), channel_units_words(
             files[0].path, files[0].image, against.path, against.image, resampled_to, beside_role,
-            alike=[volume.path for volume in files[1:]], beside_alike=agreeing)))
+            alike=[volume.path for volume in files[1:]], beside_alike=agreeing,
+            same_numbers=all(_same_sizes(volume.image, against.image) for volume in volumes if volume.path in named))))
         verdict.off.update(volume.path for volume in files)
     return verdict
 
@@ -194,6 +196,22 @@ def _or_from_micrometres(volumes, units) -> str:
             f"{rewrite_code('0.001', 'mm')})")
 
 
+def _mm_numbers_already(files, volumes, units) -> list:
+    """Those of ``files`` (declaring micrometres or metres) whose numbers are the voxel sizes in mm of a file of the
+    case declaring mm: a unit alone is wrong there, so the line that declares them mm leads. Until the
+    hundred-and-twelfth session's leftovers (h64) the rewrite from their unit came first, wrong for such numbers: a
+    channel declaring metres with mm numbers beside a label in mm and a channel of no unit was told to be rewritten
+    from metres, 2,000 mm voxels then (``benchmarks/results/case_units_2026-12-05/``)."""
+    return [volume for volume in files if _in_mm_as(volume, volumes, units)]
+
+
+def _in_mm_as(volume, volumes, units) -> list:
+    """The paths of the files declaring mm whose voxel sizes are ``volume``'s numbers."""
+    numbers = nib.affines.voxel_sizes(volume.image.affine)[:3]
+    return [other.path for other, unit in zip(volumes, units) if unit == "mm" and same_sizes(mm_sizes(other.image),
+                                                                                              numbers)]
+
+
 def _and_none(volumes, units) -> str:
     """How the heading of a mixed case's error names its files of no unit: "and one none", a spatial code NIfTI
     gives no meaning (4 to 7) named as such, as the listing names it: the heading said "and one none" of a file the
@@ -215,9 +233,20 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
     factors = [UNIT_MM[unit][1] for unit in units if unit in UNIT_MM]
     times = max(factors) / min(factors)
-    lines = [f"rewrite {and_listed([v.path for v, u in zip(volumes, units) if u == unit])} from {UNIT_MM[unit][0]} "
-             f"(nibabel: {rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})"
-             for unit in dict.fromkeys(units) if unit in UNIT_MM and unit != "mm"]
+    lines, after_all, rewritten = [], [], []
+    for unit in dict.fromkeys(unit for unit in units if unit in UNIT_MM and unit != "mm"):
+        files = [volume for volume, declared in zip(volumes, units) if declared == unit]
+        rewrite = f"from {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})"
+        if in_mm_numbers := _mm_numbers_already(files, volumes, units):
+            paths = and_listed([volume.path for volume in in_mm_numbers])
+            lines.append(f"declare {paths} mm, {'its' if len(in_mm_numbers) == 1 else 'their'} numbers the voxels "
+                         f"in mm of {and_listed(_in_mm_as(in_mm_numbers[0], volumes, units))} already (nibabel: "
+                         f"{declare_code('mm')})")
+            after_all.append(f"; or, where the numbers of {paths} are {UNIT_MM[unit][0]} after all, rewrite "
+                             f"{'it' if len(in_mm_numbers) == 1 else 'them'} {rewrite}")
+        if rest := [volume.path for volume in files if volume not in in_mm_numbers]:
+            lines.append(f"rewrite {and_listed(rest)} {rewrite}")
+            rewritten += rest
     unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
     if unitless:
         lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
@@ -229,5 +258,15 @@ def _mixed_words(volumes, units, resampled_to) -> str:
             f"sizes (xyzt_units){_and_none(volumes, units)}: {listing}. Their numbers are read as they "
             f"are, whatever the unit, so resampling them to {resampled_to} would scale the files of one unit "
             f"{times:,.0f} times against another's{told}. Rewrite "
-            f"every file in mm: {'; '.join(lines)}; or, where a file's numbers are mm already and its unit alone is "
-            f"wrong, declare it mm (nibabel: {declare_code('mm')})")
+            f"every file in mm: {'; '.join(lines)}{''.join(after_all)}{_or_declared_mm(rewritten)}")
+
+
+def _or_declared_mm(rewritten: list) -> str:
+    """The declaring line for the files told to be rewritten, where their numbers are mm already: said of "a file"
+    until the hundred-and-twelfth session's leftovers (h64), the line offered a second time where every file
+    declaring a unit had been told to be declared mm, or beside the line of the files of no unit."""
+    if not rewritten:
+        return ""
+    one = len(rewritten) == 1
+    return (f"; or, where the numbers of {and_listed(rewritten)} are mm already and {'its' if one else 'their'} unit "
+            f"alone is wrong, declare {'it' if one else 'them'} mm (nibabel: {declare_code('mm')})")

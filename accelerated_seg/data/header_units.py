@@ -72,7 +72,7 @@ def channel_in_another_unit(image, earlier: Sequence[tuple]) -> tuple | None:
 
 def channel_units_words(path, image, beside_path, beside_image, resampled_to: str,
                         beside_role: str = "a channel of the same case", read_as: str | None = None,
-                        alike: Sequence = (), beside_alike: Sequence = ()) -> str:
+                        alike: Sequence = (), beside_alike: Sequence = (), same_numbers: bool | None = None) -> str:
     """What is said of a case's channel (``image`` at ``path``) whose header declares another unit than another
     channel's of the case (``beside_image`` at ``beside_path``), and how to rewrite it in the other's unit or declare
     it so; ``resampled_to``: the spacing both are resampled to, in words. Said by predict for a model whose training
@@ -88,7 +88,9 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
     its label each against it (until the hundred-and-tenth session). ``beside_alike``: the paths of the case's other
     files that declare ``beside_image``'s unit, named with ``beside_path`` where the other way round is offered:
     "where channel 0 is the one off" was said of a case whose channel 1 was in channel 0's unit too, and rewriting
-    channel 0 alone left channel 1 off (the hundred-and-tenth session's review)."""
+    channel 0 alone left channel 1 off (the hundred-and-tenth session's review). ``same_numbers``: whether every one
+    of these files holds the same numbers (a unit alone wrong: ``_same_numbers_words``), read from ``image`` and
+    ``beside_image`` where None."""
     unit, beside = spatial_unit(image), spatial_unit(beside_image)
     off = (f"{and_listed([beside_path, *beside_alike])} are the ones off" if beside_alike
            else f"{beside_path} is the one off")
@@ -101,12 +103,33 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
         named, its, it, scaled = f"{path}: its header declares", "its", "it", f"one {times} against the other"
     read_as = (read_as.format(times=times) if read_as  # the caller's words, "{times}" in them
                else f"resampling them to {resampled_to} would scale {scaled}")
-    return (f"{named} {its} voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
+    said = (f"{named} {its} voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
             f"{beside_role}, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the unit, so "
-            f"{read_as}. Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
+            f"{read_as}. ")
+    numbers = nib.affines.voxel_sizes(image.affine)[:3]
+    if same_sizes(numbers, nib.affines.voxel_sizes(beside_image.affine)[:3]) if same_numbers is None else same_numbers:
+        return said + _same_numbers_words(numbers, [path, *alike], unit, [beside_path, *beside_alike], beside, times)
+    return (f"{said}Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
             f"{rewrite_code(f'{scale:g}', beside)}), or, where {its} numbers are {UNIT_MM[beside][0]} already and "
             f"{its} unit alone is wrong, declare {it} so (nibabel: {declare_code(beside)}); or the other way round, "
             f"where {off}")
+
+
+def _same_numbers_words(numbers, paths: Sequence, unit: str, beside_paths: Sequence, beside: str, times: str) -> str:
+    """What ``channel_units_words`` offers where the files of two units hold the same numbers: a unit alone is wrong,
+    so the lines declare, and the way whose voxels come nearer 1 mm, as scans' are, is offered first, with what to
+    check. Until the hundred-and-twelfth session's leftovers (h64) the rewrite came first, wrong for such numbers:
+    two channels declaring micrometres with mm numbers beside a label in mm had the label told "Rewrite it in
+    micrometres", which left it 1,000 times off them (``benchmarks/results/case_units_2026-12-05/``)."""
+    ways = [(numbers * UNIT_MM[beside][1], beside, paths), (numbers * UNIT_MM[unit][1], unit, beside_paths)]
+    if "mm" not in (unit, beside):  # both headers wrong (metres and micrometres on mm numbers): mm is a way too
+        ways.append((numbers, "mm", [*paths, *beside_paths]))
+    lines = [f"where they are {UNIT_MM[named][0]} (voxels of {_sizes(voxels)} mm), declare {and_listed(declared)} "
+             f"{UNIT_MM[named][0]} (nibabel: {declare_code(named)})"
+             for voxels, named, declared in sorted(ways, key=lambda way: float(np.abs(np.log(way[0])).max()))]
+    return (f"Their numbers are the same ({_sizes(numbers)}): a unit alone is wrong, not the numbers, and rewriting "
+            f"either would leave them {times} apart; which one, the numbers cannot tell: check the voxel size the scan "
+            f"was acquired at. {_capitalised(lines[0])}; or, {'; or, '.join(lines[1:])}")
 
 
 def and_listed(paths: Sequence) -> str:
