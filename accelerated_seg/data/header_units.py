@@ -126,7 +126,8 @@ def _same_numbers_words(numbers, paths: Sequence, unit: str, beside_paths: Seque
         ways.append((numbers, "mm", [*paths, *beside_paths]))
     lines = [f"where they are {UNIT_MM[named][0]} (voxels of {_sizes(voxels)} mm), declare {and_listed(declared)} "
              f"{UNIT_MM[named][0]} (nibabel: {declare_code(named)})"
-             for voxels, named, declared in sorted(ways, key=lambda way: float(np.abs(np.log(way[0])).max()))]
+             for voxels, named, declared in sorted(  # the nearer 1 mm first; a size of 0 (no scan's) last
+                 ways, key=lambda way: float(np.abs(np.log(np.maximum(way[0], 1e-30))).max()))]
     return (f"Their numbers are the same ({_sizes(numbers)}): a unit alone is wrong, not the numbers, and rewriting "
             f"either would leave them {times} apart; which one, the numbers cannot tell: check the voxel size the scan "
             f"was acquired at. {_capitalised(lines[0])}; or, {'; or, '.join(lines[1:])}")

@@ -3,7 +3,8 @@ Every combination of eight kinds of file over a case's channel 0, channel 1 and 
 case_000 all mm; voxels 2 mm, written in the numbers of the unit named second): `accelerated-seg check`'s exit status
 and error lines, then the first nibabel line of each error run on the files it names and the case checked again;
 "RIGHT" where every file of the case is then 2 mm in its declared unit (hundred-and-eleventh session's review of h58;
-its output in every_unit_combination.txt, h58's ce0d1b1a and the review's). Kinds: n: no unit, mm numbers; nU: no
+its output in every_unit_combination.txt, h58's ce0d1b1a and the review's; h64's, with a summary of what changed,
+in every_unit_combination_h64.txt). Kinds: n: no unit, mm numbers; nU: no
 unit, micrometre numbers; c5: xyzt_units 5 (no named unit), mm numbers; mm; U: micrometres; U~mm: micrometres with
 mm numbers; M: metres; M~mm: metres with mm numbers."""
 import contextlib, io, itertools, re, sys, shutil
