@@ -763,15 +763,19 @@ def test_a_file_of_no_unit_1000_times_the_files_in_mm_is_offered_the_micrometre_
     was offered the line that declares it mm alone, right only where its numbers are mm (the hundred-and-eleventh
     session's probe: channel 0 of no unit in micrometres, channel 1 in mm, a label in micrometres): the micrometre
     rewrite is offered too, and with the label's rewrite makes the case pass. Numbers of none that are the mm of
-    the others get no such line (``test_a_label_is_judged_with_every_channel_...``: three lines there)."""
+    the others get no such line (``test_a_label_is_judged_with_every_channel_...``: three lines there). Where no
+    file's voxels in mm are its numbers, the numbers support micrometres alone: its rewrite leads, the declaring
+    line after every other (the declaring line led until the hundred-and-twelfth session's leftovers, h64, and run
+    with the label's as offered left channel 0 2,000 mm voxels: the probe's nU mm U)."""
     case, _ = _two_channels_and_label(tmp_path, ("unknown", "mm", "micron"), {"unknown": 1000.0, "mm": 1.0,
                                                                               "micron": 1000.0})
     first, second, label = (*case.images, case.label)
     error = assert_single_error(check_cases([case], NUM_CLASSES, num_channels=2),
-                                f"declare {first} mm, the unit a header of none is read in, where its numbers are mm",
-                                f", or, where its numbers are micrometres (1,000 times the voxels in mm of {second}), "
-                                f"rewrite {first} from micrometres (nibabel: ")
-    rewrite_label, _, rewrite_first, _ = _nibabel_lines(error)
+                                f"; rewrite {first} from micrometres, its numbers 1,000 times the voxels in mm of "
+                                f"{second} (nibabel: ", f"; or, where the numbers of {first} are mm after all, declare "
+                                f"it mm (nibabel: ")
+    assert "the unit a header of none is read in" not in error, error
+    rewrite_label, rewrite_first, _, _ = _nibabel_lines(error)
     exec(rewrite_label, {"nib": nib, "np": np, "path": str(label)})
     exec(rewrite_first, {"nib": nib, "np": np, "path": str(first)})
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []

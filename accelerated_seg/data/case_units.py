@@ -179,14 +179,34 @@ def _same_sizes(image, other) -> bool:
     return same_sizes(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3])
 
 
-def _or_from_micrometres(volumes, units) -> str:
+def _micrometre_pairs(volumes, units) -> list:
+    """(file of no unit, file declaring mm) pairs where the numbers of the one are 1,000 times the voxels in mm of
+    the other (of a file declaring a unit, where none declares mm)."""
+    declared = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
+    against = [volume for volume in declared if spatial_unit(volume.image) == "mm"] or declared
+    return [(volume, other) for volume, unit in zip(volumes, units) if unit == "unknown" for other in against
+            if same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], 1000 * mm_sizes(other.image))]
+
+
+def _micrometres_by_numbers(volumes, units, pairs) -> list:
+    """The paths of the files of no unit whose numbers are micrometres by the case's numbers: 1,000 times the
+    voxels of a file declaring mm (``pairs``; not of one declaring another unit, itself maybe the one off), and the
+    voxels in mm of no file declaring a unit. Their
+    micrometre rewrite leads; it came after the line that declares them mm, which no number of the case supported,
+    until the hundred-and-twelfth session's leftovers (h64): channel 0 of no unit on micrometre numbers beside a
+    channel 1 in mm and a label declaring micrometres on mm numbers was left 2,000 mm voxels by the lines first
+    offered."""
+    declared = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
+    mm_already = _mm_numbers_already(declared, volumes, units)  # their mm sizes as declared are no file's voxels
+    declared_mm = [mm_sizes(volume.image) for volume in declared if volume not in mm_already]
+    return list(dict.fromkeys(volume.path for volume, other in pairs if spatial_unit(other.image) == "mm" and not any(
+        same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], sizes) for sizes in declared_mm)))
+
+
+def _or_from_micrometres(pairs) -> str:
     """The micrometre rewrite of the files of no unit whose numbers are 1,000 times the voxels in mm of a file
     declaring mm (of a file declaring a unit, where none declares mm): a file of no unit in micrometres beside
     files in mm was offered the line for mm numbers alone until the hundred-and-eleventh session's leftovers (h61)."""
-    declared = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
-    against = [volume for volume in declared if spatial_unit(volume.image) == "mm"] or declared
-    pairs = [(volume, other) for volume, unit in zip(volumes, units) if unit == "unknown" for other in against
-             if same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], 1000 * mm_sizes(other.image))]
     if not pairs:
         return ""
     thousand_times = list(dict.fromkeys(volume.path for volume, _ in pairs))
@@ -248,10 +268,18 @@ def _mixed_words(volumes, units, resampled_to) -> str:
             lines.append(f"rewrite {and_listed(rest)} {rewrite}")
             rewritten += rest
     unitless = [volume.path for volume, unit in zip(volumes, units) if unit == "unknown"]
-    if unitless:
-        lines.append(f"declare {and_listed(unitless)} mm, the unit a header of none is read in, where "
-                     f"{'its' if len(unitless) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})"
-                     f"{_or_from_micrometres(volumes, units)}")
+    pairs = _micrometre_pairs(volumes, units)
+    if in_micrometres := _micrometres_by_numbers(volumes, units, pairs):
+        one = len(in_micrometres) == 1
+        of = and_listed(list(dict.fromkeys(other.path for volume, other in pairs if volume.path in in_micrometres)))
+        lines.append(f"rewrite {and_listed(in_micrometres)} from micrometres, {'its' if one else 'their'} numbers 1,000 "
+                     f"times the voxels in mm of {of} (nibabel: {rewrite_code('0.001', 'mm')})")
+        after_all.append(f"; or, where the numbers of {and_listed(in_micrometres)} are mm after all, declare "
+                         f"{'it' if one else 'them'} mm (nibabel: {declare_code('mm')})")
+    if rest := [path for path in unitless if path not in in_micrometres]:
+        lines.append(f"declare {and_listed(rest)} mm, the unit a header of none is read in, where "
+                     f"{'its' if len(rest) == 1 else 'their'} numbers are mm (nibabel: {declare_code('mm')})"
+                     f"{_or_from_micrometres([pair for pair in pairs if pair[0].path in rest])}")
     told = (", and a header of no unit agrees with any, so the case's one unit cannot be told" if unitless
             else ", and of three units, none is more the case's than another")
     return (f"the headers of the case's files declare different units for their voxel "
