@@ -32,6 +32,7 @@ from typing import NoReturn
 
 from . import benchmark_command, cache_command, check_command, evaluate_command, plan_command, predict_command
 from .collector import importing_without_collection
+from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
@@ -715,7 +716,7 @@ def end_process(status: int) -> NoReturn:
         logging.shutdown()  # what the skipped shutdown would have done for file handlers
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(status)
+        exit_now(status)  # multiprocessing's folder removed too (a launch with loader workers left it)
     sys.exit(status)
 
 

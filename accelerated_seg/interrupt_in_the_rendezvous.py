@@ -51,6 +51,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from .exit_now import exit_now
 from .interrupts_between_imports import raises_keyboard_interrupt
 from .launch_env import processes_yet_to_meet
 
@@ -194,7 +195,7 @@ class _Watcher(threading.Thread):
             # GIL). Until the hundred-and-ninth session's review a rank met meanwhile was ended all the same; what is
             # left is the few instructions from this look to os._exit.
             if processes_yet_to_meet():
-                os._exit(_EXIT_INTERRUPTED)
+                exit_now(_EXIT_INTERRUPTED)
 
     def _met_within(self, wait_s: float) -> bool:
         """Whether the processes meet within ``wait_s``, while every other rank is marked on its way in (looked at

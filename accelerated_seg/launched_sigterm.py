@@ -49,6 +49,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
+from .exit_now import remove_own_multiprocessing_folder
 from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
 from .ranks_stop_together import an_error_is_published
 from .sigterm import sigterm_as_an_interrupt
@@ -183,6 +184,7 @@ def end_at_once() -> None:
     # a thread that blocks SIGTERM (one a library started so) would leave it pending, and os._exit below say 143
     with contextlib.suppress(Exception):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    remove_own_multiprocessing_folder()  # the signal's default skips multiprocessing's clean-up, as os._exit does
     os.kill(os.getpid(), signal.SIGTERM)
     os._exit(128 + signal.SIGTERM)  # not reached: the signal's default ended the process
 

@@ -52,7 +52,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import itertools
-import os
 import signal
 import socket
 import sys
@@ -61,6 +60,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
+from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
 from .sigterm import EXIT_TERMINATED, by_sigterm
@@ -482,7 +482,7 @@ class _Watcher(threading.Thread):
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
             _flushed_if_read()
-            os._exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
+            exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
                      else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def wait_for_the_end(self) -> None:

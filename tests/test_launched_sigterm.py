@@ -96,7 +96,7 @@ def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_l
     """A SIGTERM met by a launched predict's process is published as ``Terminated`` (predict_stop._stopping): the
     main process's watcher says "predict stopped by SIGTERM in ..." as an interrupt's line (stderr, no "error: "), and
     every process ends with SIGTERM's status, 143, where Ctrl-C's ends them with 130."""
-    from accelerated_seg import ranks_stop_together
+    from accelerated_seg import exit_now, ranks_stop_together
     from accelerated_seg.predict_stop import _stopping
     from accelerated_seg.ranks_stop_together import TERMINATED, _publish, _store, _Watcher
     from accelerated_seg.sigterm import Terminated
@@ -110,6 +110,7 @@ def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_l
     assert store.check([TERMINATED])
     ended = []
     monkeypatch.setattr(os, "_exit", ended.append)
+    monkeypatch.setattr(exit_now, "remove_own_multiprocessing_folder", lambda: None)  # this process goes on
     monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
     monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
     watcher._end(store, str(stopping), 0, ranks=1)

@@ -20,6 +20,15 @@ from accelerated_seg.ranks_stop_together import READER_GONE, SAID, _store, _Watc
 PRIVATE = "torch.distributed.distributed_c10d._get_default_store"
 
 
+@pytest.fixture(autouse=True)
+def keeps_this_processs_multiprocessing_folder(monkeypatch):
+    """The watchers here end this test process with a stand-in for os._exit, and it goes on: its multiprocessing
+    folder, which its fork server's socket may be in, stays (exit_now would remove it before a real exit)."""
+    from accelerated_seg import exit_now
+
+    monkeypatch.setattr(exit_now, "remove_own_multiprocessing_folder", lambda: None)
+
+
 def test_the_process_groups_store_is_reached_through_torchs_private_get_default_store(one_process_group):
     assert callable(getattr(distributed_c10d, "_get_default_store", None)), (
         f"{PRIVATE} is gone from torch {torch.__version__}: ranks_stop_together._store reaches the launch's "

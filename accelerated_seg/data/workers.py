@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..config import ConfigError
+from ..exit_now import exit_now
 
 # The signals a scheduler sends some time before it kills a job (SLURM: --signal, preemption, the
 # time limit). The training process saves and stops on them (checkpoint.PreemptionSignals); its
@@ -347,7 +348,7 @@ def end_with_the_rank(rank_pid: int) -> None:
                 time.sleep(RANK_POLL_S)
         else:
             select.select([rank], [], [])  # readable once the process has ended, reaped or not
-        os._exit(0)  # nobody is left to take the batches; an orderly exit could wait on their queue
+        exit_now(0)  # nobody is left to take the batches; an orderly exit could wait on their queue
 
     threading.Thread(target=wait_then_end, name="end-with-the-rank", daemon=True).start()
 

@@ -1,0 +1,63 @@
+"""exit_now: a process ending with os._exit removes the multiprocessing folder it made, and no other's."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A process with children forked by multiprocessing, each ending with exit_now: one made before the parent had a
+# folder (so it makes its own, as a rank's first loader worker does), one after (it inherits the parent's name, as
+# the later workers do). Then the parent removes its own twice, the second time with nothing left to remove, and
+# ends with exit_now too. Each says what it saw in a file of its own, the parent in ``seen.json``.
+_FAMILY = textwrap.dedent("""
+    import json, multiprocessing, os, shutil, sys
+    from multiprocessing import util
+    from accelerated_seg.exit_now import exit_now, remove_own_multiprocessing_folder
+
+    def child(name):
+        folder = util.get_temp_dir()  # its own, or the parent's inherited name
+        with open(name, "w") as said:
+            json.dump({"folder": folder, "pid": os.getpid()}, said)
+        exit_now(3)
+
+    if __name__ == "__main__":
+        fork = multiprocessing.get_context("fork")
+        before = fork.Process(target=child, args=("before.json",))
+        before.start(), before.join()
+        own = util.get_temp_dir()
+        after = fork.Process(target=child, args=("after.json",))
+        after.start(), after.join()
+        still_there = os.path.isdir(own)  # after the child that inherited its name ended
+        shutil.rmtree(own)  # already gone: the removal says nothing
+        os.mkdir(own)
+        seen = {"own": own, "still_there": still_there, "statuses": [before.exitcode, after.exitcode]}
+        with open("seen.json", "w") as said:
+            json.dump(seen, said)
+        remove_own_multiprocessing_folder()
+        remove_own_multiprocessing_folder()  # nothing of its own left: nothing happens
+        sys.stdout.flush()
+        exit_now(5)
+    """)
+
+
+def test_a_process_ending_with_exit_now_removes_its_own_multiprocessing_folder_and_no_others(tmp_path):
+    """A launch with loader workers stopped by Ctrl-C, and every launched command's end, left a ``pymp-*`` folder per
+    process in the temporary folder until the hundred-and-twelfth session: os._exit skips multiprocessing's clean-up.
+    """
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    (tmp_path / "family.py").write_text(_FAMILY)
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "family.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 5 and not done.stderr, done.stderr
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    before, after = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("before", "after"))
+    assert seen["statuses"] == [3, 3]
+    assert Path(before["folder"]).parent == temporary and before["folder"] != seen["own"]  # the child's own
+    assert after["folder"] == seen["own"] and seen["still_there"]  # inherited: left to the parent
+    assert not list(temporary.iterdir())  # the child's own and the parent's removed, each by its maker
