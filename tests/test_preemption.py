@@ -386,11 +386,15 @@ def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_d
     more saved. Until the hundred-and-sixth session the interrupted rank ended alone, the other failed in its next
     collective (gloo's "Connection closed by peer"), and no line named the checkpoint. Rank 1 interrupts itself in
     step 5's forward; rank 0 then waits in step 5's collective, after step 4. The line on stdout, as one process
-    says it; torch's launcher reports the ranks' status 130 as a failure, and repeats the line in its table."""
-    out, prefix = tmp_path / "run", tmp_path / "cut"
+    says it; torch's launcher reports the ranks' status 130 as a failure, and repeats the line in its table.
+    With a loader worker each, in a temporary folder of the launch's own: the ranks and their workers, which end with
+    os._exit, left a ``pymp-*`` folder or two of multiprocessing's there until the hundred-and-twelfth session."""
+    out, prefix, temporary = tmp_path / "run", tmp_path / "cut", tmp_path / "tmp"
+    temporary.mkdir()
     launch = launched_two(prefix, tiny_overrides(tiny_dataset, out, **{"train.max_steps": 8, "train.val_every": 0,
-                                                                       "train.save_every": 3}),
-                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGINT"}, timeout=120)
+                                                                       "train.save_every": 3, "data.num_workers": 1}),
+                          env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGINT",
+                                     "TMPDIR": str(temporary)}, timeout=120)
     output = launch.stdout + launch.stderr
     newest = out / "checkpoints" / "step_3"
     line = (f"interrupted (Ctrl-C) after step 4; the newest whole checkpoint is {newest}: run the same command with "
@@ -400,6 +404,7 @@ def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_d
     assert launch.returncode == 1 and output.count("exitcode  : 130") == 2, output[-3000:]  # torch's table: 1
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_3"]
     assert not list(tmp_path.glob("cut.rank*.json"))  # no rank went on to a result, nor an error
+    assert not list(temporary.glob("pymp-*")), sorted(temporary.rglob("*"))
 
 
 
