@@ -2266,11 +2266,11 @@ def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampli
     to a billion times its voxels: torch's allocator traceback for 44 TB (hundred-and-sixth session's review).
     Refused from its header, naming the unit's rewrite, which makes it segmented; one merely too large for the
     memory left is told to crop or resample it."""
-    import accelerated_seg.inference as inference
+    import accelerated_seg.inference_reading as inference_reading
 
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
     micrometres, model = in_unit(image, tmp_path / "um.nii.gz", "micron", 1000.0), export(tmp_path / "no_unit")
-    monkeypatch.setattr(inference, "memory_available", lambda: 8 * 2**30)
+    monkeypatch.setattr(inference_reading, "memory_available", lambda: 8 * 2**30)
     with pytest.raises(DataError, match=rf"^{re.escape(str(micrometres))}: resampled to the model's spacing 2.5 x "
                                         r"2.5 x 2.5, its .* voxels of 2000 x 2000 x 2000 would become .*, at least "
                                         r"[\d,.]+ GiB, and 8.0 GiB is available\. Its voxels are 800 times coarser "
@@ -2279,14 +2279,14 @@ def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampli
                                         r"interest or resample it coarser before predicting, or predict on a machine "
                                         r"with more memory$"):
         refused_then_segmented(model, micrometres, tmp_path / "y.nii.gz")
-    monkeypatch.setattr(inference, "memory_available", lambda: 2**10)  # a scan of its unit, too large for the host
+    monkeypatch.setattr(inference_reading, "memory_available", lambda: 2**10)  # a scan of its unit, too large
     with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
                                         r"coarser before predicting, or predict on a machine with more memory$"):
         predict_file(model, micrometres, tmp_path / "z.nii.gz")
     # A model in micrometres: a scan that coarse, declaring its unit or none, was told it was in micrometres where
     # the training scans were in mm, and given the line to mm, which then refused it as another unit than the
     # model's (the hundred-and-sixth session's read of the whole change)
-    monkeypatch.setattr(inference, "memory_available", lambda: 8 * 2**30)
+    monkeypatch.setattr(inference_reading, "memory_available", lambda: 8 * 2**30)
     in_micrometres = export(tmp_path / "in_micrometres", spacing_unit="micron")
     for declared in ("micron", "unknown"):
         with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
@@ -2363,25 +2363,24 @@ def test_a_cases_channel_units_are_refused_from_the_headers_before_any_channel_i
     together, so a case refused for its last channel's unit decompressed all of them first (hundred-and-eleventh
     session's review: 1.1-1.9 s and 81 MB more for 4 channels of 192^3): the headers are judged first. Channels in
     two other units than the model's are one refusal, a line for each unit."""
-    import accelerated_seg.inference as inference
+    import accelerated_seg.inference_reading as inference_reading
 
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
     model = export(tmp_path / "mm", in_channels=3, spacing_unit="mm")
     channels = [in_unit(image, tmp_path / f"a_000{index}.nii.gz", unit, per_mm)
                 for index, (unit, per_mm) in enumerate([("mm", 1.0), ("mm", 1.0), ("micron", 1000.0)])]
-    read_whole = []
-    read_nifti = inference.read_nifti
+    read_whole, headers_read = [], []
+    read_nifti = inference_reading.read_nifti
 
     def counted(path, **options):
-        if options.get("verify_stream", True):
-            read_whole.append(path)
+        (read_whole if options.get("verify_stream", True) else headers_read).append(path)
         return read_nifti(path, **options)
 
-    monkeypatch.setattr(inference, "read_nifti", counted)
+    monkeypatch.setattr(inference_reading, "read_nifti", counted)
     with pytest.raises(DataError, match=rf"^{re.escape(str(channels[2]))}: its header declares its voxel sizes in "
                                         r"micrometres \(xyzt_units\), the model's training cases' in mm"):
         predict_file(model, channels, tmp_path / "a.nii.gz")
-    assert read_whole == []
+    assert read_whole == [] and headers_read == channels  # the stand-in read them: the reading looks it up there
 
     # a channel in metres beside one in micrometres, for a model in mm: one refusal, a line for each unit (the
     # metres one was refused once the micrometres one had been rewritten)

@@ -1,0 +1,268 @@
+"""Reading one case's channel files for prediction, and what is refused or warned of in them before any
+network runs.
+
+``_read_channels`` reads every channel of a case: the headers first, their voxel sizes' units judged
+against the model's and each other's in one refusal (``_refuse_channel_units``) before any voxel is
+decompressed; then the voxels, which must share one grid, hold the volumes the model takes, and be
+finite; a scan segmented all the same but perhaps not as meant (one slice, no orientation, two voxel
+sizes, a label map of ours) is warned of. ``inference.prepare_case`` then refuses, from the first
+channel's header, voxels far finer than the model's spacing (``_refuse_voxels_far_finer``) and a
+resampling beyond the host's memory (``_refuse_beyond_host_memory``), and warns of a few voxels that
+make a channel's z-score (``_warn_of_dominant_voxels``), before it preprocesses the case. Each refusal
+is a ``DataError`` naming the file and what to do; nothing here preprocesses or knows the network.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import nibabel as nib
+import numpy as np
+
+from .data.case_units import judge_units
+from .data.checks import (GRID_ATOL_MM, Volume, channel_first_advice, dominant_voxels_said, grid_difference,
+                          intensity_spread, non_finite_counts, one_volume, stacking_shift, vector_layout_advice,
+                          volumes_in, without_orientation)
+from .data.errors import DataError
+from .data.header_units import spatial_unit
+from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
+                      placement_conflict, read_nifti, voxel_size_conflict)
+from .data.preprocess_settings import spacing_unit, spacing_was_set
+from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
+                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
+from .host_memory import memory_available
+from .inference_files import PREDICT_CASE_NAMES, PREDICTION_DESCRIP, channel_order, check_no_folder_as_a_channel
+from .own_warnings import AcceleratedSegWarning
+
+
+def _refuse_another_unit(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
+    """Refuse a scan whose header declares its voxel sizes in another unit than the model's training cases' did
+    (config.json's ``spacing_unit``): its numbers are read as they are, so a scan in micrometres for a model in mm
+    was resampled to 1000 times its size along each axis (memory for a billion times the voxels), and one in mm for
+    a model in micrometres, declaring mm, to a voxel or two, until the hundred-and-sixth session. Where the model
+    or the scan declares no unit (an export made before then, nibabel's default) nothing is judged: the far finer
+    check below still refuses a header in metres. Every channel of the case (``images`` at ``paths``) in another
+    unit is named in one refusal, a line for each unit: each was refused one after the other until the
+    hundred-and-eleventh session (a channel in metres beside one in micrometres, until its review)."""
+    recorded = spacing_unit(config)
+    if spacing is None or recorded is None:
+        return
+    off: dict[str, list] = {}  # unit -> the channels declaring it, each unit's said once, all in one refusal
+    for path, image in zip(paths, images):
+        if spatial_unit(image) not in ("unknown", recorded):
+            off.setdefault(spatial_unit(image), []).append((path, image))
+    if off:  # a channel in micrometres and one in metres for a model in mm were refused one after the other
+        raise DataError("\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
+                                  for (path, image), *rest in off.values()))
+
+
+def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
+    """Refuse a case whose channels (``images`` at ``paths``) declare another unit than the model's
+    (``_refuse_another_unit``), or than each other's, in one error naming every channel of a mix-up
+    (``case_units.judge_units``, the pre-flight check's rule and words). Before the grids are compared, whose
+    refusal would send the user the wrong way: the first channel's unit alone was judged, so a second one in
+    micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
+    apart), and one declaring micrometres with the first one's numbers was segmented unjudged, until the
+    hundred-and-seventh session; each channel was judged as it was read, so two in micrometres beside a channel 0
+    in mm were refused one after the other, and a channel 0 of no unit beside channels in micrometres and in mm was
+    told to rewrite the one in micrometres alone, until the hundred-and-eleventh. A channel declaring no unit agrees
+    with any, as a case's header does with the model's, but one beside a channel in micrometres or metres, voxel
+    sizes that unit's factor apart, is told the unit is the likely cause (it was told to resample onto the first
+    one's grid until a review of the hundred-and-seventh session); that is judged whatever the spacing, the declared
+    units only against one, as they matter to the resampling alone. Of two channels in two units, the one whose
+    numbers are farther off the model's spacing is named, its rewrite offered first: a first channel in
+    micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
+    micrometres, after which the first was refused by the host's memory (a review's probe of the
+    hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named."""
+    _refuse_another_unit(config, paths, images, spacing)
+    volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
+    to = None if spacing is None else f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
+    verdict = judge_units(volumes, to, "resample every channel onto the first one's grid",
+                          nearest=None if spacing is None else lambda volume: times_off(volume.image, spacing))
+    if verdict.errors:  # one for each unit off against the same channel: several only where three units are mixed
+        raise DataError("\n".join(said for _, said in verdict.errors))
+
+
+def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose voxels are ``far_finer`` than the model's spacing, as training refused such a case
+    (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
+    hundred-and-fourth session. A header that declares mm is taken at its word where the model's spacing was
+    set (``spacing_was_set``), not where it is its training cases' median, which training refuses such a case
+    against: predict took it for either model until the hundred-and-fifth session, which has the export say."""
+    if spacing is None or not far_finer(image, spacing):
+        return
+    if spacing_was_set(config):
+        if declared_in_mm(image):
+            return
+        said = far_finer_words(path, image, spacing, "the model's spacing", spacing_unit(config))
+        raise DataError(f"{path}: {said}; or, if its voxels are that fine indeed and the model was trained "
+                        f"coarser on purpose, {DECLARE_MM}")
+    # an ensemble's is a median where one member's is (load_for_prediction): "this model's" named no member, and
+    # the members whose spacing was set take the header at its word alone (a review of the hundred-and-fifth session)
+    ensemble = "ensemble" in config
+    source = ("the members' spacing (one member's or more is its training cases' median)" if ensemble else
+              "the model's spacing (its training cases' median)")
+    said = far_finer_words(path, image, spacing, source, spacing_unit(config))
+    # the header's mm, which a spacing set takes at its word, is no way past a median: said where it is given
+    whose = ("a member's of this ensemble is a median: predict with the members whose config.json says "
+             '"spacing_set": true alone') if ensemble else "this model's is a median"
+    declared = (". Its header declares mm, which is taken at its word only against a spacing set "
+                f"(data.spacing), and {whose}") if declared_in_mm(image) else ""
+    raise DataError(f"{path}: {said}{declared}")
+
+
+def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose resampled volume alone, in float32, would take more memory than the host has left
+    (``host_memory.memory_available``): a scan whose header is in micrometres for a model whose training cases
+    declared no unit (or one declaring none for a model in micrometres), 1000 times coarser than its spacing, was
+    resampled to a billion times its voxels, torch's allocator traceback for 44 TB (hundred-and-sixth session's
+    review), where training refuses such a case by its budget (data.max_voxels, which the export does not record).
+    The host's memory, as the preprocessing runs there where a GPU cannot hold it (``transforms_device``), without
+    swap: this figure is a floor, the prediction's peak 8.6-8.7 times it (benchmarks/results/
+    predict_memory_refusal_swap_2026-12-05), and each stage sweeps the whole volume, so one that fits only with swap
+    would page all of it at every stage (hundred-and-seventh session's choice, docs/inference.md). The
+    micrometres' rewrite is named for a model in mm or of no unit alone: for one in micrometres it was named too,
+    and made the scan one of another unit than the model's, refused so, until the hundred-and-sixth session's read
+    of the whole change."""
+    available = memory_available()
+    if spacing is None or available is None:
+        return
+    shape = resampled_shape_of(image, spacing)  # as MONAI's Spacingd counts each axis
+    need = 4 * int(config["in_channels"]) * float(np.prod(shape, dtype=np.float64))
+    if need <= available:
+        return
+    coarser = times_coarser(image, spacing)
+    # micrometres for a model in mm, or of no unit: for one in micrometres the line to mm made a scan of another unit
+    in_micrometres = coarser >= FINER_THAN_THE_TARGET and spacing_unit(config) != "micron"
+    unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing: its header is probably in "
+            f"another unit than the model's training scans' (micrometres where theirs were mm: rewrite it in mm, "
+            f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if in_micrometres else "")
+    zooms = " x ".join(f"{zoom:g}" for zoom in nib.affines.voxel_sizes(image.affine))
+    raise DataError(f"{path}: resampled to the model's spacing {' x '.join(f'{s:g}' for s in spacing)}, its "
+                    f"{' x '.join(map(str, image.shape[:3]))} voxels of {zooms} would become "
+                    f"{' x '.join(map(str, shape))}, at least {need / 2**30:,.1f} GiB, and {available / 2**30:,.1f} "
+                    f"GiB is available.{unit} {'c' if unit else 'C'}rop it to the region of interest or resample it "
+                    f"coarser before predicting, or predict on a machine with more memory")
+
+
+def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
+    """Warn of a scan that is segmented all the same, but perhaps not as its user means it: one slice
+    alone, a header without orientation, or one that gives two voxel sizes. The demo's model, on its
+    phantoms (benchmarks/results/header_variants_2cpu.json): Dice 0.44 and 0.11 on a middle slice
+    alone against 0.98 and 0.88 there from the whole volume; 0.90-0.92 on copies without orientation
+    whose axes nibabel's guess swaps, 0.96 with their codes."""
+    reference = images[0]
+    if 1 in reference.shape[:3]:
+        warnings.warn(f"{paths[0]}: a single slice, shape {reference.shape[:3]}: the 3D network sees it padded to "
+                      "its patch, without the context above and below that it learned from; give the whole volume",
+                      AcceleratedSegWarning, stacklevel=3)
+    if without_orientation(reference):
+        guess = "".join(nib.aff2axcodes(reference.affine))
+        warnings.warn(f"{paths[0]}: its header gives no orientation (qform_code and sform_code 0), so nibabel guesses "
+                      f"one from pixdim ({guess}, no rotation) and the network sees the anatomy placed so, perhaps "
+                      "mirrored from what it learned; copy the geometry of the scan it came from onto it, or convert "
+                      "it again (dcm2niix writes both codes)", AcceleratedSegWarning, stacklevel=3)
+    for path, image in zip(paths, images):
+        if conflict := voxel_size_conflict(image):
+            warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
+                          AcceleratedSegWarning, stacklevel=3)
+        if conflict := placement_conflict(image):  # the label map is written with both: the same disagreement
+            warnings.warn(f"{path}: its qform and sform place the voxels apart ({conflict}); {PLACEMENT_CONFLICT_FIX}",
+                          AcceleratedSegWarning, stacklevel=3)
+    if reference.header["descrip"].item().startswith(PREDICTION_DESCRIP):  # a folder of ours given as the scans
+        warnings.warn(f"{paths[0]}: its header says predict wrote it, so it is a label map, not a scan; it is "
+                      f"segmented all the same (give the scans' folder, not the predictions')",
+                      AcceleratedSegWarning, stacklevel=3)
+
+
+def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
+    """Warn of a channel one voxel of which, or a few, make its z-score (``data/intensity_spread.py``), as
+    training's pre-flight check does: the network sees the rest of the scan squeezed towards 0, and segments
+    little or nothing of it. One more pass over the voxels read already."""
+    for path, image in zip(paths, images):
+        spread = intensity_spread(image)
+        for channel, what, way_on in dominant_voxels_said(spread, image):
+            which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
+            warnings.warn(f"{path}{which}: {what}, and the network may segment less of it; {way_on}",
+                          AcceleratedSegWarning, stacklevel=3)
+
+
+def _read_channels(paths: Sequence[Path], config: dict,
+                   spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
+    """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
+    each header's unit to be the model's and the other channels' (``_refuse_channel_units``, ``spacing``: the
+    model's), one voxel grid for all and finite voxels in each; return the images in the order of ``paths``, one stored
+    behind size-1 axes, (x, y, z, 1, 1), as its (x, y, z) volume (``one_volume``, as the checks read it). One
+    path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
+    BrainTumour files do."""
+    in_channels = config["in_channels"]
+    check_no_folder_as_a_channel(paths, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
+    for path in paths:  # read_nifti's own message speaks of a dataset description
+        if (absent := content_not_fetched(path)) is not None:  # a git-annex link is no file either
+            raise DataError(f"{path}: {absent}")
+        if not path.is_file():
+            raise DataError(f"{path}: no such file; give the scan's NIfTI file (one per channel)")
+    # Every channel's header first (a lazy load reads nothing else), its units judged with the others' in one
+    # refusal (_refuse_channel_units), before any voxel is decompressed: every channel was read whole first, so a
+    # 4-channel case of 192^3 whose channel 0 declared micrometres took 1.1-1.9 s and 81 MB more to refuse, not
+    # 0.01-0.03 s (hundred-and-eleventh session's review)
+    headers = [_header_of(path) for path in paths]
+    if len(headers[0].shape) < 3:
+        raise DataError(f"{paths[0]}: a {len(headers[0].shape)}D image {headers[0].shape}; the model segments 3D "
+                        f"volumes: give the whole volume, not a slice")
+    for path, header in zip(paths, headers):
+        _require_usable_header(path, header)
+    _refuse_channel_units(config, paths, headers, spacing)  # every channel's, in one error
+    channel_images = [read_nifti(path) for path in paths]
+    reference = channel_images[0]
+    for index, (path, other) in enumerate(zip(paths[1:], channel_images[1:]), start=1):
+        # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
+        first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)
+        if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
+            raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
+                            f"({what}); resample every channel onto the first one's grid")
+    volumes = [volumes_in(image.shape) for image in channel_images]
+    expected = in_channels if len(paths) == 1 else 1
+    for path, image, held in zip(paths, channel_images, volumes):
+        if held == expected:
+            continue
+        if advice := vector_layout_advice(image.shape) or channel_first_advice(image.shape, "image"):
+            raise DataError(f"{path}: {advice}")  # "holds not 3D volume(s)" said nothing of either
+        if expected > 1:
+            raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
+                            f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
+                            f"3D file per channel, in the order {channel_order(config)}")
+        raise DataError(f"{path}: a {len(image.shape)}D image {image.shape} holds {held or 'not'} 3D volume(s), but "
+                        f"the model takes one channel: give the one 3D volume it was trained on")
+    # one volume behind size-1 axes, (x, y, z, 1, 1), read as (x, y, z), as the checks and training read it
+    channel_images = [one_volume(image) for image in channel_images]
+    # after the refusals: a scan saved channel first, (1, x, y, z), was warned of as "a single slice" above the
+    # error that says what it is (hundred-and-fourth session)
+    _warn_of_doubtful_geometry(paths, channel_images)
+    for path, image in zip(paths, channel_images):
+        # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
+        # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
+        # come back as a background map without a word.
+        nan, infinite = non_finite_counts(image)
+        if nan or infinite:
+            raise DataError(f"{path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf); replace "
+                            f"them (e.g. with the background intensity) before predicting, as training's "
+                            f"pre-flight check requires")
+    return channel_images
+
+
+def _header_of(path: Path):
+    """``path``'s image, its header read and its voxels left where they are (a lazy load); a file that cannot be
+    read so is read whole, for the words of that read ("corrupt or not a gzip file (BadGzipFile: ...)" of a file
+    that is not gzip at all, where nibabel's lazy load says "File ... is not a gzip file")."""
+    try:
+        return read_nifti(path, verify_stream=False)
+    except DataError:
+        return read_nifti(path)
+
+
+def _require_usable_header(path: Path, image) -> None:
+    if (error := header_error(path, image)) is not None:  # MONAI's loading or reorientation would fail on it
+        raise error
