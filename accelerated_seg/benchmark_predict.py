@@ -2,7 +2,7 @@
 
     accelerated-seg benchmark predict --cases 4 --size 192 192 160 --spacing 0.8 0.8 2.5
 
-Both are ``inference.predict_cases`` on the same scans, model and settings: the default, which reads
+Both are ``inference_cases.predict_cases`` on the same scans, model and settings: the default, which reads
 the next case and writes the previous one while the network runs (``inference_pipeline``), and
 ``sequential=True``. They run in alternating timed blocks of the whole folder (after one untimed
 pass each), and their outputs are compared byte for byte. The three stages are also timed alone,
@@ -220,7 +220,7 @@ def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, optio
                  work: Path) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each;
     and the milliseconds of each stage of each case in those blocks, by way."""
-    from .inference import predict_cases
+    from .inference_cases import predict_cases
 
     def run(way: str) -> float:
         start = time.perf_counter()
@@ -242,7 +242,7 @@ def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, optio
     return rates, in_blocks
 
 
-# Prediction's three stages, as ``inference.segment_cases`` calls them: it looks each up in its module at
+# Prediction's three stages, as ``inference_cases.segment_cases`` calls them: it looks each up in its module at
 # every case, so a timed stand-in put there is what both ways run (tests/test_benchmark.py checks it).
 _STAGE_FUNCTIONS = {"prepare": "prepare_case", "network": "case_prediction", "write": "write_case"}
 
@@ -253,7 +253,7 @@ def _stages_timed(into: dict[str, list[float]]) -> Iterator[None]:
     thread: the pipeline runs prepare and write on helpers). The network stage hands its probabilities
     (or with transforms_on_device the class map) to the host, which waits for the device, so its wall
     time is the device's too."""
-    from . import inference
+    from . import inference_cases
 
     def timed(stage: str, function):
         @functools.wraps(function)
@@ -265,14 +265,14 @@ def _stages_timed(into: dict[str, list[float]]) -> Iterator[None]:
                 into[stage].append(round((time.perf_counter() - start) * 1000, 1))
         return stage_timed
 
-    originals = {name: getattr(inference, name) for name in _STAGE_FUNCTIONS.values()}
+    originals = {name: getattr(inference_cases, name) for name in _STAGE_FUNCTIONS.values()}
     for stage, name in _STAGE_FUNCTIONS.items():
-        setattr(inference, name, timed(stage, originals[name]))
+        setattr(inference_cases, name, timed(stage, originals[name]))
     try:
         yield
     finally:
         for name, function in originals.items():
-            setattr(inference, name, function)
+            setattr(inference_cases, name, function)
 
 
 def _digests(folder: Path) -> dict[str, str]:

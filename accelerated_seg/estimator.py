@@ -832,7 +832,8 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
         DataError: a case's files cannot be segmented (the first such case stops the evaluation).
     """
     from .ensemble import load_for_prediction  # as predict loads it (and warns of older preprocessing code)
-    from .inference import PredictOptions, check_precision, default_device, kept_whole, segment_cases
+    from .inference import PredictOptions, check_precision, default_device, kept_whole
+    from .inference_cases import segment_cases
     from .inference_files import InputCase
 
     settings = PredictOptions(sw_batch_size=batch_size, **how_it_runs(options))

@@ -18,9 +18,10 @@ The prediction of one case, top-down (``predict_case``):
 5. write the label map (and optionally the probabilities) atomically with the input's affine and
    header, so it overlays the scan in 3D Slicer or ITK-SNAP.
 
-Steps 1-2 and 4-5 are host work, 3 is the network's: predicting many cases (``predict_cases``) reads
-the next case and writes the previous one while the network runs (``inference_pipeline``). Which files
-make up which case, and which outputs may be written, is ``inference_files``'s.
+Steps 1-2 and 4-5 are host work, 3 is the network's: predicting many cases (``predict_cases``, in
+``inference_cases`` and importable from here too) reads the next case and writes the previous one while the
+network runs (``inference_pipeline``). Which files make up which case, and which outputs may be written, is
+``inference_files``'s; the processes of a launch share the cases or the windows in ``inference_distributed``.
 
     from accelerated_seg.inference import predict_cases
     predict_cases("output/demo/best_model", ["scans/"], "predictions/", tta="all")
@@ -31,10 +32,9 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -45,7 +45,6 @@ from monai.transforms import Compose, Invertd
 
 from .data.checks import any_above_zero
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem
 from .data.io import write_nifti
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
@@ -53,30 +52,19 @@ from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_files import (
     PREDICT_CASE_NAMES,
-    PREDICT_CASES_NAMES,
     PREDICT_FILE_NAMES,
     PREDICTION_DESCRIP,
-    InputCase,
     PredictNames,
-    case_key,
     channels_config,
     check_channel_count,
     check_one_case_call,
     check_paths_given,
-    checked_outputs,
-    collect_cases,
-    done_as_written,
-    holding_output_folder,
     home_expanded,
     label_map_descrip,
-    prediction_ending,
-    prediction_key,
     probabilities_path,
     remove_earlier_prediction,
-    remove_under_the_other_ending,
     written_by_predict,
 )
-from .inference_pipeline import one_at_a_time, pipelined
 from .inference_reading import (_read_channels, _refuse_beyond_host_memory, _refuse_voxels_far_finer,
                                 _warn_of_dominant_voxels)
 from .model_folders import read_export_json
@@ -84,7 +72,6 @@ from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
 from .predict_options import PredictOptions, mirror_axes, precision_refusal
 from .regions import Regions
-from .sigterm import by_sigterm
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -695,7 +682,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     # model loads: until the ninety-fifth session output="p2d/" loaded it, then said "p2d: a label map is written
     # as NIfTI", and two cases' files for a one-channel model were counted only as they were read.
     check_one_case_call(channels, _home_expanded_as_given(output), _home_expanded_as_given(probabilities_output),
-                        _config_without_loading(model_dir), names)
+                        config_without_loading(model_dir), names)
     output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
@@ -714,7 +701,7 @@ def _home_expanded_as_given(path: str | Path | None) -> str | Path | None:
     return os.path.expanduser(path) if isinstance(path, str) else home_expanded(path)
 
 
-def _config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict | None:
+def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict | None:
     """The models' config.json as far as their channels go (``channels_config``), read without loading the
     networks, so that the arguments are refused first; None where it cannot be read (loading says why)."""
     try:
@@ -723,202 +710,21 @@ def _config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dic
         return None
 
 
-#: One case to segment and where its label map (and, when not None, its probabilities) go.
-CaseJob = tuple[InputCase, Path, Path | None]
 
 
-def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
-                  device: str | torch.device, options: PredictOptions = PredictOptions(),
-                  window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
-                  sequential: bool = False, keep_largest: Sequence[int] = (), run_key: bytes = b"",
-                  reading: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
-                  writing: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
-                  in_a_folder: bool = False,
-                  yield_after_an_interrupt: bool = True) -> Iterator[tuple[CaseJob, BaseException | None]]:
-    """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
+# --------------------------------------------------------------------------------------------------
+# Names that moved to inference_cases (the many-case driver), still importable from here
+# --------------------------------------------------------------------------------------------------
 
-    The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
-    the previous one written, while the network runs on this one. ``sequential`` does one case at a
-    time (a third of the memory). The outputs are checked by the caller (``check_outputs``) first.
-
-    Args:
-        model, config, device, options, keep_largest: as in ``predict_case``.
-        window_logits: as in ``case_probabilities`` (``inference_distributed``'s share of the windows).
-        write: False computes the network's part only and writes nothing (a helper process of a
-            prediction whose windows are split over processes).
-        run_key: the run's ``prediction_key``; each case's headers record its ``case_key``.
-        reading, writing: entered around each job's reading and network, and its writing, on the thread each
-            runs on (``inference_distributed``: one process's out of memory stops every process before the
-            pipeline would hand it on; the line that stops them waits for a case being written).
-        in_a_folder: the label maps are a folder of cases (``output_paths``), where each replaces the case's map
-            that predict wrote under the other NIfTI ending (``remove_under_the_other_ending``).
-        yield_after_an_interrupt: False raises an interrupt once the case being written is written, without
-            yielding it (``pipelined``): the caller's handling of each case is a collective of every process.
-    """
-    device = default_device(device)  # a name, as predict_file takes it
-    read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
-
-    def prepare(job: CaseJob) -> PreparedCase:
-        with reading(job):
-            return prepare_case(config, job[0].channels, read_only=read_only)
-
-    def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor | RestoredCase:
-        with reading(job):
-            return case_prediction(model, config, prepared, device=device, options=options,
-                                   window_logits=window_logits, keep_probabilities=job[2] is not None, restore=write)
-
-    def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
-        if write:
-            with writing(job):
-                write_case(prepared, prediction, job[1], job[2], keep_largest,
-                           case_key(run_key, job[0]) if run_key else b"")
-                if in_a_folder:
-                    remove_under_the_other_ending(job[1])
-
-    return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish, yield_after_an_interrupt)
+# inference_cases imports this module, so this one cannot import it back at its top; these names were
+# imported from here until the hundred-and-twelfth session (scripts, docs), and are looked up there on use.
+MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_not_be_segmented", "left_to_predict",
+                                      "predict_cases", "prediction_settings", "segment_cases"})
 
 
-def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence[str | Path], output: str | Path, *,
-                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
-                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                  transforms_on_device: bool = True, probabilities: bool = False,
-                  progress: Callable[[str], None] | None = None, sequential: bool = False,
-                  keep_largest: bool | Sequence[int] = False, continue_prediction: bool = False,
-                  fp32_setting: str = COMMAND_LINE_FP32, names: PredictNames = PREDICT_CASES_NAMES) -> list[Path]:
-    """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
+def __getattr__(name: str):
+    if name in MOVED_TO_INFERENCE_CASES:
+        from . import inference_cases
 
-    The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
-    problem with the inputs' names, channels and outputs is reported before the first case is
-    segmented. A case whose voxels are unusable (NaN, complex values; found only when it is read)
-    does not stop the others: they are written, and the failed ones are reported together at the
-    end, as ``predict_distributed`` reports them.
-
-    Args:
-        model_dir: folder exported by training, or several: an ensemble (as in ``predict_file``).
-        inputs: NIfTI files, folders of them, or glob patterns (one of them alone, as a str or Path, too).
-        output: folder for the label maps (created); or, when the inputs are a single case, the
-            label map's own path ending in ``.nii.gz``/``.nii``.
-        probabilities: also write ``<case>_probs.nii.gz`` (``probabilities_path``) beside each label map.
-        progress: called with one line per written case (e.g. ``print``).
-        sequential: read, segment and write one case at a time; by default the next case is read and
-            the previous one written while the network runs (``segment_cases``), holding three cases.
-        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device, keep_largest: as
-            in ``predict_file``.
-        continue_prediction: pass over the cases whose outputs an earlier run wrote with the same
-            models and options (``left_to_predict``): a run a time limit or Ctrl-C stopped goes on.
-        fp32_setting: how the caller asks for fp32, as in ``predict_file``: the command line's words by default,
-            which a script calling this was told whatever it gave until the ninety-third session.
-        names: how the caller names ``inputs`` and ``output`` in a refusal: this function's by default, the
-            command's flags for ``accelerated-seg predict`` (``PredictNames()``).
-
-    Returns:
-        Every case's label map, in case order (those passed over too).
-
-    Raises:
-        DataError: after the other cases, naming each case that could not be read as an image.
-
-    Example:
-        >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
-        [PosixPath('predictions/case_000.nii.gz'), ...]
-    """
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
-    device = default_device(device)
-    check_precision(options.precision, device, fp32_setting)
-    check_paths_given([(names.model, model_dir), (names.inputs, inputs), (names.output, output)], names)
-    # One path alone is one input, as predict_file takes it: its characters were the inputs ("scans/" read "/")
-    inputs = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs
-    output = home_expanded(output)
-    # The cases and their outputs refused before the model loads, as the command line does; where config.json
-    # alone says nothing sure of the channels, after it, as the loading says what is wrong first
-    if (early := _config_without_loading(model_dir)) is not None:
-        cases = collect_cases(inputs, early)
-        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(early))
-    model, config = load_for_prediction(model_dir)
-    keep = kept_whole(config, keep_largest)
-    if early is None:
-        cases = collect_cases(inputs, config)
-        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
-    model.to(device)
-    jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
-    in_a_folder = nifti_stem(output) is None
-    with holding_output_folder(output, written):
-        if continue_prediction:  # under the folder's lock: no other run writes them meanwhile
-            jobs, outputs = left_to_predict(jobs, run_key, progress, in_a_folder)
-        done = segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
-                             keep_largest=keep, run_key=run_key, in_a_folder=in_a_folder)
-        with closing(done):
-            failed = _written_or_failed(done, len(jobs), progress, in_a_folder)
-    if failed:
-        raise DataError(could_not_be_segmented(failed, len(jobs)))
-    return outputs
-
-
-def could_not_be_segmented(failed: Sequence[str], cases: int) -> str:
-    """The error's words for the ``failed`` cases (a line each) of ``cases``, the others written: one process's, and a
-    launch's (inference_distributed) since the hundred-and-tenth session."""
-    written = cases - len(failed)  # "(the others are written)" where there were none was wrong
-    return (f"{len(failed)} of {cases} case(s) could not be segmented ("
-            + ({0: "nothing is written", 1: "the other one is written"}.get(written)
-               or f"the other {written} are written") + "):\n" + "\n".join(failed))
-
-
-class PredictInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or a scheduler's SIGINT) while ``predict_cases`` segmented its cases: a KeyboardInterrupt, which
-    also tells how many of the ``cases`` it had to predict it wrote whole before it (``written``), each said by
-    its "wrote" line; ``accelerated-seg predict``'s last line says the count. ``failed``: a line for each case that
-    could not be segmented before it, as the end of a run says them (and a case whose writing failed as the interrupt
-    came); until the hundredth session an interrupt left them unsaid. ``terminated``: the interrupt was SIGTERM's
-    (``sigterm.Terminated``: the command line raises it so, and says it)."""
-
-    def __init__(self, written: int, cases: int, failed: Sequence[str] = (), terminated: bool = False):
-        super().__init__(f"interrupted with {written} of {cases} case(s) written")
-        self.written, self.cases, self.failed, self.terminated = written, cases, list(failed), terminated
-
-
-def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
-    """Go through ``segment_cases``'s results, saying each case written; returns the error line of
-    each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run, and an
-    interrupt is raised as ``PredictInterrupted``, counting the cases said written (the pipeline says
-    the one being written when it came, first) and carrying the failed ones, that error's case among them."""
-    failed, written = [], 0
-    try:
-        for number, ((case, label_path, _), error) in enumerate(done, 1):
-            if isinstance(error, DataError):  # this file's voxels
-                failed.append(f"case {case.id}: {error}"
-                              f"{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
-                continue
-            if error is not None:
-                failed.append(f"case {case.id}: {type(error).__name__}: {error}")  # said, if an interrupt wins
-                done.close()  # an interrupt that came as this case was written is raised here, in the error's place
-                raise error
-            line = f"[{number}/{cases}] {case.id}: wrote {label_path}"  # made first: Path's str is Python code
-            written += 1  # counted just before it is said: no Python code runs between the two
-            if progress:
-                progress(line)
-    except KeyboardInterrupt as interrupt:  # where it came, with the count
-        raise PredictInterrupted(written, cases, failed, by_sigterm(interrupt)).with_traceback(
-            interrupt.__traceback__) from None
-    return failed
-
-
-def prediction_settings(options: PredictOptions, keep_largest: Sequence[int]) -> str:
-    """The options that change a voxel of what predict writes, for ``prediction_key``; the window
-    batch and where the windows are stitched do not."""
-    return (f"overlap={options.overlap} tta={options.tta} precision={options.precision} "
-            f"transforms_on_device={options.transforms_on_device} keep_largest={sorted(keep_largest)}")
-
-
-def left_to_predict(jobs: Sequence[CaseJob], run_key: bytes, progress: Callable[[str], None] | None,
-                    in_a_folder: bool = False) -> tuple[list[CaseJob], list[Path]]:
-    """``--continue``: the jobs whose outputs no earlier run wrote from these input files with these
-    models and options (``written_before``, ``case_key``), and every job's label map as it will stand (one
-    passed over in a folder of cases may be under the other NIfTI ending, ``done_as_written``); says how many
-    it passes over."""
-    done = [done_as_written(label, probabilities, case_key(run_key, case), in_a_folder)
-            for case, label, probabilities in jobs]
-    left = [job for job, path in zip(jobs, done) if path is None]
-    if progress:
-        progress(f"continuing: {len(jobs) - len(left)} of {len(jobs)} case(s) written before from these scans by "
-                 f"this model with these options, not predicted again; {len(left)} to predict")
-    return left, [path or job[1] for job, path in zip(jobs, done)]
+        return getattr(inference_cases, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,8 +19,9 @@ Two ways to share the work (``split``):
 ``auto`` (default)
     ``cases`` when there are at least as many cases as processes, else ``windows`` case by case.
 
-With one process this is ``inference.predict_cases``. The process-agnostic pieces all live in
-``inference`` and ``inference_files``; this module only decides who does what and combines the results.
+With one process this is ``inference_cases.predict_cases``. The process-agnostic pieces all live in
+``inference``, ``inference_cases`` and ``inference_files``; this module only decides who does what and combines
+the results.
 """
 
 from __future__ import annotations
@@ -43,20 +44,10 @@ from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
-from .inference import (
-    PredictInterrupted,
-    PredictOptions,
-    check_precision,
-    could_not_be_segmented,
-    kept_whole,
-    left_to_predict,
-    output_channels,
-    predict_cases,
-    prediction_settings,
-    preprocess_settings,
-    segment_cases,
-    sliding_window_logits,
-)
+from .inference import (PredictOptions, check_precision, kept_whole, output_channels, preprocess_settings,
+                        sliding_window_logits)
+from .inference_cases import (PredictInterrupted, could_not_be_segmented, left_to_predict, predict_cases,
+                              prediction_settings, segment_cases)
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
                               holding_output_folder, home_expanded, prediction_ending, prediction_key,
                               probabilities_path, remove_earlier_prediction)
@@ -206,7 +197,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
             probabilities, sequential, keep_largest, continue_prediction, fp32_setting, names: as in
-            ``inference.predict_cases``.
+            ``inference_cases.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
         split: ``auto``, ``cases`` or ``windows`` (module docstring).
@@ -432,7 +423,7 @@ CaseFailure = tuple[str, bool]
 
 def _cases_failed(failures: Sequence[CaseFailure], cases: int) -> Exception:
     """The error of a run whose ``failures`` (every process's) could not be segmented, the others written, in one
-    process's words (``inference.could_not_be_segmented``): a DataError where each is the input's fault, said with
+    process's words (``inference_cases.could_not_be_segmented``): a DataError where each is the input's fault, said with
     status 2 as in one process, else a RuntimeError (a bug's traceback among them; status 1). Until the
     hundred-and-tenth session "N case(s) failed" and status 1 alike, where one process said "N of M case(s) could not
     be segmented (...)" with status 2 for the same files."""

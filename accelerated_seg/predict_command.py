@@ -26,7 +26,8 @@ def run(args, _) -> int:
     options = _checked_options(args)
     if isinstance(options, int):  # refused, said
         return options
-    from .inference import predict_cases, predict_file  # imported by _checked_options
+    from .inference import predict_file  # imported by _checked_options, as predict_cases
+    from .inference_cases import predict_cases
     from .inference_files import PredictNames, probabilities_path
 
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
@@ -132,7 +133,7 @@ def _checked_options(args) -> dict | int:
         say_the_error(in_flag_words(error))  # under accelerate launch every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why; the callers take what they use from them
-        import_module(".inference", __package__)
+        import_module(".inference_cases", __package__)  # and inference, which it imports
         import_module(".inference_files", __package__)
 
     options = dict(device=args.device, **how,
@@ -205,7 +206,7 @@ def _counted_once_written(interrupt: KeyboardInterrupt, written: list | None = N
     predict_cases) had returned them (the last line being said, or a launch's process group ended; a job's SIGTERM
     there is a stop since the hundred-and-tenth session): its line says all are written, not that the same command
     predicts those not yet written."""
-    from .inference import PredictInterrupted
+    from .inference_cases import PredictInterrupted
 
     if written is None or isinstance(interrupt, PredictInterrupted):
         return interrupt
@@ -215,7 +216,7 @@ def _counted_once_written(interrupt: KeyboardInterrupt, written: list | None = N
 def _interrupted_by(args, interrupt: KeyboardInterrupt) -> str:
     """``_interrupted`` of ``interrupt``: with the cases it counted and those that failed, where it carries them
     (``PredictInterrupted``: the cases were being segmented, in this process or, in the last wait, in a launch's)."""
-    from .inference import PredictInterrupted  # imported already, before either caller's work began
+    from .inference_cases import PredictInterrupted  # imported already, before either caller's work began
 
     if not isinstance(interrupt, PredictInterrupted):
         return _interrupted(args, terminated=by_sigterm(interrupt))

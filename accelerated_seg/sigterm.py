@@ -57,7 +57,7 @@ def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, Fr
 
 def by_sigterm(interrupt: BaseException) -> bool:
     """Whether ``interrupt`` is SIGTERM's: ``Terminated``, or an interrupt that says it carried one (``terminated``,
-    as ``inference.PredictInterrupted`` does, raised in its place with the count of cases written)."""
+    as ``inference_cases.PredictInterrupted`` does, raised in its place with the count of cases written)."""
     return isinstance(interrupt, Terminated) or getattr(interrupt, "terminated", False) is True
 
 

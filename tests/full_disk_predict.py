@@ -4,7 +4,7 @@ maps fail as on a full disk (the other processes write none under ``--split wind
 import os
 import sys
 
-import accelerated_seg.inference as inference
+import accelerated_seg.inference_cases as inference_cases
 from accelerated_seg.cli import end_process, main
 
 
@@ -14,5 +14,5 @@ def full_disk(*args, **kwargs):
 
 if __name__ == "__main__":
     if os.environ.get("RANK") == "0":
-        inference.write_case = full_disk
+        inference_cases.write_case = full_disk  # where segment_cases looks it up
     end_process(main(sys.argv[1:]))

@@ -9,14 +9,14 @@ import sys
 import threading
 import time
 
-import accelerated_seg.inference as inference
+import accelerated_seg.inference_cases as inference_cases
 from accelerated_seg.cli import end_process, main
 
 
 def interrupted_waiting_for_the_second_case() -> None:
-    """``inference.prepare_case`` of the second case (on the pipeline's reading thread) interrupts the main thread
+    """``inference_cases.prepare_case`` of the second case (on the pipeline's reading thread) interrupts the main thread
     once that thread waits for it, then reads the case as it would."""
-    prepare_case, calls = inference.prepare_case, itertools.count(1)
+    prepare_case, calls = inference_cases.prepare_case, itertools.count(1)
 
     def prepare_case_interrupting(*args, **kwargs):
         if next(calls) == 2:
@@ -24,7 +24,7 @@ def interrupted_waiting_for_the_second_case() -> None:
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return prepare_case(*args, **kwargs)
 
-    inference.prepare_case = prepare_case_interrupting
+    inference_cases.prepare_case = prepare_case_interrupting
 
 
 if __name__ == "__main__":

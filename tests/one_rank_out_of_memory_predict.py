@@ -14,19 +14,20 @@ from accelerated_seg.collector import importing_without_collection
 with importing_without_collection():  # as predict imports the stack (collector.py says why): 0.6 CPU-s less a rank
     import torch
 
-    import accelerated_seg.inference as inference
+    import accelerated_seg.inference_cases as inference_cases
 
 
 def failing_in_the_second_case(stage: str, fail: Callable[[], None]) -> None:
-    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work."""
-    work, calls = getattr(inference, stage), itertools.count(1)
+    """``inference_cases.<stage>`` (where segment_cases looks it up) calls ``fail()`` (which raises) for the second
+    case, instead of its work."""
+    work, calls = getattr(inference_cases, stage), itertools.count(1)
 
     def changed(*args, **kwargs):
         if next(calls) == 2:
             fail()
         return work(*args, **kwargs)
 
-    setattr(inference, stage, changed)
+    setattr(inference_cases, stage, changed)
 
 
 def predict_with_process_1_changed(change: Callable[[], None], stays: bool = True) -> None:

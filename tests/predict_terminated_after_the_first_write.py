@@ -6,13 +6,14 @@ import os
 import signal
 import sys
 
-import accelerated_seg.inference as inference
+import accelerated_seg.inference_cases as inference_cases
 from accelerated_seg.cli import end_process, main
 
 
 def terminated_after_the_first_write() -> None:
-    """``inference.write_case`` (on the pipeline's writing thread) sends SIGTERM to this process after the first case."""
-    write_case, calls = inference.write_case, itertools.count(1)
+    """``inference_cases.write_case`` (on the pipeline's writing thread) sends SIGTERM to this process after the first
+    case."""
+    write_case, calls = inference_cases.write_case, itertools.count(1)
 
     def write_case_then_terminated(*args, **kwargs):
         written = write_case(*args, **kwargs)
@@ -20,7 +21,7 @@ def terminated_after_the_first_write() -> None:
             os.kill(os.getpid(), signal.SIGTERM)
         return written
 
-    inference.write_case = write_case_then_terminated
+    inference_cases.write_case = write_case_then_terminated
 
 
 if __name__ == "__main__":

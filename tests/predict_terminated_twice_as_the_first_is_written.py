@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-import accelerated_seg.inference as inference
+import accelerated_seg.inference_cases as inference_cases
 from accelerated_seg.cli import end_process, main
 
 from signals_sent import sent_until_handled  # beside it
@@ -36,9 +36,9 @@ def sigterm_met_noted(met: threading.Event) -> None:
 
 
 def terminated_twice_as_the_first_is_written() -> None:
-    """``inference.write_case`` (on the pipeline's writing thread) sends SIGTERM before writing the first case until
-    the main thread has met it, sends it again, and then writes the case."""
-    write_case, calls, met = inference.write_case, itertools.count(1), threading.Event()
+    """``inference_cases.write_case`` (on the pipeline's writing thread) sends SIGTERM before writing the first case
+    until the main thread has met it, sends it again, and then writes the case."""
+    write_case, calls, met = inference_cases.write_case, itertools.count(1), threading.Event()
     sigterm_met_noted(met)
 
     def terminated_twice_then_written(*args, **kwargs):
@@ -50,7 +50,7 @@ def terminated_twice_as_the_first_is_written() -> None:
             os.kill(os.getpid(), signal.SIGTERM)
         return write_case(*args, **kwargs)
 
-    inference.write_case = terminated_twice_then_written
+    inference_cases.write_case = terminated_twice_then_written
 
 
 if __name__ == "__main__":

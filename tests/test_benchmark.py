@@ -668,9 +668,10 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
 
 def test_the_prediction_benchmark_times_every_stage_call_of_its_blocks_and_puts_the_stages_back(tmp_path):
     import accelerated_seg.inference as inference
+    import accelerated_seg.inference_cases as inference_cases
     from accelerated_seg.benchmark_predict import _interleaved, _random_unet_export, _write_scans
 
-    originals = (inference.prepare_case, inference.case_prediction, inference.write_case)
+    originals = (inference_cases.prepare_case, inference_cases.case_prediction, inference_cases.write_case)
     model, _ = _random_unet_export(tmp_path / "model", 16, [4, 8], seed=0)
     scans = _write_scans(tmp_path / "scans", 3, (24, 24, 20), (1.0, 1.0, 1.0), seed=0)
     rates, in_blocks = _interleaved(model, scans, torch.device("cpu"), inference.PredictOptions(), 2, tmp_path)
@@ -678,7 +679,7 @@ def test_the_prediction_benchmark_times_every_stage_call_of_its_blocks_and_puts_
     for way in ("sequential", "pipelined"):  # 2 blocks of 3 cases, the untimed first pass left out
         assert {stage: len(times) for stage, times in in_blocks[way].items()} == \
             {"prepare": 6, "network": 6, "write": 6}
-    assert (inference.prepare_case, inference.case_prediction, inference.write_case) == originals
+    assert (inference_cases.prepare_case, inference_cases.case_prediction, inference_cases.write_case) == originals
 
 
 def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_several(tmp_path):

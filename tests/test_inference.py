@@ -869,6 +869,8 @@ def test_the_device_road_writes_what_the_host_road_writes(scans, tmp_path, monke
     model, inputs = export(tmp_path / "model"), str(scans / "imagesTr" / "case_00[12].nii.gz")
     argv = ["predict", "--model", str(model), inputs, "--probabilities", "--tta", "axes"]
     assert main([*argv, "--output", str(tmp_path / "host"), "--transforms-on-device"]) == 0  # a CPU: the host's road
+    import accelerated_seg.inference_cases as inference_cases
+
     on_main_thread = {"preprocessed_on": [], "restore_case": []}
 
     def watched(name, function):
@@ -881,7 +883,8 @@ def test_the_device_road_writes_what_the_host_road_writes(scans, tmp_path, monke
 
     for name in on_main_thread:
         monkeypatch.setattr(inference, name, watched(name, getattr(inference, name)))
-    monkeypatch.setattr(inference, "runs_transforms_on_device", lambda device, options: options.transforms_on_device)
+    for asking in (inference, inference_cases):  # segment_cases asks whether to only read, case_prediction the rest
+        monkeypatch.setattr(asking, "runs_transforms_on_device", lambda device, options: options.transforms_on_device)
     assert main([*argv, "--output", str(tmp_path / "device"), "--transforms-on-device"]) == 0
     assert on_main_thread == {"preprocessed_on": [True, True], "restore_case": [True, True]}  # the network's stage
     names = ["case_001.nii.gz", "case_001_probs.nii.gz", "case_002.nii.gz", "case_002_probs.nii.gz"]
@@ -1113,12 +1116,13 @@ def test_predict_input_form_to_a_folder_is_refused_alike_under_a_launch(tmp_path
 
 def _loading_refused(monkeypatch):
     """No model may load: each refusal of a call's arguments comes before it."""
-    from accelerated_seg import inference
+    from accelerated_seg import inference, inference_cases
 
     def load(*_, **__):
         raise AssertionError("the model was loaded before the arguments were refused")
 
-    monkeypatch.setattr(inference, "load_for_prediction", load)
+    for loading in (inference, inference_cases):  # predict_file's, and predict_cases'
+        monkeypatch.setattr(loading, "load_for_prediction", load)
 
 
 def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loads(scans, tmp_path, monkeypatch):
@@ -1810,13 +1814,15 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scan
     written, after its case was segmented, and named the hidden temporary; the lock's warning before it
     spoke of a second predict (an audit's probe). Refused now, by every form, before any case is read."""
     import accelerated_seg.inference as inference
+    import accelerated_seg.inference_cases as inference_cases
     from faults import read_only_below
 
     read_only = tmp_path / "read_only"
     read_only.mkdir()
     read_only_below(monkeypatch, read_only)
     read_cases = []
-    monkeypatch.setattr(inference, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
+    for reading in (inference, inference_cases):  # predict_file's case, and predict_cases'
+        monkeypatch.setattr(reading, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
     model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
     why = (rf"no file can be made in {re.escape(str(read_only))} \(Read-only file system\); give output a folder "
            r"you can write to")  # the functions' keyword, as the command line says its --output
@@ -1890,14 +1896,14 @@ def test_an_output_name_too_long_for_a_file_is_refused_before_any_case(scans, tm
     (<case>_probs.nii.gz) 6 characters more: their write failed after the case was segmented, with an
     OSError naming the hidden temporary, the label map left behind; with the output folder there, the
     checks' own look at the name raised "File name too long" (a review's probe)."""
-    import accelerated_seg.inference as inference
+    import accelerated_seg.inference_cases as inference_cases
 
     scan = tmp_path / "scans" / f"{'s' * 248}.nii.gz"  # 255 characters: a name the filesystem takes
     scan.parent.mkdir()
     shutil.copy(scans / "imagesTr" / "case_001.nii.gz", scan)
     model = export(tmp_path / "model")
     read_cases = []
-    monkeypatch.setattr(inference, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
+    monkeypatch.setattr(inference_cases, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
     for made in (False, True):
         if made:
             (tmp_path / "pred").mkdir()
@@ -1963,11 +1969,12 @@ def test_continue_passes_over_the_cases_this_model_wrote_with_these_options(scan
 
 def test_an_interrupted_predict_says_how_to_go_on(scans, tmp_path, monkeypatch, capsys):
     import accelerated_seg.inference as inference_module
+    import accelerated_seg.inference_cases as inference_cases
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(inference_module, "predict_cases", interrupted)
+    monkeypatch.setattr(inference_cases, "predict_cases", interrupted)
     monkeypatch.setattr(inference_module, "predict_file", interrupted)
     model, scan = str(export(tmp_path / "model")), str(scans / "imagesTr" / "case_000.nii.gz")
     assert main(["predict", "--model", model, str(scans / "imagesTr"), "--output", str(tmp_path / "pred")]) == 130
@@ -1988,10 +1995,10 @@ def test_a_predict_interrupted_as_it_says_its_last_line_says_every_case_is_writt
     same command with --continue predicts the cases not yet written", where none was left."""
     import builtins
 
-    import accelerated_seg.inference as inference_module
+    import accelerated_seg.inference_cases as inference_cases
     from accelerated_seg import predict_command
 
-    monkeypatch.setattr(inference_module, "predict_cases", lambda *args, **kwargs: [tmp_path / "a", tmp_path / "b"])
+    monkeypatch.setattr(inference_cases, "predict_cases", lambda *args, **kwargs: [tmp_path / "a", tmp_path / "b"])
 
     def print_until_the_last_line(*args, **kwargs):
         if args and "segmented into" in str(args[0]):

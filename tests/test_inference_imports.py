@@ -10,6 +10,8 @@ import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 IMPORTED_IN_TEXT = re.compile(r"from accelerated_seg\.inference import \(?([\w\s,]+)\)?")
 
@@ -42,7 +44,21 @@ def test_every_name_imported_from_inference_anywhere_still_is():
 def test_the_moved_names_are_their_new_homes_objects():
     import accelerated_seg.inference as inference
 
-    for module, names in {"accelerated_seg.inference_reading": ["_read_channels", "_refuse_beyond_host_memory"]}.items():
+    moved = {"accelerated_seg.inference_reading": ["_read_channels", "_refuse_beyond_host_memory"],
+             "accelerated_seg.inference_cases": sorted(inference.MOVED_TO_INFERENCE_CASES)}
+    for module, names in moved.items():
         home = importlib.import_module(module)
         for name in names:
             assert getattr(inference, name) is getattr(home, name), name
+    from accelerated_seg.inference import PredictInterrupted, predict_cases  # the form scripts use
+
+    assert (predict_cases, PredictInterrupted) == (home.predict_cases, home.PredictInterrupted)
+
+
+def test_a_name_inference_never_had_is_still_an_attribute_error():
+    import accelerated_seg.inference as inference
+
+    with pytest.raises(AttributeError, match="has no attribute 'predict_everything'"):
+        inference.predict_everything
+    with pytest.raises(ImportError):  # a string: the scan above reads this file's imports too
+        exec("from accelerated_seg.inference import predict_everything")

@@ -21,7 +21,7 @@ import pytest
 from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import write_synthetic_dataset
-import accelerated_seg.inference as inference_module
+import accelerated_seg.inference_cases as inference_cases
 import accelerated_seg.inference_pipeline as inference_pipeline
 from accelerated_seg.inference import PredictInterrupted, predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
@@ -274,7 +274,7 @@ def test_an_interrupt_as_a_case_fails_to_be_written_stays_an_interrupt_and_says_
             interrupt()
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr(inference_module, "write_case", interrupted_then_failed)
+        monkeypatch.setattr(inference_cases, "write_case", interrupted_then_failed)
         given = ["--sequential"] if sequential else []
         assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(out), *given]) == 130
     said = capsys.readouterr().err
@@ -285,14 +285,14 @@ def test_an_interrupt_as_a_case_fails_to_be_written_stays_an_interrupt_and_says_
 
 def interrupt_after_each_write(monkeypatch, interrupt):
     """predict's writing of each case interrupts the main thread once the case is written."""
-    write_case = inference_module.write_case
+    write_case = inference_cases.write_case
 
     def written_then_interrupted(*args, **kwargs):
         written = write_case(*args, **kwargs)
         interrupt()
         return written
 
-    monkeypatch.setattr(inference_module, "write_case", written_then_interrupted)
+    monkeypatch.setattr(inference_cases, "write_case", written_then_interrupted)
 
 
 def broken_first(scans, inputs):
