@@ -129,7 +129,7 @@ def test_the_other_commands_that_import_the_stack_import_it_without_collection(c
                                                                                  tmp_path):
     import accelerated_seg.benchmark_train
     import accelerated_seg.evaluate
-    import accelerated_seg.inference
+    import accelerated_seg.inference_cases
     from accelerated_seg.exported_model import write_export
     from accelerated_seg.models import build_from_spec, model_spec
 
@@ -140,7 +140,8 @@ def test_the_other_commands_that_import_the_stack_import_it_without_collection(c
                      tmp_path / "model")
         (tmp_path / "scans").mkdir()
         (tmp_path / "scans" / "case_0.nii.gz").write_bytes(b"")  # found by its name; the stub reads nothing
-        monkeypatch.setattr(accelerated_seg.inference, "predict_cases", _recording_the_collector(seen, []))
+        # where predict_command takes it from
+        monkeypatch.setattr(accelerated_seg.inference_cases, "predict_cases", _recording_the_collector(seen, []))
         argv = ["predict", "--model", str(tmp_path / "model"), str(tmp_path / "scans"), "--output", str(tmp_path)]
     elif command == "evaluate":
         monkeypatch.setattr(accelerated_seg.evaluate, "evaluate_folders",
