@@ -51,7 +51,8 @@ def _with_transformers(monkeypatch):
 _PYTHON = Path(sys.executable).parent.resolve() / Path(sys.executable).name
 # What the launches compile (the offload tests' CPU Adam), they compile without optimization or debug information:
 # 98 CPU-seconds became 55 (tests/cxx_for_test_extensions says why that checks the same), into a folder of
-# the tests' own, so that the optimized build of a user's runs in the same environment is neither used nor replaced.
+# the tests' own, so that the optimized build of a user's runs in the same environment is neither used nor replaced;
+# its objects/ keeps each object by its preprocessed source, for the next checkout's build (the compiler says why).
 _EXTENSION_BUILDS = {"CXX": str(ROOT / "tests" / "cxx_for_test_extensions"),
                      "TORCH_EXTENSIONS_DIR": str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
                                                  / "torch_extensions" / "accelerated_seg_tests")}
@@ -74,6 +75,39 @@ def test_the_launches_build_extensions_unoptimized_with_a_compiler_torch_takes_f
         assert ("#define __OPTIMIZE__ 1" in macros) == optimized, compiler
         subprocess.run([compiler, "-O3", "-g", "-c", str(source), "-o", str(tmp_path / "one.o")], check=True)
         assert (b".debug_info" in (tmp_path / "one.o").read_bytes()) == optimized, compiler
+
+
+def test_the_launches_compile_a_source_once_wherever_its_checkout_lies(tmp_path):
+    """_EXTENSION_BUILDS' compiler keeps each object under TORCH_EXTENSIONS_DIR/objects by what it is compiled from:
+    the same source and headers under another checkout's path (a fresh clone's environment, which made every CI run
+    compile CPU Adam again) are compiled once, the second object a copy of the first, byte for byte (__FILE__ written
+    relative to site-packages), each depfile naming its own checkout's files, as ninja reads them; a changed header
+    is compiled anew."""
+    cxx, objects = _EXTENSION_BUILDS["CXX"], tmp_path / "extensions" / "objects"
+    build = tmp_path / "extensions" / "op"
+    build.mkdir(parents=True)
+    for checkout in ("a", "b"):
+        site = tmp_path / checkout / "lib" / "site-packages"
+        (site / "include").mkdir(parents=True)
+        (site / "include" / "where.h").write_text("#define WHERE __FILE__\n")
+        (site / "op.cpp").write_text('#include "where.h"\nconst char *where() { return WHERE; }\n')
+
+    def compile_in(checkout: str) -> bytes:
+        site = tmp_path / checkout / "lib" / "site-packages"
+        subprocess.run([cxx, "-MMD", "-MF", "op.o.d", f"-I{site / 'include'}", "-fPIC", "-O3", "-g", "-c",
+                        str(site / "op.cpp"), "-o", "op.o"], cwd=build, check=True,
+                       env={**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions")})
+        depfile = (build / "op.o.d").read_text()
+        assert depfile.startswith("op.o:") and str(site / "include" / "where.h") in depfile, depfile
+        return (build / "op.o").read_bytes()
+
+    first = compile_in("a")
+    assert len(list(objects.glob("*.o"))) == 1
+    assert b"site-packages/op.cpp" in first and str(tmp_path).encode() not in first
+    assert compile_in("b") == first and len(list(objects.glob("*.o"))) == 1
+    (tmp_path / "b" / "lib" / "site-packages" / "include" / "where.h").write_text("#define WHERE \"elsewhere\"\n")
+    assert b"elsewhere" in compile_in("b") and len(list(objects.glob("*.o"))) == 2
+
 
 def _launch(profile: str, *args: str, env_extra: dict | None = None, processes: int = 1) -> subprocess.CompletedProcess:
     """``profile``: a shipped profile's name, or the path of one of the user's own; ``processes``: its ranks."""
@@ -349,15 +383,55 @@ def test_a_non_finite_loss_skips_the_step_under_deepspeed(zero3_fp32_runs):
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
-def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_place(tiny_dataset, tmp_path):
+@pytest.fixture(scope="module")
+def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
+    """One launch of deepspeed_zero3_offload.yaml in fp32 for the three tests below, four runs of tests/dist_worker.py
+    one after another in its rank (THEN_RUNS; until the hundred-and-twelfth session the first two were a launch and
+    the other two a launch each): ``straight`` (4 steps, saving at 2), ``resumed`` (from straight's step_2),
+    ``zero3`` (ZeRO-3's checkpoint without offload, made before by a launch of deepspeed_zero3.yaml, then refused
+    a resume in bf16 by another: ``made`` and ``refused``) resumed to step 4, and ``sgd``. Where no launch of this
+    environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its time then.
+    ``printed``: each offloaded run's lines, from its own "strategy:" line on."""
+    work = tmp_path_factory.mktemp("zero3_offload")
+    zero3, train_py = work / "zero3", str(ROOT / "examples" / "train.py")
+
+    def zero3_launch(precision, steps, *extra):
+        return _launch("deepspeed_zero3", "--mixed_precision", precision, train_py, "--no-report",
+                       *tiny_overrides(tiny_dataset, zero3, train__max_steps=steps, train__val_every=0), *extra)
+
+    def resumable(out, *extra):
+        return [*tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=0, train__save_every=2,
+                                optim__lr=3e-3), *extra]
+
+    straight = work / "straight"
+    runs = {"straight": resumable(straight),
+            "resumed": resumable(work / "resumed", f"--train.resume={straight / 'checkpoints' / 'step_2'}"),
+            "zero3": [*tiny_overrides(tiny_dataset, zero3, train__max_steps=4, train__val_every=0),
+                      "--train.resume=latest"],
+            "sgd": tiny_overrides(tiny_dataset, work / "sgd", train__max_steps=3, train__val_every=0,
+                                  optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly")}
+    then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
+    with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
+        monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
+        made = zero3_launch("no", 2)
+        refused = zero3_launch("bf16", 4, "--train.resume=latest")
+        proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
+                       str(work / "straight_result"), *runs["straight"], env_extra={"THEN_RUNS": json.dumps(then)})
+    results = {name: Path(work / f"{name}_result.rank0.json") for name in runs}
+    results = {name: json.loads(path.read_text()) if path.is_file() else {
+        "ok": False, "error": f"{path.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"}
+        for name, path in results.items()}
+    printed = dict(zip(runs, re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]))
+    return SimpleNamespace(work=work, made=made, refused=refused, proc=proc, printed=printed, results=results)
+
+
+def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_place(zero3_offload_runs):
     """accelerate replaced an offloaded SGD by DeepSpeedCPUAdam without a word; the optimizer state
-    DeepSpeed saves shows which one stepped."""
-    out = tmp_path / "run"
-    proc = _launch("deepspeed_zero3_offload", str(ROOT / "examples" / "train.py"), "--no-report",
-                   *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
-                                   optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "ZeRO offload steps SGD on the cpu" in proc.stdout
+    DeepSpeed saves shows which one stepped. The last run of zero3_offload_runs' launch (a launch of its own until
+    the hundred-and-twelfth session)."""
+    out, outcome = zero3_offload_runs.work / "sgd", zero3_offload_runs.results["sgd"]
+    assert outcome["ok"] and outcome["step"] == 3, outcome.get("traceback") or outcome
+    assert "ZeRO offload steps SGD on the cpu" in zero3_offload_runs.printed["sgd"]
     partitions = sorted((out / "checkpoints" / "step_3").rglob("*optim_states.pt"))
     assert len(partitions) == 1, partitions
     saved = torch.load(partitions[0], map_location="cpu", weights_only=False)
@@ -377,53 +451,37 @@ def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_p
     load_file(out / "model" / "model.safetensors")
 
 
-def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(tiny_dataset, tmp_path):
+def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(zero3_offload_runs):
     """Resumed under deepspeed_zero3_offload.yaml, a ZeRO-3 checkpoint said "resumed from", then every
     rank failed at the first step with KeyError 'bias_correction' (DeepSpeedCPUAdam stepping AdamW's
     saved groups); resumed in bf16, an fp32 one failed in load_state with FileNotFoundError (DeepSpeed
     names bf16's optimizer files otherwise). Seventy-second session's probe. The bf16 resume is refused
-    before the data work since the ninety-sixth session. Where no launch of this environment has, the
-    offloaded resume compiles DeepSpeed's CPU Adam first (_PYTHON): most of this test's time then."""
-    out, train_py = tmp_path / "run", str(ROOT / "examples" / "train.py")
-
-    def launch(profile, precision, steps, *extra):
-        return _launch(profile, "--mixed_precision", precision, train_py, "--no-report",
-                       *tiny_overrides(tiny_dataset, out, train__max_steps=steps, train__val_every=0), *extra)
-
-    proc = launch("deepspeed_zero3", "no", 2)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    refused = launch("deepspeed_zero3", "bf16", 4, "--train.resume=latest")
+    before the data work since the ninety-sixth session. The offloaded resume is the third run of
+    zero3_offload_runs' launch (a launch of its own until the hundred-and-twelfth session)."""
+    made, refused = zero3_offload_runs.made, zero3_offload_runs.refused
+    assert made.returncode == 0, made.stderr[-3000:]
     assert refused.returncode != 0 and "bf16 False -> True" in refused.stdout + refused.stderr, refused.stderr[-3000:]
     assert "FileNotFoundError" not in refused.stderr
     assert "preprocessed cache" not in refused.stdout  # refused before the data work (since the ninety-sixth session)
-    proc = launch("deepspeed_zero3_offload", "no", 4, "--train.resume=latest")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "resumed from" in proc.stdout and json.loads((out / "summary.json").read_text())["step"] == 4
+    outcome, out = zero3_offload_runs.results["zero3"], zero3_offload_runs.work / "zero3"
+    assert outcome["ok"], outcome.get("traceback") or outcome
+    assert "resumed from" in zero3_offload_runs.printed["zero3"]
+    assert json.loads((out / "summary.json").read_text())["step"] == 4
 
 
-def test_a_zero3_offload_resume_ends_bit_identical_to_the_uninterrupted_run(tiny_dataset, tmp_path):
+def test_a_zero3_offload_resume_ends_bit_identical_to_the_uninterrupted_run(zero3_offload_runs):
     """DeepSpeedCPUAdam keeps beta^t as float32 running products and recomputes them with pow in a
     new optimizer, so the first step after a resume (here t = 3, where 1 - 0.999^t rounds otherwise)
     corrected its bias otherwise: the resumed run ended up to 2e-4 from the uninterrupted one until
     the eighty-first session (accelerate_workarounds.replay_cpu_adams_step_count). The resume is the second
-    run of the launch (dist_worker's THEN_RUNS), which builds its own DeepSpeedCPUAdam as a fresh process does;
-    a launch of its own until the hundred-and-ninth session."""
-    def overrides(out, *extra):
-        return [*tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=0, train__save_every=2,
-                                optim__lr=3e-3), *extra]
-
-    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    step = straight / "checkpoints" / "step_2"
-    then = [[str(resumed) + "_result", overrides(resumed, f"--train.resume={step}")]]
-    proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
-                   str(straight) + "_result", *overrides(straight), env_extra={"THEN_RUNS": json.dumps(then)})
-    for prefix in (straight, resumed):
-        result = Path(f"{prefix}_result.rank0.json")
-        assert result.is_file(), f"{result.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
-        outcome = json.loads(result.read_text())
+    run of zero3_offload_runs' launch, which builds its own DeepSpeedCPUAdam as a fresh process does; a launch of
+    its own until the hundred-and-ninth session."""
+    for name in ("straight", "resumed"):
+        outcome = zero3_offload_runs.results[name]
         assert outcome["ok"] and outcome["step"] == 4, outcome.get("traceback") or outcome
-    assert f"resumed from {step}" in proc.stdout, proc.stdout[-3000:]
-    a, b = (load_file(run / "model" / "model.safetensors") for run in (straight, resumed))
+    step = zero3_offload_runs.work / "straight" / "checkpoints" / "step_2"
+    assert f"resumed from {step}" in zero3_offload_runs.printed["resumed"], zero3_offload_runs.proc.stdout[-3000:]
+    a, b = (load_file(zero3_offload_runs.work / run / "model" / "model.safetensors") for run in ("straight", "resumed"))
     assert {key: (a[key] - b[key]).abs().max().item() for key in a if not torch.equal(a[key], b[key])} == {}
 
 
