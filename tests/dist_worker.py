@@ -21,7 +21,8 @@ THEN_RUNS=<json list of [prefix, overrides]> trains each of those runs too, one 
 after the first, each rank's outcome in its own ``<prefix>.rank<N>.json``: refusals, resumes and a test's
 uninterrupted reference that each had a launch of their own (each launch's start costs the suite seconds of its 2
 cores), whose ranks must also stay in step for the next run. The fault knobs stay armed, counting on from the first
-run: one spent there (a SIGNAL_CALL passed) does not fire.
+run: one spent there (a SIGNAL_CALL passed) does not fire. An entry's third item, {"GRADS_OUT": P}, also saves that
+run's first optimizer step's gradients to ``P.rank<N>.pt``.
 """
 
 import json
@@ -147,9 +148,11 @@ def main() -> None:
         train_module.complete_checkpoints = interrupted_run.complete_checkpoints = mount_gone
     if os.environ.get("GONE_AFTER_MAIN_LOADS"):
         gone_after_main_loads(Path(os.environ["GONE_AFTER_MAIN_LOADS"]), rank)
-    for then_prefix, then_overrides in json.loads(os.environ.get("THEN_RUNS", "[]")):
+    for then in json.loads(os.environ.get("THEN_RUNS", "[]")):
         Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(outcome(overrides)))
-        prefix, overrides = then_prefix, then_overrides
+        prefix, overrides, knobs = (*then, {})[:3]
+        if knobs.get("GRADS_OUT"):  # armed once the runs before have stepped, so this run's first step is saved
+            record_first_step_gradients(f"{knobs['GRADS_OUT']}.rank{rank}.pt")
     write_result_and_exit(prefix, rank, outcome(overrides))
 
 

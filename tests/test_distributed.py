@@ -209,20 +209,35 @@ def ddp_launch(tiny_dataset, tmp_path_factory) -> tuple[Path, list[dict]]:
     """The "ddp_deep_supervision" variant's launch, once for the tests of this module that read it; each rank's
     dropout seed in ``seed.rank<N>.txt``. Its processes then train test_non_finite_loss_on_one_rank_...'s run
     (THEN_RUNS; a launch of its own until the hundred-and-tenth session), into ``nan``, its result ``nan_result``:
-    rank 1's loss is NaN in that run's second forward, the fault knob counting on from the variant's run."""
+    rank 1's loss is NaN in that run's second forward, the fault knob counting on from the variant's run; then the
+    "ddp_compiled_accumulating" variant's run, as _launch_variant lays it out in ``compiled/`` (a launch of its own
+    until the hundred-and-twelfth session; every run compiles its own network)."""
     folder = tmp_path_factory.mktemp("ddp")
+    compiled = folder / "compiled"
     then = [[str(folder / "nan_result"), tiny_overrides(tiny_dataset, folder / "nan", **{"train.max_steps": 3,
-                                                                                         "train.val_every": 0})]]
+                                                                                         "train.val_every": 0})],
+            [str(compiled / "result"), tiny_overrides(tiny_dataset, compiled / "two", **{
+                **PARITY_COMMON, **TWO_PROCESS_VARIANTS["ddp_compiled_accumulating"]}),
+             {"GRADS_OUT": str(compiled / "grads_two")}]]
     return folder, _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {
         "SEED_OUT": str(folder / "seed"), "NAN_RANK": "1", "NAN_CALLS": str(DEEP_SUPERVISION_FORWARDS + 1),
         "THEN_RUNS": json.dumps(then)})
 
 
+def _variant_of_the_ddp_launch(ddp_launch, variant: str) -> tuple[Path, list[dict]]:
+    """A variant's folder and results, each of ddp_launch's runs."""
+    folder, results = ddp_launch
+    if variant == "ddp_deep_supervision":
+        return folder, results
+    results = [json.loads((folder / "compiled" / f"result.rank{rank}.json").read_text()) for rank in range(2)]
+    assert all(r["ok"] for r in results), [r.get("traceback") for r in results]
+    return folder / "compiled", results
+
+
 @pytest.mark.parametrize("variant", TWO_PROCESS_VARIANTS)
-def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, request,
+def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, ddp_launch,
                                                                     variant):
-    folder, results = (request.getfixturevalue("ddp_launch") if variant == "ddp_deep_supervision"
-                       else (tmp_path, _launch_variant(variant, tiny_dataset, tmp_path)))
+    folder, results = _variant_of_the_ddp_launch(ddp_launch, variant)
     assert all(r["global_batch"] == 4 for r in results)
     from accelerated_seg.config import load_config
 
