@@ -386,10 +386,10 @@ def test_a_non_finite_loss_skips_the_step_under_deepspeed(zero3_fp32_runs):
 @pytest.fixture(scope="module")
 def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
     """One launch of deepspeed_zero3_offload.yaml in fp32 for the three tests below, four runs of tests/dist_worker.py
-    one after another in its rank (THEN_RUNS; until the hundred-and-twelfth session the first two were a launch and
-    the other two a launch each): ``straight`` (4 steps, saving at 2), ``resumed`` (from straight's step_2),
+    one after another in its rank (THEN_RUNS; until the hundred-and-twelfth session a launch each, but ``resumed``):
     ``zero3`` (ZeRO-3's checkpoint without offload, made before by a launch of deepspeed_zero3.yaml, then refused
-    a resume in bf16 by another: ``made`` and ``refused``) resumed to step 4, and ``sgd``. Where no launch of this
+    a resume in bf16 by another: ``made`` and ``refused``) resumed to step 4 in the fresh processes, ``straight``
+    (4 steps, saving at 2), ``resumed`` (from straight's step_2), and ``sgd``. Where no launch of this
     environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its time then.
     ``printed``: each offloaded run's lines, from its own "strategy:" line on."""
     work = tmp_path_factory.mktemp("zero3_offload")
@@ -404,10 +404,11 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
                                 optim__lr=3e-3), *extra]
 
     straight = work / "straight"
-    runs = {"straight": resumable(straight),
-            "resumed": resumable(work / "resumed", f"--train.resume={straight / 'checkpoints' / 'step_2'}"),
-            "zero3": [*tiny_overrides(tiny_dataset, zero3, train__max_steps=4, train__val_every=0),
+    # the ZeRO-3 checkpoint's resume first: the suite's resume under DeepSpeed in a fresh process (README)
+    runs = {"zero3": [*tiny_overrides(tiny_dataset, zero3, train__max_steps=4, train__val_every=0),
                       "--train.resume=latest"],
+            "straight": resumable(straight),
+            "resumed": resumable(work / "resumed", f"--train.resume={straight / 'checkpoints' / 'step_2'}"),
             "sgd": tiny_overrides(tiny_dataset, work / "sgd", train__max_steps=3, train__val_every=0,
                                   optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly")}
     then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
@@ -416,7 +417,7 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
         made = zero3_launch("no", 2)
         refused = zero3_launch("bf16", 4, "--train.resume=latest")
         proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
-                       str(work / "straight_result"), *runs["straight"], env_extra={"THEN_RUNS": json.dumps(then)})
+                       str(work / "zero3_result"), *runs["zero3"], env_extra={"THEN_RUNS": json.dumps(then)})
     results = {name: Path(work / f"{name}_result.rank0.json") for name in runs}
     results = {name: json.loads(path.read_text()) if path.is_file() else {
         "ok": False, "error": f"{path.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"}
@@ -456,7 +457,7 @@ def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(
     rank failed at the first step with KeyError 'bias_correction' (DeepSpeedCPUAdam stepping AdamW's
     saved groups); resumed in bf16, an fp32 one failed in load_state with FileNotFoundError (DeepSpeed
     names bf16's optimizer files otherwise). Seventy-second session's probe. The bf16 resume is refused
-    before the data work since the ninety-sixth session. The offloaded resume is the third run of
+    before the data work since the ninety-sixth session. The offloaded resume is the first run of
     zero3_offload_runs' launch (a launch of its own until the hundred-and-twelfth session)."""
     made, refused = zero3_offload_runs.made, zero3_offload_runs.refused
     assert made.returncode == 0, made.stderr[-3000:]
@@ -473,9 +474,9 @@ def test_a_zero3_offload_resume_ends_bit_identical_to_the_uninterrupted_run(zero
     """DeepSpeedCPUAdam keeps beta^t as float32 running products and recomputes them with pow in a
     new optimizer, so the first step after a resume (here t = 3, where 1 - 0.999^t rounds otherwise)
     corrected its bias otherwise: the resumed run ended up to 2e-4 from the uninterrupted one until
-    the eighty-first session (accelerate_workarounds.replay_cpu_adams_step_count). The resume is the second
-    run of zero3_offload_runs' launch, which builds its own DeepSpeedCPUAdam as a fresh process does; a launch of
-    its own until the hundred-and-ninth session."""
+    the eighty-first session (accelerate_workarounds.replay_cpu_adams_step_count). The resume is the third
+    run of zero3_offload_runs' launch, after its reference, and builds its own DeepSpeedCPUAdam as a fresh process
+    does; a launch of its own until the hundred-and-ninth session."""
     for name in ("straight", "resumed"):
         outcome = zero3_offload_runs.results[name]
         assert outcome["ok"] and outcome["step"] == 4, outcome.get("traceback") or outcome
