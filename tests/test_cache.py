@@ -647,6 +647,39 @@ def test_every_channel_file_is_judged_against_the_other_cases_unit_and_a_channel
         settings_and_unit(DataConfig(), manifest)
 
 
+@pytest.mark.parametrize("units", [("mm", "micron"), ("mm", "meter"), ("meter", "micron"), ("mm", "micron", "meter")])
+def test_cases_of_different_units_are_offered_the_rewrite_from_each_unit_they_declare_alone(tmp_path, units):
+    """Cases in mm and micrometres were offered the line "from metres" too, and cases in mm and metres the one "from
+    micrometres", for a unit no case declared (37 of the units probe's 553 errors, every_unit_error_text.py, in the
+    hundred-and-twelfth session's review): the refusal offers the rewrite from each unit the cases declare alone,
+    and each line offered, run on a file of its unit, leaves it in mm at its true voxel size (2 mm)."""
+    from types import SimpleNamespace
+
+    import nibabel as nib
+
+    from accelerated_seg.data.header_units import UNIT_MM
+    from accelerated_seg.data.spacing import one_spatial_unit
+
+    files = []
+    for index, unit in enumerate(units):
+        path = tmp_path / f"case_{index}.nii.gz"
+        image = nib.Nifti1Image(np.zeros((2, 2, 2), np.float32), np.diag([2 / UNIT_MM[unit][1]] * 3 + [1.0]))
+        image.header.set_xyzt_units(unit)
+        nib.save(image, path)
+        files.append((SimpleNamespace(id=f"case_{index}"), path, nib.load(path)))
+    with pytest.raises(DataError) as refused:
+        one_spatial_unit(files)
+    said = str(refused.value)
+    for unit, word in (("meter", "metres"), ("micron", "micrometres")):
+        assert (f"from {word}: img = " in said) == (unit in units), said
+        if unit in units:
+            line = re.search(rf"from {word}: (img = .*?, path\))", said).group(1)
+            path = files[units.index(unit)][1]
+            exec(line, {"nib": nib, "np": np, "path": str(path)})
+            assert nib.load(path).header.get_xyzt_units()[0] == "mm"
+            assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), 2.0), word
+
+
 @pytest.mark.parametrize("spacing", [None, (2.0, 2.0, 2.0)])
 def test_the_target_spacing_and_its_unit_read_each_image_files_header_once(tmp_path, monkeypatch, spacing):
     """The median spacing loaded the training cases' first images again after the checks had read them: since the
