@@ -596,7 +596,6 @@ def test_a_label_is_judged_with_every_channel_and_a_mix_beside_a_file_of_no_unit
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
 
 
-
 @pytest.mark.parametrize("units", [("micron", "micron", "mm"), ("meter", "micron", "micron")])
 def test_files_of_two_units_holding_the_same_numbers_are_told_to_declare_first(tmp_path, units):
     """Two channels declaring micrometres with mm numbers beside a label in mm (a double mistake) had the label told
@@ -635,6 +634,7 @@ def test_a_file_of_a_unit_on_the_mm_numbers_of_a_file_in_mm_is_told_to_declare_f
     for line, path in ((declare_first, first), (declare_second, second)):
         exec(line, {"nib": nib, "np": np, "path": str(path)})
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []
+
 
 def test_files_of_no_unit_that_factor_apart_from_channel_0_are_one_error_naming_them_all(tmp_path):
     """A channel 0 of no unit beside a channel 1 and a label in micrometres, their numbers 1,000 times channel 0's,
@@ -740,7 +740,6 @@ def test_a_file_of_an_unknown_unit_code_is_listed_as_such_not_as_none(tmp_path):
                         f"1): micrometres; ")
 
 
-
 def test_the_heading_of_a_mixed_case_names_an_unknown_unit_code_as_its_listing_does(tmp_path):
     """The heading of a case mixing units said "and one none" of a file whose spatial code has no meaning in NIfTI
     (5), which its listing named "an unknown unit code 5" (the hundred-and-eleventh session's probe, c5 U mm): the
@@ -757,6 +756,7 @@ def test_the_heading_of_a_mixed_case_names_an_unknown_unit_code_as_its_listing_d
                                 "declare different units for their voxel sizes (xyzt_units), and one an unknown unit "
                                 f"code 5: {case.images[0]} (image channel 0): an unknown unit code 5; ")
     assert "one none" not in error, error
+
 
 def test_a_file_of_no_unit_1000_times_the_files_in_mm_is_offered_the_micrometre_rewrite(tmp_path):
     """A case mixing units whose file of no unit holds micrometre numbers, 1,000 times the voxels of a file in mm,

@@ -551,7 +551,6 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
         assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
 
 
-
 def test_a_reference_of_no_unit_beside_a_prediction_in_metres_is_offered_both_readings_of_its_numbers(folders):
     """A reference of no unit beside a prediction declaring metres, 1,000 times apart, was told "Declare ... in mm,
     as its numbers are" and to rewrite the prediction from metres, where its numbers may be micrometres and the
@@ -600,6 +599,7 @@ def test_a_reference_of_no_unit_beside_a_prediction_in_metres_is_offered_both_re
     exec(other_way.group(1), {"nib": nib, "np": np, "path": str(label_path)})
     exec(other_way.group(2), {"nib": nib, "np": np, "path": str(pred_path)})
     assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
+
 
 @pytest.mark.parametrize("axcodes", ["LPS", "ASR", "SLA"])
 def test_a_prediction_of_the_labels_voxels_in_another_orientation_is_scored_as_stored_on_its_grid(folders, axcodes):

@@ -2446,7 +2446,7 @@ def test_a_channel_in_metres_with_mm_numbers_beside_one_of_no_unit_in_micrometre
 def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_told_the_unit(scans, tmp_path):
     """A channel declaring no unit beside one in micrometres or metres, voxel sizes that unit's factor apart, was told
     to be resampled onto the first channel's grid (a review's probe of the hundred-and-seventh session), where the
-    pre-flight check says the unit is the likely cause (``header_units.unit_likely_apart``): so is predict, in either
+    pre-flight check says the unit is the likely cause (``case_units.judge_units``): so is predict, in either
     order, for a model recording no unit or no spacing, and the two lines offered, run as written, make the case
     segmented. Numbers 10 times apart are another grid still."""
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
