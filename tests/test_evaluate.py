@@ -497,6 +497,14 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def _declare(path, unit: str, per_mm: float) -> None:
+    """Rewrite the file at ``path`` on AFFINE's grid with ``per_mm`` numbers a mm, its header declaring ``unit``."""
+    image = nib.load(path)
+    image = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
+    image.header.set_xyzt_units(unit)
+    nib.save(image, path)
+
+
 def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_as_another_grid(folders):
     """A reference label declaring micrometres beside its prediction in mm was refused "not on one voxel grid ...
     resample the prediction onto the label's grid", or, with the prediction's numbers, scored unjudged; one
@@ -506,16 +514,10 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
     pred_dir, label_dir, _ = folders
     label_path, pred_path = label_dir / "b.nii.gz", pred_dir / "b.nii.gz"
 
-    def declare(path, unit, per_mm):
-        image = nib.load(path)
-        image = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
-        image.header.set_xyzt_units(unit)
-        nib.save(image, path)
-
-    declare(pred_path, "mm", 1.0)
+    _declare(pred_path, "mm", 1.0)
     # the same numbers under two units: a unit alone is wrong, the declaring line first (h64)
     for per_mm, line in ((1000.0, "Rewrite it in mm"), (1.0, r"Where they are mm \(voxels of [^)]*\), declare \S+ mm")):
-        declare(label_path, "micron", per_mm)
+        _declare(label_path, "micron", per_mm)
         with pytest.raises(DataError) as refused:
             evaluate_folders(pred_dir, label_dir, num_classes=3)
         said = str(refused.value)
@@ -525,8 +527,8 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
         exec(re.search(rf"{line} \(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
                        said).group(1), {"nib": nib, "np": np, "path": str(label_path)})
         assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
-    declare(label_path, "unknown", 1.0)
-    declare(pred_path, "micron", 1000.0)
+    _declare(label_path, "unknown", 1.0)
+    _declare(pred_path, "micron", 1000.0)
     with pytest.raises(DataError, match=rf"^{re.escape(str(label_path))}: its header declares no unit for its "
                                         rf"voxel sizes \(xyzt_units\), while that of {re.escape(str(pred_path))} "
                                         r"\(its prediction\) declares micrometres, .* the unit is the likely cause"):
@@ -534,8 +536,8 @@ def test_a_reference_in_another_unit_than_its_prediction_is_refused_as_such_not_
     # either way round, the two lines offered (declare the file of no unit mm, rewrite the other in mm), run as
     # written on the files they name, make it scored: they were not run until a review of the session
     for unitless, declared in ((label_path, pred_path), (pred_path, label_path)):
-        declare(unitless, "unknown", 1.0)
-        declare(declared, "micron", 1000.0)
+        _declare(unitless, "unknown", 1.0)
+        _declare(declared, "micron", 1000.0)
         with pytest.raises(DataError) as refused:
             evaluate_folders(pred_dir, label_dir, num_classes=3)
         said = str(refused.value)
@@ -560,15 +562,9 @@ def test_a_reference_of_no_unit_beside_a_prediction_in_metres_is_offered_both_re
     pred_dir, label_dir, _ = folders
     label_path, pred_path = label_dir / "b.nii.gz", pred_dir / "b.nii.gz"
 
-    def declare(path, unit, per_mm):
-        image = nib.load(path)
-        image = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([per_mm] * 3 + [1.0]) @ AFFINE)
-        image.header.set_xyzt_units(unit)
-        nib.save(image, path)
-
     # the reference's numbers mm, the prediction's metres: the way for mm numbers comes first (its voxels nearer 1 mm)
-    declare(label_path, "unknown", 1.0)
-    declare(pred_path, "meter", 0.001)
+    _declare(label_path, "unknown", 1.0)
+    _declare(pred_path, "meter", 0.001)
     with pytest.raises(DataError) as refused:
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     said = str(refused.value)
@@ -584,8 +580,8 @@ def test_a_reference_of_no_unit_beside_a_prediction_in_metres_is_offered_both_re
     exec(mm_way.group(2), {"nib": nib, "np": np, "path": str(pred_path)})
     assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
     # the reference's numbers micrometres, the prediction's mm under a header of metres: the other way comes first
-    declare(label_path, "unknown", 1000.0)
-    declare(pred_path, "meter", 1.0)
+    _declare(label_path, "unknown", 1000.0)
+    _declare(pred_path, "meter", 1.0)
     with pytest.raises(DataError) as refused:
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     said = str(refused.value)
