@@ -406,6 +406,34 @@ def _in_unit(path, array, unit, per_mm):
     return path
 
 
+def test_voxels_under_a_tenth_of_a_mm_declared_in_metres_are_no_singular_affine(tmp_path):
+    """A scan declaring metres with voxels of 0.05 mm (5e-05 m, micro-CT), its image and label, was refused as "the
+    affine (voxel-to-world matrix) is singular: two voxel axes along one direction (voxel sizes 5e-05 x 5e-05 x
+    5e-05 mm)": the determinant was held to 1e-12 whatever the voxels' unit (the hundred-and-twelfth session's
+    review, probing a voxel size of 0 under each unit). A singular affine is judged against the voxel sizes now:
+    such a case passes, a voxel size of 0 is told in the unit its header declares, and two axes along one
+    direction are still singular."""
+    def in_metres(path, array, affine):
+        image = nib.Nifti1Image(array, None)
+        image.header.set_sform(affine, code=1)
+        image.header.set_qform(None, code=0)
+        image.header.set_xyzt_units("meter")
+        nib.save(nib.Nifti1Image(array, None, image.header), path)
+        return path
+
+    fine = np.diag([5e-5, 5e-5, 5e-5, 1.0])
+    case = Case(id="c", images=(in_metres(tmp_path / "c_0000.nii.gz", clean_image(), fine),),
+                label=in_metres(tmp_path / "c.nii.gz", clean_label(), fine))
+    assert check_cases([case], NUM_CLASSES).errors == []
+    for name, affine, said in (
+            ("zero", np.diag([0.0, 5e-5, 5e-5, 1.0]), "a voxel size of 0 (voxel sizes 0 x 5e-05 x 5e-05 metres)"),
+            ("parallel", np.array([[5e-5, 5e-5, 0, 0], [0, 0, 0, 0], [0, 0, 5e-5, 0], [0, 0, 0, 1.0]]),
+             "two voxel axes along one direction (voxel sizes 5e-05 x 5e-05 x 5e-05 metres)")):
+        image = in_metres(tmp_path / f"{name}_0000.nii.gz", clean_image(), affine)
+        assert_single_error(check_cases([Case(id=name, images=(image,), label=None)], NUM_CLASSES),
+                            f"{image}: the affine (voxel-to-world matrix) is singular: {said}")
+
+
 def _run_nibabel_lines(error, *paths):
     """Run each nibabel line ``error`` offers, in order, on the file of ``paths`` at the same place."""
     lines = re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)", error)

@@ -23,6 +23,7 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import OTHER_IMAGE_FORMATS, conversion, is_gzipped, nifti_stem
+from accelerated_seg.data.header_units import UNIT_MM, spatial_unit
 from accelerated_seg.files import sync_directory, sync_file, temporary_name
 
 if TYPE_CHECKING:
@@ -161,23 +162,28 @@ def header_notes_unsaid():
         logger.setLevel(level)
 
 
-def affine_problem(affine) -> str | None:
+def affine_problem(affine, unit: str = "mm") -> str | None:
     """What makes a voxel-to-world matrix unusable, or None when it is a usable one.
 
     A 4x4 matrix must be finite and its 3x3 part invertible: a zero or NaN there (a damaged sform or
     qform) gives no voxel size or orientation, and resampling, reorientation and the distance metrics
     all divide by it. nibabel reads such a header without complaint, so the readers check it here.
+    Judged against the voxel sizes, whatever their unit (``unit``: how the sizes listed are named): a
+    determinant under 1e-12 was singular until the hundred-and-twelfth session's review, which refused
+    a scan declaring metres with voxels of 0.05 mm (5e-05 m, a determinant of 1.25e-13) as "two voxel
+    axes along one direction (voxel sizes 5e-05 x 5e-05 x 5e-05 mm)".
     """
     matrix = np.asarray(affine, dtype=float)
     if matrix.shape != (4, 4):
         return f"the affine has shape {matrix.shape}, not 4x4"
     if not np.isfinite(matrix).all():
         return "the affine (voxel-to-world matrix) holds NaN or infinite values"
-    if abs(np.linalg.det(matrix[:3, :3])) < 1e-12:
-        sizes = np.linalg.norm(matrix[:3, :3], axis=0)
-        why = "a voxel size of 0" if sizes.min() < 1e-6 else "two voxel axes along one direction"
+    sizes = np.linalg.norm(matrix[:3, :3], axis=0)
+    zero = sizes.min() <= 1e-6 * sizes.max()  # all three 0 too
+    if zero or abs(np.linalg.det(matrix[:3, :3])) < 1e-9 * np.prod(sizes):  # 1 for orthogonal axes
+        why = "a voxel size of 0" if zero else "two voxel axes along one direction"
         listed = " x ".join(f"{size:g}" for size in sizes)
-        return f"the affine (voxel-to-world matrix) is singular: {why} (voxel sizes {listed} mm)"
+        return f"the affine (voxel-to-world matrix) is singular: {why} (voxel sizes {listed} {unit})"
     return None
 
 
@@ -265,7 +271,7 @@ def header_error(path: str | Path, image: nib.Nifti1Image) -> DataError | None:
                else "convert it to one grey-level channel (or one file per colour channel)")
         return DataError(f"{path}: its voxels are {stored} values, not real numbers; only integer or floating-point "
                          f"volumes are read: {fix}")
-    problem = affine_problem(image.affine)
+    problem = affine_problem(image.affine, UNIT_MM.get(spatial_unit(image), ("mm",))[0])
     if problem is None:
         return None
     return DataError(f"{path}: {problem}; the header's geometry (sform/qform, pixdim) is damaged: rewrite it "
