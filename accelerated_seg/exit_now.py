@@ -7,13 +7,13 @@ stopped with the others (ranks_stop_together), a launched command's end (cli.end
 the processes meet (interrupt_in_the_rendezvous), one the agent ends after a death (launched_sigterm.end_at_once), a
 loader worker whose rank has gone (data/workers.end_with_the_rank). ``os._exit`` skips the clean-up, and the folder
 stayed, one set per stop of a launch with loader workers (until the hundred-and-twelfth session). The two folders
-such a stop left, read in that session (benchmarks/results/launch_temp_folders_2026-12-06/):
-
-- the rank's: made as it starts its loader workers' fork server, whose listening socket it holds; the workers it
-  starts after that inherit the folder's name, and put there the socket their batches are handed over through
-  (multiprocessing's ``resource_sharer``);
-- a loader worker's own: the first worker is made before the fork server has started, so without a name to
-  inherit, and makes its own folder as it hands over its first batch.
+such a stop left, read in that session (benchmarks/results/launch_temp_folders_2026-12-06/), were the two ranks':
+a rank makes its folder as it starts its loader workers' fork server (``workers.worker_start_method``, before its
+first worker), whose listening socket it holds there; every worker inherits the folder's name, and puts there the
+socket its batches are handed over through (multiprocessing's ``resource_sharer``). No worker of ours made one of its
+own (the hundred-and-twelfth session's review, every ``pymp-`` folder made in a launch logged with its maker). A
+worker of a user's loader given to ``fit`` that forks its workers (the DataLoader's default) from a rank with no
+folder yet makes its own at its first batch, and ends with ``exit_now`` too (``end_with_the_rank``).
 
 Each is removed by the process that made it, so by whoever's ``os._exit`` goes through ``exit_now``.
 """
@@ -42,8 +42,9 @@ def remove_own_multiprocessing_folder() -> None:
     as at an orderly exit. Never raises, whatever it meets: a folder already gone, or one a child that still lives
     writes into (the fork server's socket, a worker's) is removed as far as it goes; those children end with this
     process (end_with_the_rank; the fork server once this process's end closes its pipe). Reads multiprocessing's
-    private registry (``util._finalizer_registry``, ``util._remove_temp_dir``): Python has no public way to it, and
-    where it changes this removes nothing, as before.
+    private registry (``util._finalizer_registry``, ``util._remove_temp_dir``): Python has no public way to it (the
+    same names from 3.7 to 3.13.0), and where it changes this removes nothing, as before, which
+    tests/test_exit_now.py says.
     """
     with contextlib.suppress(Exception):
         from multiprocessing import process, util

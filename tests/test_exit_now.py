@@ -10,9 +10,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # A process with children forked by multiprocessing, each ending with exit_now: one made before the parent had a
-# folder (so it makes its own, as a rank's first loader worker does), one after (it inherits the parent's name, as
-# the later workers do). Then the parent removes its own twice, the second time with nothing left to remove, and
-# ends with exit_now too. Each says what it saw in a file of its own, the parent in ``seen.json``.
+# folder (so it makes its own, as a worker of a user's forking loader does where its rank has none), one after (it
+# inherits the parent's name, as every worker of our loaders does: the rank's fork server made its folder). Then the
+# parent removes its own twice, the second time with nothing left to remove, and ends with exit_now too. Each says
+# what it saw in a file of its own, the parent in ``seen.json``.
 _FAMILY = textwrap.dedent("""
     import json, multiprocessing, os, shutil, sys
     from multiprocessing import util
@@ -61,3 +62,26 @@ def test_a_process_ending_with_exit_now_removes_its_own_multiprocessing_folder_a
     assert Path(before["folder"]).parent == temporary and before["folder"] != seen["own"]  # the child's own
     assert after["folder"] == seen["own"] and seen["still_there"]  # inherited: left to the parent
     assert not list(temporary.iterdir())  # the child's own and the parent's removed, each by its maker
+
+
+def test_multiprocessings_private_names_that_exit_now_reads_are_there(tmp_path, monkeypatch):
+    """remove_own_multiprocessing_folder finds the folder through multiprocessing's private finalizer registry and
+    suppresses every error: were Python to rename what it reads, it would silently remove nothing again. Here, in this
+    process (a fresh folder made and found, then put away by hand, this process's own left as it was)."""
+    import tempfile
+    from multiprocessing import process, util
+
+    config = process.current_process()._config
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setitem(config, "tempdir", None)  # as before this process's first socket file
+    folder = util.get_temp_dir()
+    found = [f for f in getattr(util, "_finalizer_registry", {}).values()
+             if getattr(f, "_callback", None) is getattr(util, "_remove_temp_dir", object())
+             and getattr(f, "_pid", None) == os.getpid() and getattr(f, "_args", (None, None))[1:] == (folder,)]
+    for finalizer in found:
+        finalizer.cancel()
+    os.rmdir(folder)
+    assert len(found) == 1, (f"Python {sys.version.split()[0]}'s multiprocessing.util no longer records its pymp-* "
+                             f"folder as exit_now.remove_own_multiprocessing_folder reads it "
+                             f"(_finalizer_registry, Finalize._callback/_args/_pid, _remove_temp_dir)")
+
