@@ -41,9 +41,10 @@ def remove_own_multiprocessing_folder() -> None:
     finalizer in the process that made it, with that process's id, so an inherited folder is left to its maker here
     as at an orderly exit. Never raises, whatever it meets: a folder already gone, or one a child that still lives
     writes into (the fork server's socket, a worker's) is removed as far as it goes; those children end with this
-    process (end_with_the_rank; the fork server once this process's end closes its pipe). Reads multiprocessing's
-    private registry (``util._finalizer_registry``, ``util._remove_temp_dir``): Python has no public way to it (the
-    same names from 3.7 to 3.13.0), and where it changes this removes nothing, as before, which
+    process (end_with_the_rank; the fork server once this process's end closes its pipe), and a worker making its
+    socket there in that moment says nothing of it (workers.quiet_a_hand_over_as_the_rank_removes_its_folder). Reads
+    multiprocessing's private registry (``util._finalizer_registry``, ``util._remove_temp_dir``): Python has no public
+    way to it (the same names from 3.7 to 3.13.0), and where it changes this removes nothing, as before, which
     tests/test_exit_now.py says.
     """
     with contextlib.suppress(Exception):

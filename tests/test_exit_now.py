@@ -85,3 +85,51 @@ def test_multiprocessings_private_names_that_exit_now_reads_are_there(tmp_path, 
                              f"folder as exit_now.remove_own_multiprocessing_folder reads it "
                              f"(_finalizer_registry, Finalize._callback/_args/_pid, _remove_temp_dir)")
 
+
+# A rank-like process whose loader worker (forked, so it inherits the name of the rank's folder, as the fork server's
+# workers do) has not handed a batch over yet when the rank removes its folder on its way out (exit_now), and hands
+# one over just after: the worker's socket for it cannot be made in a folder that is gone. The rank ends a moment
+# later, as a rank ended by its watcher thread does while its main thread still runs.
+_RANK_ENDING = textwrap.dedent("""
+    import os, sys, time
+    from multiprocessing import util
+    import torch
+    from torch.utils.data import DataLoader
+    from accelerated_seg.data.workers import worker_init_for_this_rank
+    from accelerated_seg.exit_now import remove_own_multiprocessing_folder
+
+    class Waits(torch.utils.data.Dataset):
+        def __len__(self):
+            return 4
+        def __getitem__(self, index):
+            open("started", "w").close()
+            while not os.path.exists("go"):
+                time.sleep(0.01)
+            return torch.zeros(8)  # handed over as a file descriptor, through a socket in the folder
+
+    if __name__ == "__main__":
+        util.get_temp_dir()  # the rank's folder, as its fork server's start makes it
+        loader = DataLoader(Waits(), batch_size=2, num_workers=1, multiprocessing_context="fork",
+                            worker_init_fn=worker_init_for_this_rank())
+        batches = iter(loader)
+        while not os.path.exists("started"):
+            time.sleep(0.01)
+        remove_own_multiprocessing_folder()
+        open("go", "w").close()
+        time.sleep(0.5)
+        os._exit(7)
+    """)
+
+
+def test_a_worker_handing_a_batch_over_as_its_rank_removes_the_folder_says_nothing(tmp_path):
+    """Found in the hundred-and-twelfth session's review: with the rank's folder removed as the rank ends, a worker
+    handing over its first batch in that moment printed a ``FileNotFoundError`` traceback from its queue's feeder
+    thread (multiprocessing's resource_sharer could not bind its socket) below the rank's last line."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    (tmp_path / "rank.py").write_text(_RANK_ENDING)
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "rank.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)  # the pipes read to their end: the worker has ended too
+    assert done.returncode == 7 and "Traceback" not in done.stderr, done.stderr
+    assert (tmp_path / "go").exists() and not list(temporary.iterdir())

@@ -276,6 +276,7 @@ def init_training_worker(worker_id: int, rank_pid: int, then=None) -> None:
     leave_stop_signals_to_the_rank()
     end_with_the_rank(rank_pid)
     quiet_a_batch_the_rank_stopped_taking()
+    quiet_a_hand_over_as_the_rank_removes_its_folder(rank_pid)
     if then is not None:
         then(worker_id)
 
@@ -322,6 +323,50 @@ def _a_hand_over_broken_off(error: BaseException, traceback) -> bool:
     return (isinstance(error, (ConnectionError, EOFError)) and traceback is not None
             and traceback.tb_frame.f_code is resource_sharer._ResourceSharer._serve.__code__)
 
+
+# How long a worker whose batch could not be pickled for its hand-over waits for its rank to end before it reports
+# the failure: a rank ending removes its multiprocessing folder (exit_now) a moment before it has gone.
+RANK_ENDING_WITHIN_S = 5.0
+
+
+def quiet_a_hand_over_as_the_rank_removes_its_folder(rank_pid: int) -> None:
+    """Say nothing of a batch this loader worker could not pickle for its hand-over because its rank is ending.
+
+    A worker that inherited the name of its rank's multiprocessing folder (``pymp-*``: the fork server's workers, and
+    a forked loader's of a rank that had one) makes in it, at its first batch, the socket its batches are handed over
+    through (``resource_sharer``). A rank ending with ``os._exit`` removes that folder first (exit_now), a moment
+    before it has gone: a worker making its socket in that moment met ``FileNotFoundError``, which its queue's feeder
+    thread printed as a traceback below the rank's last line (the hundred-and-twelfth session's review;
+    tests/test_exit_now.py). Nobody is left to take that batch, and the worker ends with the rank
+    (``end_with_the_rank``). An ``OSError`` there with the rank still running ``RANK_ENDING_WITHIN_S`` later, and
+    any other error, is printed as before (multiprocessing's ``Queue._on_queue_feeder_error``, its hook for that).
+    """
+    from multiprocessing import queues
+
+    previous = queues.Queue._on_queue_feeder_error
+
+    def unless_the_rank_is_ending(error: Exception, obj) -> None:
+        if not (isinstance(error, OSError) and _ends_within(rank_pid, RANK_ENDING_WITHIN_S)):
+            previous(error, obj)
+
+    queues.Queue._on_queue_feeder_error = staticmethod(unless_the_rank_is_ending)
+
+
+def _ends_within(pid: int, within_s: float) -> bool:
+    """Whether the process ``pid`` has ended within ``within_s`` (reaped or not)."""
+    try:
+        ending = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    except (AttributeError, OSError):  # no pidfds here: look now and then
+        deadline = time.monotonic() + within_s
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not _running(pid)
+    try:
+        return bool(select.select([ending], [], [], within_s)[0])  # readable once the process has ended
+    finally:
+        os.close(ending)
 
 # How often a worker looks for its rank where the platform cannot wait for a process to end (no pidfd).
 RANK_POLL_S = 1.0
