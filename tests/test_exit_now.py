@@ -133,3 +133,18 @@ def test_a_worker_handing_a_batch_over_as_its_rank_removes_the_folder_says_nothi
                           timeout=60)  # the pipes read to their end: the worker has ended too
     assert done.returncode == 7 and "Traceback" not in done.stderr, done.stderr
     assert (tmp_path / "go").exists() and not list(temporary.iterdir())
+
+
+def test_ends_within_waits_for_a_process_to_end_with_pidfds_and_without(monkeypatch):
+    """workers._ends_within, which end_with_the_rank (no limit) and the feeder's quieting (a limit) wait with."""
+    from accelerated_seg.data import workers
+
+    for pidfds in (True, False):
+        if not pidfds:
+            monkeypatch.delattr(os, "pidfd_open", raising=False)  # a platform without them: it polls
+            monkeypatch.setattr(workers, "RANK_POLL_S", 0.02)
+        assert not workers._ends_within(os.getpid(), 0.05)
+        ending = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
+        if pidfds:  # a pidfd reads as ended before the process is reaped (polling sees it once reaped, by its parent)
+            assert workers._ends_within(ending.pid, 10)
+        assert ending.wait() == 0 and workers._ends_within(ending.pid, 10)  # reaped: no such process

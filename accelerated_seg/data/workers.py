@@ -352,21 +352,20 @@ def quiet_a_hand_over_as_the_rank_removes_its_folder(rank_pid: int) -> None:
     queues.Queue._on_queue_feeder_error = staticmethod(unless_the_rank_is_ending)
 
 
-def _ends_within(pid: int, within_s: float) -> bool:
-    """Whether the process ``pid`` has ended within ``within_s`` (reaped or not)."""
+def _ends_within(pid: int, within_s: float | None) -> bool:
+    """Whether the process ``pid`` has ended (reaped or not) within ``within_s``; None: wait until it has."""
+    deadline = float("inf") if within_s is None else time.monotonic() + within_s
     try:
         ending = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    except (AttributeError, OSError):  # no pidfds here: look now and then
-        deadline = time.monotonic() + within_s
+    except (AttributeError, OSError):  # no pidfds here, or the process has ended already: look now and then
         while _running(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
+            time.sleep(min(RANK_POLL_S, max(0.0, deadline - time.monotonic())))
         return not _running(pid)
     try:
         return bool(select.select([ending], [], [], within_s)[0])  # readable once the process has ended
     finally:
         os.close(ending)
+
 
 # How often a worker looks for its rank where the platform cannot wait for a process to end (no pidfd).
 RANK_POLL_S = 1.0
@@ -386,13 +385,7 @@ def end_with_the_rank(rank_pid: int) -> None:
     worker; with its workers gone, the fork server ends too.
     """
     def wait_then_end() -> None:
-        try:
-            rank = os.pidfd_open(rank_pid)
-        except (AttributeError, OSError):  # no pidfds here, or the rank has ended already
-            while _running(rank_pid):
-                time.sleep(RANK_POLL_S)
-        else:
-            select.select([rank], [], [])  # readable once the process has ended, reaped or not
+        _ends_within(rank_pid, None)
         exit_now(0)  # nobody is left to take the batches; an orderly exit could wait on their queue
 
     threading.Thread(target=wait_then_end, name="end-with-the-rank", daemon=True).start()
