@@ -1031,7 +1031,10 @@ def launch_leaves_no_temporary_folder(tmp_path, monkeypatch):
     (``torchelastic_*``, ~20 KB) there until the hundred-and-eleventh session (``torch_elastic_files_in``), and
     torch's functions that it wraps for the launch put back. Nor multiprocessing's (``pymp-*``) but this test
     process's own, which lives as long as it does: a launched process ending with os._exit left its own until the
-    hundred-and-twelfth session (exit_now)."""
+    hundred-and-twelfth session (exit_now). A guard only: the launches of the tests using this have no loader workers,
+    and make no ``pymp-*`` folder (its makers logged in that session's review), and their ranks, forked from this
+    process, would inherit its folder where it has one; the launched removal is tested by test_preemption's
+    SIGINT-to-one-rank launch (with a worker per rank) and test_exit_now."""
     import multiprocessing
 
     import torch.multiprocessing
