@@ -5,9 +5,11 @@ import errno
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -380,7 +382,7 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
 
 
 @pytest.mark.distributed
-def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_dataset, tmp_path):
+def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_dataset, tmp_path, request):
     """SIGINT to one rank's process alone (``kill -INT``; a scheduler that signals one task) ends every rank, the main
     process saying which whole checkpoint a resume continues from, as a terminal's Ctrl-C to them all does: nothing
     more saved. Until the hundred-and-sixth session the interrupted rank ended alone, the other failed in its next
@@ -389,8 +391,10 @@ def test_sigint_to_one_rank_alone_stops_every_rank_saying_where_to_resume(tiny_d
     says it; torch's launcher reports the ranks' status 130 as a failure, and repeats the line in its table.
     With a loader worker each, in a temporary folder of the launch's own: the ranks and their workers, which end with
     os._exit, left a ``pymp-*`` folder or two of multiprocessing's there until the hundred-and-twelfth session."""
-    out, prefix, temporary = tmp_path / "run", tmp_path / "cut", tmp_path / "tmp"
-    temporary.mkdir()
+    out, prefix = tmp_path / "run", tmp_path / "cut"
+    # short, outside pytest's folder: a worker's socket path under tmp_path came to 98 of Linux's 107 characters
+    temporary = Path(tempfile.mkdtemp(prefix="pymp_check_"))
+    request.addfinalizer(lambda: shutil.rmtree(temporary, ignore_errors=True))
     launch = launched_two(prefix, tiny_overrides(tiny_dataset, out, **{"train.max_steps": 8, "train.val_every": 0,
                                                                        "train.save_every": 3, "data.num_workers": 1}),
                           env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGINT",
