@@ -1125,6 +1125,14 @@ def _loading_refused(monkeypatch):
         monkeypatch.setattr(loading, "load_for_prediction", load)
 
 
+def _reaches_the_loading(call) -> None:
+    """``call``, whose arguments are fine, meets ``_loading_refused``'s stand-in: a stand-in put where prediction
+    does not look the loading up lets every refusal before it pass unchecked (each of the three tests below passed
+    with none patched at all, the hundred-and-twelfth session's review)."""
+    with pytest.raises(AssertionError, match="the model was loaded before the arguments were refused"):
+        call()
+
+
 def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loads(scans, tmp_path, monkeypatch):
     """predict_file(model, scan, "p2d/") loaded the model, then said "p2d: a label map is written as NIfTI"; an
     array as inputs was Python's "expected str, bytes or os.PathLike object", a nibabel image "Cannot slice
@@ -1180,6 +1188,7 @@ def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loa
     with pytest.raises(DataError, match=r"^model_dir takes a path \(str or pathlib.Path\), but was given an array"):
         predict_file(voxels, image, tmp_path / "o.nii.gz")  # Python's "expected str, bytes or os.PathLike object"
     assert list(folder.iterdir()) == [] and not (tmp_path / "new").exists() and not (tmp_path / "probs").exists()
+    _reaches_the_loading(lambda: predict_file(model, image, tmp_path / "o.nii.gz"))
 
 
 def test_predict_input_of_several_cases_for_one_channel_is_refused_in_flag_words(scans, tmp_path, capsys):
@@ -1205,6 +1214,7 @@ def test_predict_cases_refuses_misuse_in_its_arguments_words_before_the_model_lo
             predict_cases(model, [images], tmp_path / "one.nii.gz")
         with pytest.raises(DataError, match=r"would overwrite the input image .*; give output a new"):
             predict_cases(model, [images / "case_000.nii.gz"], images / "case_000.nii.gz")
+        _reaches_the_loading(lambda: predict_cases(model, [images / "case_000.nii.gz"], tmp_path / "loaded"))
     written = predict_cases(model, str(images / "case_000.nii.gz"), tmp_path / "alone")
     assert written == [tmp_path / "alone" / "case_000.nii.gz"] and written[0].is_file()
 
@@ -1227,6 +1237,7 @@ def test_estimator_predict_refuses_several_cases_as_its_x_before_the_model_loads
     with pytest.raises(DataError, match=r"^predict: x names the folder .*imagesTr, but takes one case's files .*call "
                                         r"predict once per case, or for files accelerated_seg.inference.predict_cases"):
         model.predict(scans / "imagesTr")
+    _reaches_the_loading(lambda: model.predict(paths[0]))
 
 
 def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
@@ -1832,6 +1843,11 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scan
     with pytest.raises(DataError, match=rf"^{re.escape(str(read_only / 'seg.nii.gz'))} cannot be written: {why}"):
         predict_file(model, image, read_only / "seg.nii.gz")
     assert read_cases == [] and list(read_only.iterdir()) == []
+    for call in (lambda: predict_cases(model, [image], tmp_path / "writable"),  # each form reads its case
+                 lambda: predict_file(model, image, tmp_path / "writable.nii.gz")):
+        with pytest.raises(ZeroDivisionError):  # with an output it can write: the stand-in is where each looks it up
+            call()
+    assert len(read_cases) == 2
 
 
 def test_a_scan_with_a_long_name_gets_its_label_map(scans, tmp_path):
@@ -1912,6 +1928,9 @@ def test_an_output_name_too_long_for_a_file_is_refused_before_any_case(scans, tm
                                             rf"takes at most 255; give output a shorter name"):  # its keyword
             predict_cases(model, [scan.parent], tmp_path / "pred", probabilities=True)
     assert read_cases == [] and list((tmp_path / "pred").iterdir()) == []
+    with pytest.raises(ZeroDivisionError):  # its label map alone: the case is read, by the stand-in
+        predict_cases(model, [scan.parent], tmp_path / "pred")
+    assert len(read_cases) == 1
 
 
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
