@@ -716,8 +716,10 @@ def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict
 # Names that moved to inference_cases (the many-case driver), still importable from here
 # --------------------------------------------------------------------------------------------------
 
-# inference_cases imports this module, so this one cannot import it back at its top; these names were
-# imported from here until the hundred-and-twelfth session (scripts, docs), and are looked up there on use.
+# inference_cases imports this module, so this one cannot import it back at its top, nor at its bottom (imported
+# first, inference_cases is half made when this one would take the names from it). They stay importable from here,
+# the path docs/inference.md, the examples and the estimator's refusals name, each looked up there on use (not kept
+# here: a stand-in put there, a test's, is what this name gives too).
 MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_not_be_segmented", "left_to_predict",
                                       "predict_cases", "prediction_settings", "segment_cases"})
 
@@ -728,3 +730,7 @@ def __getattr__(name: str):
 
         return getattr(inference_cases, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | MOVED_TO_INFERENCE_CASES)  # dir(), help() and an editor's completion list them

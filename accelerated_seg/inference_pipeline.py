@@ -14,7 +14,8 @@ The network stays on the calling thread: CUDA work and the collectives of a pred
 are shared between processes keep the order every process issues them in. The host stages spend
 their time in zlib, NumPy and torch kernels, which release the GIL, so the threads run at once.
 
-Nothing here knows about images: ``inference`` supplies the stages.
+Nothing here knows about images: ``inference_cases.segment_cases`` supplies the stages (``inference``'s
+one case's steps).
 """
 
 from __future__ import annotations
