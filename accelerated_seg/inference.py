@@ -65,8 +65,8 @@ from .inference_files import (
     remove_earlier_prediction,
     written_by_predict,
 )
-from .inference_reading import (_read_channels, _refuse_beyond_host_memory, _refuse_voxels_far_finer,
-                                _warn_of_dominant_voxels)
+from .inference_reading import (read_channels, refuse_beyond_host_memory, refuse_voxels_far_finer,
+                                warn_of_dominant_voxels)
 from .model_folders import read_export_json
 from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
@@ -354,13 +354,13 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     paths = [Path(p) for p in channels]
     check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     settings = preprocess_settings(config)
-    images = _read_channels(paths, config, settings.spacing)  # every channel's unit judged there
-    # The first channel's grid is every channel's (_read_channels), so its voxel sizes and shape are theirs: judged
+    images = read_channels(paths, config, settings.spacing)  # every channel's unit judged there
+    # The first channel's grid is every channel's (read_channels), so its voxel sizes and shape are theirs: judged
     # once, as training judges a case by its first image
-    _refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
-    _refuse_beyond_host_memory(config, paths[0], images[0], settings.spacing)
+    refuse_voxels_far_finer(config, paths[0], images[0], settings.spacing)
+    refuse_beyond_host_memory(config, paths[0], images[0], settings.spacing)
     if settings.normalization == "zscore":
-        _warn_of_dominant_voxels(paths, images)
+        warn_of_dominant_voxels(paths, images)
     if settings.crop_foreground and not any(any_above_zero(image) for image in images):
         # cropped to nothing, the case came back as an all-background map, exit 0, until the
         # seventy-second session; training's pre-flight check refuses such a case the same way

@@ -1,14 +1,14 @@
 """Reading one case's channel files for prediction, and what is refused or warned of in them before any
 network runs.
 
-``_read_channels`` reads every channel of a case: the headers first, their voxel sizes' units judged
+``read_channels`` reads every channel of a case: the headers first, their voxel sizes' units judged
 against the model's and each other's in one refusal (``_refuse_channel_units``) before any voxel is
 decompressed; then the voxels, which must share one grid, hold the volumes the model takes, and be
 finite; a scan segmented all the same but perhaps not as meant (one slice, no orientation, two voxel
 sizes, a label map of ours) is warned of. ``inference.prepare_case`` then refuses, from the first
-channel's header, voxels far finer than the model's spacing (``_refuse_voxels_far_finer``) and a
-resampling beyond the host's memory (``_refuse_beyond_host_memory``), and warns of a few voxels that
-make a channel's z-score (``_warn_of_dominant_voxels``), before it preprocesses the case. Each refusal
+channel's header, voxels far finer than the model's spacing (``refuse_voxels_far_finer``) and a
+resampling beyond the host's memory (``refuse_beyond_host_memory``), and warns of a few voxels that
+make a channel's z-score (``warn_of_dominant_voxels``), before it preprocesses the case. Each refusal
 is a ``DataError`` naming the file and what to do; nothing here preprocesses or knows the network.
 """
 
@@ -85,7 +85,7 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
         raise DataError("\n".join(said for _, said in verdict.errors))
 
 
-def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
+def refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     """Refuse a scan whose voxels are ``far_finer`` than the model's spacing, as training refused such a case
     (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
     hundred-and-fourth session. A header that declares mm is taken at its word where the model's spacing was
@@ -113,7 +113,7 @@ def _refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     raise DataError(f"{path}: {said}{declared}")
 
 
-def _refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
+def refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
     """Refuse a scan whose resampled volume alone, in float32, would take more memory than the host has left
     (``host_memory.memory_available``): a scan whose header is in micrometres for a model whose training cases
     declared no unit (or one declaring none for a model in micrometres), 1000 times coarser than its spacing, was
@@ -177,7 +177,7 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
                       AcceleratedSegWarning, stacklevel=3)
 
 
-def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
+def warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
     """Warn of a channel one voxel of which, or a few, make its z-score (``data/intensity_spread.py``), as
     training's pre-flight check does: the network sees the rest of the scan squeezed towards 0, and segments
     little or nothing of it. One more pass over the voxels read already."""
@@ -189,8 +189,8 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
                           AcceleratedSegWarning, stacklevel=3)
 
 
-def _read_channels(paths: Sequence[Path], config: dict,
-                   spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
+def read_channels(paths: Sequence[Path], config: dict,
+                  spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
     each header's unit to be the model's and the other channels' (``_refuse_channel_units``, ``spacing``: the
     model's), one voxel grid for all and finite voxels in each; return the images in the order of ``paths``, one stored

@@ -44,7 +44,7 @@ def test_every_name_imported_from_inference_anywhere_still_is():
 def test_the_moved_names_are_their_new_homes_objects():
     import accelerated_seg.inference as inference
 
-    moved = {"accelerated_seg.inference_reading": ["_read_channels", "_refuse_beyond_host_memory"],
+    moved = {"accelerated_seg.inference_reading": ["read_channels", "refuse_beyond_host_memory"],
              "accelerated_seg.inference_cases": sorted(inference.MOVED_TO_INFERENCE_CASES)}
     for module, names in moved.items():
         home = importlib.import_module(module)

@@ -1,5 +1,5 @@
 """The units a case's files declare for their voxel sizes (``xyzt_units``), judged together before their grids: what
-the pre-flight check of a case (``case_check``) and predict (``inference_reading._read_channels``) say, one error for
+the pre-flight check of a case (``case_check``) and predict (``inference_reading.read_channels``) say, one error for
 each mix-up, naming every file it concerns.
 
 The rule: a header declaring no unit agrees with any (most such files are in mm), so the files declaring one are
