@@ -17,6 +17,7 @@ tests in test_train.py and test_fsdp_cpu.py pin each fix.
 import json
 import re
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -104,9 +105,44 @@ def test_the_launches_compile_a_source_once_wherever_its_checkout_lies(tmp_path)
     first = compile_in("a")
     assert len(list(objects.glob("*.o"))) == 1
     assert b"site-packages/op.cpp" in first and str(tmp_path).encode() not in first
-    assert compile_in("b") == first and len(list(objects.glob("*.o"))) == 1
+    # the kept object, marked: checkout b's build copies it (a compile would give b the unmarked bytes)
+    kept = next(objects.glob("*.o"))
+    kept.write_bytes(first + b"kept")
+    assert compile_in("b") == first + b"kept" and len(list(objects.glob("*.o"))) == 1
     (tmp_path / "b" / "lib" / "site-packages" / "include" / "where.h").write_text("#define WHERE \"elsewhere\"\n")
     assert b"elsewhere" in compile_in("b") and len(list(objects.glob("*.o"))) == 2
+
+
+def test_the_launches_compile_anew_for_another_hosts_target_options_and_where_objects_cannot_be_kept(tmp_path):
+    """_EXTENSION_BUILDS' compiler keys an object by every target option -march=native turns on, not by the -march=
+    name alone: this host's gcc names its CPU "cooperlake" and turns on AMX and AVX512-FP16, which a real Cooper
+    Lake lacks, so an object kept here and copied there (a ~/.cache shared between hosts) would stop at an illegal
+    instruction; until the hundred-and-twelfth session's review only the name was keyed. A c++ in PATH that reports
+    one target option more stands for the other host. And the objects folder only speeds a build up: where it
+    cannot be made (a file in its place, as a read-only or full disk) the build still compiles."""
+    cxx, extensions = _EXTENSION_BUILDS["CXX"], tmp_path / "extensions"
+    source = tmp_path / "op.cpp"
+    source.write_text("int op() { return 1; }\n")
+    shim = tmp_path / "bin" / "c++"
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\ncase " $* " in *" --help=target "*) {shutil.which("c++")} "$@"; '
+                    'printf "  %s\\n" ${EXTRA_TARGET_OPTION:-}; exit ;; esac\n'
+                    f'exec {shutil.which("c++")} "$@"\n')
+    shim.chmod(0o755)
+
+    def compile_with(**env) -> Path:
+        subprocess.run([cxx, "-march=native", "-c", str(source), "-o", str(tmp_path / "op.o")], check=True,
+                       env={**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}", **env})
+        return tmp_path / "op.o"
+
+    compile_with(TORCH_EXTENSIONS_DIR=str(extensions))
+    compile_with(TORCH_EXTENSIONS_DIR=str(extensions), EXTRA_TARGET_OPTION="-mextra-feature-elsewhere")
+    assert len(list((extensions / "objects").glob("*.o"))) == 2
+    unwritable = tmp_path / "unwritable"
+    unwritable.mkdir()
+    (unwritable / "objects").write_text("not a folder")
+    (tmp_path / "op.o").unlink()
+    assert compile_with(TORCH_EXTENSIONS_DIR=str(unwritable)).stat().st_size > 0
 
 
 def _launch(profile: str, *args: str, env_extra: dict | None = None, processes: int = 1) -> subprocess.CompletedProcess:
