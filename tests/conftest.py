@@ -116,6 +116,28 @@ def assert_checkpoint_exports_as_training_did(run_dir: Path, output: Path) -> No
     assert f"step_{config['step']}" == checkpoint.name
 
 
+def made_once_for_the_test_processes(tmp_path_factory, name: str, make):
+    """``make()``'s value (JSON), made by the first of `pytest -n 2`'s test processes that asks for it and read by
+    the other, which waits for it: pytest-xdist shares no fixture between its processes, so a module fixture of
+    launches whose tests were split over the two ran its launches twice (the offload tests' three, 27.3 s and
+    25.6 s of setup, benchmarks/results/ci_time_2026-12-06a.json). Without xdist: ``make()``, as a fixture would.
+    Paths in the value are in the maker's temporary folder, which both can read."""
+    import fcntl
+    import json
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each test process's own
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, by the maker's exit too
+        made = root / f"{name}.json"
+        if made.is_file():
+            return json.loads(made.read_text())
+        value = make()
+        made.write_text(json.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session")
 def tiny_dataset(tmp_path_factory):
     """6 training + 3 validation phantoms of about 20x20x16 voxels (some anisotropic, some non-RAS).

@@ -28,7 +28,8 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import assert_checkpoint_exports_as_training_did, logged_scalars, tiny_overrides
+from conftest import (assert_checkpoint_exports_as_training_did, logged_scalars,
+                      made_once_for_the_test_processes, tiny_overrides)
 from processes import run_bounded
 
 pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
@@ -427,7 +428,9 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
     a resume in bf16 by another: ``made`` and ``refused``) resumed to step 4 in the fresh processes, ``straight``
     (4 steps, saving at 2), ``resumed`` (from straight's step_2), and ``sgd``. Where no launch of this
     environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its time then.
-    ``printed``: each offloaded run's lines, from its own "strategy:" line on."""
+    ``printed``: each offloaded run's lines, from its own "strategy:" line on. The launches are made once for
+    both test processes of `pytest -n 2` (conftest.made_once_for_the_test_processes), which split the three tests
+    and each made them until the hundred-and-twelfth session's review."""
     work = tmp_path_factory.mktemp("zero3_offload")
     zero3, train_py = work / "zero3", str(ROOT / "examples" / "train.py")
 
@@ -448,18 +451,58 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
             "sgd": tiny_overrides(tiny_dataset, work / "sgd", train__max_steps=3, train__val_every=0,
                                   optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly")}
     then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
-    with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
-        monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
-        made = zero3_launch("no", 2)
-        refused = zero3_launch("bf16", 4, "--train.resume=latest")
-        proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
-                       str(work / "zero3_result"), *runs["zero3"], env_extra={"THEN_RUNS": json.dumps(then)})
-    results = {name: Path(work / f"{name}_result.rank0.json") for name in runs}
-    results = {name: json.loads(path.read_text()) if path.is_file() else {
-        "ok": False, "error": f"{path.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"}
-        for name, path in results.items()}
-    printed = dict(zip(runs, re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]))
-    return SimpleNamespace(work=work, made=made, refused=refused, proc=proc, printed=printed, results=results)
+    def launches() -> dict:
+        def kept(proc):
+            return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+        with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
+            monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
+            made = zero3_launch("no", 2)
+            refused = zero3_launch("bf16", 4, "--train.resume=latest")
+            proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no",
+                           str(ROOT / "tests" / "dist_worker.py"), str(work / "zero3_result"), *runs["zero3"],
+                           env_extra={"THEN_RUNS": json.dumps(then)})
+        results = {name: Path(work / f"{name}_result.rank0.json") for name in runs}
+        results = {name: json.loads(path.read_text()) if path.is_file() else {
+            "ok": False, "error": f"{path.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"}
+            for name, path in results.items()}
+        printed = dict(zip(runs, re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]))
+        return {"work": str(work), "made": kept(made), "refused": kept(refused), "proc": kept(proc),
+                "printed": printed, "results": results}
+
+    # the launches once for both test processes of `pytest -n 2` (both ran them where the tests were split)
+    made = made_once_for_the_test_processes(tmp_path_factory, "zero3_offload_runs", launches)
+    return SimpleNamespace(**{**made, "work": Path(made["work"]),
+                              **{key: SimpleNamespace(**made[key]) for key in ("made", "refused", "proc")}})
+
+
+def test_the_offload_launches_are_made_once_for_both_test_processes(tmp_path, monkeypatch):
+    """conftest.made_once_for_the_test_processes, as zero3_offload_runs calls it from `pytest -n 2`'s two test
+    processes at once (each with its own temporary folder under the session's): one makes, the other waits and
+    reads the same value. Until the hundred-and-twelfth session's review each made the fixture's three launches
+    (`pytest -n 2 -k offload`: two setups of 63 s, 59.3 CPU-s)."""
+    import threading
+    import time
+
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    made, values = [], {}
+    value = {"work": str(tmp_path / "popen-gw0" / "zero3_offload0"), "results": {"sgd": {"ok": True}}}
+
+    def make():
+        made.append(threading.get_ident())
+        time.sleep(0.5)  # the launches, while the other process asks
+        return value
+
+    def test_process(worker: str):
+        factory = SimpleNamespace(getbasetemp=lambda: tmp_path / f"popen-{worker}")
+        values[worker] = made_once_for_the_test_processes(factory, "zero3_offload_runs", make)
+
+    processes = [threading.Thread(target=test_process, args=(worker,)) for worker in ("gw0", "gw1")]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join()
+    assert len(made) == 1 and values["gw0"] == values["gw1"] == value, (made, values)
 
 
 def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_place(zero3_offload_runs):
