@@ -13,7 +13,7 @@ from safetensors.torch import load_file
 
 from accelerated_seg.train import train
 
-from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+from conftest import made_once_for_the_test_processes, tiny_overrides  # tests/ is on sys.path
 from processes import run_bounded
 
 pytestmark = pytest.mark.distributed
@@ -211,17 +211,23 @@ def ddp_launch(tiny_dataset, tmp_path_factory) -> tuple[Path, list[dict]]:
     (THEN_RUNS; a launch of its own until the hundred-and-tenth session), into ``nan``, its result ``nan_result``:
     rank 1's loss is NaN in that run's second forward, the fault knob counting on from the variant's run; then the
     "ddp_compiled_accumulating" variant's run, as _launch_variant lays it out in ``compiled/`` (a launch of its own
-    until the hundred-and-twelfth session; every run compiles its own network)."""
-    folder = tmp_path_factory.mktemp("ddp")
-    compiled = folder / "compiled"
-    then = [[str(folder / "nan_result"), tiny_overrides(tiny_dataset, folder / "nan", **{"train.max_steps": 3,
-                                                                                         "train.val_every": 0})],
-            [str(compiled / "result"), tiny_overrides(tiny_dataset, compiled / "two", **{
-                **PARITY_COMMON, **TWO_PROCESS_VARIANTS["ddp_compiled_accumulating"]}),
-             {"GRADS_OUT": str(compiled / "grads_two")}]]
-    return folder, _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {
-        "SEED_OUT": str(folder / "seed"), "NAN_RANK": "1", "NAN_CALLS": str(DEEP_SUPERVISION_FORWARDS + 1),
-        "THEN_RUNS": json.dumps(then)})
+    until the hundred-and-twelfth session; every run compiles its own network). Made once for both test processes
+    of `pytest -n 2` (conftest.made_once_for_the_test_processes; until that session's review each made it where
+    the tests were split, and the data of both is the same: write_synthetic_dataset's seed)."""
+    def launch() -> list:
+        folder = tmp_path_factory.mktemp("ddp")
+        compiled = folder / "compiled"
+        then = [[str(folder / "nan_result"), tiny_overrides(tiny_dataset, folder / "nan", **{
+                    "train.max_steps": 3, "train.val_every": 0})],
+                [str(compiled / "result"), tiny_overrides(tiny_dataset, compiled / "two", **{
+                    **PARITY_COMMON, **TWO_PROCESS_VARIANTS["ddp_compiled_accumulating"]}),
+                 {"GRADS_OUT": str(compiled / "grads_two")}]]
+        return [str(folder), _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {
+            "SEED_OUT": str(folder / "seed"), "NAN_RANK": "1", "NAN_CALLS": str(DEEP_SUPERVISION_FORWARDS + 1),
+            "THEN_RUNS": json.dumps(then)})]
+
+    folder, results = made_once_for_the_test_processes(tmp_path_factory, "ddp_launch", launch)
+    return Path(folder), results
 
 
 def _variant_of_the_ddp_launch(ddp_launch, variant: str) -> tuple[Path, list[dict]]:
