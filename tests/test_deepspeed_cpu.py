@@ -267,32 +267,39 @@ def zero3_fp32_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
     ``leaves_false`` and ``leaves_true`` (train.zero3_leaf_blocks), gathering each layer first: the blocks are
     marked on the network's own modules (deepspeed's set_z3_leaf_module), which each run builds anew; then
     ``head_only``, fine-tuning ``first`` (trained here) with train.head_only_steps.
-    ``printed``: each run's lines, from its own "strategy:" line on."""
-    work = tmp_path_factory.mktemp("zero3_fp32")
-    runs = {"nan": tiny_overrides(tiny_dataset, work / "nan", **{"train.max_steps": 3, "train.val_every": 0})}
-    for leaves in ("false", "true"):
-        runs[f"leaves_{leaves}"] = tiny_overrides(tiny_dataset, work / f"leaves_{leaves}", train__max_steps=3,
-                                                  train__val_every=0, train__save_every=0,
-                                                  train__zero3_leaf_blocks=leaves, **ZERO3_LEAF_NETWORK)
-    from accelerated_seg.config import load_config
-    from accelerated_seg.train import train
+    ``printed``: each run's lines, from its own "strategy:" line on. Made once for both test processes of
+    `pytest -n 2` (conftest.made_once_for_the_test_processes; until the hundred-and-twelfth session's review each
+    made it where the tests were split)."""
+    def launch() -> dict:
+        work = tmp_path_factory.mktemp("zero3_fp32")
+        runs = {"nan": tiny_overrides(tiny_dataset, work / "nan", **{"train.max_steps": 3, "train.val_every": 0})}
+        for leaves in ("false", "true"):
+            runs[f"leaves_{leaves}"] = tiny_overrides(tiny_dataset, work / f"leaves_{leaves}", train__max_steps=3,
+                                                      train__val_every=0, train__save_every=0,
+                                                      train__zero3_leaf_blocks=leaves, **ZERO3_LEAF_NETWORK)
+        from accelerated_seg.config import load_config
+        from accelerated_seg.train import train
 
-    first = work / "first"  # a 3-class export, which the head_only run fine-tunes on the binarized phantoms
-    train(load_config(None, tiny_overrides(tiny_dataset, first, train__max_steps=1, train__val_every=0)))
-    runs["head_only"] = tiny_overrides(tiny_dataset, work / "head_only", train__max_steps=3, train__val_every=0,
-                                       train__save_every=2, train__init_from=str(first / "model"),
-                                       train__head_only_steps=2, data__binarize="true", optim__lr=1e-2,
-                                       optim__warmup_steps=0)
-    then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
-    with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
-        monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
-        proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
-                       str(work / "nan_result"), *runs["nan"],
-                       env_extra={"NAN_RANK": "0", "NAN_CALLS": "1", "THEN_RUNS": json.dumps(then)})
-    printed = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
-    assert len(printed) == len(runs), proc.stdout[-3000:] + proc.stderr[-3000:]
-    results = {name: json.loads((work / f"{name}_result.rank0.json").read_text()) for name in runs}
-    return SimpleNamespace(work=work, proc=proc, printed=dict(zip(runs, printed)), results=results)
+        first = work / "first"  # a 3-class export, which the head_only run fine-tunes on the binarized phantoms
+        train(load_config(None, tiny_overrides(tiny_dataset, first, train__max_steps=1, train__val_every=0)))
+        runs["head_only"] = tiny_overrides(tiny_dataset, work / "head_only", train__max_steps=3, train__val_every=0,
+                                           train__save_every=2, train__init_from=str(first / "model"),
+                                           train__head_only_steps=2, data__binarize="true", optim__lr=1e-2,
+                                           optim__warmup_steps=0)
+        then = [[str(work / f"{name}_result"), overrides] for name, overrides in list(runs.items())[1:]]
+        with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
+            monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
+            proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"),
+                           str(work / "nan_result"), *runs["nan"],
+                           env_extra={"NAN_RANK": "0", "NAN_CALLS": "1", "THEN_RUNS": json.dumps(then)})
+        printed = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
+        assert len(printed) == len(runs), proc.stdout[-3000:] + proc.stderr[-3000:]
+        results = {name: json.loads((work / f"{name}_result.rank0.json").read_text()) for name in runs}
+        return {"work": str(work), "printed": dict(zip(runs, printed)), "results": results,
+                "proc": {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}}
+
+    made = made_once_for_the_test_processes(tmp_path_factory, "zero3_fp32_runs", launch)
+    return SimpleNamespace(**{**made, "work": Path(made["work"]), "proc": SimpleNamespace(**made["proc"])})
 
 
 # The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image (4).
