@@ -473,7 +473,11 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
         results = {name: json.loads(path.read_text()) if path.is_file() else {
             "ok": False, "error": f"{path.name} missing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"}
             for name, path in results.items()}
-        printed = dict(zip(runs, re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]))
+        sections = re.split(r"^strategy: ", proc.stdout, flags=re.M)[1:]
+        # a run that died before its "strategy:" line would hand its section to the next: then none is told apart
+        printed = dict(zip(runs, sections)) if len(sections) == len(runs) else {
+            name: f"({len(sections)} 'strategy:' sections for {len(runs)} runs: none told apart)\n{proc.stdout[-3000:]}"
+            for name in runs}
         return {"work": str(work), "made": kept(made), "refused": kept(refused), "proc": kept(proc),
                 "printed": printed, "results": results}
 
