@@ -483,7 +483,7 @@ class _Watcher(threading.Thread):
         finally:  # whatever failed above, this rank must not stay in its collective
             _flushed_if_read()
             exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
-                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
+                    else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def wait_for_the_end(self) -> None:
         """Wait for this watcher to end the process; return where it cannot (its store failed). Once it has seen

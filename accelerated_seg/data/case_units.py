@@ -18,12 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import nibabel as nib
-
 from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
-                                               factor_apart, likely_apart_words, mm_sizes, rewrite_code,
-                                               same_sizes, spatial_unit, unit_named)
+                                               factor_apart, header_numbers, likely_apart_words, mm_sizes,
+                                               rewrite_code, same_sizes, spatial_unit, unit_named)
 
 
 @dataclass
@@ -136,8 +134,8 @@ def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tu
     two told to be rewritten in metres: h61's probe, before this)."""
     if spatial_unit(unit_files[0].image) == "micron":
         return "mm", ""
-    none_sizes = nib.affines.voxel_sizes(none_file.image.affine)[:3]
-    unit_sizes = nib.affines.voxel_sizes(unit_files[0].image.affine)[:3]
+    none_sizes = header_numbers(none_file.image)
+    unit_sizes = header_numbers(unit_files[0].image)
     as_mm = [volume for volume in others if same_sizes(mm_sizes(volume.image), none_sizes)]
     as_other = [volume.path for volume in others if same_sizes(mm_sizes(volume.image), unit_sizes)]
     in_unit = and_listed([volume.path for volume in unit_files])
@@ -176,7 +174,7 @@ def unit_likely_apart(path, image, beside_path, beside_image, beside_role: str, 
 
 
 def _same_sizes(image, other) -> bool:
-    return same_sizes(nib.affines.voxel_sizes(image.affine)[:3], nib.affines.voxel_sizes(other.affine)[:3])
+    return same_sizes(header_numbers(image), header_numbers(other))
 
 
 def _micrometre_pairs(volumes, units) -> list:
@@ -185,7 +183,7 @@ def _micrometre_pairs(volumes, units) -> list:
     declared = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
     against = [volume for volume in declared if spatial_unit(volume.image) == "mm"] or declared
     return [(volume, other) for volume, unit in zip(volumes, units) if unit == "unknown" for other in against
-            if same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], 1000 * mm_sizes(other.image))]
+            if same_sizes(header_numbers(volume.image), 1000 * mm_sizes(other.image))]
 
 
 def _micrometres_by_numbers(volumes, units, pairs) -> list:
@@ -200,7 +198,7 @@ def _micrometres_by_numbers(volumes, units, pairs) -> list:
     mm_already = _mm_numbers_already(declared, volumes, units)  # their mm sizes as declared are no file's voxels
     declared_mm = [mm_sizes(volume.image) for volume in declared if volume not in mm_already]
     return list(dict.fromkeys(volume.path for volume, other in pairs if spatial_unit(other.image) == "mm" and not any(
-        same_sizes(nib.affines.voxel_sizes(volume.image.affine)[:3], sizes) for sizes in declared_mm)))
+        same_sizes(header_numbers(volume.image), sizes) for sizes in declared_mm)))
 
 
 def _or_from_micrometres(pairs) -> str:
@@ -227,7 +225,7 @@ def _mm_numbers_already(files, volumes, units) -> list:
 
 def _in_mm_as(volume, volumes, units) -> list:
     """The paths of the files declaring mm whose voxel sizes are ``volume``'s numbers."""
-    numbers = nib.affines.voxel_sizes(volume.image.affine)[:3]
+    numbers = header_numbers(volume.image)
     return [other.path for other, unit in zip(volumes, units) if unit == "mm" and same_sizes(mm_sizes(other.image),
                                                                                               numbers)]
 

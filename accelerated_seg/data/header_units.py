@@ -47,9 +47,20 @@ def unit_named(image) -> str:
     return f"an unknown unit code {code}" if code else "none"
 
 
+def header_numbers(image) -> np.ndarray:
+    """``image``'s voxel sizes as its header's numbers, whatever unit it declares them in."""
+    return nib.affines.voxel_sizes(image.affine)[:3]
+
+
 def mm_sizes(image) -> np.ndarray:
     """``image``'s voxel sizes in mm as its header declares them, those of a header of no unit read as mm."""
-    return nib.affines.voxel_sizes(image.affine)[:3] * UNIT_MM.get(spatial_unit(image), ("mm", 1.0))[1]
+    return header_numbers(image) * UNIT_MM.get(spatial_unit(image), ("mm", 1.0))[1]
+
+
+def off_1mm(sizes) -> float:
+    """How far voxel sizes in mm are from 1 mm, as scans' are, by the largest factor: the way of reading a header
+    offered first is the one nearest (a size of 0, no scan's, furthest)."""
+    return float(np.abs(np.log(np.maximum(sizes, 1e-30))).max())
 
 
 def same_sizes(sizes, other) -> bool:
@@ -106,8 +117,8 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
     said = (f"{named} {its} voxel sizes in {UNIT_MM[unit][0]} (xyzt_units), that of {beside_path}, "
             f"{beside_role}, in {UNIT_MM[beside][0]}. Their numbers are read as they are, whatever the unit, so "
             f"{read_as}. ")
-    numbers = nib.affines.voxel_sizes(image.affine)[:3]
-    if same_sizes(numbers, nib.affines.voxel_sizes(beside_image.affine)[:3]) if same_numbers is None else same_numbers:
+    numbers = header_numbers(image)
+    if same_sizes(numbers, header_numbers(beside_image)) if same_numbers is None else same_numbers:
         return said + _same_numbers_words(numbers, [path, *alike], unit, [beside_path, *beside_alike], beside, times)
     return (f"{said}Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
             f"{rewrite_code(f'{scale:g}', beside)}), or, where {its} numbers are {UNIT_MM[beside][0]} already and "
@@ -126,8 +137,7 @@ def _same_numbers_words(numbers, paths: Sequence, unit: str, beside_paths: Seque
         ways.append((numbers, "mm", [*paths, *beside_paths]))
     lines = [f"where they are {UNIT_MM[named][0]} (voxels of {_sizes(voxels)} mm), declare {and_listed(declared)} "
              f"{UNIT_MM[named][0]} (nibabel: {declare_code(named)})"
-             for voxels, named, declared in sorted(  # the nearer 1 mm first; a size of 0 (no scan's) last
-                 ways, key=lambda way: float(np.abs(np.log(np.maximum(way[0], 1e-30))).max()))]
+             for voxels, named, declared in sorted(ways, key=lambda way: off_1mm(way[0]))]
     return (f"Their numbers are the same ({_sizes(numbers)}): a unit alone is wrong, not the numbers, and rewriting "
             f"either would leave them {times} apart; which one, the numbers cannot tell: check the voxel size the scan "
             f"was acquired at. {_capitalised(lines[0])}; or, {'; or, '.join(lines[1:])}")
@@ -145,8 +155,8 @@ def factor_apart(none_image, unit_image) -> bool:
     unit = spatial_unit(unit_image)
     if unit not in UNIT_MM or unit == "mm":
         return False
-    none_sizes = nib.affines.voxel_sizes(none_image.affine)[:3]
-    unit_sizes = nib.affines.voxel_sizes(unit_image.affine)[:3]
+    none_sizes = header_numbers(none_image)
+    unit_sizes = header_numbers(unit_image)
     return bool(np.all(none_sizes > 0) and np.allclose(unit_sizes * UNIT_MM[unit][1], none_sizes,
                                                        rtol=_UNIT_FACTOR_RTOL, atol=0))
 
@@ -177,8 +187,8 @@ def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, u
     named = named or {}
     unit = spatial_unit(unit_image)
     factor = UNIT_MM[unit][1]
-    none_sizes = nib.affines.voxel_sizes(none_image.affine)[:3]
-    unit_sizes = nib.affines.voxel_sizes(unit_image.affine)[:3]
+    none_sizes = header_numbers(none_image)
+    unit_sizes = header_numbers(unit_image)
     nones = and_listed([named.get(path, str(path)) for path in none_paths])
     units = and_listed([named.get(path, str(path)) for path in unit_paths])
     one_none, one_unit = len(none_paths) == 1, len(unit_paths) == 1
@@ -206,7 +216,7 @@ def likely_apart_words(none_paths: Sequence, none_image, unit_paths: Sequence, u
                        (unit_sizes, f"where {its} numbers are {UNIT_MM[other][0]}, and those of "
                                     f"{and_listed(unit_paths)} mm under a header of {UNIT_MM[unit][0]} (voxels of "
                                     f"{_sizes(unit_sizes)} mm), {in_other}")],
-                      key=lambda way: float(np.abs(np.log(way[0])).max()))  # the nearer 1 mm, as scans' are, first
+                      key=lambda way: off_1mm(way[0]))
         said += (f"Which unit the numbers of {and_listed(none_paths)} are in, {untold}: check "
                  f"the voxel size the scan was acquired at. {_capitalised(ways[0][1])}; or, {ways[1][1]}")
     else:
