@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from accelerated_seg.data.case_readings import whole_case_readings, whole_case_words
 from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
                                                factor_apart, header_numbers, likely_apart_words, mm_sizes,
@@ -42,7 +43,41 @@ def judge_units(volumes: Sequence[Volume], resampled_to: str | None, channel_hin
     matter to nothing, the grids are compared); ``channel_hint``, ``label_hint``: the grid's advice to a channel and
     to a label, for voxels that differ indeed; ``nearest``: how far a file's numbers are off the spacing, where the
     nearest of the files declaring a unit is the one the others are judged against (predict: the first one was,
-    and a first channel in micrometres beside a second in mm was told to rewrite the second in micrometres)."""
+    and a first channel in micrometres beside a second in mm was told to rewrite the second in micrometres). Where no
+    file declares mm and the file-by-file judgement would leave a file off, the case's voxel sizes are read as a
+    whole instead (``case_readings``)."""
+    verdict = _file_by_file(volumes, resampled_to, channel_hint, label_hint, nearest)
+    if not verdict.errors or nearest is not None or resampled_to is None:
+        return verdict
+    if readings := _left_off_a_whole_reading(volumes, verdict):  # none declaring mm: the case read as a whole
+        return UnitsVerdict([(_where(volumes[1:]), whole_case_words(volumes, readings, resampled_to))],
+                            {volume.path for volume in volumes[1:]})
+    return verdict
+
+
+def _left_off_a_whole_reading(volumes, verdict: UnitsVerdict) -> list:
+    """The case's whole readings (``case_readings``), where no file declares mm, a file declares none and the
+    file-by-file judgement would leave a file off the first of them: files of no unit beside files declaring
+    micrometres and metres (one error whose lines judged each unit against the file of none), or a file the
+    judgement names in no line, off that voxel size as its header declares (a second file of no unit on micrometre
+    numbers left to the grid's check, or taken, its numbers those of the first, as telling they are mm). Empty
+    otherwise: the file-by-file words stand, their lines right there (predict, ``nearest``, has a model's spacing
+    to tell, and keeps them, as for a model of none, which resamples nothing). Until the hundred-and-thirteenth
+    session (helper h68) 78 of the probe's 512 cases were offered first lines that left a file off its true voxel
+    size (``case_readings``' docstring)."""
+    units = [spatial_unit(volume.image) for volume in volumes]
+    if "unknown" not in units or not (readings := whole_case_readings(volumes)):
+        return []
+    mixed = len({unit for unit in units if unit != "unknown"}) > 1
+    unnamed = [volume for volume in volumes[1:] if volume.path not in verdict.off]
+    if mixed or any(not same_sizes(mm_sizes(volume.image), readings[0][0]) for volume in unnamed):
+        return readings
+    return []
+
+
+def _file_by_file(volumes, resampled_to, channel_hint, label_hint, nearest) -> UnitsVerdict:
+    """Every file declaring a unit judged against the first channel declaring one (or the one ``nearest``), the
+    files of no unit against channel 0 (``judge_units``' rule until the hundred-and-thirteenth session)."""
     units = [spatial_unit(volume.image) for volume in volumes]
     declared = list(dict.fromkeys(unit for unit in units if unit != "unknown"))
     if len(declared) > 1 and resampled_to is not None:
@@ -63,15 +98,17 @@ def _where(files: Sequence[Volume]) -> str:
 
 def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
     """Each file declaring another unit than the first channel declaring one (or the one ``nearest`` the spacing),
-    one error for each such unit naming its files; the files in that one's unit are named where the other way round
-    is offered, since rewriting it alone would leave them off (the hundred-and-tenth session and its review)."""
+    one error for each such unit and numbers naming its files; the files in that one's unit are named where the
+    other way round is offered, since rewriting it alone would leave them off (the hundred-and-tenth session and
+    its review)."""
     declaring = [volume for volume, unit in zip(volumes, units) if unit != "unknown"]
     against = min(declaring, key=nearest) if nearest else declaring[0]  # min: the first of those alike
     agreeing = [volume.path for volume, unit in zip(volumes, units)
                 if volume is not against and unit == spatial_unit(against.image)]
     verdict = UnitsVerdict()
-    for other_unit in dict.fromkeys(unit for unit in units if unit not in ("unknown", spatial_unit(against.image))):
-        files = [volume for volume, unit in zip(volumes, units) if unit == other_unit]
+    for files in _by_numbers([[volume for volume, unit in zip(volumes, units) if unit == other_unit]
+                              for other_unit in dict.fromkeys(unit for unit in units
+                                                              if unit not in ("unknown", spatial_unit(against.image)))]):
         labelled = any(volume.role == "label" for volume in files)
         named = {against.path, *agreeing, *(volume.path for volume in files)}
         beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
@@ -81,6 +118,20 @@ def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
             same_numbers=all(_same_sizes(volume.image, against.image) for volume in volumes if volume.path in named))))
         verdict.off.update(volume.path for volume in files)
     return verdict
+
+
+def _by_numbers(groups: list) -> list:
+    """Each group of files (those of one unit) split into those holding the same numbers: one line for files of one
+    unit on different numbers was wrong for one of them (a channel declaring micrometres on micrometre numbers and
+    a label declaring them on mm numbers, beside a channel 0 in mm: both told to be rewritten in mm, the label 0.002
+    mm voxels then) until the hundred-and-thirteenth session (helper h68)."""
+    split = []
+    for files in groups:
+        while files:
+            alike = [volume for volume in files if _same_sizes(volume.image, files[0].image)]
+            split.append(alike)
+            files = [volume for volume in files if volume.path not in {other.path for other in alike}]
+    return split
 
 
 def _likely_apart(volumes, units, channel_hint, label_hint, resampled_to, nearest) -> UnitsVerdict:

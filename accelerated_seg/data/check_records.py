@@ -43,7 +43,8 @@ from ..files import remove_stale_temporaries, replace_atomically
 CHECKING_CODE = ("checks.py", "cohort_check.py", "case_check.py", "check_report.py", "volume_opening.py",
                  "image_value_checks.py", "label_value_checks.py", "grid_agreement.py", "dataset_tally.py",
                  "declared_labels.py", "foreground_box.py", "voxel_slabs.py", "manifest_named.py",
-                 "intensity_spread.py", "io.py", "formats/paths.py", "header_units.py", "case_units.py")
+                 "intensity_spread.py", "io.py", "formats/paths.py", "header_units.py", "case_units.py",
+                 "case_readings.py")
 
 #: The records' folder in ``data.cache_dir``.
 FOLDER = "checks"

@@ -120,10 +120,22 @@ def channel_units_words(path, image, beside_path, beside_image, resampled_to: st
     numbers = header_numbers(image)
     if same_sizes(numbers, header_numbers(beside_image)) if same_numbers is None else same_numbers:
         return said + _same_numbers_words(numbers, [path, *alike], unit, [beside_path, *beside_alike], beside, times)
-    return (f"{said}Rewrite {it} in {UNIT_MM[beside][0]} (nibabel: "
-            f"{rewrite_code(f'{scale:g}', beside)}), or, where {its} numbers are {UNIT_MM[beside][0]} already and "
+    rewrite = f"rewrite {it} in {UNIT_MM[beside][0]} (nibabel: {rewrite_code(f'{scale:g}', beside)})"
+    if _ratio_off(numbers, header_numbers(beside_image)) < _ratio_off(numbers * scale, header_numbers(beside_image)):
+        # its numbers as they are come nearer the other's than rewritten: a label declaring micrometres on 1 mm
+        # numbers beside images of 2 mm was told the rewrite first, 0.001 mm voxels then, until the
+        # hundred-and-thirteenth session (helper h68)
+        return (f"{said}Declare {it} {UNIT_MM[beside][0]} (nibabel: {declare_code(beside)}), {its} numbers nearer "
+                f"those of {beside_path} as they are than rewritten: {its} unit alone is likely wrong; or, where "
+                f"{its} numbers are {UNIT_MM[unit][0]} indeed, {rewrite}; or the other way round, where {off}")
+    return (f"{said}{_capitalised(rewrite)}, or, where {its} numbers are {UNIT_MM[beside][0]} already and "
             f"{its} unit alone is wrong, declare {it} so (nibabel: {declare_code(beside)}); or the other way round, "
             f"where {off}")
+
+
+def _ratio_off(sizes, other) -> float:
+    """How far voxel sizes are from ``other`` by the largest factor along an axis (a size of 0 furthest)."""
+    return off_1mm(np.maximum(sizes, 1e-30) / np.maximum(other, 1e-30))
 
 
 def _same_numbers_words(numbers, paths: Sequence, unit: str, beside_paths: Sequence, beside: str, times: str) -> str:

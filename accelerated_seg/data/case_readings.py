@@ -1,0 +1,102 @@
+"""A case's likeliest voxel sizes read as a whole, where none of its files declares mm (``xyzt_units``): the
+readings of every file's numbers under which all of them come to one voxel size, and the lines that rewrite or
+declare each file so. ``case_units.judge_units`` says them where its file-by-file judgement leaves a file off.
+
+Each file's numbers may be read two ways: in the unit its header declares (a header of no unit: mm, the unit such a
+file is read in), or, that unit wrong, the other way a unit mix-up makes (a declared unit on numbers that are mm;
+numbers of no unit that are micrometres, as a microscope writes them: ``case_units._numbers_of_none``'s two readings
+of a file of no unit, here of every file). A reading of the case is one voxel size every file comes to; where two
+do, the numbers cannot tell which is the case's, and both are offered, the one nearer 1 mm first (``off_1mm``),
+as scans' voxels are.
+
+Until the hundred-and-thirteenth session (helper h68) each file was judged against the first declaring a unit: 78 of
+the 512 unit combinations of ``benchmarks/results/case_units_2026-12-05/every_unit_combination.py``, every one
+without a file declaring mm, were offered first lines that left a file off its true voxel size (channel 0 of no
+unit, channel 1 in micrometres, a label in metres on mm numbers: the label told to be rewritten from metres, 2,000
+mm voxels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from accelerated_seg.data.grid_agreement import Volume
+from accelerated_seg.data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm,
+                                               rewrite_code, same_sizes, spatial_unit, unit_named)
+
+
+def readings_of(volume: Volume) -> list[tuple[str, object]]:
+    """The two ways ``volume``'s numbers may be read, each (the unit its numbers are in, its voxel sizes in mm):
+    the unit its header declares first (that of no unit, mm), then the one a unit mix-up makes."""
+    unit = spatial_unit(volume.image)
+    numbers = header_numbers(volume.image)
+    if unit not in UNIT_MM:  # no unit, or a code NIfTI gives no meaning: read as mm, or micrometres
+        return [("mm", numbers), ("micron", numbers * UNIT_MM["micron"][1])]
+    return [(unit, numbers * UNIT_MM[unit][1]), ("mm", numbers)]
+
+
+def whole_case_readings(volumes: Sequence[Volume]) -> list[tuple[object, list[str]]]:
+    """Every voxel size that each of ``volumes`` comes to under one of its readings, as (the sizes in mm, the unit
+    each file's numbers are in then), the one nearer 1 mm first; empty where some file comes to none of them (their
+    voxels differ indeed: the file-by-file judgement stands then) or where a file declares mm (which the case's
+    others are judged against)."""
+    if any(spatial_unit(volume.image) == "mm" for volume in volumes):
+        return []
+    readings = [readings_of(volume) for volume in volumes]
+    sizes_found = []
+    for _, sizes in (reading for file_readings in readings for reading in file_readings):
+        if not any(same_sizes(sizes, found) for found in sizes_found):
+            sizes_found.append(sizes)
+    whole = []
+    for sizes in sizes_found:
+        units = [next((unit for unit, read in file_readings if same_sizes(read, sizes)), None)
+                 for file_readings in readings]
+        if None not in units:
+            whole.append((sizes, units))
+    return sorted(whole, key=lambda reading: off_1mm(reading[0]))
+
+
+def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to: str) -> str:
+    """What is said of a case whose files, none declaring mm, come to one voxel size under ``readings``
+    (``whole_case_readings``, not empty): every file and its unit, then the lines that put each at that size in mm;
+    where two readings (or more) do, the numbers cannot tell which: each is offered, the one nearer 1 mm first."""
+    units = [spatial_unit(volume.image) for volume in volumes]
+    listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
+    unitless = [unit_named(volume.image) for volume, unit in zip(volumes, units) if unit not in UNIT_MM]
+    declared = and_listed([*(UNIT_MM[unit][0] for unit in dict.fromkeys(units) if unit in UNIT_MM),
+                           *([f"{'one' if len(unitless) == 1 else len(unitless)} "
+                              f"{' or '.join(dict.fromkeys(unitless))}"] if unitless else [])])
+    said = (f"the headers of the case's files declare {declared} for their voxel sizes (xyzt_units), none mm: "
+            f"{listing}. Their numbers are read as they are, whatever the unit, so resampling them to "
+            f"{resampled_to} would scale a file whose unit is wrong 1,000 times against the others. ")
+    ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
+    if len(ways) == 1:
+        return f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0]}"
+    return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
+            f"case's, the numbers cannot tell: check the voxel size the scans were acquired at. Where the voxels are "
+            f"{'; or, where they are '.join(ways)}")
+
+
+def _lines(volumes, read) -> str:
+    """The nibabel lines that put each file at the size it comes to when its numbers are in ``read``'s unit: a
+    rewrite from that unit, or, its numbers mm, its unit declared mm; the files of one line named together."""
+    lines: dict[tuple, list] = {}
+    for volume, unit in zip(volumes, read):
+        lines.setdefault((unit, spatial_unit(volume.image)), []).append(volume.path)
+    said = []
+    for (unit, declared), paths in lines.items():
+        one = len(paths) == 1
+        its = "its" if one else "their"
+        if unit == "mm":
+            under = (f"already under a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM
+                     else f"under {'a header' if one else 'headers'} of no unit")
+            said.append(f"declare {and_listed(paths)} mm, {its} numbers mm {under} (nibabel: {declare_code('mm')})")
+        else:
+            under = "" if declared == unit else f", {its} numbers {UNIT_MM[unit][0]} under no unit"
+            said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]}{under} (nibabel: "
+                        f"{rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})")
+    return "; ".join(said)
+
+
+def _sizes(sizes) -> str:
+    return " x ".join(f"{float(size):.4g}" for size in sizes)

@@ -1,0 +1,147 @@
+"""The units advice of a case read as a whole where none of its files declares mm (``data/case_readings.py``), and
+the two smaller leftovers of the same known issue (the hundred-and-thirteenth session, helper h68): each test runs
+the lines an error offers first, as a user would, and checks every file is then at its true voxel size."""
+
+import re
+
+import nibabel as nib
+import numpy as np
+
+from accelerated_seg.data.checks import check_cases
+from accelerated_seg.data.manifest import Case
+
+NUM_CLASSES = 3
+SHAPE = (8, 8, 8)
+#: The true voxel sizes of every file, in mm
+VOXELS = np.array([1.5, 1.5, 2.0])
+#: How many of each unit a mm holds: a file's numbers are VOXELS times that of the unit they are written in
+PER_MM = {"mm": 1.0, "micron": 1000.0, "meter": 0.001}
+
+
+def _file(path, unit, numbers_in, label=False, scale=1.0):
+    """A file at ``path`` whose header declares ``unit`` ("unknown": none) on VOXELS (times ``scale``) written in
+    ``numbers_in``."""
+    array = (np.arange(512).reshape(SHAPE) % 3).astype(np.uint8) if label else \
+        np.random.default_rng(len(str(path))).normal(size=SHAPE).astype(np.float32)
+    image = nib.Nifti1Image(array, np.diag([*(VOXELS * scale * PER_MM[numbers_in]), 1.0]))
+    image.header.set_xyzt_units(unit)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nib.save(image, path)
+    return path
+
+
+def _case(tmp_path, kinds):
+    """Case "c" of two channels and a label, each (declared unit, unit its numbers are in)."""
+    paths = [_file(tmp_path / name, unit, numbers, label=name == "c.nii.gz")
+             for name, (unit, numbers) in zip(("c_0000.nii.gz", "c_0001.nii.gz", "c.nii.gz"), kinds)]
+    return Case(id="c", images=tuple(paths[:2]), label=paths[2]), paths
+
+
+def _errors(case):
+    return check_cases([case], NUM_CLASSES, num_channels=2).errors
+
+
+def _first_lines(error):
+    """(paths, nibabel line) of each line offered before the first "or": what a user runs first."""
+    first = error.split("; or,")[0].split(", or, where")[0]
+    return [(re.findall(r"/\S+?\.nii\.gz", paths), code) for paths, code in re.findall(
+        r"(?:[Dd]eclare|[Rr]ewrite) ((?:/\S+?\.nii\.gz(?:, | and )?)+).*?\(nibabel: (.*?nib\.save\(.*?path\))\)", first)]
+
+
+def _nibabel_lines(error):
+    return re.findall(r"\(nibabel: (.*?nib\.save\(.*?path\))\)", error)
+
+
+def _run(lines):
+    for paths, code in lines:
+        for path in paths:
+            exec(code, {"nib": nib, "np": np, "path": path})
+
+
+def _true_sizes(paths):
+    """Whether every file is at VOXELS in mm, as its header declares them."""
+    for path in paths:
+        image = nib.load(path)
+        mm_per = {2: 1.0, 1: 1000.0, 3: 0.001}.get(int(image.header["xyzt_units"]) % 8, 1.0)
+        if not np.allclose(nib.affines.voxel_sizes(image.affine) * mm_per, VOXELS, rtol=1e-3):
+            return False
+    return True
+
+
+def test_a_case_of_no_unit_micrometres_and_metres_is_read_as_a_whole_one_way_alone(tmp_path):
+    """Channel 0 of no unit (mm numbers), channel 1 in micrometres, the label declaring metres on mm numbers: the
+    label was told to be rewritten from metres first, 2,000 mm voxels then (the known issue's example, the probe's
+    n U M~mm). Read together, the three come to one voxel size one way alone: its lines, each file's own, put every
+    file at its true voxel size, and the case passes."""
+    case, paths = _case(tmp_path, [("unknown", "mm"), ("micron", "micron"), ("meter", "mm")])
+    [error] = _errors(case)
+    assert "none mm: " in error and "Read together, every file's numbers come to one voxel size one way alone, " \
+        "1.5 x 1.5 x 2 mm: " in error, error
+    assert f"declare {paths[2]} mm, its numbers mm already under a header of metres" in error, error
+    _run(_first_lines(error))
+    assert _true_sizes(paths) and _errors(case) == []
+
+
+def test_a_case_whose_numbers_come_to_two_voxel_sizes_offers_both_the_nearer_1_mm_first(tmp_path):
+    """Channel 0 of no unit, channel 1 declaring micrometres on mm numbers, the label in metres (n U~mm M): every
+    file comes to 1.5 mm one way and 0.0015 mm the other, and the numbers cannot tell which; both readings are
+    offered, with what to check, the nearer 1 mm first, whose lines make the case pass (channel 1 was told to be
+    rewritten from micrometres first, 0.0015 mm voxels)."""
+    case, paths = _case(tmp_path, [("unknown", "mm"), ("micron", "mm"), ("meter", "meter")])
+    [error] = _errors(case)
+    assert "come to one voxel size 2 ways, and which is the case's, the numbers cannot tell: check the voxel size " \
+        "the scans were acquired at. Where the voxels are 1.5 x 1.5 x 2 mm: " in error, error
+    assert "; or, where they are 0.0015 x 0.0015 x 0.002 mm: " in error, error
+    _run(_first_lines(error))
+    assert _true_sizes(paths) and _errors(case) == []
+
+
+def test_a_second_file_of_no_unit_is_read_with_the_case_not_left_to_the_grid_or_taken_as_telling_mm(tmp_path):
+    """A second file of no unit on micrometre numbers was named in no line: beside channel 0 of no unit in mm and a
+    label in micrometres, left to the grid's check (two errors, n nU U); beside channel 0 with its numbers and a
+    label declaring metres on mm numbers, taken as telling the numbers of none are mm (nU nU M~mm: every file 2,000
+    mm once the lines were run). Read as a whole, each is told its own line, and the case passes."""
+    for name, kinds in (("a", [("unknown", "mm"), ("unknown", "micron"), ("micron", "micron")]),
+                        ("b", [("unknown", "micron"), ("unknown", "micron"), ("meter", "mm")])):
+        case, paths = _case(tmp_path / name, kinds)
+        [error] = _errors(case)
+        lines = _first_lines(error)
+        assert any(str(paths[1]) in named for named, _ in lines), error
+        _run(lines)
+        assert _true_sizes(paths) and _errors(case) == [], (name, error)
+
+
+def test_a_label_declaring_micrometres_on_numbers_near_the_images_is_told_to_be_declared_first(tmp_path):
+    """A label declaring micrometres on 0.75 mm numbers beside images in mm of 1.5 mm was told "Rewrite it in mm"
+    first, 0.00075 mm voxels then: its numbers as they are come nearer the images', so declaring it mm leads, the
+    rewrite after; its grid is then judged as such (voxels that differ indeed: resample the label). A label on
+    micrometre numbers is still told the rewrite first."""
+    image = _file(tmp_path / "c_0000.nii.gz", "mm", "mm")
+    label = _file(tmp_path / "c.nii.gz", "micron", "mm", label=True, scale=0.5)
+    case = Case(id="c", images=(image,), label=label)
+    [error] = check_cases([case], NUM_CLASSES).errors
+    assert "Declare it mm (nibabel: " in error and "; or, where its numbers are micrometres indeed, rewrite it in " \
+        "mm (nibabel: " in error, error
+    _run([([str(label)], _nibabel_lines(error)[0])])
+    [after] = check_cases([case], NUM_CLASSES).errors
+    assert "resample the label onto the image grid" in after and "xyzt_units" not in after, after
+
+    written = _file(tmp_path / "d" / "d.nii.gz", "micron", "micron", label=True)
+    [error] = check_cases([Case(id="d", images=(image,), label=written)], NUM_CLASSES).errors
+    assert "Rewrite it in mm (nibabel: " in error, error
+
+
+def test_files_of_one_unit_on_different_numbers_are_each_told_their_own_line(tmp_path):
+    """Channel 1 declaring micrometres on micrometre numbers and a label declaring them on mm numbers, beside a
+    channel 0 in mm (mm U U~mm), were one error telling both "Rewrite each in mm", the label 0.0015 mm voxels then:
+    each is told its own line, channel 1 its rewrite, the label its declaring line, which run make the case pass."""
+    case, paths = _case(tmp_path, [("mm", "mm"), ("micron", "micron"), ("micron", "mm")])
+    errors = _errors(case)
+    assert len(errors) == 2 and "Rewrite each" not in "".join(errors), errors
+    rewrite, declare = errors
+    assert rewrite.startswith(f"c (image channels): {paths[1]}: its header declares") and "Rewrite it in mm" in rewrite
+    assert declare.startswith(f"c (label vs image): {paths[2]}: its header declares") and \
+        f"Where they are mm (voxels of 1.5 x 1.5 x 2 mm), declare {paths[2]} mm" in declare, declare
+    _run([([str(paths[1])], _nibabel_lines(rewrite)[0])])
+    _run(_first_lines(declare))
+    assert _true_sizes(paths) and _errors(case) == []
