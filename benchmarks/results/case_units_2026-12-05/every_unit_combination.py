@@ -4,9 +4,14 @@ case_000 all mm; voxels 2 mm, written in the numbers of the unit named second): 
 and error lines, then the first nibabel line of each error run on the files it names and the case checked again;
 "RIGHT" where every file of the case is then 2 mm in its declared unit (hundred-and-eleventh session's review of h58;
 its output in every_unit_combination.txt, h58's ce0d1b1a and the review's; h64's, with a summary of what changed,
-in every_unit_combination_h64.txt). Kinds: n: no unit, mm numbers; nU: no
+in every_unit_combination_h64.txt; h68's in every_unit_combination_h68.txt). Kinds: n: no unit, mm numbers; nU: no
 unit, micrometre numbers; c5: xyzt_units 5 (no named unit), mm numbers; mm; U: micrometres; U~mm: micrometres with
-mm numbers; M: metres; M~mm: metres with mm numbers."""
+mm numbers; M: metres; M~mm: metres with mm numbers.
+
+At the end a summary counts, over every combination, whether the first lines offered are right: "first lines
+RIGHT" where a refused case's first lines put every file at its true 2 mm, "first lines leave a file off" where
+they do not (the hundred-and-twelfth session's review counted 78 such); with `--against <an earlier output>` it
+lists the combinations whose first lines were RIGHT there and are not now, and those the other way (h68)."""
 import contextlib, io, itertools, re, sys, shutil
 from pathlib import Path
 import numpy as np, nibabel as nib
@@ -64,8 +69,43 @@ def mm_sizes(path):
     f = {2: 1.0, 1: 1000.0, 3: 0.001}.get(code, 1.0)
     return float(nib.affines.voxel_sizes(img.affine)[0] * f)
 
+def outcome(line):
+    """What a probe line says of the first lines offered: "right", "off" (a file left off 2 mm), "no line"
+    (refused, no nibabel line found) or "passes" (not refused)."""
+    if "passes" in line:
+        return "passes"
+    if " fixes 0 " in line:
+        return "no line"
+    return "right" if line.endswith("RIGHT") else "off"
+
+
+def summary(lines, against=None):
+    counts = {kind: 0 for kind in ("right", "off", "no line", "passes")}
+    for line in lines:
+        counts[outcome(line)] += 1
+    said = [f"# summary: first lines RIGHT {counts['right']}, first lines leave a file off {counts['off']}, "
+            f"refused with no line {counts['no line']}, passing unrefused {counts['passes']} "
+            f"(of {len(lines)})"]
+    if against:
+        before = {line.split(":")[0]: outcome(line.rstrip()) for line in open(against) if line[:1] not in "#\n"}
+        now = {line.split(":")[0]: outcome(line) for line in lines}
+        right_before = {line.split(":")[0] for line in open(against) if line.rstrip().endswith("RIGHT")}
+        lost = [line.split(":")[0] for line in lines if line.split(":")[0] in right_before and not line.endswith("RIGHT")]
+        said.append(f"# RIGHT before (any way), not now: {len(lost)}" + "".join(f"\n#   {combo}" for combo in lost))
+        for was, became, words in (("right", "off", "first lines RIGHT before, off now"),
+                                   ("off", "right", "first lines off before, RIGHT now")):
+            moved = [combo for combo in now if before.get(combo) == was and now[combo] == became]
+            said.append(f"# {words}: {len(moved)}" + "".join(f"\n#   {combo}" for combo in moved))
+    return "\n".join(said)
+
+
 if __name__ == "__main__":
-    root = Path(sys.argv[1]); only = sys.argv[2:]
+    args = sys.argv[1:]
+    against = None
+    if "--against" in args:
+        at = args.index("--against"); against = args[at + 1]; del args[at:at + 2]
+    root = Path(args[0]); only = args[1:]
+    printed = []
     names = list(KINDS)
     combos = [c for c in itertools.product(names, repeat=3)] if not only else [tuple(only)]
     for combo in combos:
@@ -90,4 +130,6 @@ if __name__ == "__main__":
             ok = all(abs(s - 2) < 1e-6 for s in sizes)
             line += f" | passes, mm-sizes {'RIGHT' if ok else sizes}"
         print(line, flush=True)
+        printed.append(line)
         shutil.rmtree(folder)
+    print(summary(printed, against), flush=True)
