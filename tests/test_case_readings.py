@@ -145,3 +145,18 @@ def test_files_of_one_unit_on_different_numbers_are_each_told_their_own_line(tmp
     _run([([str(paths[1])], _nibabel_lines(rewrite)[0])])
     _run(_first_lines(declare))
     assert _true_sizes(paths) and _errors(case) == []
+
+
+def test_a_second_file_of_no_unit_on_the_first_ones_numbers_tells_nothing_and_is_named_with_it(tmp_path):
+    """Two channels of no unit on the same numbers beside a label in metres 1,000 times finer (n n M): the second
+    was taken as telling that the numbers of none are mm ("Declare …_0000.nii.gz in mm, as its numbers are"), and was
+    named in no line, so the other reading, offered after it, would have left it off. A file of no unit is read as
+    mm whatever its numbers are in, so it tells nothing: both readings are offered, with what to check, each naming
+    both channels, the one nearer 1 mm first, whose lines make the case pass."""
+    case, paths = _case(tmp_path, [("unknown", "mm"), ("unknown", "mm"), ("meter", "meter")])
+    [error] = _errors(case)
+    assert "as its numbers are" not in error and f"Which unit the numbers of {paths[0]} and {paths[1]} are in, " \
+        "nothing else in the case tells: check the voxel size the scan was acquired at. " in error, error
+    assert f"rewrite {paths[0]} and {paths[1]} from micrometres" in error, error
+    _run(_first_lines(error))
+    assert _true_sizes(paths) and _errors(case) == []

@@ -146,7 +146,10 @@ def _likely_apart(volumes, units, channel_hint, label_hint, resampled_to, neares
                       if unit != "unknown" and factor_apart(first.image, volume.image)]
         unit_files = [volume for volume in unit_files  # those of one unit, where metres and micrometres are both
                       if spatial_unit(volume.image) == spatial_unit(unit_files[0].image)]
-        none_files = [first] if unit_files else []
+        # the other files of no unit on channel 0's numbers are read with it: left unnamed, they were told nothing
+        # where its lines rewrote it from micrometres (until h68)
+        none_files = [first] + [volume for volume, unit in zip(volumes[1:], units[1:]) if unit == "unknown"
+                                and _same_sizes(volume.image, first.image)] if unit_files else []
     else:
         none_files = [volume for volume, unit in zip(volumes, units)
                       if unit == "unknown" and factor_apart(volume.image, first.image)]
@@ -187,7 +190,10 @@ def _numbers_of_none(none_file, unit_files, others, resampled_to, nearest) -> tu
         return "mm", ""
     none_sizes = header_numbers(none_file.image)
     unit_sizes = header_numbers(unit_files[0].image)
-    as_mm = [volume for volume in others if same_sizes(mm_sizes(volume.image), none_sizes)]
+    # a file of no unit is read as mm whatever its numbers are in: holding those of ``none_file``, it tells nothing
+    # (nU nU M~mm was told mm so, every file 2,000 mm once its lines were run, until h68)
+    as_mm = [volume for volume in others if spatial_unit(volume.image) != "unknown"
+             and same_sizes(mm_sizes(volume.image), none_sizes)]
     as_other = [volume.path for volume in others if same_sizes(mm_sizes(volume.image), unit_sizes)]
     in_unit = and_listed([volume.path for volume in unit_files])
     if as_other and not as_mm:
