@@ -114,7 +114,7 @@ def run(args, _) -> int:
 
 def _check_benchmark_train_numbers_given(args) -> None:
     """benchmark train's numbers, checked before torch and MONAI import: a --steps 0 waited 3-5 s for them to
-    be refused. benchmark_train.check_settings checks them again with what needs the device or the network.
+    be refused. benchmark_train_settings.check_settings checks them again with what needs the device or the network.
     --num-workers or --augment-on without --data real too, which waited for the imports (about 12 s on a busy
     host) until the ninety-fourth session."""
     from .benchmark_train_checks import check_augment_used, check_numbers, check_workers_used

@@ -1,9 +1,9 @@
-"""``benchmark train``'s checks of the numbers and names it is given, apart from benchmark_train.py, which
-imports torch and MONAI to measure.
+"""``benchmark train``'s checks of the numbers and names it is given, apart from benchmark_train_settings.py,
+which checks the rest with torch and MONAI imported.
 
 The command line runs them on its options before those imports, as ``plan`` runs plan_checks.py: a
 ``--steps 0`` waited 3.1-3.4 s for them on a 2-core machine before being refused (ninety-third session's
-probe). ``benchmark_train.check_settings`` runs them again for a caller of ``benchmark_train`` itself.
+probe). ``benchmark_train_settings.check_settings`` runs them again for a caller of ``benchmark_train`` itself.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def check_numbers(patches, batches, precisions, steps: int, blocks: int, warmup_
                   epoch_samples: int, num_workers: int, ddp_bucket_mb: int | None, peak_tflops: float | None,
                   price_per_gpu_hour: float | None) -> None:
     """A ConfigError naming the first setting that cannot be measured; what needs the device (fp16 on a
-    CPU) or a network (a patch it cannot halve) is checked by ``benchmark_train.check_settings``."""
+    CPU) or a network (a patch it cannot halve) is checked by ``benchmark_train_settings.check_settings``."""
     if num_workers < 0:
         raise ConfigError(f"--num-workers must not be negative (got {num_workers})")
     if ddp_bucket_mb is not None and ddp_bucket_mb < 1:

@@ -6,7 +6,7 @@ of one step's forward and backward, measured on the ``meta`` device (``plan.meas
 bound of what the step needs), is set against what this process can still take
 (``host_memory.memory_available``) before the first step: ``train`` and the estimator refuse their
 run in their settings' words (``check_the_step_fits_host_memory``), ``benchmark train`` each of its
-configurations in its options' (``step_memory_shortfall``, from benchmark_train.py). The prediction
+configurations in its options' (``step_memory_shortfall``, from benchmark_train_settings.py). The prediction
 benchmarks' ``benchmark.check_host_memory`` counts the bytes of their volumes instead: another bound.
 
 Until the ninety-fifth session the run's check was in train.py and the rest in plan.py, whose
