@@ -53,13 +53,15 @@ from pathlib import Path
 
 import torch
 
+from .benchmark_train_accelerator import (_check_strategy, _compile_settings, _ddp_options, _fresh_accelerator,
+                                          _is_fsdp2, _sharding, precision_not_in_effect)
 from .benchmark_train_settings import (COMPILE_MODES, DATA_SOURCES, KITS19_EPOCH_SAMPLES, LEVERS, TimingSettings,
                                        TrainCase, _flags, check_settings, parse_model_args)
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
-from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning, load_average
+from .host_cpu import bf16_two_voxel_warning, load_average
 from .launcher_report import say_the_error
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
@@ -69,7 +71,7 @@ from .results_so_far import out_of_memory_named
 # The names that moved to the benchmark_train_*.py modules beside this one are imported here as well:
 # ``from accelerated_seg.benchmark_train import TimingSettings`` and the like keep working, as the same objects.
 __all__ = ["COMPILE_MODES", "DATA_SOURCES", "KITS19_EPOCH_SAMPLES", "LEVERS", "TimingSettings", "TrainCase",
-           "benchmark_train", "check_settings", "parse_model_args", "run_from_cli"]
+           "benchmark_train", "check_settings", "parse_model_args", "precision_not_in_effect", "run_from_cli"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -319,66 +321,6 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     return result
 
 
-def _check_strategy(accelerator, case: TrainCase) -> None:
-    """The strategy measured must be the one the launch asked for: training's checks, before any work."""
-    from .compilation import check_compilable
-    from .preparation import channels_last_error
-    from .strategy import fallback_warning, launch_error
-
-    if error := launch_error(accelerator):
-        raise ConfigError(error)
-    if warning := fallback_warning(accelerator):  # e.g. an FSDP profile on a CPU: accelerate runs DDP instead
-        raise ConfigError(f"{warning} Its figures would be taken for the profile's: measure it where the profile "
-                          "takes effect (a GPU), or launch with configs/accelerate/ddp.yaml or cpu.yaml.")
-    if case.compile_mode is not None:
-        check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
-    if case.uses("channels_last") and (error := channels_last_error(accelerator, f"--lever {case.lever}")):
-        raise ConfigError(error)
-    if problem := precision_not_in_effect(accelerator.mixed_precision, case):
-        raise ConfigError(problem)
-    if warning := emulated_bf16_warning(accelerator.device.type, case.precision):
-        accelerator.print(f"warning: {warning} Both loops run the same emulated kernels: their ratio holds, "
-                          "their rates are not bf16's.")
-
-
-def precision_not_in_effect(mixed_precision: str, case: TrainCase) -> str | None:
-    """Why the case cannot be measured where its Accelerator runs ``mixed_precision`` (accelerate's name), else None
-    (it runs the case's precision): the row would be labelled with one precision and measure another. A guard behind
-    :func:`_check_precisions_against_the_json`, which since the ninety-seventh session also refuses a DeepSpeed json's
-    ``"bf16": {"enabled": false}`` beside --precision bf16 (accelerate fills only a missing or "auto" block, and
-    DeepSpeed trains fp32), for whatever else the Accelerator might run that the json does not tell before."""
-    from .strategy import MIXED_PRECISION, PRECISION_OF_MIXED, requested_strategy
-
-    if mixed_precision == MIXED_PRECISION[case.precision]:
-        return None
-    runs = PRECISION_OF_MIXED.get(mixed_precision, mixed_precision)
-    said = (f"{_flags(case)}: accelerate runs {runs} (mixed precision {mixed_precision}), so the row would be "
-            f"labelled {case.precision} and measure {runs}")
-    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
-    if requested_strategy() == "DeepSpeed" and file != "none":
-        return (f"{said}: the DeepSpeed json {file} decides the precision through its bf16 and fp16 blocks. Set "
-                f"their \"enabled\" to \"auto\" (they then take --precision), or give the --precision they set")
-    return f"{said}. Measure it under a launch that runs --precision {case.precision}"
-
-
-def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:
-    """How FSDP or DeepSpeed shards this run (None under DDP or one process): part of what is measured.
-    ``zero3_leaves``: the blocks ZeRO-3 gathers whole (train.zero3_leaf_blocks)."""
-    from accelerate.utils import DistributedType
-
-    state = accelerator.state
-    if state.distributed_type == DistributedType.FSDP:
-        plugin = state.fsdp_plugin
-        how = plugin.reshard_after_forward  # FSDP1: a ShardingStrategy (FULL_SHARD, ...); FSDP2: a bool
-        return {"fsdp_version": plugin.fsdp_version, "reshard_after_forward": getattr(how, "name", how),
-                "activation_checkpointing": bool(plugin.activation_checkpointing)}
-    if state.distributed_type == DistributedType.DEEPSPEED:
-        plugin = state.deepspeed_plugin
-        return {"zero_stage": plugin.zero_stage, "offload_optimizer_device": plugin.offload_optimizer_device,
-                "offload_param_device": plugin.offload_param_device, "zero3_leaf_blocks": len(zero3_leaves)}
-    return None
-
-
 def _plain_baseline(accelerator) -> str:
     """What the plain loop is under this launch. It never shards: under FSDP or DeepSpeed the ratio
     is what the sharded strategy costs on top of our loop's own overhead (the issue's >= 0.90 target).
@@ -414,42 +356,6 @@ def _cost(samples_per_s: float, processes: int, price_per_gpu_hour, epoch_sample
 def _significant(x: float) -> float:
     """Rounded to 4 significant figures: MFU on a CPU and costs of tiny runs are small numbers."""
     return float(f"{x:.4g}")
-
-
-def _ddp_options(case: TrainCase, timing: TimingSettings):
-    """The DDP options of this configuration: --ddp-bucket-mb and the case's DDP levers."""
-    from .config import DDPConfig
-
-    return DDPConfig(bucket_cap_mb=timing.ddp_bucket_mb, static_graph=case.uses("ddp_static_graph"),
-                     gradient_as_bucket_view=case.uses("ddp_bucket_view"))
-
-
-def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> dict | None:
-    """The torch.compile keyword arguments of the case's compile lever, as training derives them from
-    train.compile (static shapes under FSDP2 among them); None where the case does not compile."""
-    from .compilation import compile_settings, settings_for_strategy
-    from .config import CompileConfig
-
-    if case.compile_mode is None:
-        return None
-    requested = CompileConfig(enabled=True, backend=timing.compile_backend, mode=case.compile_mode)
-    return settings_for_strategy(accelerator, compile_settings(requested))
-
-
-def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
-    """An Accelerator configured exactly as training configures it (``preparation.make_accelerator``), with the
-    benchmark's precision (each configuration its own, see ``strategy.next_accelerator_in``)."""
-    from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
-    from .strategy import next_accelerator_in
-    from .preparation import make_accelerator
-
-    # The first configuration's makes the process group: a Ctrl-C as a launch's processes meet ends this one at once,
-    # saying nothing, as one interrupted before it does (nothing measured yet). It waited in the rendezvous for the
-    # agent's SIGKILL, 30.4 s, until the hundred-and-ninth session's review (benchmarks/results/
-    # review_rendezvous_interrupt_r42/).
-    with next_accelerator_in(precision), ending_on_an_interrupt_in_the_rendezvous(lambda: None):
-        # writes nothing: no checkpoints, no trackers
-        return make_accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
 
 
 def _release_memory() -> None:
@@ -566,13 +472,6 @@ def _run_our_block(loop, steps: int) -> float:
     loop.settings.max_steps += steps
     run_loop(loop)  # continues from loop.progress
     return loop.clock.waited_total_s - waited
-
-
-def _is_fsdp2(accelerator) -> bool:
-    from accelerate.utils import DistributedType
-
-    return (accelerator.distributed_type == DistributedType.FSDP
-            and accelerator.state.fsdp_plugin.fsdp_version == 2)
 
 
 # --------------------------------------------------------------------------------------------------
