@@ -59,9 +59,10 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
 def precision_not_in_effect(mixed_precision: str, case: TrainCase) -> str | None:
     """Why the case cannot be measured where its Accelerator runs ``mixed_precision`` (accelerate's name), else None
     (it runs the case's precision): the row would be labelled with one precision and measure another. A guard behind
-    :func:`_check_precisions_against_the_json`, which since the ninety-seventh session also refuses a DeepSpeed json's
-    ``"bf16": {"enabled": false}`` beside --precision bf16 (accelerate fills only a missing or "auto" block, and
-    DeepSpeed trains fp32), for whatever else the Accelerator might run that the json does not tell before."""
+    ``benchmark_train_settings._check_precisions_against_the_json``, which since the ninety-seventh session also
+    refuses a DeepSpeed json's ``"bf16": {"enabled": false}`` beside --precision bf16 (accelerate fills only a missing
+    or "auto" block, and DeepSpeed trains fp32), for whatever else the Accelerator might run that the json does not
+    tell before."""
     from .strategy import MIXED_PRECISION, PRECISION_OF_MIXED, requested_strategy
 
     if mixed_precision == MIXED_PRECISION[case.precision]:
