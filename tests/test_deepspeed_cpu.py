@@ -14,6 +14,7 @@ ZeRO-1/2 refusing an odd bucket size, and (ZeRO offload) a schedule lost after a
 tests in test_train.py and test_fsdp_cpu.py pin each fix.
 """
 
+import hashlib
 import json
 import re
 import os
@@ -106,9 +107,12 @@ def test_the_launches_compile_a_source_once_wherever_its_checkout_lies(tmp_path)
     first = compile_in("a")
     assert len(list(objects.glob("*.o"))) == 1
     assert b"site-packages/op.cpp" in first and str(tmp_path).encode() not in first
-    # the kept object, marked: checkout b's build copies it (a compile would give b the unmarked bytes)
+    # the kept object, marked and named by its new digest (which a hit checks): checkout b's build copies it (a
+    # compile would give b the unmarked bytes)
     kept = next(objects.glob("*.o"))
-    kept.write_bytes(first + b"kept")
+    kept.unlink()
+    kept.with_name(f"{kept.name.split('.')[0]}.{hashlib.sha256(first + b'kept').hexdigest()}.o").write_bytes(
+        first + b"kept")
     assert compile_in("b") == first + b"kept" and len(list(objects.glob("*.o"))) == 1
     (tmp_path / "b" / "lib" / "site-packages" / "include" / "where.h").write_text("#define WHERE \"elsewhere\"\n")
     assert b"elsewhere" in compile_in("b") and len(list(objects.glob("*.o"))) == 2
@@ -144,6 +148,52 @@ def test_the_launches_compile_anew_for_another_hosts_target_options_and_where_ob
     (unwritable / "objects").write_text("not a folder")
     (tmp_path / "op.o").unlink()
     assert compile_with(TORCH_EXTENSIONS_DIR=str(unwritable)).stat().st_size > 0
+
+
+@pytest.mark.parametrize("damage", ["cut short", "one bit flipped", "kept by its key alone"])
+def test_a_damaged_kept_object_is_compiled_anew_with_one_line_said(tmp_path, damage):
+    """_EXTENSION_BUILDS' compiler checks a kept object's bytes against the digest its name gives before the build
+    uses it: one cut short (a copy of ~/.cache cut off, a disk's error) was linked as it was, failing the link, and
+    one with a flipped bit could change CPU Adam's steps without a word, until the hundred-and-thirteenth session.
+    It is deleted, said in one line, and compiled anew, the build's object the same as a fresh compile's; the next
+    build reuses the mended one. An object named by its key alone (kept before that session), which no hit can
+    check, is not used, and goes once the object is kept anew."""
+    cxx, objects = _EXTENSION_BUILDS["CXX"], tmp_path / "extensions" / "objects"
+    source, built = tmp_path / "op.cpp", tmp_path / "op.o"
+    source.write_text("int op(int x) { return 3 * x + 1; }\n")
+
+    def compile_once() -> str:
+        return subprocess.run([cxx, "-fPIC", "-c", str(source), "-o", str(built)], capture_output=True, text=True,
+                              check=True, env={**os.environ, "TORCH_EXTENSIONS_DIR": str(objects.parent)}).stderr
+
+    assert compile_once() == ""
+    compiled = built.read_bytes()
+    [kept] = objects.glob("*.o")
+    key = kept.name.split(".")[0]
+    assert kept.read_bytes() == compiled
+    middle = len(compiled) // 2
+    if damage == "cut short":
+        kept.write_bytes(compiled[:middle])
+    elif damage == "one bit flipped":
+        kept.write_bytes(compiled[:middle] + bytes([compiled[middle] ^ 1]) + compiled[middle + 1:])
+    else:
+        kept.rename(objects / f"{key}.o")
+        (objects / f"{key}.o").write_bytes(compiled[:middle])
+    said = compile_once()
+    assert built.read_bytes() == compiled, damage
+    lines = said.splitlines()
+    if damage == "kept by its key alone":
+        assert lines == [] and not (objects / f"{key}.o").exists(), said
+    else:
+        assert len(lines) == 1 and lines[0].startswith(f"tests/cxx_for_test_extensions: {kept} is damaged"), said
+        assert "compiled anew" in lines[0], said
+    [mended] = objects.glob("*.o")
+    assert mended.read_bytes() == compiled
+    inode = mended.stat().st_ino
+    built.unlink()
+    # the mended object, reused: a compile would have kept its own in a new file
+    assert compile_once() == "" and built.read_bytes() == compiled
+    assert [path.stat().st_ino for path in objects.glob("*.o")] == [inode]
 
 
 def _launch(profile: str, *args: str, env_extra: dict | None = None, processes: int = 1) -> subprocess.CompletedProcess:
