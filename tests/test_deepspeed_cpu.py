@@ -488,9 +488,9 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory, zero3_fp32_runs) -> Simpl
     ``zero3`` (ZeRO-3's checkpoint without offload, the step_2 of zero3_fp32_runs' ``zero3_checkpoint`` run, ``made``,
     whose fp32 launch of deepspeed_zero3.yaml carries it since the hundred-and-thirteenth session, a launch of this
     fixture's own before; then refused a resume in bf16 by a launch: ``refused``) resumed to step 4 in the fresh
-    processes, ``straight``
-    (4 steps, saving at 2), ``resumed`` (from straight's step_2), and ``sgd``. Where no launch of this
-    environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its time then.
+    processes, ``straight`` (4 steps, saving at 2), ``resumed`` (from straight's step_2), and ``sgd``. Where no
+    launch of this environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its
+    time then.
     ``printed``: each offloaded run's lines, from its own "strategy:" line on. The launches are made once for
     both test processes of `pytest -n 2` (conftest.made_once_for_the_test_processes), which split the three tests
     and each made them until the hundred-and-twelfth session's review."""
