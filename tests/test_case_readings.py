@@ -160,3 +160,42 @@ def test_a_second_file_of_no_unit_on_the_first_ones_numbers_tells_nothing_and_is
     assert f"rewrite {paths[0]} and {paths[1]} from micrometres" in error, error
     _run(_first_lines(error))
     assert _true_sizes(paths) and _errors(case) == []
+
+
+def test_a_case_of_micrometres_and_metres_whose_label_holds_mm_numbers_is_read_as_a_whole(tmp_path):
+    """Channel 0 in micrometres, channel 1 in metres and a label declaring metres on mm numbers (the probe's
+    U M M~mm), no file of no unit: each file declaring metres was judged against channel 0 alone, the label told
+    "Rewrite it in micrometres" first (1,500 mm voxels then) and "declare it so" after (0.0015 mm), neither its true
+    size; the probe, which runs no "it" line, counted it "no line". Read as a whole, every file comes to its voxel
+    size one way alone, the label declared mm; likewise a label of mm numbers under metres beside a channel in
+    micrometres (U M~mm), which comes to two sizes, its true one first."""
+    case, paths = _case(tmp_path / "a", [("micron", "micron"), ("meter", "meter"), ("meter", "mm")])
+    [error] = _errors(case)
+    assert "Read together, every file's numbers come to one voxel size one way alone, 1.5 x 1.5 x 2 mm: " in error, error
+    assert f"declare {paths[2]} mm, its numbers mm already under a header of metres" in error, error
+    _run(_first_lines(error))
+    assert _true_sizes(paths) and _errors(case) == []
+
+    image = _file(tmp_path / "b" / "b_0000.nii.gz", "micron", "micron")
+    label = _file(tmp_path / "b" / "b.nii.gz", "meter", "mm", label=True)
+    one_channel = Case(id="b", images=(image,), label=label)
+    [error] = check_cases([one_channel], NUM_CLASSES).errors
+    assert "come to one voxel size 2 ways" in error and "Where the voxels are 1.5 x 1.5 x 2 mm: " in error, error
+    _run(_first_lines(error))
+    assert _true_sizes([image, label]) and check_cases([one_channel], NUM_CLASSES).errors == []
+
+
+def test_files_on_one_numbers_under_micrometres_and_metres_are_not_read_one_way_alone(tmp_path):
+    """Channel 0 of no unit, channel 1 declaring micrometres and the label metres, all on the same mm numbers (n U~mm
+    M~mm): the case was said to come to one voxel size "one way alone", every file declared mm, though the label's
+    unit alone wrong (its numbers micrometres, channel 0's too) puts every file at 0.0015 mm as well: a header
+    declaring metres was read in metres or mm only. Both are offered, the nearer 1 mm first, the label's line for
+    the other naming the unit it declares."""
+    case, paths = _case(tmp_path, [("unknown", "mm"), ("micron", "mm"), ("meter", "mm")])
+    [error] = _errors(case)
+    assert "one way alone" not in error and "come to one voxel size 2 ways" in error, error
+    assert "Where the voxels are 1.5 x 1.5 x 2 mm: " in error and "; or, where they are 0.0015 x 0.0015 x 0.002 mm: " \
+        in error, error
+    assert f"rewrite {paths[2]} from micrometres, its numbers micrometres under a header of metres" in error, error
+    _run(_first_lines(error))
+    assert _true_sizes(paths) and _errors(case) == []

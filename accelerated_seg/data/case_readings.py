@@ -2,12 +2,12 @@
 readings of every file's numbers under which all of them come to one voxel size, and the lines that rewrite or
 declare each file so. ``case_units.judge_units`` says them where its file-by-file judgement leaves a file off.
 
-Each file's numbers may be read two ways: in the unit its header declares (a header of no unit: mm, the unit such a
-file is read in), or, that unit wrong, the other way a unit mix-up makes (a declared unit on numbers that are mm;
-numbers of no unit that are micrometres, as a microscope writes them: ``case_units._numbers_of_none``'s two readings
-of a file of no unit, here of every file). A reading of the case is one voxel size every file comes to; where two
-do, the numbers cannot tell which is the case's, and both are offered, the one nearer 1 mm first (``off_1mm``),
-as scans' voxels are.
+Each file's numbers may be read in the unit its header declares (a header of no unit: mm, the unit such a file is
+read in), or, that unit wrong, the ways a unit mix-up makes (a declared unit on numbers that are mm, or in the other
+of micrometres and metres; numbers of no unit that are micrometres, as a microscope writes them:
+``case_units._numbers_of_none``'s two readings of a file of no unit). A reading of the case is one voxel size
+every file comes to; where two do, the numbers cannot tell which is the case's, and both are offered, the one
+nearer 1 mm first (``off_1mm``), as scans' voxels are.
 
 Until the hundred-and-thirteenth session (helper h68) each file was judged against the first declaring a unit: 78 of
 the 512 unit combinations of ``benchmarks/results/case_units_2026-12-05/every_unit_combination.py``, every one
@@ -26,13 +26,16 @@ from accelerated_seg.data.header_units import (UNIT_MM, and_listed, declare_code
 
 
 def readings_of(volume: Volume) -> list[tuple[str, object]]:
-    """The two ways ``volume``'s numbers may be read, each (the unit its numbers are in, its voxel sizes in mm):
-    the unit its header declares first (that of no unit, mm), then the one a unit mix-up makes."""
+    """The ways ``volume``'s numbers may be read, each (the unit its numbers are in, its voxel sizes in mm): the
+    unit its header declares first (that of no unit, mm), then those a unit mix-up makes: of no unit, micrometres;
+    of micrometres or metres, mm, then the other of the two (a header declaring metres on micrometre numbers, their
+    unit alone wrong: left out until the review of h68, the case was said to come to one voxel size "one way alone"
+    where every file holding the same numbers came to two, n U~mm M~mm at 2 mm or 0.002 mm)."""
     unit = spatial_unit(volume.image)
     numbers = header_numbers(volume.image)
     if unit not in UNIT_MM:  # no unit, or a code NIfTI gives no meaning: read as mm, or micrometres
         return [("mm", numbers), ("micron", numbers * UNIT_MM["micron"][1])]
-    return [(unit, numbers * UNIT_MM[unit][1]), ("mm", numbers)]
+    return [(other, numbers * UNIT_MM[other][1]) for other in dict.fromkeys([unit, "mm", *UNIT_MM])]
 
 
 def whole_case_readings(volumes: Sequence[Volume]) -> list[tuple[object, list[str]]]:
@@ -92,7 +95,9 @@ def _lines(volumes, read) -> str:
                      else f"under {'a header' if one else 'headers'} of no unit")
             said.append(f"declare {and_listed(paths)} mm, {its} numbers mm {under} (nibabel: {declare_code('mm')})")
         else:
-            under = "" if declared == unit else f", {its} numbers {UNIT_MM[unit][0]} under no unit"
+            under = "" if declared == unit else (f", {its} numbers {UNIT_MM[unit][0]} under " +
+                                                 (f"a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM
+                                                  else "no unit"))
             said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]}{under} (nibabel: "
                         f"{rewrite_code(f'{UNIT_MM[unit][1]:g}', 'mm')})")
     return "; ".join(said)

@@ -64,10 +64,19 @@ def _left_off_a_whole_reading(volumes, verdict: UnitsVerdict) -> list:
     otherwise: the file-by-file words stand, their lines right there (predict, ``nearest``, has a model's spacing
     to tell, and keeps them, as for a model of none, which resamples nothing). Until the hundred-and-thirteenth
     session (helper h68) 78 of the probe's 512 cases were offered first lines that left a file off its true voxel
-    size (``case_readings``' docstring)."""
+    size (``case_readings``' docstring). Every file declaring a unit, none mm: the file-by-file lines put each file
+    in channel 0's unit, its numbers in its own or in that one, so a file whose numbers are mm under the first
+    reading is told no line that reaches it (U M M~mm: the label, declaring metres on mm numbers, told to be
+    rewritten in micrometres or declared so, 2,000 mm or 0.002 mm, until the review of h68), but where every file
+    holds the same numbers, a unit alone wrong, which ``_same_numbers_words`` tells with the lines each way."""
     units = [spatial_unit(volume.image) for volume in volumes]
-    if "unknown" not in units or not (readings := whole_case_readings(volumes)):
+    if not (readings := whole_case_readings(volumes)):
         return []
+    if "unknown" not in units:  # the files all on one's numbers are told so (``_same_numbers_words``) already
+        numbers = header_numbers(volumes[0].image)
+        if all(same_sizes(header_numbers(volume.image), numbers) for volume in volumes):
+            return []
+        return readings if "mm" in readings[0][1] else []
     mixed = len({unit for unit in units if unit != "unknown"}) > 1
     unnamed = [volume for volume in volumes[1:] if volume.path not in verdict.off]
     if mixed or any(not same_sizes(mm_sizes(volume.image), readings[0][0]) for volume in unnamed):
