@@ -29,7 +29,7 @@ from .data.header_units import UNIT_MM
 from .data.preprocess_settings import (SPACING_SET_KEY, SPACING_UNIT_KEY, code_version_difference, spacing_unit,
                                        spacing_was_set)
 from .exported_model import load_exported
-from .inference_files import prediction_ending
+from .inference_outputs import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
 from .own_warnings import AcceleratedSegWarning
 

@@ -365,7 +365,8 @@ class Segmentation:
         with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
             from .data.io import write_nifti
             from .inference import predict_file
-            from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count, check_no_folder_as_a_channel
+            from .inference_inputs import check_channel_count, check_no_folder_as_a_channel
+            from .predict_names import ESTIMATOR_PREDICT_NAMES
 
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
             model_dir = self._require_model("predict")
@@ -834,7 +835,7 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
     from .ensemble import load_for_prediction  # as predict loads it (and warns of older preprocessing code)
     from .inference import PredictOptions, check_precision, default_device, kept_whole
     from .inference_cases import segment_cases
-    from .inference_files import InputCase
+    from .inference_inputs import InputCase
 
     settings = PredictOptions(sw_batch_size=batch_size, **how_it_runs(options))
     device = default_device(options.get("device"))

@@ -96,7 +96,7 @@ def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], mi
                 f"predictions): predict {this} with nnUNet_predict ... -o {pred_dir}, which names {them} so, or "
                 f"remove {its}")
     # imported here: the inference module's, not needed unless a case is missing (evaluate's refusals come fast)
-    from .inference_files import marked_by_predict
+    from .predict_marks import marked_by_predict
 
     if any(marked_by_predict(path) for path in predictions.values()):
         return (f"predict {this} (accelerated-seg predict ... --output {pred_dir}, which wrote the others), or "

@@ -20,8 +20,9 @@ The prediction of one case, top-down (``predict_case``):
 
 Steps 1-2 and 4-5 are host work, 3 is the network's: predicting many cases (``predict_cases``, in
 ``inference_cases`` and importable from here too) reads the next case and writes the previous one while the
-network runs (``inference_pipeline``). Which files make up which case, and which outputs may be written, is
-``inference_files``'s; the processes of a launch share the cases or the windows in ``inference_distributed``.
+network runs (``inference_pipeline``). Which files make up which case is ``inference_inputs``'s, and which outputs
+may be written ``inference_outputs``'s; the processes of a launch share the cases or the windows in
+``inference_distributed``.
 
     from accelerated_seg.inference import predict_cases
     predict_cases("output/demo/best_model", ["scans/"], "predictions/", tta="all")
@@ -50,26 +51,15 @@ from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
-from .inference_files import (
-    PREDICT_CASE_NAMES,
-    PREDICT_FILE_NAMES,
-    PREDICTION_DESCRIP,
-    PredictNames,
-    channels_config,
-    check_channel_count,
-    check_one_case_call,
-    check_paths_given,
-    home_expanded,
-    label_map_descrip,
-    probabilities_path,
-    remove_earlier_prediction,
-    written_by_predict,
-)
+from .inference_inputs import channels_config, check_channel_count, check_paths_given, home_expanded
+from .inference_outputs import check_one_case_call, probabilities_path, remove_earlier_prediction
 from .inference_reading import (read_channels, refuse_beyond_host_memory, refuse_voxels_far_finer,
                                 warn_of_dominant_voxels)
 from .model_folders import read_export_json
 from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
+from .predict_marks import PREDICTION_DESCRIP, label_map_descrip, written_by_predict
+from .predict_names import PREDICT_CASE_NAMES, PREDICT_FILE_NAMES, PredictNames
 from .predict_options import PredictOptions, mirror_axes, precision_refusal
 from .regions import Regions
 

@@ -2,8 +2,8 @@
 written in turn, and what a run that failed or was stopped says.
 
 ``predict_cases`` is the entry point (``accelerated-seg predict`` without a launch): it finds the cases
-and refuses every output it may not write before the model loads (``inference_files``), passes over
-those an earlier run wrote (``left_to_predict``, ``--continue``), and hands the rest to
+(``inference_inputs``) and refuses every output it may not write before the model loads (``inference_outputs``),
+passes over those an earlier run wrote (``left_to_predict``, ``--continue``), and hands the rest to
 ``segment_cases``, which runs each case's three steps (``inference.prepare_case``,
 ``case_prediction``, ``write_case``) through ``inference_pipeline``: the next case read and the
 previous one written while the network runs on this one. A case whose voxels are unusable does not
@@ -28,11 +28,12 @@ from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
 from .inference import (PreparedCase, RestoredCase, case_prediction, check_precision, config_without_loading,
                         default_device, kept_whole, prepare_case, runs_transforms_on_device, write_case)
-from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, case_key, check_paths_given,
-                              checked_outputs, collect_cases, done_as_written, holding_output_folder, home_expanded,
-                              prediction_ending, prediction_key, probabilities_path, remove_earlier_prediction,
-                              remove_under_the_other_ending)
+from .inference_inputs import InputCase, check_paths_given, collect_cases, home_expanded
+from .inference_outputs import (checked_outputs, done_as_written, holding_output_folder, prediction_ending,
+                                probabilities_path, remove_earlier_prediction, remove_under_the_other_ending)
 from .inference_pipeline import one_at_a_time, pipelined
+from .predict_marks import case_key, prediction_key
+from .predict_names import PREDICT_CASES_NAMES, PredictNames
 from .predict_options import PredictOptions
 from .sigterm import by_sigterm
 

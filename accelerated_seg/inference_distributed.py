@@ -20,8 +20,8 @@ Two ways to share the work (``split``):
     ``cases`` when there are at least as many cases as processes, else ``windows`` case by case.
 
 With one process this is ``inference_cases.predict_cases``. The process-agnostic pieces all live in
-``inference``, ``inference_cases`` and ``inference_files``; this module only decides who does what and combines
-the results.
+``inference``, ``inference_cases``, ``inference_inputs`` and ``inference_outputs``; this module only decides who does
+what and combines the results.
 """
 
 from __future__ import annotations
@@ -48,11 +48,13 @@ from .inference import (PredictOptions, check_precision, kept_whole, output_chan
                         sliding_window_logits)
 from .inference_cases import (PredictInterrupted, could_not_be_segmented, left_to_predict, predict_cases,
                               prediction_settings, segment_cases)
-from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
-                              holding_output_folder, home_expanded, prediction_ending, prediction_key,
-                              probabilities_path, remove_earlier_prediction)
+from .inference_inputs import InputCase, collect_cases, home_expanded
+from .inference_outputs import (checked_outputs, holding_output_folder, prediction_ending, probabilities_path,
+                                remove_earlier_prediction)
 from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_wait, the_last_wait,
                         wait_for_every_process)
+from .predict_marks import prediction_key
+from .predict_names import PREDICT_CASES_NAMES, PredictNames
 from .sigterm import Terminated
 
 SPLITS = ("auto", "cases", "windows")

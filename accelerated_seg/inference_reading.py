@@ -33,8 +33,10 @@ from .data.preprocess_settings import spacing_unit, spacing_was_set
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
 from .host_memory import memory_available
-from .inference_files import PREDICT_CASE_NAMES, PREDICTION_DESCRIP, channel_order, check_no_folder_as_a_channel
+from .inference_inputs import channel_order, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
+from .predict_marks import PREDICTION_DESCRIP
+from .predict_names import PREDICT_CASE_NAMES
 
 
 def _refuse_another_unit(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:

@@ -28,7 +28,8 @@ def run(args, _) -> int:
         return options
     from .inference import predict_file  # imported by _checked_options, as predict_cases
     from .inference_cases import predict_cases
-    from .inference_files import PredictNames, probabilities_path
+    from .inference_outputs import probabilities_path
+    from .predict_names import PredictNames
 
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
     try:
@@ -134,7 +135,7 @@ def _checked_options(args) -> dict | int:
         return 2
     with importing_without_collection():  # collector.py says why; the callers take what they use from them
         import_module(".inference_cases", __package__)  # and inference, which it imports
-        import_module(".inference_files", __package__)
+        import_module(".inference_outputs", __package__)  # and inference_inputs, predict_marks, predict_names
 
     options = dict(device=args.device, **how,
                    keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
@@ -180,9 +181,10 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
     Raises:
         DataError: naming the input or output and what to do; nothing has been written.
     """
-    from .inference_files import (channels_config, check_channel_count, check_one_case_call, check_one_case_output,
-                                  checked_outputs, collect_cases, expand_inputs, nifti_stem, prediction_ending,
-                                  probabilities_path, refuse_the_folder_of_the_scans)
+    from .data.formats.paths import nifti_stem
+    from .inference_inputs import channels_config, check_channel_count, collect_cases, expand_inputs
+    from .inference_outputs import (check_one_case_call, check_one_case_output, checked_outputs, prediction_ending,
+                                    probabilities_path, refuse_the_folder_of_the_scans)
 
     scans = expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     config = channels_config(configs) if configs else None
@@ -302,7 +304,8 @@ def _predicted_by_every_process(args, options, state) -> int:
 def _predicted_and_said(args, options, state, written: list[list]) -> int:
     """predict_distributed, its result put in ``written``, and the main process's last line; 0, or the status of an
     error said."""
-    from .inference_files import InputCase, PredictNames
+    from .inference_inputs import InputCase
+    from .predict_names import PredictNames
     from .inference_distributed import predict_distributed
 
     del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports

@@ -69,7 +69,7 @@ class RunLock:
             self._handle = None
 
 
-#: What two runs in one folder do to each other, for the refusal; predict says its own (inference_files.py).
+#: What two runs in one folder do to each other, for the refusal; predict says its own (inference_outputs.py).
 RUNS_CLASH = "two runs in one folder write over each other's checkpoints and exports"
 
 

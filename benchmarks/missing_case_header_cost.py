@@ -23,7 +23,7 @@ from accelerated_seg.benchmark import provenance, script_command
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.files import write_text_atomically
 
-import accelerated_seg.inference_files as inference_files
+import accelerated_seg.predict_marks as predict_marks
 from accelerated_seg.evaluate_cases import match_cases
 
 CASES = 200
@@ -70,14 +70,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as work:
             pred_dir, label_dir = _folders(Path(work), size)
             predictions = sorted(pred_dir.iterdir())
-            marked = inference_files.marked_by_predict
+            marked = predict_marks.marked_by_predict
             reads, read_runs = _median_seconds(lambda: [marked(path) for path in predictions])
             refusal, refusal_runs = _median_seconds(lambda: _refused(pred_dir, label_dir))
-            inference_files.marked_by_predict = lambda path: False  # the refusal with no header read
+            predict_marks.marked_by_predict = lambda path: False  # the refusal with no header read
             try:
                 unread, unread_runs = _median_seconds(lambda: _refused(pred_dir, label_dir))
             finally:
-                inference_files.marked_by_predict = marked
+                predict_marks.marked_by_predict = marked
             (pred_dir / "plans.pkl").write_bytes(b"")  # nnU-Net v1's folder: told by name, no header read
             v1, v1_runs = _median_seconds(lambda: _refused(pred_dir, label_dir))
             results[f"{size}^3"] = {

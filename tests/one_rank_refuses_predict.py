@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-import accelerated_seg.inference_files as inference_files
+import accelerated_seg.inference_outputs as inference_outputs
 import accelerated_seg.predict_command as predict_command
 from accelerated_seg.cli import end_process, main
 
@@ -25,7 +25,7 @@ def said_late(say):
 
 if __name__ == "__main__":
     if os.environ.get("RANK") == "1":
-        inference_files.no_file_made_in = read_only_here
+        inference_outputs.no_file_made_in = read_only_here  # where _check_folders_take_files looks it up
     else:
         predict_command.say_the_error = said_late(predict_command.say_the_error)
     end_process(main(sys.argv[1:]))

@@ -175,7 +175,7 @@ def test_evaluate_stops_on_a_ctrl_c_that_lands_as_nibabel_closes_a_file_and_says
 def test_predicts_grouping_of_channels_raises_an_interrupt_dropped_as_a_header_is_closed(tmp_path, monkeypatch):
     """The channels of 4D scans told apart by each file's header (group_cases): a Ctrl-C dropped as one header's file
     is closed stops the grouping before the next file."""
-    import accelerated_seg.inference_files as inference_files
+    import accelerated_seg.inference_inputs as inference_inputs  # where group_cases looks the header read up
 
     for case in ("a", "b"):
         nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), tmp_path / f"{case}.nii.gz")
@@ -186,9 +186,9 @@ def test_predicts_grouping_of_channels_raises_an_interrupt_dropped_as_a_header_i
         _InterruptedAsFinalized(KeyboardInterrupt())
         return 2
 
-    monkeypatch.setattr(inference_files, "_volumes_in_header", header_read_then_interrupted_as_it_closes)
+    monkeypatch.setattr(inference_inputs, "_volumes_in_header", header_read_then_interrupted_as_it_closes)
     with pytest.raises(KeyboardInterrupt):
-        inference_files.collect_cases([str(tmp_path)], {"in_channels": 2})
+        inference_inputs.collect_cases([str(tmp_path)], {"in_channels": 2})
     assert read == ["a.nii.gz"]
 
 

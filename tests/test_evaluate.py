@@ -1722,14 +1722,14 @@ def test_a_missing_prediction_in_nnunet_v1s_folder_is_told_in_nnunet_v1s_words(f
     postprocessing.json where the model has one; such a folder was told "write this case's prediction there ...
     with the tool that made the others" until the ninety-seventh session, as any other tool's. Its files are
     told apart by name, before any prediction's header is read."""
-    import accelerated_seg.inference_files as inference_files
+    import accelerated_seg.predict_marks as predict_marks  # where evaluate's advice looks the header read up
 
     pred_dir, label_dir, _ = folders
     (pred_dir / "c.nii.gz").unlink()
     for mark in marks:
         (pred_dir / mark).write_bytes(b"")
     read = []
-    monkeypatch.setattr(inference_files, "marked_by_predict", lambda path: read.append(path) or False)
+    monkeypatch.setattr(predict_marks, "marked_by_predict", lambda path: read.append(path) or False)
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
     err = capsys.readouterr().err
     assert f"evaluate looked for {pred_dir / 'c.nii.gz'} (or .nii)" in err and "accelerated-seg" not in err
@@ -1737,6 +1737,10 @@ def test_a_missing_prediction_in_nnunet_v1s_folder_is_told_in_nnunet_v1s_words(f
             f"predictions): predict this case with nnUNet_predict ... -o {pred_dir}, which names it so, or remove "
             f"its label") in err
     assert read == []
+    for mark in marks:  # another tool's folder: the headers are read, by the stand-in (so it stood where read)
+        (pred_dir / mark).unlink()
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    assert read and "nnU-Net v1" not in capsys.readouterr().err
 
 
 def test_a_prediction_folder_holding_the_labels_folder_names_its_predictions_subfolder(folders, tmp_path, capsys):

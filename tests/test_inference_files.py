@@ -336,7 +336,7 @@ def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is
     """The command line checks the outputs before the inference stack imports and predict_cases again after
     (ninety-second session): each existing label map was read and digested twice, 1.5 s each for a
     512x512x300 one on 2 cores. A file written again is read again."""
-    import accelerated_seg.inference_files as inference_files
+    import accelerated_seg.predict_marks as predict_marks
     from accelerated_seg.inference_files import label_map_descrip, written_by_predict
 
     labels = np.zeros((4, 4, 4), np.uint8)
@@ -349,7 +349,7 @@ def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is
 
     save(labels)
     reads = []
-    monkeypatch.setattr(inference_files.nib, "load", lambda path: reads.append(path) or nib.loadsave.load(path))
+    monkeypatch.setattr(predict_marks.nib, "load", lambda path: reads.append(path) or nib.loadsave.load(path))
     assert written_by_predict(tmp_path / "case.nii.gz") is None and written_by_predict(tmp_path / "case.nii.gz") is None
     assert len(reads) == 1
     save(labels + 1)  # corrected by hand, its header kept
@@ -370,8 +370,8 @@ def test_a_header_nibabels_checks_refuse_is_not_predicts_though_its_descrip_carr
     import gzip
     import struct
 
-    from accelerated_seg.inference_files import (_check_only_predictions_replaced, label_map_descrip,
-                                                 marked_by_predict, written_by_predict)
+    from accelerated_seg.inference_files import label_map_descrip, marked_by_predict, written_by_predict
+    from accelerated_seg.inference_outputs import _check_only_predictions_replaced
 
     labels = np.zeros((4, 4, 4), np.uint8)
     image = nib.Nifti1Image(labels, np.eye(4))

@@ -1,0 +1,455 @@
+"""Which files a prediction reads: the cases in predict's inputs, grouped by nnU-Net's channel naming.
+
+``collect_cases`` turns files, folders and glob patterns (``expand_inputs``) into cases (``group_cases``):
+nnU-Net's channel files (``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ...), one 4D file of every channel, or
+files named by the model's channels (BraTS' ``<case>_t1ce.nii.gz``), by the model's config.json
+(``channels_config``). What is no scan is refused before the model loads, naming it and what to give: an array
+where a path is taken (``check_paths_given``), a dataset.json, a dataset's labelsTr/ or one of its label maps,
+another image format, a folder among one case's files, files that cannot be one case's channels. Headers are
+read only to count a file's volumes, never voxels. Where the outputs go, and which may be written, is
+``inference_outputs``'s; both say a refusal in the caller's words (``predict_names``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from glob import escape as glob_escape
+from pathlib import Path
+from typing import Sequence
+
+import nibabel as nib
+
+from .data.checks import volumes_in
+from .data.errors import DataError
+from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
+from .data.io import content_not_fetched, file_or_unfetched, resource_fork
+from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
+from .predict_names import PredictNames
+
+# nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
+CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
+_ALL_CHANNELS = -1  # a multi-channel model's file without that naming: one 4D file of every channel
+
+
+@dataclass(frozen=True)
+class InputCase:
+    """One case to segment: its id (the output's file name) and one file per channel, in order."""
+
+    id: str
+    channels: tuple[Path, ...]
+
+
+def check_paths_given(given: Sequence[tuple[str, object]], names: PredictNames = PredictNames()) -> None:
+    """Refuse an array, an image or a tensor where a path is taken (``inputs``, ``output``, ...): a numpy
+    array in predict_file's inputs was "expected str, bytes or os.PathLike object, not ndarray", a nibabel
+    image "Cannot slice image objects", and in predict_cases' a file name "too long", of the array's printout,
+    each after the model loaded (ninety-fifth session's probe).
+
+    Args:
+        given: (argument's name, value): a path, a list of paths (the inputs), or None where optional.
+
+    Raises:
+        DataError: naming the argument, what it was given, and what takes that.
+    """
+    for name, value in given:
+        if value is None or isinstance(value, (str, os.PathLike)):
+            continue
+        for item in list(value) if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, os.PathLike)):
+                continue
+            what = _what_it_is(item) + ("" if item is value else " in the list")
+            if name != names.inputs:
+                raise DataError(f"{name} takes a path (str or pathlib.Path), but was given {what}")
+            way = ("; Segmentation.predict takes voxels: Segmentation.load(model_dir).predict(x) with x the array or "
+                   "image" if _is_data(item) else "")
+            raise DataError(f"{name} takes NIfTI files (a str or pathlib.Path each), but was given {what}{way}")
+
+
+def _is_data(value) -> bool:
+    """An array, tensor or image: voxels rather than a name of a file holding them."""
+    return hasattr(value, "shape") or hasattr(value, "dataobj")
+
+
+def _what_it_is(value) -> str:
+    """What a value that is no path is, for a message: "an array (numpy.ndarray, shape (20, 20, 16))", ..."""
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if hasattr(value, "dataobj"):
+        return f"an image ({kind}, shape {tuple(value.shape)})"
+    if hasattr(value, "shape"):
+        return f"an array ({kind}, shape {tuple(value.shape)})"
+    return f"{type(value).__name__} {value!r}"[:120]
+
+
+def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Files, folders (their NIfTI files, not recursive) and glob patterns -> NIfTI files, in order.
+
+    Hidden files are skipped: they are other programs' temporary files (``write_nifti`` uses them).
+    A file reached twice (named, and inside a named folder) counts once.
+
+    Raises:
+        DataError: an input that is neither a file, a folder nor a pattern matching NIfTI files.
+
+    Example:
+        >>> expand_inputs(["scans/", "extra/case_9.nii.gz", "more/*_0000.nii.gz"])  # doctest: +SKIP
+    """
+    files: dict[str, Path] = {}  # absolute path -> as given, ordered and without repeats
+    for item in inputs:
+        for path in _nifti_files(str(item)):
+            # by the path, not its spelling: scans/a.nii.gz and /abs/scans/a.nii.gz were two files giving one
+            # case, refused with "keep one" (seventy-second session's probe). Links are not followed: two
+            # names of one file are two cases.
+            files.setdefault(os.path.abspath(path), path)
+    return list(files.values())
+
+
+def _json_given(json_path: Path) -> str:
+    """What a JSON given as a scan is, and what to give. ``predict Task09_Spleen/dataset.json``, for the scans its
+    "test" list names, was told to convert the JSON with dcm2niix (ninety-seventh session's probe)."""
+    if json_path.name == "config.json" and (json_path.parent / "model.safetensors").is_file():
+        return f"an exported model's config.json, not a scan: its folder is the model, --model {json_path.parent}"
+    try:
+        content = json.loads(json_path.read_text())
+    except (ValueError, OSError):
+        content = None
+    described = isinstance(content, dict) and bool(content.keys() & {"training", "test", "modality", "channel_names"})
+    what = "a dataset's description" if described else "a JSON file"
+    return f"{what}, not a scan; predict takes the scans: {_its_test_scans(json_path)}"
+
+
+def _its_test_scans(json_path: Path) -> str:
+    """Where the scans a dataset.json lists under "test" (the Decathlon's unlabelled ones) lie, or how to give
+    scans at all."""
+    try:
+        listed = json.loads(json_path.read_text()).get("test") or []
+        scans = [resolve(item["image"] if isinstance(item, dict) else item, json_path.parent) for item in listed]
+    except (ValueError, OSError, AttributeError, TypeError, KeyError):  # no JSON object, or no list of paths
+        scans = []
+    folders = sorted({f"{scan.parent}/" for scan in scans})
+    if not folders:
+        return "NIfTI files, their folder or a pattern"
+    which = "that folder" if len(folders) == 1 else "those folders"
+    return f"its \"test\" list's {len(scans)} are in {', '.join(folders)}, give {which}"
+
+
+def _nifti_files(text: str) -> list[Path]:
+    """The NIfTI files one input names."""
+    path = Path(text).expanduser()
+    if not path.exists() and (absent := content_not_fetched(path)) is not None:  # "no such file or folder" before
+        raise DataError(f"{path}: {absent}")
+    if path.is_file():
+        if path.suffix.lower() == ".json":
+            raise DataError(f"{path}: {_json_given(path)}")
+        if (fork := resource_fork(path)) is not None:  # a folder passes over it; given by name, refused before the model
+            raise DataError(f"{path}: {fork}")
+        if Path(os.path.abspath(path)).parent.resolve().name in _LABEL_FOLDERS:  # its folder's name, not a link's
+            raise DataError(_label_map_given(path))
+        if nifti_stem(path) is None and path.name.lower().endswith(OTHER_IMAGE_FORMATS):
+            # named for the file, as a folder of them is told (other_image_files): "dcm2niix or SimpleITK" alone
+            # until the hundred-and-fifth session's review
+            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it, {conversion(path.name)}")
+        if nifti_stem(path) is None:
+            # FreeSurfer's volumes, which nobrainer's users have: the way for them is another tool
+            how = ("mri_convert, or nibabel: nibabel.save(nibabel.load(path), '<case>.nii.gz')"
+                   if path.name.lower().endswith((".mgz", ".mgh")) else "dcm2niix or SimpleITK")
+            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it (e.g. with {how}) "
+                            f"and name it <case>.nii.gz")
+        return [path]
+    if path.is_dir():
+        if path.resolve().name in _LABEL_FOLDERS:
+            raise DataError(_label_folder_given(path))
+        found = sorted(p for p in path.iterdir()
+                       if file_or_unfetched(p) and nifti_stem(p) and not p.name.startswith("."))
+        where = f"folder {path}"
+    elif any(c in text for c in "*?["):
+        found = sorted(p for p in map(Path, _glob(text)) if file_or_unfetched(p) and nifti_stem(p))
+        where = f"pattern {text!r}"
+    else:
+        raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "
+                        f"or a quoted pattern such as 'scans/*.nii.gz'")
+    if not found and (path / "dataset.json").is_file():  # not a pattern over its training images and labels
+        raise DataError(f"{where} holds no .nii/.nii.gz file itself: it is a dataset's folder (its dataset.json); "
+                        f"predict takes the scans: {_its_test_scans(path / 'dataset.json')}")
+    if not found and path.is_dir():  # a folder per case (case_001/image.nii.gz): folders are not searched down
+        below = sorted(p for p in path.glob("*/*") if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
+        if below:
+            example = str(Path(path, "*", below[0].name))
+            raise DataError(f"{where} holds no .nii/.nii.gz file itself, but its subfolders hold {len(below)} "
+                            f"({below[0]}, ...); give them as a quoted pattern such as {example!r}")
+    if not found and path.is_dir() and (others := other_image_files(path)):
+        raise DataError(f"{where} holds no .nii/.nii.gz file{others}")
+    if not found:
+        raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
+    return found
+
+
+# nnU-Net's and the Decathlon's folders of reference label maps, by the images' folder beside each
+_LABEL_FOLDERS = {"labelsTr": "imagesTr", "labelsTs": "imagesTs"}
+
+
+def _label_folder_given(folder: Path) -> str:
+    """What to say of a dataset's labelsTr/ or labelsTs/ given as the scans: its label maps were predicted as
+    if they were scans, without a word (ninety-seventh session's probe). A pattern over it is taken as asked."""
+    images = folder.resolve().parent / _LABEL_FOLDERS[folder.resolve().name]
+    scans = (f"the scans are in {images}/ beside it, give that folder" if images.is_dir()
+             else f"give the scans' folder ({images.name}/ in that layout)")
+    return (f"folder {folder} is a dataset's {folder.resolve().name}/, its reference label maps, not scans: {scans}; "
+            f"to segment its files as scans all the same, give them as a quoted pattern, "
+            f"'{Path(folder, '*.nii.gz')}'")
+
+
+def _label_map_given(label: Path) -> str:
+    """What to say of one label map of a dataset's labelsTr/ or labelsTs/ given as a scan, as of the folder
+    (``_label_folder_given``): the case's scans beside it, nnU-Net's ``<case>_0000`` ... or the Decathlon's
+    ``<case>``, or the layouts' names where none is there. A pattern naming the file alone is taken as asked."""
+    folder = Path(os.path.abspath(label)).parent.resolve()
+    images = folder.parent / _LABEL_FOLDERS[folder.name]
+    case = nifti_stem(label)
+    scans = sorted(p for p in images.glob(f"{glob_escape(case)}*") if p.is_file()
+                   and re.fullmatch(rf"{re.escape(case)}(_\d{{4}})?", nifti_stem(p) or "")) if images.is_dir() else []
+    ending = label.name[len(case):]
+    if scans:
+        named = ", ".join(map(str, scans))
+        scan = (f"its scan is {named} beside it, give that file" if len(scans) == 1
+                else f"its scans are {named} beside it, give those files")
+    else:
+        scan = (f"give its scan ({images.name}/{case}_0000{ending} in nnU-Net's layout, "
+                f"{images.name}/{case}{ending} in the Decathlon's)")
+    # the last letter in brackets: a pattern that matches this one file, whatever the rest of its name holds
+    pattern = glob_escape(str(label)[:-1]) + f"[{label.name[-1]}]"
+    return (f"{label} is a label map of a dataset's {folder.name}/, a reference, not a scan: {scan}; "
+            f"to segment it as a scan all the same, give it as a quoted pattern, '{pattern}'")
+
+
+def _volumes_in_header(path: Path) -> int | None:
+    """3D volumes a NIfTI file holds (``volumes_in``), from its header alone; None where it cannot be read."""
+    try:
+        shape = nib.load(str(path)).shape
+    except Exception:  # nibabel raises many types for a damaged file; reading the case reports it
+        return None
+    return volumes_in(shape)
+
+
+def _glob(pattern: str) -> list[str]:
+    import glob
+
+    return glob.glob(str(Path(pattern).expanduser()), recursive=True)
+
+
+def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | None = None) -> list[InputCase]:
+    """Group files into cases by nnU-Net channel naming.
+
+    Single-channel models: every file is a case; a trailing ``_0000`` is dropped from the id, so
+    ``liver_7_0000.nii.gz`` gives ``liver_7.nii.gz``. Multi-channel models: ``<case>_0000``,
+    ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
+    A multi-channel model's file without that naming is a case of its own whose one file holds every
+    channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read,
+    unless its name ends in ``_<channel name>`` or ``-<channel name>`` of ``channel_names`` (case aside):
+    BraTS' own ``BraTS2021_00000_t1ce.nii.gz`` is channel ``t1ce`` of case ``BraTS2021_00000``.
+    Where one case's channel comes from several folders (a folder per case: ``case_001/image.nii.gz``,
+    ``case_002/image.nii.gz``), each folder is a case of its own, and their ids add the folders below
+    their common one (``case_001_image``), as training names such cases (``unique_ids``).
+
+    Args:
+        files: NIfTI files, e.g. from ``expand_inputs``.
+        in_channels: channels the model takes.
+        channel_names: channel index (str or int) -> name (``config.json``): files named by them, and messages.
+
+    Raises:
+        DataError: every problem found, one line each: a file without channel naming, a missing or
+            extra channel, two files giving the same case.
+
+    Example:
+        >>> [c.id for c in group_cases([Path("a_0000.nii.gz"), Path("a_0001.nii.gz")], 2)]
+        ['a']
+    """
+    names = {int(k): v for k, v in (channel_names or {}).items()}
+    by_name: dict[str, dict[int, list[Path]]] = {}
+    separator_of: dict[str, str] = {}  # a case whose files are named by the channels' names: "_" or "-"
+    problems = []
+    for path in files:
+        raise_a_dropped_interrupt()  # one dropped as the header before was closed (dropped_interrupts.py)
+        stem = nifti_stem(path)
+        match = CHANNEL_FILE.match(stem)
+        if in_channels == 1:
+            case, channel = (match["case"], 0) if match and match["channel"] == "0000" else (stem, 0)
+        # One file holding every channel along a 4th axis, whatever its name: a 4D "pat_0001.nii.gz"
+        # was taken for channel 0001 and refused as a case lacking channel 0000 (seventy-fourth session).
+        # A file whose header cannot be read and whose name gives no channel goes the same way: the read says why.
+        elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
+            case, channel = stem, _ALL_CHANNELS
+        elif held is not None and held > 1:  # "rename it" (or a case lacking channels) said nothing of its count
+            problems.append(f"{path}: a 4D image of {held} volumes (x, y, z, {held}), but the model takes "
+                            f"{in_channels} channels{_named(names)}: give a 4D file of those {in_channels}, or one 3D "
+                            f"file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
+            continue
+        elif match is None and (named := _named_channel(stem, names)):
+            case, separator_of[case], channel = named
+        elif match is None:
+            by_names = (f" or by the channels' names, <case>_{names[0]}.nii.gz ... <case>_{names[in_channels - 1]}"
+                        f".nii.gz" if {0, in_channels - 1} <= names.keys() else "")
+            problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
+                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel){by_names}, "
+                            f"or hold all {in_channels} as one 4D (x, y, z, {in_channels}) image; rename it")
+            continue
+        else:
+            case, channel = match["case"], int(match["channel"])
+        by_name.setdefault(case, {}).setdefault(channel, []).append(path)
+
+    cases = []
+    for case, case_id, channels in _split_by_folder(by_name):
+        if _ALL_CHANNELS in channels:
+            if len(channels) > 1 or len(channels[_ALL_CHANNELS]) > 1:
+                problems.append(f"case {case_id!r}: {channels[_ALL_CHANNELS][0]} holds every channel, but other files "
+                                f"give the case too; keep one of the two forms")
+            else:
+                cases.append(InputCase(case_id, (channels[_ALL_CHANNELS][0],)))
+            continue
+        for channel, paths in sorted(channels.items()):
+            if len(paths) > 1:
+                problems.append(f"case {case_id!r}: {len(paths)} files give channel {channel:04d} "
+                                f"({', '.join(map(str, paths))}); keep one")
+            if channel >= in_channels:
+                problems.append(f"{paths[0]}: channel {channel:04d}, but the model takes {in_channels} channel(s) "
+                                f"(0000..{in_channels - 1:04d}); remove it or use another model")
+        missing = [c for c in range(in_channels) if c not in channels]
+        if missing:
+            described = ", ".join((f"{case}{separator_of[case]}{names[c]}.nii.gz ({names[c]})" if case in separator_of
+                                   else f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else ""))
+                                  for c in missing)
+            problems.append(f"case {case_id!r} lacks channel file(s) {described}; add them next to the others"
+                            + _in_another_format(next(iter(channels.values()))[0].parent, case, missing))
+        cases.append(InputCase(case_id, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
+    repeated = [case_id for case_id, count in Counter(c.id for c in cases).items() if count > 1]
+    for case_id in repeated:  # e.g. a/scan.nii.gz and a_scan.nii.gz: one output for two cases
+        problems.append(f"case id {case_id!r} is given by " + ", ".join(
+            str(c.channels[0]) for c in cases if c.id == case_id) + "; rename one")
+    if problems:
+        raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
+    return sorted(cases, key=lambda c: c.id)
+
+
+def _in_another_format(folder: Path, case: str, missing: list[int]) -> str:
+    """The missing channels' files that lie beside the others in a format nnU-Net reads and predict does not
+    (``case_0000.mha`` beside ``case_0001.nii.gz``), with the conversion: "add them next to the others" alone
+    pointed at a file that is there (hundred-and-fifth session). Empty where there is none."""
+    there = [(f"{case}_{channel:04d}{ending}", ending) for channel in missing for ending in OTHER_IMAGE_FORMATS
+             if (folder / f"{case}_{channel:04d}{ending}").is_file()]
+    if not there:
+        return ""
+    names = ", ".join(name for name, _ in there)
+    return (f" ({names} {'is' if len(there) == 1 else 'are'} there, which predict does not read: only NIfTI; "
+            f"convert {'it' if len(there) == 1 else 'them'}, {conversion(*there[0])})")
+
+
+def _named_channel(stem: str, names: dict[int, str]) -> tuple[str, str, int] | None:
+    """(case, separator, channel) of a file named by one of the model's channel names, as BraTS names its
+    files (``BraTS2021_00000_t1ce``; BraTS 2023's ``BraTS-GLI-00000-000-t1c``), case aside; None otherwise.
+    The longest name is tried first: beside channels ``flair`` and ``t2_flair``, ``a_t2_flair`` is case ``a``."""
+    for channel, name in sorted(names.items(), key=lambda item: -len(str(item[1]))):
+        for separator in "_-":
+            suffix = f"{separator}{name}".lower()
+            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+                return stem[:-len(suffix)], separator, channel
+    return None
+
+
+def _named(names: dict[int, str]) -> str:
+    """The channels' names from config.json, in order, for a message: " (T1, FLAIR)", or ""."""
+    return f" ({', '.join(str(names[c]) for c in sorted(names))})" if names else ""
+
+
+def _split_by_folder(by_name: dict[str, dict[int, list[Path]]]) -> list[tuple[str, str, dict[int, list[Path]]]]:
+    """(case name, id, channel -> files): a name whose channel comes from several folders is a case per
+    folder. Until the seventy-second session files were grouped by name alone: a folder per case
+    (``case_001/image.nii.gz``, ...) made one case "image" of every scan, refused with "keep one"."""
+    kept, split = [], {}  # split: (folder, name) -> channel -> files
+    for case, channels in by_name.items():
+        if any(len({path.absolute().parent for path in paths}) > 1 for paths in channels.values()):
+            for channel, paths in channels.items():
+                for path in paths:
+                    split.setdefault((path.absolute().parent, case), {}).setdefault(channel, []).append(path)
+        else:  # one folder (or channels spread over folders, one file each): grouped by name as always
+            kept.append((case, case, channels))
+    ids = unique_ids([folder / f"{case}.nii.gz" for folder, case in split], [None] * len(split)) if split else []
+    return kept + [(case, case_id, channels) for (_, case), case_id, channels in zip(split, ids, split.values())]
+
+
+def home_expanded(path: str | Path | None) -> Path | None:
+    """``path`` with a leading ``~`` made the home folder, as the command line reads it (``cli.path_argument``);
+    None stays None. Python's callers of predict had the scans' ``~`` expanded (``expand_inputs``) and the
+    outputs' not: ``predict_cases(model, ["~/scans"], "~/preds")`` wrote into a folder named ``~`` in the
+    working directory, which ``rm -rf ~`` deletes with one's home, and ``predict_file`` and
+    ``Segmentation.predict`` said "~/scan.nii.gz: no such file" (an audit's probe)."""
+    return None if path is None else Path(os.path.expanduser(path))
+
+
+def channels_config(configs: list[dict]) -> dict | None:
+    """The models' config.json, by which the inputs are grouped into cases before the models load, where
+    each model's says the same of the channels and says it as training writes it; else None (a hand edit,
+    members of an ensemble that differ: the loading of the models says what is wrong)."""
+    from .config import is_whole_number
+
+    def channels(config: dict) -> tuple:
+        return config.get("in_channels"), config.get("channels")
+
+    first = configs[0]
+    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
+            or any(channels(config) != channels(first) for config in configs[1:])):
+        return None
+    return first
+
+
+def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
+    """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
+    with interrupts_kept():  # a Ctrl-C as nibabel closes a header's file raised, not dropped (dropped_interrupts.py)
+        return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
+
+
+def check_no_folder_as_a_channel(channels: Sequence[str | Path], names: PredictNames = PredictNames()) -> None:
+    """Refuse a folder among one case's files: a folder of cases is another call's (``names.several_cases``).
+    ``predict_file(model, "scans/", ...)`` and ``Segmentation.predict("scans/")`` were told so after the model
+    loaded, of the command line (``accelerated-seg predict --model MODEL scans/ --output OUT``), until the
+    ninety-fifth session.
+
+    Raises:
+        DataError: naming the folder, as the caller gives it, and the call that segments the cases in it.
+    """
+    for path in channels:
+        if Path(path).is_dir():
+            raise DataError(f"{names.inputs} names the folder {path}, but takes one case's files (one per channel): "
+                            f"to segment the cases in it, {names.several_cases.format(folder='<folder>')}")
+
+
+def check_channel_count(channels: Sequence[str | Path], config: dict | None,
+                        names: PredictNames = PredictNames(), what: str = "files") -> None:
+    """Refuse files that cannot be one case's channels for the model of ``config``: one file (every channel
+    in it), or one per channel. A one-channel model given several was most likely meant to segment several
+    cases, which another call does (``names.several_cases``).
+
+    Raises:
+        DataError: naming how many files (``what``: images, ...) were given, as the caller names them, and the
+            way for each meaning.
+    """
+    if config is None or len(channels) in (1, in_channels := config["in_channels"]):
+        return  # None: config.json says nothing sure of the channels, and the loading of the model says why
+    shown = ", ".join(map(str, channels[:3])) + (", ..." if len(channels) > 3 else "")
+    given = f"{names.inputs} gives {len(channels)} {what} ({shown}) as the channels of one case"
+    if in_channels == 1:
+        raise DataError(f"{given}, but the model takes one channel ({channel_order(config)}): to segment them as "
+                        f"{len(channels)} cases, {names.several_cases.format(folder='<folder>')}; for one case, "
+                        f"give its one file")
+    raise DataError(f"{given}, but the model takes {in_channels}: give one file per channel, in the order "
+                    f"{channel_order(config)}, or one 4D file (x, y, z, {in_channels}) of them all")
+
+
+def channel_order(config: dict) -> str:
+    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)", each by its index
+    alone where config.json names none (config.json's dict, {'0': 'T1', ...}, was said as it is until the
+    ninety-first session)."""
+    names = {int(index): name for index, name in (config.get("channels") or {}).items()}
+    return ", ".join(f"channel {index}" + (f" ({names[index]})" if index in names else "")
+                     for index in range(config["in_channels"]))
