@@ -1313,7 +1313,7 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
 
 def test_an_input_that_names_no_nifti_file_is_refused_before_the_inference_stack_imports(tmp_path):
     """A mistyped input, an empty folder, another format's file, a folder of case folders: found with the
-    file system alone (inference_files.expand_inputs), but refused only after torch, accelerate and MONAI
+    file system alone (inference_inputs.expand_inputs), but refused only after torch, accelerate and MONAI
     had imported, 3-5 s on 2 cores, until the ninety-first session."""
     from refusals import run_probing_imports
 

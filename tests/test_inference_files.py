@@ -1,5 +1,7 @@
 """The cases in predict's inputs: files, folders and patterns, channels grouped by nnU-Net's naming
-(``inference_files``). No voxels are read: the files are empty unless a test needs a header."""
+(``inference_inputs``), and the outputs predict may write (``inference_outputs``, ``predict_marks``), each imported
+from ``inference_files`` as before its split where it is public. No voxels are read: the files are empty unless a
+test needs a header."""
 
 import json
 import re

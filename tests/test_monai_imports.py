@@ -163,7 +163,7 @@ def test_the_entry_modules_of_training_and_predict_processes_run_none_of_those_p
     seen = _run("import json, sys\n"
                 "def ran(packages):\n"
                 "    return sorted(package for package, module in packages.items() if module in sys.modules)\n"
-                "import accelerated_seg.inference, accelerated_seg.inference_files\n"
+                "import accelerated_seg.inference, accelerated_seg.inference_outputs\n"
                 "import accelerated_seg.inference_distributed\n"
                 f"predict = ran({{**{_RUN_ONLY_BY_THE_PACKAGE!r}, **{_RUN_BY_TRAINING_ALONE!r}}})\n"
                 "import accelerated_seg.train\n"
