@@ -703,7 +703,7 @@ def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict
 
 
 # --------------------------------------------------------------------------------------------------
-# Names that moved to inference_cases (the many-case driver), still importable from here
+# Names that left with the code moved to inference_cases and inference_reading, still importable from here
 # --------------------------------------------------------------------------------------------------
 
 # inference_cases imports this module, so this one cannot import it back at its top, nor at its bottom (imported
