@@ -60,15 +60,15 @@ from pathlib import Path
 
 import torch
 
-from .benchmark_train_accelerator import (_check_strategy, _compile_settings, _ddp_options, _fresh_accelerator,
-                                          _is_fsdp2, _sharding, precision_not_in_effect)
-from .benchmark_train_blocks import (EPOCHS_IN_ONE_PASS, _allreduce_timing, _interleaved_blocks, _our_loop,
-                                     _run_our_block, _synchronize)
-from .benchmark_train_data import SyntheticPatches, _real_patches
-from .benchmark_train_results import (_loop_summary, _nonfinite_record, _plain_baseline, _results, format_table,
-                                      measured_under, nonfinite_note, result_name)
+from .benchmark_train_accelerator import (check_strategy, ddp_options, fresh_accelerator, is_fsdp2,
+                                          lever_compile_settings, precision_not_in_effect, sharding_in_effect)
+from .benchmark_train_blocks import (EPOCHS_IN_ONE_PASS, allreduce_timing, interleaved_blocks, our_loop, run_our_block,
+                                     synchronize)
+from .benchmark_train_data import SyntheticPatches, real_patches
+from .benchmark_train_results import (format_table, loop_summary, measured_under, nonfinite_note, nonfinite_record,
+                                      plain_baseline, result_name, sweep_results)
 from .benchmark_train_settings import (COMPILE_MODES, DATA_SOURCES, KITS19_EPOCH_SAMPLES, LEVERS, TimingSettings,
-                                       TrainCase, _flags, check_settings, parse_model_args)
+                                       TrainCase, case_flags, check_settings, parse_model_args)
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
 from .data.gpu_augment import place_spatial_augmentation
@@ -82,12 +82,15 @@ from .results_so_far import out_of_memory_named
 
 # The names that moved to the benchmark_train_*.py modules beside this one are imported here as well:
 # ``from accelerated_seg.benchmark_train import TimingSettings`` and the like keep working, as the same objects.
+# The driver calls its pieces by these names, so a script replaces one here (our_loop, run_our_block, and
+# plain_loop's make_plain_loop, run_block, step_breakdown); set in its home module, a replacement is ignored.
 __all__ = ["benchmark_train", "run_from_cli",  # and, from where they now live:
            "COMPILE_MODES", "DATA_SOURCES", "KITS19_EPOCH_SAMPLES", "LEVERS", "TimingSettings", "TrainCase",
            "check_settings", "parse_model_args",  # benchmark_train_settings
-           "precision_not_in_effect",  # benchmark_train_accelerator
+           "fresh_accelerator", "lever_compile_settings", "precision_not_in_effect",
+           "sharding_in_effect",  # benchmark_train_accelerator
            "SyntheticPatches",  # benchmark_train_data
-           "EPOCHS_IN_ONE_PASS", "_synchronize",  # benchmark_train_blocks
+           "EPOCHS_IN_ONE_PASS", "our_loop", "run_our_block", "synchronize",  # benchmark_train_blocks
            "format_table", "measured_under", "nonfinite_note", "result_name"]  # benchmark_train_results
 
 
@@ -134,20 +137,20 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
             runs.append(kept[row])
             continue
         # what lasts while the configuration is measured; out of memory, it stops the run unwritten (results_so_far)
-        with contextlib.ExitStack() as case_scope, out_of_memory_named(_flags(case), "lower --batch or --patch"):
+        with contextlib.ExitStack() as case_scope, out_of_memory_named(case_flags(case), "lower --batch or --patch"):
             run = _measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope)
         main = run.pop("_is_main_process")
         runs.append(run)
         _release_memory()  # the configuration's models, optimizers and data, before the next one
         if on_measured is not None and main:
-            on_measured(_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs,
+            on_measured(sweep_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs,
                                  complete=len(runs) == len(cases)), len(cases))
     from accelerate.state import PartialState
 
     if main is None:  # every configuration kept from a stopped run
         main = PartialState().is_main_process
     PartialState().destroy_process_group()  # a no-op in one process
-    return {**_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs, complete=True),
+    return {**sweep_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs, complete=True),
             "is_main_process": main}
 
 
@@ -167,9 +170,9 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     from .preparation import adapt_to_strategy
     from .ranks import on_main
 
-    accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing),
+    accelerator = fresh_accelerator(case.precision, ddp_options(case, timing),
                                      cudnn_benchmark=not case.uses("no_cudnn_benchmark"))
-    _check_strategy(accelerator, case)
+    check_strategy(accelerator, case)
     if note := honour_fsdp1_sharding(accelerator):  # an accelerate config profile's FSDP1 sharding, as train's
         accelerator.print(f"note: {note}")
     # Per-device batch, no accumulation, training's clipping: what train() writes into a DeepSpeed config.
@@ -186,7 +189,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     model = build_from_spec(spec)
     # Each loop gets a copy made the same way, so that nothing but the loops differs; under FSDP2 a
     # third copy for the plain loop sharded by hand.
-    fsdp2 = _is_fsdp2(accelerator)
+    fsdp2 = is_fsdp2(accelerator)
     copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
     norms_swapped = None  # how many InstanceNorms the lever changed in each copy (0: none, the lever a no-op)
     if case.uses("channels_last_norm"):
@@ -207,12 +210,12 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     workdir = None
     if timing.data == "real":
         workdir = on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
-        dataset = _real_patches(case, timing, samples_per_block, accelerator, Path(workdir))
+        dataset = real_patches(case, timing, samples_per_block, accelerator, Path(workdir))
     else:
         dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
                                    timing.classes, device, timing.seed)
     workers = timing.num_workers if timing.data == "real" else 0
-    ours = _our_loop(accelerator, ours_model, dataset, case.batch, case.optim, workers, timing.seed, loss_fn)
+    ours = our_loop(accelerator, ours_model, dataset, case.batch, case.optim, workers, timing.seed, loss_fn)
     plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
                             loss_fn=loss_fn)
     # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
@@ -222,15 +225,15 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
         plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
                                       sharded=True, loss_fn=loss_fn)
-    compiled = _compile_settings(accelerator, case, timing)
+    compiled = lever_compile_settings(accelerator, case, timing)
     if compiled is not None:  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, compiled)
         for other in filter(None, (plain, plain_fsdp2)):
             other.model.compile(**compiled)
-    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: run_block(plain)}
+    blocks = {"ours": lambda: run_our_block(ours, timing.steps), "plain": lambda: run_block(plain)}
     if plain_fsdp2 is not None:
         blocks["plain_fsdp2"] = lambda: run_block(plain_fsdp2)
-    timeline, warmup = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
+    timeline, warmup = interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
 
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
               "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
@@ -239,7 +242,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
               "augment_on": place_spatial_augmentation(timing.augment_on, device) if timing.data == "real" else None,
               "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
-              "sharding": _sharding(accelerator, zero3_leaves), "plain_baseline": _plain_baseline(accelerator),
+              "sharding": sharding_in_effect(accelerator, zero3_leaves), "plain_baseline": plain_baseline(accelerator),
               "steps_per_block": timing.steps, "norms_as_group_norms": norms_swapped,
               "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
               "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
@@ -251,7 +254,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     for name in blocks:  # in block order (the timeline flips the loops' order every round)
         rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
                  if b["loop"] == name]
-        result[name] = _loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples)
+        result[name] = loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples)
         own = [b for b in timeline if b["loop"] == name]
         # Share of the block time spent blocked on the next batch (the slowest rank's per block).
         result[name]["data_wait_pct"] = round(100 * sum(b["data_wait_s"] for b in own)
@@ -260,7 +263,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # does not count; the plain loop steps it anyway. Said per loop, so that a rate they skew is seen.
     for name, loop in (("ours", ours), ("plain", plain), ("plain_fsdp2", plain_fsdp2)):
         if loop is not None:
-            result[name].update(_nonfinite_record(loop, accelerator))
+            result[name].update(nonfinite_record(loop, accelerator))
     ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
     result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
     result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
@@ -301,7 +304,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     result["ours_step_breakdown_ms"] = None
     result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
                                           "its overhead (instrumenting inside it would need hooks in train.py)")
-    result["allreduce"] = _allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
+    result["allreduce"] = allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
     if workdir is not None:  # the phantoms and their cache, once both loops are done with them
         accelerator.wait_for_everyone()
         if accelerator.is_main_process:

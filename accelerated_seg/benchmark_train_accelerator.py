@@ -4,7 +4,7 @@ would not run what the configuration's row is labelled with (the launch's strate
 the profile overrides, channels-last or compile where they cannot take effect), before any work.
 
 Also here: the torch.compile settings of a compile lever as training derives them under this strategy
-(``_compile_settings``), and how the strategy shards the run (``_sharding``), which the result records.
+(``lever_compile_settings``), and how the strategy shards the run (``sharding_in_effect``), which the result records.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from .benchmark_train_settings import TimingSettings, TrainCase, _flags
+from .benchmark_train_settings import TimingSettings, TrainCase, case_flags
 from .config import ConfigError
 from .host_cpu import emulated_bf16_warning
 
 
-def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
+def fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
     """An Accelerator configured exactly as training configures it (``preparation.make_accelerator``), with the
     benchmark's precision (each configuration its own, see ``strategy.next_accelerator_in``)."""
     from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
@@ -34,7 +34,7 @@ def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
         return make_accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
 
 
-def _check_strategy(accelerator, case: TrainCase) -> None:
+def check_strategy(accelerator, case: TrainCase) -> None:
     """The strategy measured must be the one the launch asked for: training's checks, before any work."""
     from .compilation import check_compilable
     from .preparation import channels_last_error
@@ -68,7 +68,7 @@ def precision_not_in_effect(mixed_precision: str, case: TrainCase) -> str | None
     if mixed_precision == MIXED_PRECISION[case.precision]:
         return None
     runs = PRECISION_OF_MIXED.get(mixed_precision, mixed_precision)
-    said = (f"{_flags(case)}: accelerate runs {runs} (mixed precision {mixed_precision}), so the row would be "
+    said = (f"{case_flags(case)}: accelerate runs {runs} (mixed precision {mixed_precision}), so the row would be "
             f"labelled {case.precision} and measure {runs}")
     file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
     if requested_strategy() == "DeepSpeed" and file != "none":
@@ -77,7 +77,7 @@ def precision_not_in_effect(mixed_precision: str, case: TrainCase) -> str | None
     return f"{said}. Measure it under a launch that runs --precision {case.precision}"
 
 
-def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:
+def sharding_in_effect(accelerator, zero3_leaves: list[str]) -> dict | None:
     """How FSDP or DeepSpeed shards this run (None under DDP or one process): part of what is measured.
     ``zero3_leaves``: the blocks ZeRO-3 gathers whole (train.zero3_leaf_blocks)."""
     from accelerate.utils import DistributedType
@@ -95,7 +95,7 @@ def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:
     return None
 
 
-def _ddp_options(case: TrainCase, timing: TimingSettings):
+def ddp_options(case: TrainCase, timing: TimingSettings):
     """The DDP options of this configuration: --ddp-bucket-mb and the case's DDP levers."""
     from .config import DDPConfig
 
@@ -103,7 +103,7 @@ def _ddp_options(case: TrainCase, timing: TimingSettings):
                      gradient_as_bucket_view=case.uses("ddp_bucket_view"))
 
 
-def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> dict | None:
+def lever_compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> dict | None:
     """The torch.compile keyword arguments of the case's compile lever, as training derives them from
     train.compile (static shapes under FSDP2 among them); None where the case does not compile."""
     from .compilation import compile_settings, settings_for_strategy
@@ -115,7 +115,7 @@ def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> d
     return settings_for_strategy(accelerator, compile_settings(requested))
 
 
-def _is_fsdp2(accelerator) -> bool:
+def is_fsdp2(accelerator) -> bool:
     from accelerate.utils import DistributedType
 
     return (accelerator.distributed_type == DistributedType.FSDP

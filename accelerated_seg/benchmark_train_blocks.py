@@ -1,9 +1,9 @@
 """``benchmark train``'s timed blocks: our loop run block by block, and every loop's blocks timed alike.
 
-Ours is ``train.run_loop`` over a ``Loop`` built as ``train``/``fit`` build it (``_our_loop``); a block is
-``steps`` more optimizer steps of it, by raising ``loop.settings.max_steps`` (``_run_our_block``). The plain
-loop's block is ``plain_loop.run_block``. ``_interleaved_blocks`` runs the loops' blocks in alternating order
-after untimed warm-up rounds, each block's time the slowest rank's; ``_allreduce_timing`` times one all-reduce
+Ours is ``train.run_loop`` over a ``Loop`` built as ``train``/``fit`` build it (``our_loop``); a block is
+``steps`` more optimizer steps of it, by raising ``loop.settings.max_steps`` (``run_our_block``). The plain
+loop's block is ``plain_loop.run_block``. ``interleaved_blocks`` runs the loops' blocks in alternating order
+after untimed warm-up rounds, each block's time the slowest rank's; ``allreduce_timing`` times one all-reduce
 of the gradients' size apart from training.
 """
 
@@ -25,7 +25,7 @@ from .plain_loop import benchmark_optimizer
 EPOCHS_IN_ONE_PASS = 10**6  # more blocks than any benchmark runs: the real loader never starts a second pass
 
 
-def _our_loop(accelerator, model, dataset, batch: int, optim: OptimConfig | None = None, workers: int = 0,
+def our_loop(accelerator, model, dataset, batch: int, optim: OptimConfig | None = None, workers: int = 0,
               seed: int = 0, loss_fn=None):
     from .data.loader import train_loader
     from .preparation import keep_the_optimizer_under_offload
@@ -47,7 +47,7 @@ def _our_loop(accelerator, model, dataset, batch: int, optim: OptimConfig | None
                 checkpoints_dir=Path(tempfile.gettempdir()) / "accelerated_seg_benchmark_unused")
 
 
-def _run_our_block(loop, steps: int) -> float:
+def run_our_block(loop, steps: int) -> float:
     """``steps`` more optimizer steps of run_loop; returns the seconds its clock spent waiting for data."""
     from .train import run_loop
 
@@ -57,7 +57,7 @@ def _run_our_block(loop, steps: int) -> float:
     return loop.clock.waited_total_s - waited
 
 
-def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> tuple[list[dict], dict]:
+def interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> tuple[list[dict], dict]:
     """Run each loop's block in turn: ``warmup`` rounds untimed, then ``timed`` rounds timed.
 
     The order flips every round (ours, plain | plain, ours | ours, plain ...): a steady drift in the
@@ -71,7 +71,7 @@ def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> t
         for name, run in blocks.items():
             start = time.perf_counter()
             run()
-            _synchronize(device)
+            synchronize(device)
             warmup_s[name] += time.perf_counter() - start
     timeline = []
     for block in range(timed):
@@ -81,7 +81,7 @@ def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> t
             start_bytes = _start_memory_stats(device)
             start = time.perf_counter()
             waited = run()
-            _synchronize(device)
+            synchronize(device)
             seconds = time.perf_counter() - start
             entry = {"loop": name, "block": block, "seconds": seconds}
             if device.type == "cuda":
@@ -102,12 +102,12 @@ def _start_memory_stats(device) -> int:
     return torch.cuda.memory_allocated(device)
 
 
-def _synchronize(device) -> None:
+def synchronize(device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
 
-def _allreduce_timing(numel: int, accelerator) -> dict:
+def allreduce_timing(numel: int, accelerator) -> dict:
     """One all-reduce of a gradient-sized fp32 buffer, timed apart from training (median of
     5 after one warm-up). DDP moves the same bytes, but in 25 MiB buckets overlapped with
     backward; this is the communication's cost if nothing overlapped it."""
@@ -119,10 +119,10 @@ def _allreduce_timing(numel: int, accelerator) -> dict:
     times = []
     for _ in range(repeats):
         accelerator.wait_for_everyone()
-        _synchronize(device)
+        synchronize(device)
         start = time.perf_counter()
         dist.all_reduce(buffer)
-        _synchronize(device)
+        synchronize(device)
         times.append(time.perf_counter() - start)
     seconds = float(accelerator.gather(torch.tensor([statistics.median(times)], device=device)).max())
     size = numel * 4

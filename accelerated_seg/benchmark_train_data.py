@@ -1,5 +1,5 @@
 """``benchmark train``'s data, the same for both loops: ``SyntheticPatches``, random patches already on the
-device (``--data synthetic``, the default: the training framework's cost alone), or ``_real_patches``, phantom
+device (``--data synthetic``, the default: the training framework's cost alone), or ``real_patches``, phantom
 volumes through training's own data path (``--data real``: cache, foreground sampling, augmentation, loader
 workers). Either holds exactly one timed block's samples, so a block is one epoch for both loops.
 """
@@ -35,7 +35,7 @@ class SyntheticPatches(torch.utils.data.Dataset):
         return {"image": self.images[k], "label": self.labels[k]}
 
 
-def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: int, accelerator, root: Path):
+def real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: int, accelerator, root: Path):
     """The training data path on phantom volumes: written once under ``root``, checked, preprocessed
     into the cache, then sampled with foreground oversampling and the "light" augmentation, exactly
     as ``train`` builds its patches. The epoch is one timed block (cases x patches per case). Both

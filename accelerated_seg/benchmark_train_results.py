@@ -1,6 +1,7 @@
-"""``benchmark train``'s result: what it was measured under (``measured_under``: the settings and the launch,
-which a stopped run's rows must agree with to be kept), each loop's figures from its timed blocks
-(``_loop_summary``: samples/s, TFLOP/s, MFU, the time and cost of an epoch, peak memory), the steps either loop
+"""``benchmark train``'s result: the whole of it so far (``sweep_results``), what it was measured under
+(``measured_under``: the settings and the launch, which a stopped run's rows must agree with to be kept), what
+the plain loop is under this launch (``plain_baseline``), each loop's figures from its timed blocks
+(``loop_summary``: samples/s, TFLOP/s, MFU, the time and cost of an epoch, peak memory), the steps either loop
 met with non-finite gradients, and the result said: its file name (``result_name``), its table
 (``format_table``) and a note where non-finite steps make a rate unclean (``nonfinite_note``).
 
@@ -20,7 +21,7 @@ from .benchmark_train_settings import TimingSettings
 from .host_cpu import load_average
 
 
-def _results(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tflops, load_before,
+def sweep_results(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tflops, load_before,
              runs: list[dict], complete: bool) -> dict:
     """``benchmark_train``'s result for the configurations measured so far."""
     return {**measured_under(timing, price_per_gpu_hour, epoch_samples, peak_tflops),
@@ -56,7 +57,7 @@ def _launch() -> dict:
     return launch
 
 
-def _plain_baseline(accelerator) -> str:
+def plain_baseline(accelerator) -> str:
     """What the plain loop is under this launch. It never shards: under FSDP or DeepSpeed the ratio
     is what the sharded strategy costs on top of our loop's own overhead (the issue's >= 0.90 target).
     Under FSDP2 the third loop (``against_plain_fsdp2``) splits that cost between FSDP2 and us."""
@@ -66,7 +67,7 @@ def _plain_baseline(accelerator) -> str:
     return "the bare network in one process, forward/loss/backward/clip/step/zero_grad"
 
 
-def _loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples) -> dict:
+def loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples) -> dict:
     rate = float(statistics.median(rates))
     summary = {"samples_per_s": round(rate, 4), "samples_per_s_blocks": [round(r, 4) for r in rates],
                "achieved_tflops": _significant(flops * rate / 1e12),
@@ -93,7 +94,7 @@ def _significant(x: float) -> float:
     return float(f"{x:.4g}")
 
 
-def _nonfinite_record(loop, accelerator) -> dict:
+def nonfinite_record(loop, accelerator) -> dict:
     """The steps ``loop`` met with non-finite gradients: skipped by run_loop's (each consumed its
     batches without advancing the step), stepped anyway by a plain one. (benchmarks/harness_checks.py
     puts either kind of loop in either place.)"""

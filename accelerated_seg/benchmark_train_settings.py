@@ -237,7 +237,7 @@ def _device_type() -> str:
     return "cuda" if torch.cuda.is_available() and not forced_cpu else "cpu"
 
 
-def _flags(case: TrainCase) -> str:
+def case_flags(case: TrainCase) -> str:
     """The configuration as the flags that choose it, for a line about it."""
     lever = "" if case.lever == "none" else f" --lever {case.lever}"
     return (f"--model {case.model} --patch {'x'.join(map(str, case.patch))} --batch {case.batch} "

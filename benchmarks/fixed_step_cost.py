@@ -42,21 +42,21 @@ def measure(steps: int, rounds: int) -> dict:
     from accelerate import optimizer as accelerated_optimizer
     from accelerate.utils import set_seed
 
-    accelerator = bt._fresh_accelerator("fp32")  # as training builds it: the workaround is applied
+    accelerator = bt.fresh_accelerator("fp32")  # as training builds it: the workaround is applied
     cached = accelerated_optimizer.is_lomo_available
     shipped = cached.__wrapped__  # functools.cache keeps the function it wraps
     cached()  # the one search per process, made before anything is counted
     set_seed(0)
     network = torch.nn.Conv3d(1, 2, kernel_size=1)
     patches = bt.SyntheticPatches(steps * 2, 2, 1, (4, 4, 4), 2, accelerator.device)
-    ours = bt._our_loop(accelerator, copy.deepcopy(network), patches, 2)
+    ours = bt.our_loop(accelerator, copy.deepcopy(network), patches, 2)
     plain = plain_loop.make_plain_loop(copy.deepcopy(network), patches, 2, "fp32", accelerator)
 
     def our_block(lookup):
         def run():
             accelerated_optimizer.is_lomo_available = lookup
             try:
-                bt._run_our_block(ours, steps)
+                bt.run_our_block(ours, steps)
             finally:
                 accelerated_optimizer.is_lomo_available = cached
         return run
@@ -70,7 +70,7 @@ def measure(steps: int, rounds: int) -> dict:
         for name, run in order if round_ % 2 == 0 else order[::-1]:
             wall, thread = time.perf_counter(), time.thread_time()
             run()
-            bt._synchronize(accelerator.device)  # a GPU's queued work belongs to its block
+            bt.synchronize(accelerator.device)  # a GPU's queued work belongs to its block
             thread_us[name].append((time.thread_time() - thread) / steps * 1e6)
             wall_us[name].append((time.perf_counter() - wall) / steps * 1e6)
     result = {"settings": {"network": "Conv3d(1, 2, kernel_size=1)", "patch": [4, 4, 4], "batch": 2,

@@ -48,24 +48,24 @@ from accelerated_seg import benchmark, benchmark_train, cli  # noqa: E402  (afte
 
 PRECISION_OF = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}  # accelerate's mixed_precision -> ours
 
-build_ours, build_plain = benchmark_train._our_loop, benchmark_train.make_plain_loop
-run_ours, run_plain = benchmark_train._run_our_block, benchmark_train.run_block
+build_ours, build_plain = benchmark_train.our_loop, benchmark_train.make_plain_loop
+run_ours, run_plain = benchmark_train.run_our_block, benchmark_train.run_block
 breakdown_of = benchmark_train.step_breakdown
 built_in_ours_place = []  # the plain loops built in ours' place, one per configuration
 
 
-def _plain_in_ours_place(accelerator, model, dataset, batch, fused=False, workers=0, seed=0, loss_fn=None):
-    plain = build_plain(model, dataset, batch, PRECISION_OF[accelerator.mixed_precision], accelerator, fused, workers,
+def _plain_in_ours_place(accelerator, model, dataset, batch, optim=None, workers=0, seed=0, loss_fn=None):
+    plain = build_plain(model, dataset, batch, PRECISION_OF[accelerator.mixed_precision], accelerator, optim, workers,
                         loss_fn=loss_fn)
     built_in_ours_place.append(plain)
     return plain
 
 
-def _ours_in_plain_place(model, dataset, batch, precision, accelerator, fused=False, workers=0, sharded=False,
+def _ours_in_plain_place(model, dataset, batch, precision, accelerator, optim=None, workers=0, sharded=False,
                          loss_fn=None):
     if sharded:
         raise SystemExit("harness_checks.py: FSDP2's hand-sharded plain loop is outside these checks")
-    loop = build_ours(accelerator, model, dataset, batch, fused, workers, loss_fn=loss_fn)
+    loop = build_ours(accelerator, model, dataset, batch, optim, workers, loss_fn=loss_fn)
     # What run_block reads of a plain loop: one block is timing.steps steps, the dataset's one pass.
     loop.steps_per_block = len(dataset) // (batch * accelerator.num_processes)
     return loop
@@ -75,12 +75,12 @@ def _install(check: str) -> None:
     """Replace the benchmark's loop builders and block runners in its module (it looks them up there
     at each call), so that `_measure_case` itself runs unchanged."""
     if check == "same":
-        benchmark_train._our_loop = _plain_in_ours_place
-        benchmark_train._run_our_block = lambda loop, steps: run_plain(loop)
+        benchmark_train.our_loop = _plain_in_ours_place
+        benchmark_train.run_our_block = lambda loop, steps: run_plain(loop)
     else:
-        benchmark_train._our_loop = _plain_in_ours_place
+        benchmark_train.our_loop = _plain_in_ours_place
         benchmark_train.make_plain_loop = _ours_in_plain_place
-        benchmark_train._run_our_block = lambda loop, steps: run_plain(loop)
+        benchmark_train.run_our_block = lambda loop, steps: run_plain(loop)
         benchmark_train.run_block = lambda loop: run_ours(loop, loop.steps_per_block)
         # The plain loop's phases, timed after the blocks, of the plain loop wherever it ran.
         benchmark_train.step_breakdown = lambda loop, accelerator: breakdown_of(built_in_ours_place[-1], accelerator)

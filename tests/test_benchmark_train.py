@@ -112,16 +112,16 @@ def test_the_plain_baseline_does_exactly_the_work_of_our_loop(precision):
     from accelerated_seg.models import build_from_spec, model_spec
     from accelerated_seg.plain_loop import make_plain_loop, run_block
 
-    accelerator = harness._fresh_accelerator(precision)
+    accelerator = harness.fresh_accelerator(precision)
     set_seed(0)
     spec = model_spec("unet", 1, 3, (32,) * 3, {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1})
     network = build_from_spec(spec)
     steps, batch = 3, 2
     data = harness.SyntheticPatches(steps * batch, 4, 1, (32,) * 3, 3, accelerator.device)
-    ours = harness._our_loop(accelerator, copy.deepcopy(network), data, batch)
+    ours = harness.our_loop(accelerator, copy.deepcopy(network), data, batch)
     plain = make_plain_loop(copy.deepcopy(network), data, batch, precision, accelerator)
     for _ in range(2):
-        harness._run_our_block(ours, steps)
+        harness.run_our_block(ours, steps)
         run_block(plain)
     trained = dict(accelerator.unwrap_model(ours.model).named_parameters())
     for name, weight in plain.model.named_parameters():
@@ -188,7 +188,7 @@ def test_the_real_data_path_augmented_on_the_device_and_the_compile_lever(tmp_pa
 
 
 def test_levers_combine_and_each_compile_lever_compiles_as_training_would():
-    from accelerated_seg.benchmark_train import TrainCase, _compile_settings
+    from accelerated_seg.benchmark_train import TrainCase, lever_compile_settings
     from accelerate.utils import DistributedType
 
     case = TrainCase("unet", {}, (16, 16, 16), 2, "fp32", "compile_cudagraphs+channels_last")
@@ -199,10 +199,10 @@ def test_levers_combine_and_each_compile_lever_compiles_as_training_would():
     fsdp2 = SimpleNamespace(distributed_type=DistributedType.FSDP,
                             state=SimpleNamespace(fsdp_plugin=SimpleNamespace(fsdp_version=2)))
     autotune = TrainCase("unet", {}, (16, 16, 16), 2, "bf16", "compile_autotune")
-    assert _compile_settings(fsdp2, autotune, TimingSettings()) == {
+    assert lever_compile_settings(fsdp2, autotune, TimingSettings()) == {
         "backend": "inductor", "mode": "max-autotune-no-cudagraphs", "dynamic": False}
     single = SimpleNamespace(distributed_type=DistributedType.NO)
-    assert _compile_settings(single, case, TimingSettings()) == {"backend": "inductor", "mode": "reduce-overhead"}
+    assert lever_compile_settings(single, case, TimingSettings()) == {"backend": "inductor", "mode": "reduce-overhead"}
 
 
 def test_a_combined_lever_is_one_configuration_of_both_loops():
@@ -779,20 +779,21 @@ def test_a_precision_that_does_not_run_is_refused_before_its_configuration_is_me
 def test_the_sharding_in_effect_is_recorded_and_names_the_file():
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin
 
-    from accelerated_seg.benchmark_train import _sharding, result_name
+    from accelerated_seg.benchmark_train import sharding_in_effect, result_name
 
     def under(distributed_type, **plugins):
         return SimpleNamespace(state=SimpleNamespace(distributed_type=distributed_type, **plugins))
 
     fsdp2 = FullyShardedDataParallelPlugin(fsdp_version=2, reshard_after_forward=True)
-    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp2), []) == {
+    assert sharding_in_effect(under(DistributedType.FSDP, fsdp_plugin=fsdp2), []) == {
         "fsdp_version": 2, "reshard_after_forward": True, "activation_checkpointing": False}
     fsdp1 = FullyShardedDataParallelPlugin(fsdp_version=1, reshard_after_forward="SHARD_GRAD_OP")
-    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp1), [])["reshard_after_forward"] == "SHARD_GRAD_OP"
+    fsdp1_sharding = sharding_in_effect(under(DistributedType.FSDP, fsdp_plugin=fsdp1), [])
+    assert fsdp1_sharding["reshard_after_forward"] == "SHARD_GRAD_OP"
     zero3 = SimpleNamespace(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none")
-    assert _sharding(under(DistributedType.DEEPSPEED, deepspeed_plugin=zero3), ["model.1", "model.2"]) == {
+    assert sharding_in_effect(under(DistributedType.DEEPSPEED, deepspeed_plugin=zero3), ["model.1", "model.2"]) == {
         "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "none", "zero3_leaf_blocks": 2}
-    assert _sharding(under(DistributedType.MULTI_GPU), []) is None
+    assert sharding_in_effect(under(DistributedType.MULTI_GPU), []) is None
     run = {"processes": 1, "strategy": "FSDP (FSDP) on 1 process(es), device cpu", "distributed_type": "FSDP"}
     assert result_name({"runs": [run]}) == f"train_{os.cpu_count()}cpu_1proc_fsdp"
     assert result_name({"runs": [{**run, "distributed_type": "MULTI_CPU"}]}) == f"train_{os.cpu_count()}cpu_1proc"
@@ -983,7 +984,7 @@ def test_sigint_while_rank_0_of_a_launch_waits_in_the_rendezvous_ends_it_with_13
            "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     env.pop("TORCHELASTIC_ERROR_FILE", None)
-    rank0 = "from accelerated_seg.benchmark_train import _fresh_accelerator; _fresh_accelerator('fp32'); print('met')"
+    rank0 = "from accelerated_seg.benchmark_train import fresh_accelerator; fresh_accelerator('fp32'); print('met')"
     with subprocess.Popen([sys.executable, "-c", rank0], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as process:
         deadline = time.monotonic() + 120

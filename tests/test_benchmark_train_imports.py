@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -21,7 +22,7 @@ ATTRIBUTE_IN_TEXT = re.compile(r"accelerated_seg\.benchmark_train\.(\w+)")
 
 def _names_in(tree: ast.AST, in_package: bool) -> set[str]:
     """The names one file's code takes from the module: imported from it, or read (or replaced) as attributes
-    of a name it is bound to (``import accelerated_seg.benchmark_train as bt``; ``bt._our_loop``). Code in a
+    of a name it is bound to (``import accelerated_seg.benchmark_train as bt``; ``bt.our_loop``). Code in a
     string (a script a test launches) is read too."""
     names, aliases = set(), set()
     for node in ast.walk(tree):
@@ -42,7 +43,7 @@ def _names_in(tree: ast.AST, in_package: bool) -> set[str]:
         return (isinstance(node, ast.Name) and node.id in aliases) or ast.unparse(node) == MODULE
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and is_the_module(node.value):  # bt._our_loop
+        if isinstance(node, ast.Attribute) and is_the_module(node.value):  # bt.our_loop
             names.add(node.attr)
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "setattr"
                 and len(node.args) >= 2 and is_the_module(node.args[0])
@@ -73,8 +74,8 @@ def test_every_name_taken_from_benchmark_train_anywhere_still_is_there():
 
     names = names_taken_from_benchmark_train()
     # the scan found the imports, the attributes of an alias (bt, harness), a launched script's and a doc's
-    assert {"TimingSettings", "_our_loop", "_fresh_accelerator", "run_block", "_measure_case",
-            "benchmark_train", "LEVERS", "_synchronize"} <= names
+    assert {"TimingSettings", "our_loop", "fresh_accelerator", "run_block", "_measure_case",
+            "benchmark_train", "LEVERS", "synchronize"} <= names
     assert not [name for name in sorted(names) if not hasattr(benchmark_train, name)]
 
 
@@ -82,10 +83,10 @@ def test_every_name_taken_from_benchmark_train_anywhere_still_is_there():
 MOVED = {
     "accelerated_seg.benchmark_train_settings": ["COMPILE_MODES", "DATA_SOURCES", "KITS19_EPOCH_SAMPLES", "LEVERS",
                                                  "TimingSettings", "TrainCase", "check_settings", "parse_model_args"],
-    "accelerated_seg.benchmark_train_accelerator": ["_compile_settings", "_fresh_accelerator", "_sharding",
+    "accelerated_seg.benchmark_train_accelerator": ["lever_compile_settings", "fresh_accelerator", "sharding_in_effect",
                                                     "precision_not_in_effect"],
     "accelerated_seg.benchmark_train_data": ["SyntheticPatches"],
-    "accelerated_seg.benchmark_train_blocks": ["EPOCHS_IN_ONE_PASS", "_our_loop", "_run_our_block", "_synchronize"],
+    "accelerated_seg.benchmark_train_blocks": ["EPOCHS_IN_ONE_PASS", "our_loop", "run_our_block", "synchronize"],
     "accelerated_seg.benchmark_train_results": ["format_table", "measured_under", "nonfinite_note", "result_name"],
     "accelerated_seg.plain_loop": ["make_plain_loop", "run_block", "step_breakdown"],
 }
@@ -132,13 +133,13 @@ def test_the_names_the_benchmark_scripts_replace_are_the_ones_the_driver_calls(m
             return original(*args, **kwargs)
         monkeypatch.setattr(benchmark_train, name, replacement)
 
-    for name in ("_our_loop", "make_plain_loop", "_run_our_block", "run_block", "step_breakdown"):
+    for name in ("our_loop", "make_plain_loop", "run_our_block", "run_block", "step_breakdown"):
         counted(name)
     benchmark_train.benchmark_train(["unet"], [16], [2], ["fp32"], {"channels": [4, 8], "strides": [2],
                                                                     "num_res_units": 0},
                                     TimingSettings(steps=1, blocks=1, warmup_blocks=1))
     # one loop of each built; a warm-up and a timed block each; the plain loop's phases timed once
-    assert sorted(called) == sorted(["_our_loop", "make_plain_loop", "_run_our_block", "_run_our_block",
+    assert sorted(called) == sorted(["our_loop", "make_plain_loop", "run_our_block", "run_our_block",
                                      "run_block", "run_block", "step_breakdown"])
 
 
@@ -157,3 +158,39 @@ def test_benchmark_train_is_looked_up_where_the_command_line_calls_it(monkeypatc
     monkeypatch.setattr(benchmark_train, "benchmark_train", stub)
     assert cli.main(["benchmark", "train", "--model", "unet", "--output", str(tmp_path / "train.json")]) == 2
     assert len(seen) == 1 and "stubbed before any measurement" in capsys.readouterr().err
+
+
+def test_no_module_of_the_benchmark_takes_another_ones_private_name():
+    """The split left seventeen names with a leading underscore (``_our_loop``, ``_fresh_accelerator``, ``_flags``
+    ...) imported from one benchmark_train_*.py module into another and replaced by scripts and tests: a name
+    another module uses is that module's interface, and is named as one (the hundred-and-thirteenth session's
+    review)."""
+    taken = []
+    for path in sorted(ROOT.glob("accelerated_seg/benchmark_train*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchmark_train"):
+                taken += [f"{path.name}: {alias.name}" for alias in node.names if alias.name.startswith("_")]
+    assert taken == []
+
+
+def test_the_harness_checks_replacements_take_what_the_originals_take():
+    """benchmarks/harness_checks.py puts a plain loop where ours is built and ours where the plain one is: each
+    replacement is called as the original is, so it takes the same parameters, by the same names. Its sixth
+    parameter was ``fused`` (a bool, default False) where both builders take ``optim``, the optimizer's settings
+    (an OptimConfig), since the sgd lever (3882e6aa)."""
+    import inspect
+    import sys
+
+    spec = importlib.util.spec_from_file_location("harness_checks", ROOT / "benchmarks" / "harness_checks.py")
+    harness_checks = importlib.util.module_from_spec(spec)
+    saved = sys.argv
+    try:
+        sys.argv = ["harness_checks.py"]  # its usage check runs only as __main__
+        spec.loader.exec_module(harness_checks)
+    finally:
+        sys.argv = saved
+
+    def parameters(function) -> list[tuple[str, object]]:
+        return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+    assert parameters(harness_checks._plain_in_ours_place) == parameters(harness_checks.build_ours)
+    assert parameters(harness_checks._ours_in_plain_place) == parameters(harness_checks.build_plain)

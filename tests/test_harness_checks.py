@@ -40,6 +40,12 @@ def test_each_check_runs_the_loops_in_their_new_places(check, tmp_path):
     expected = places_ratio if check == "same" else 1 / places_ratio
     assert entry["ours_over_plain"] == pytest.approx(expected, rel=1e-3)
     assert f"{check}: " in result.stdout and f"{entry['ours_over_plain']:.4f}" in result.stdout
+    # A plain loop ran in the first place (its record is a plain loop's count of the non-finite steps it stepped,
+    # where run_loop's is of those it skipped), and under "swapped" ours in the second: the replacements took
+    # effect. A replacement set on a name the benchmark no longer reads is silently ignored, and the run would
+    # measure the benchmark unchanged under the check's labels.
+    assert "nonfinite_steps" in run["ours"] and "skipped_steps" not in run["ours"]
+    assert ("skipped_steps" in run["plain"]) == (check == "swapped")
     # The plain loop's phases were timed on the plain loop, wherever it ran.
     assert run["plain_step_breakdown_ms"]["step"] > 0
     assert json.loads(output.read_text())["command"].startswith("PYTHONPATH=. python benchmarks/harness_checks.py")

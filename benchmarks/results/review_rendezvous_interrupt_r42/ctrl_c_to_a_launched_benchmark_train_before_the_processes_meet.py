@@ -1,7 +1,7 @@
 """A terminal's Ctrl-C before a launched ``accelerated-seg benchmark train``'s processes meet: SIGINT to the launcher's
 process group of a 2-process CPU launch (torch's agent sends it on to every rank), once rank 0 waits in the rendezvous
 (its key in the launch's store) and rank 1 is still on its way to it (tests/interrupted_before_the_processes_meet.py,
-SIGNAL_TO=group AND_RANK0_WAITING=1, both at benchmark_train._fresh_accelerator).
+SIGNAL_TO=group AND_RANK0_WAITING=1, both at benchmark_train.fresh_accelerator).
 
     PYTHONPATH=<package> .venv/bin/python ctrl_c_to_a_launched_benchmark_train_before_the_processes_meet.py <tests/>
 """
@@ -20,7 +20,7 @@ from processes import run_bounded  # noqa: E402
 from test_distributed import _free_port  # noqa: E402
 
 top = Path(tempfile.mkdtemp())
-at = "accelerated_seg.benchmark_train:_fresh_accelerator"
+at = "accelerated_seg.benchmark_train:fresh_accelerator"
 env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1", "SIGNAL_IN": at,
        "OTHERS_AT": at, "SIGNALLED_AT": str(top / "s"), "SIGNAL_TO": "group", "AND_RANK0_WAITING": "1",
        "PYTHONPATH": PACKAGE}
