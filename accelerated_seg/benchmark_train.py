@@ -342,8 +342,9 @@ def run_from_cli(args) -> int:
             path = so_far.write(result_name(partial), partial)
         if args.output:
             path = f"{path}; {args.output} {'is replaced ' if Path(args.output).exists() else ''}once all are measured"
-        print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
-              f"(so far in {path})", flush=True)
+        # the configuration's row: the header's next line (the lines under it, all-reduce and FSDP2, wait for the end)
+        row = format_table({"runs": partial["runs"][-1:]}).splitlines()[1].strip()
+        print(f"[{len(partial['runs'])}/{total}] {row}  (so far in {path})", flush=True)
         if note := nonfinite_note(partial["runs"][-1]):
             print(note, flush=True)
 

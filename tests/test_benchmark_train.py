@@ -275,6 +275,27 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
         ["[1/3]", "unet", "none"], ["[2/3]", "unet", "channels_last"]]
 
 
+
+def test_each_configurations_line_as_it_ends_is_its_row_under_several_processes_too(tmp_path, capsys, monkeypatch):
+    """The line printed as each configuration ends was the table's last line: under several processes that is the
+    all-reduce's line below the row ("[1/2] all-reduce of 0.0 MiB (gloo): 2.57 ms ...", benchmarks/results/
+    benchmark_train_split_2026-12-06/after/two.txt), under FSDP2 the hand-sharded loop's; the row was never said.
+    One process measures nothing to all-reduce, so the all-reduce is given to its row here."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    measure = benchmark_train_module._measure_case
+
+    def with_an_allreduce(*args):
+        run = measure(*args)
+        run["allreduce"] = {"bytes": 2**20, "ms": 1.0, "backend": "gloo", "bus_bandwidth_gb_s": 1.0}
+        return run
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", with_an_allreduce)
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "sgd", "--output", str(tmp_path / "train.json")]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert [line.split()[:3] for line in printed.splitlines() if line.startswith("[")] == [["[1/2]", "unet", "none"]]
+    assert "all-reduce of 1.0 MiB (gloo)" in printed  # still in the table at the end
+
 def _stopped_after_the_first(monkeypatch, argv, measured: list | None = None) -> None:
     """Run ``argv`` (benchmark train) stopped as a time limit's signal stops it, after its first configuration."""
     import accelerated_seg.benchmark_train as benchmark_train_module
