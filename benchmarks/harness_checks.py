@@ -121,4 +121,6 @@ if __name__ == "__main__":
     what = "plain over plain (1.0 if the harness is fair)" if check == "same" else "ours over plain, places swapped"
     for ratio in ratios:  # the table above labels the places, not the loops
         print(f"{check}: {what}: {ratio:.4f}")
-    sys.exit(code)
+    # Under a launcher, as the CLI's own entry point: the rank leaves with os._exit once all is written, where
+    # sys.exit let the gloo threads DDP leaves behind abort it at exit (1 of 4 two-process CPU runs, exit -6).
+    cli.end_process(code)

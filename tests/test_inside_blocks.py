@@ -60,6 +60,16 @@ def test_each_count_reports_both_loops_after_a_real_run(what, tmp_path):
     assert written["settings"]["GLIBC_TUNABLES"] == tunables.get("GLIBC_TUNABLES", os.environ.get("GLIBC_TUNABLES"))
 
 
+
+def test_a_refused_configuration_is_the_scripts_status_and_reports_nothing(tmp_path):
+    """inside_blocks.py dropped ``cli.main``'s status: a configuration the benchmark refuses (here a patch the
+    network cannot halve) exited 0, under its error a report of zeros ("rusage ours, first block (0 steps): per
+    step 0.0 minor ..."), until the hundred-and-thirteenth session's review."""
+    result = _inside_blocks("rusage", "benchmark", "train", "--model", "unet", "--patch", "15", "--output",
+                            str(tmp_path / "run.json"), tmp_path=tmp_path)
+    assert result.returncode == 2 and "--patch 15" in result.stderr, result.stderr[-3000:]
+    assert "rusage ours" not in result.stderr and not (tmp_path / "run.json").exists()
+
 def test_the_kernels_report_may_start_with_any_operator():
     """Seen in a suite run with the other test process busy: AdamW's step took the most own CPU
     time in our loop's table, and the pattern, which asked for an aten op first, failed the test."""
