@@ -995,10 +995,12 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
             warnings.simplefilter("ignore")
             predict_file([model, tmp_path / "second"], path, tmp_path / "reference" / name, device="cpu")
         assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
-    # --continue after a time limit: every process passes over the same cases (one left), split by cases. Among them
-    # a file that is not NIfTI: it fails alone, the other is written, and an earlier run's map of it goes, said
-    # (eighty-third session). (Its header, read to balance the split, stopped both processes with nibabel's traceback
-    # before.) One launch since the hundred-and-thirteenth session, where each was a launch of its own (5 s apiece).
+    # --continue after a time limit: every process passes over the same cases (one written before), split by cases.
+    # Among them a file that is not NIfTI: it fails alone, the others are written, and an earlier run's map of it
+    # goes, said (eighty-third session). (Its header, read to balance the split, stopped both processes with nibabel's
+    # traceback before.) One launch since the hundred-and-thirteenth session, where each was a launch of its own (5 s
+    # apiece). The junk is listed first and weighs 0 voxels: the process it falls to has a case after it, which is
+    # written (the junk's launch checked that; merged, its review found it lost: 1 case a process).
     mixed = tmp_path / "mixed"
     mixed.mkdir()
     for name in ("small_0.nii.gz", "small_1.nii.gz"):
@@ -1008,23 +1010,27 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     (tmp_path / "out" / "small_1.nii.gz").unlink()
     shutil.copy(earlier, tmp_path / "out" / "junk.nii.gz")
     failed = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
-                                         "--model", str(tmp_path / "second"), *map(str, inputs.values()),
-                                         str(mixed / "junk.nii.gz"), "--output", str(tmp_path / "out"), "--split",
+                                         "--model", str(tmp_path / "second"), str(inputs["medium_0.nii.gz"]),
+                                         str(mixed / "junk.nii.gz"), str(inputs["small_1.nii.gz"]),
+                                         str(mixed / "small_0.nii.gz"), "--output", str(tmp_path / "out"), "--split",
                                          "cases", "--continue"], module=True, timeout=150)
-    assert "continuing: 1 of 3 case(s) written before from these scans by this model" in failed.stdout, \
+    assert "continuing: 1 of 4 case(s) written before from these scans by this model" in failed.stdout, \
         failed.stdout[-3000:] + failed.stderr[-3000:]
-    assert "split: 2 case(s) over 2 processes" in failed.stdout and "wrote" in failed.stdout, failed.stdout[-3000:]
+    assert "split: 3 case(s) over 2 processes by voxel count: 2 case(s)/" in failed.stdout, failed.stdout[-3000:]
+    # the junk's process, its second case written after the junk failed (its first)
+    assert re.search(r"\[process \d: 2/2\] small_\d: wrote", failed.stdout), failed.stdout[-3000:]
     assert_same_prediction(tmp_path / "out" / "small_1.nii.gz", tmp_path / "reference" / "small_1.nii.gz",
                            probabilities=False)
     # in one process's words, and each process's status 2 as one process's (the launcher's own is 1 for any failure);
     # "1 case(s) failed", status 1, until the hundred-and-tenth session
     assert failed.returncode == 1, failed.stderr[-3000:]
-    # of the 2 this run predicted
-    assert "1 of 2 case(s) could not be segmented (the other one is written)" in failed.stderr, failed.stderr[-3000:]
+    # of the 3 this run predicted
+    assert "1 of 3 case(s) could not be segmented (the other 2 are written)" in failed.stderr, failed.stderr[-3000:]
     assert set(re.findall(r"exitcode *: (-?\d+)", failed.stderr)) == {"2"}, failed.stderr[-3000:]
     assert "case junk: DataError:" in failed.stderr and "]: Traceback" not in failed.stderr, failed.stderr[-3000:]
     assert "an earlier run's junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["medium_0.nii.gz", "small_1.nii.gz"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["medium_0.nii.gz", "small_0.nii.gz",
+                                                                     "small_1.nii.gz"]
     # The same by windows: the file fails alone on every process and the others are written. (The
     # first such case stopped the run, every later case unsegmented and unreported, before the
     # seventieth session.)
