@@ -318,8 +318,8 @@ def zero3_fp32_runs(tiny_dataset, tmp_path_factory) -> SimpleNamespace:
     ``leaves_false`` and ``leaves_true`` (train.zero3_leaf_blocks), gathering each layer first: the blocks are
     marked on the network's own modules (deepspeed's set_z3_leaf_module), which each run builds anew; then
     ``head_only``, fine-tuning ``first`` (trained here) with train.head_only_steps; then ``zero3_checkpoint`` (2
-    steps), the fp32 ZeRO-3 checkpoint zero3_offload_runs resumes (a launch of that fixture's own until the
-    hundred-and-thirteenth session).
+    steps), the fp32 ZeRO-3 checkpoint zero3_offload_runs resumes in this run's folder, to step 4 (a launch of that
+    fixture's own until the hundred-and-thirteenth session).
     ``printed``: each run's lines, from its own "strategy:" line on. Made once for both test processes of
     `pytest -n 2` (conftest.made_once_for_the_test_processes; until the hundred-and-twelfth session's review each
     made it where the tests were split)."""
@@ -489,15 +489,16 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory, zero3_fp32_runs) -> Simpl
     ``zero3`` (ZeRO-3's checkpoint without offload, the step_2 of zero3_fp32_runs' ``zero3_checkpoint`` run, ``made``,
     whose fp32 launch of deepspeed_zero3.yaml carries it since the hundred-and-thirteenth session, a launch of this
     fixture's own before; then refused a resume in bf16 by a launch: ``refused``) resumed to step 4 in the fresh
-    processes, ``straight`` (4 steps, saving at 2), ``resumed`` (from straight's step_2), and ``sgd``. Where no
+    processes, with --train.resume=latest in that run's own folder (``zero3``: a rerun of a stopped run, as before
+    the merge; its review found it resumed into a folder of its own), ``straight`` (4 steps, saving at 2),
+    ``resumed`` (from straight's step_2), and ``sgd``. Where no
     launch of this environment has, the offloaded runs compile DeepSpeed's CPU Adam first (_PYTHON): most of its
     time then.
     ``printed``: each offloaded run's lines, from its own "strategy:" line on. The launches are made once for
     both test processes of `pytest -n 2` (conftest.made_once_for_the_test_processes), which split the three tests
     and each made them until the hundred-and-twelfth session's review."""
     work = tmp_path_factory.mktemp("zero3_offload")
-    zero3, train_py = work / "zero3", str(ROOT / "examples" / "train.py")
-    checkpoint = zero3_fp32_runs.work / "zero3_checkpoint" / "checkpoints" / "step_2"
+    zero3, train_py = zero3_fp32_runs.work / "zero3_checkpoint", str(ROOT / "examples" / "train.py")
 
     def resumable(out, *extra):
         return [*tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=0, train__save_every=2,
@@ -506,7 +507,7 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory, zero3_fp32_runs) -> Simpl
     straight = work / "straight"
     # the ZeRO-3 checkpoint's resume first: the suite's resume under DeepSpeed in a fresh process (README)
     runs = {"zero3": [*tiny_overrides(tiny_dataset, zero3, train__max_steps=4, train__val_every=0),
-                      f"--train.resume={checkpoint}"],
+                      "--train.resume=latest"],
             "straight": resumable(straight),
             "resumed": resumable(work / "resumed", f"--train.resume={straight / 'checkpoints' / 'step_2'}"),
             "sgd": tiny_overrides(tiny_dataset, work / "sgd", train__max_steps=3, train__val_every=0,
@@ -519,8 +520,8 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory, zero3_fp32_runs) -> Simpl
         with pytest.MonkeyPatch.context() as monkeypatch:  # as _with_transformers, which a module's fixture precedes
             monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
             refused = _launch("deepspeed_zero3", "--mixed_precision", "bf16", train_py, "--no-report",
-                              *tiny_overrides(tiny_dataset, work / "refused", train__max_steps=4, train__val_every=0),
-                              f"--train.resume={checkpoint}")
+                              *tiny_overrides(tiny_dataset, zero3, train__max_steps=4, train__val_every=0),
+                              "--train.resume=latest")
             proc = _launch("deepspeed_zero3_offload", "--mixed_precision", "no",
                            str(ROOT / "tests" / "dist_worker.py"), str(work / "zero3_result"), *runs["zero3"],
                            env_extra={"THEN_RUNS": json.dumps(then)})
@@ -538,7 +539,8 @@ def zero3_offload_runs(tiny_dataset, tmp_path_factory, zero3_fp32_runs) -> Simpl
 
     # the launches once for both test processes of `pytest -n 2` (both ran them where the tests were split)
     made = made_once_for_the_test_processes(tmp_path_factory, "zero3_offload_runs", launches)
-    return SimpleNamespace(**{**made, "work": Path(made["work"]), "made": zero3_fp32_runs.results["zero3_checkpoint"],
+    return SimpleNamespace(**{**made, "work": Path(made["work"]), "zero3": zero3,
+                              "made": zero3_fp32_runs.results["zero3_checkpoint"],
                               **{key: SimpleNamespace(**made[key]) for key in ("refused", "proc")}})
 
 
@@ -609,9 +611,9 @@ def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(
     assert refused.returncode != 0 and "bf16 False -> True" in refused.stdout + refused.stderr, refused.stderr[-3000:]
     assert "FileNotFoundError" not in refused.stderr
     assert "preprocessed cache" not in refused.stdout  # refused before the data work (since the ninety-sixth session)
-    outcome, out = zero3_offload_runs.results["zero3"], zero3_offload_runs.work / "zero3"
+    outcome, out = zero3_offload_runs.results["zero3"], zero3_offload_runs.zero3
     assert outcome["ok"], outcome.get("traceback") or outcome
-    assert "resumed from" in zero3_offload_runs.printed["zero3"]
+    assert f"resumed from {out / 'checkpoints' / 'step_2'} at step 2" in zero3_offload_runs.printed["zero3"]
     assert json.loads((out / "summary.json").read_text())["step"] == 4
 
 
