@@ -481,6 +481,11 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
         # One volume: its windows split over both processes, mirrored TTA, one output file.
         {"model_dir": str(model), "inputs": [str(scans / "big_0.nii.gz")], "output": str(tmp_path / "big.nii.gz"),
          "tta": "axes", "probabilities": True},
+        # One case split by cases over two processes: process 1 has none and ends its share at once, the run well
+        # (the launched --continue of one case over two processes checked it until the hundred-and-thirteenth
+        # session, when that launch was merged into another of three cases).
+        {"model_dir": str(model), "inputs": [str(scans / "small_0.nii.gz")], "output": str(tmp_path / "one"),
+         "split": "cases"},
     ]
     prefix = tmp_path / "result"
     proc = launch_two(prefix, [str(WORKER), str(prefix), json.dumps(jobs)])
@@ -504,6 +509,10 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
         [str(tmp_path / "cases" / n) for n in names]
     assert "split: 6 case(s) over 2 processes" in results[0]["jobs"][0]["lines"][0]
     assert "windows" in results[0]["jobs"][1]["lines"][0]
+    one = [result["jobs"][2] for result in results]
+    assert one[0]["written"] == one[1]["written"] == [str(tmp_path / "one" / "small_0.nii.gz")]
+    assert "split: 1 case(s) over 2 processes by voxel count" in one[0]["lines"][0]
+    assert [sum("wrote" in line for line in job["lines"]) for job in one] == [1, 0]  # process 0's share, the one
 
     reference = tmp_path / "reference"
     for name in names:
