@@ -703,7 +703,7 @@ def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict
 
 
 # --------------------------------------------------------------------------------------------------
-# Names that left with the code moved to inference_cases and inference_reading, still importable from here
+# Names that moved to inference_cases (the many-case driver), still importable from here
 # --------------------------------------------------------------------------------------------------
 
 # inference_cases imports this module, so this one cannot import it back at its top, nor at its bottom (imported
@@ -712,36 +712,30 @@ def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict
 # here: a stand-in put there, a test's, is what this name gives too).
 MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_not_be_segmented", "left_to_predict",
                                       "predict_cases", "prediction_settings", "segment_cases"})
-# What this module imported for the code that moved to inference_cases and inference_reading: before the split it
-# held them, and gave them to a star import, as every name it held. Looked up in the module that imports each now.
-IMPORTED_FOR_THE_MOVED_CODE = frozenset({
-    "AbstractContextManager", "DECLARE_MM", "FINER_THAN_THE_TARGET", "GRID_ATOL_MM", "InputCase", "Iterator",
-    "PLACEMENT_CONFLICT_FIX", "PREDICT_CASES_NAMES", "REWRITE_FROM_MICROMETRES_CODE", "VOXEL_SIZE_CONFLICT_FIX",
-    "Volume", "by_sigterm", "case_key", "channel_first_advice", "channel_order", "check_no_folder_as_a_channel",
-    "checked_outputs", "closing", "collect_cases", "content_not_fetched", "declared_in_mm", "dominant_voxels_said",
-    "done_as_written", "far_finer", "far_finer_words", "grid_difference", "header_error", "holding_output_folder",
-    "intensity_spread", "judge_units", "memory_available", "nifti_stem", "non_finite_counts", "nullcontext",
-    "one_at_a_time", "one_volume", "other_unit_words", "pipelined", "placement_conflict", "prediction_ending",
-    "prediction_key", "read_nifti", "remove_under_the_other_ending", "resampled_shape_of", "spacing_unit",
-    "spacing_was_set", "spatial_unit", "stacking_shift", "times_coarser", "times_off", "vector_layout_advice",
-    "volumes_in", "voxel_size_conflict", "without_orientation"})
 
 
 def __getattr__(name: str):
-    if name in MOVED_TO_INFERENCE_CASES or name in IMPORTED_FOR_THE_MOVED_CODE:
-        from . import inference_cases, inference_reading
+    if name in MOVED_TO_INFERENCE_CASES:
+        from . import inference_cases
 
-        return getattr(inference_cases if hasattr(inference_cases, name) else inference_reading, name)
+        return getattr(inference_cases, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    # dir(), help() and an editor's completion list them
-    return sorted(set(globals()) | MOVED_TO_INFERENCE_CASES | IMPORTED_FOR_THE_MOVED_CODE)
+    return sorted(set(globals()) | MOVED_TO_INFERENCE_CASES)  # dir(), help() and an editor's completion list them
 
 
-# A star import gives what it gave before the split: every name this module holds without a leading "_" (as it
-# would without __all__), and those above, which a star import does not ask __getattr__ for unless named here (it
-# gave no predict_cases from the hundred-and-twelfth session's split to the hundred-and-thirteenth).
-__all__ = sorted({name for name in globals() if not name.startswith("_")} | MOVED_TO_INFERENCE_CASES
-                 | IMPORTED_FOR_THE_MOVED_CODE)
+# What ``from accelerated_seg.inference import *`` gives: what this module defines, and what moved to inference_cases
+# (a star import asks __getattr__ only for a name __all__ holds: without __all__ it gave no predict_cases from the
+# hundred-and-twelfth session's split to the hundred-and-thirteenth). Not numpy, torch, nor another module's
+# functions, which a star import gave before there was an __all__: import those from their own modules.
+__all__ = [
+    "AGGREGATION_MEMORY_FRACTION", "PRECISIONS", "PreparedCase", "RestoredCase", "aggregation_bytes",
+    "aggregation_device", "autocast_windows", "case_prediction", "case_probabilities", "check_precision", "class_map",
+    "config_without_loading", "default_device", "export_regions", "inverse_bytes", "kept_whole", "label_dtype",
+    "mirrored_probabilities", "output_channels", "predict_case", "predict_file", "prepare_case", "preprocess_bytes",
+    "preprocessed_on", "resampled_voxels", "resampling_bytes", "restore_case", "runs_transforms_on_device",
+    "sliding_window_logits", "transforms_device", "window_batches", "write_case",
+    *sorted(MOVED_TO_INFERENCE_CASES),
+]

@@ -12,41 +12,13 @@ own now, and the package imports from those:
   ``case_key``, ``made_by``, ``marked_by_predict``, ...);
 - ``predict_names``: a refusal's words for predict's arguments, the caller's (``PredictNames``, ...).
 
-Scripts, notebooks and docs that import these names from ``accelerated_seg.inference_files`` keep working, and
-``from accelerated_seg.inference_files import *`` gives what it gave before the split (``__all__``: the module's
-names, and those it imported then). A name patched here is not the one the code calls: patch it in the module
-that holds it, where its callers look it up (``inference_inputs._volumes_in_header``,
+Scripts, notebooks and docs that import this module's names from ``accelerated_seg.inference_files`` keep working,
+and ``from accelerated_seg.inference_files import *`` gives them (``__all__``), not what the module imported for
+its code (numpy, nibabel, ``nifti_stem``, ...). A name patched here is not the one the code calls: patch it in the
+module that holds it, where its callers look it up (``inference_inputs._volumes_in_header``,
 ``inference_outputs.no_file_made_in``, ``predict_marks.marked_by_predict``, ...).
 """
 
-from __future__ import annotations
-
-import contextlib
-import functools
-import hashlib
-import json
-import os
-import re
-import warnings
-import zlib
-from collections import Counter
-from dataclasses import dataclass
-from glob import escape as glob_escape
-from pathlib import Path
-from typing import Collection, Iterable, Sequence
-
-import nibabel as nib
-import numpy as np
-from nibabel.openers import ImageOpener
-from nibabel.spatialimages import HeaderDataError
-
-from .config import ConfigError
-from .data.checks import volumes_in
-from .data.errors import DataError
-from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
-from .data.io import content_not_fetched, file_or_unfetched, header_notes_unsaid, resource_fork
-from .dropped_interrupts import between_files, interrupts_kept, raise_a_dropped_interrupt
-from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .inference_inputs import (
     InputCase,
     channel_order,
@@ -76,7 +48,6 @@ from .inference_outputs import (
     remove_under_the_other_ending,
     under_the_other_ending,
 )
-from .own_warnings import AcceleratedSegWarning
 from .predict_marks import (
     PREDICTION_DESCRIP,
     case_key,
@@ -95,12 +66,9 @@ from .predict_names import (
     PREDICT_FILE_NAMES,
     PredictNames,
 )
-from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
-# What a star import of this module gave before the split, and gives still: its names, and what it imported for its
-# code (the imports above that no code here uses are for this alone)
+# This module's names before the split (every one it defined without a leading "_"), by the module that holds each now
 __all__ = [
-    # this module's names before the split, by the module that holds each now
     "InputCase", "channel_order", "channels_config", "check_channel_count", "check_no_folder_as_a_channel",
     "check_paths_given", "collect_cases", "expand_inputs", "group_cases", "home_expanded",
     "check_one_case_call", "check_one_case_output", "check_outputs", "check_probabilities_output", "checked_outputs",
@@ -110,12 +78,4 @@ __all__ = [
     "PREDICTION_DESCRIP", "case_key", "label_map_descrip", "label_map_digest", "made_by", "marked_by_predict",
     "prediction_key", "written_before", "written_by_predict",
     "ESTIMATOR_PREDICT_NAMES", "PREDICT_CASE_NAMES", "PREDICT_CASES_NAMES", "PREDICT_FILE_NAMES", "PredictNames",
-    # what it imported then
-    "annotations", "contextlib", "functools", "hashlib", "json", "os", "re", "warnings", "zlib", "Counter",
-    "dataclass", "glob_escape", "Path", "Collection", "Iterable", "Sequence", "nib", "np", "ImageOpener",
-    "HeaderDataError", "ConfigError", "volumes_in", "DataError", "OTHER_IMAGE_FORMATS", "conversion", "nifti_stem",
-    "other_image_files", "resolve", "unique_ids", "content_not_fetched", "file_or_unfetched", "header_notes_unsaid",
-    "resource_fork", "between_files", "interrupts_kept", "raise_a_dropped_interrupt", "NAME_MAX", "file_in_the_way",
-    "no_file_made_in", "remove_stale_temporaries", "AcceleratedSegWarning", "RunLock", "hold_run_folder", "in_use",
-    "live_holder",
 ]
