@@ -14,9 +14,10 @@ own now, and the package imports from those:
 
 Scripts, notebooks and docs that import this module's names from ``accelerated_seg.inference_files`` keep working,
 and ``from accelerated_seg.inference_files import *`` gives them (``__all__``), not what the module imported for
-its code (numpy, nibabel, ``nifti_stem``, ...). A name patched here is not the one the code calls: patch it in the
-module that holds it, where its callers look it up (``inference_inputs._volumes_in_header``,
-``inference_outputs.no_file_made_in``, ``predict_marks.marked_by_predict``, ...).
+its code (numpy, nibabel, ``nifti_stem``, ...). A name patched here is not the one the code calls: patch it where
+the calling code looks it up, its own module's globals (``inference_inputs._volumes_in_header`` for ``group_cases``,
+``inference_outputs.no_file_made_in``, ``inference_outputs.written_by_predict`` for ``check_outputs``), or
+``predict_marks.marked_by_predict``, which evaluate imports from there as it calls it.
 """
 
 from .inference_inputs import (
