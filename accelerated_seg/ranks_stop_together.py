@@ -53,13 +53,13 @@ import contextlib
 import ctypes
 import itertools
 import signal
-import socket
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 
+from .connect_within import connect_within
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
@@ -346,7 +346,9 @@ def _reconnect() -> bool | None:
     The address is asked with a plain socket first: torch's own connect to an ended host retries until the store's
     timeout (30 min in a launch), then prints a C++ traceback (one per timeout: 40 lines after a 5 s one, nothing
     in the 40 s before with a 30 min one, measured in the review of the hundred-and-seventh session), where a refusal
-    comes in 0.1 ms, silently (benchmarks/results/store_blip_2026-12-05)."""
+    comes in 0.1 ms, silently (benchmarks/results/store_blip_2026-12-05). The whole ask, the lookup of the host's
+    name included, waits at most CONNECT_S (``connect_within``): ``socket.create_connection``'s timeout bounds the
+    connect alone (until the hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06)."""
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
@@ -354,12 +356,10 @@ def _reconnect() -> bool | None:
     failed = _launch_store()
     if (address := _address(failed)) is None:
         return False
-    try:
-        socket.create_connection(address, timeout=CONNECT_S).close()
-    except ConnectionRefusedError:
-        return False
-    except OSError:
-        return None
+    # the name's lookup bounded too: a host named (MASTER_ADDR on several nodes) whose name server the outage took
+    # held this call for the resolver's timeouts (15 s with one unanswering server), publishing rank included
+    if (answered := connect_within(*address, within_s=CONNECT_S)) is not True:
+        return answered
     if (fresh := _cloned(failed)) is None:
         return None
     with _STAND_IN_LOCK:

@@ -503,9 +503,9 @@ class _Relay:
         self.open = []
 
 
-@pytest.fixture
-def store_through_a_relay():
-    """A process group of this process alone whose store (a TCPStore, as a launch's) is reached through a relay."""
+def _group_through_a_relay(host_name: str):
+    """A process group of this process alone whose store (a TCPStore, as a launch's) is reached through a relay,
+    its client naming the relay's host ``host_name``."""
     import socket
     from datetime import timedelta
 
@@ -514,10 +514,21 @@ def store_through_a_relay():
         port = probe.getsockname()[1]
     host = dist.TCPStore("127.0.0.1", port, 1, True, timedelta(seconds=30), wait_for_workers=False)
     relay = _Relay(port)
-    client = dist.TCPStore("127.0.0.1", relay.port, 1, False, timedelta(seconds=30))
+    client = dist.TCPStore(host_name, relay.port, 1, False, timedelta(seconds=30))
     dist.init_process_group("gloo", store=client, rank=0, world_size=1)
     yield relay, host
     dist.destroy_process_group()
+
+
+@pytest.fixture
+def store_through_a_relay():
+    yield from _group_through_a_relay("127.0.0.1")
+
+
+@pytest.fixture
+def store_named_through_a_relay():
+    """As ``store_through_a_relay``, its host named, as MASTER_ADDR names it on several nodes."""
+    yield from _group_through_a_relay("localhost")
 
 
 def test_after_a_real_blip_the_watcher_and_the_publishing_rank_reach_the_store_again(store_through_a_relay,
@@ -591,17 +602,13 @@ def test_a_watcher_does_not_ask_a_broken_client_again_while_the_network_stays_do
     backoffs (up to 17 in a launch's 30 s; review of the hundred-and-seventh session). It asks the address alone
     until a fresh client answers: the one traceback of the call that failed."""
     import time
-    import types
 
     relay, _ = store_through_a_relay
     monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
     monkeypatch.setattr(ranks_stop_together, "RETRY_MAX_S", 0.05)
     monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 1.0)
 
-    def timing_out(address, timeout):
-        raise TimeoutError("timed out")
-
-    monkeypatch.setattr(ranks_stop_together, "socket", types.SimpleNamespace(create_connection=timing_out))
+    monkeypatch.setattr(ranks_stop_together, "connect_within", lambda host, port, within_s: None)  # timed out
     watcher = _Watcher("accelerated_seg/test/", str)
     watcher.start()
     time.sleep(0.2)
@@ -611,6 +618,36 @@ def test_a_watcher_does_not_ask_a_broken_client_again_while_the_network_stays_do
     assert watcher.gave_up.is_set()
     tracebacks = capfd.readouterr().err.count("Exception raised from")
     assert tracebacks <= 1, f"{tracebacks} C++ tracebacks on stderr"
+
+
+def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that_hangs(store_named_through_a_relay,
+                                                                                        monkeypatch):
+    """A store's host named (MASTER_ADDR on several nodes) and its name server not answering, in the outage that
+    broke the connection: ``socket.create_connection``'s timeout bounds the connect, not the lookup of the name
+    before it, and ``_reconnect`` waited for the resolver's timeouts, 10 s here (15 s for one name server in
+    /etc/resolv.conf at glibc's defaults), the rank publishing its error included (until the hundred-and-thirteenth
+    session: benchmarks/results/store_name_lookup_2026-12-06). Each decides within CONNECT_S: it cannot tell yet."""
+    import socket
+    import time
+
+    from accelerated_seg.ranks_stop_together import CONNECT_S, _publish, _reconnect
+
+    relay, _ = store_named_through_a_relay
+    answered = socket.getaddrinfo
+
+    def name_server_down(host, *args, **kwargs):
+        if host == "localhost":
+            time.sleep(10.0)
+        return answered(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_server_down)
+    relay.reset()
+    started = time.monotonic()
+    assert _reconnect() is None
+    assert time.monotonic() - started < CONNECT_S + 1.0
+    started = time.monotonic()
+    _publish(_Watcher("accelerated_seg/test/", str), RuntimeError("process 0: a bug"))  # raised by its caller
+    assert time.monotonic() - started < CONNECT_S + 1.0
 
 
 class _AnswerLostStore(_FlakyStore):

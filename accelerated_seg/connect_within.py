@@ -1,0 +1,74 @@
+"""A connect to a host's port that waits at most a given time, the name lookup included.
+
+``socket.create_connection(address, timeout=...)`` bounds each connect, not the lookup of a host's name before it:
+``getaddrinfo`` waits the resolver's own timeouts (5 s a try, per name server and search domain in
+/etc/resolv.conf), and no Python can interrupt it. A launch of several nodes names its store's host (MASTER_ADDR) by
+name, and the network outage that broke a connection to the store may take its name server too: the rank that
+must publish its error waited there unbounded (``ranks_stop_together._reconnect``, until the hundred-and-thirteenth
+session: benchmarks/results/store_name_lookup_2026-12-06). So the lookup runs in a daemon thread, waited for until
+the deadline and left behind after it; one lookup of a host at a time, a later caller waiting on the one still
+running, so that a resolver that stays down leaves one thread waiting, not one per retry.
+
+Nothing is kept from one call to the next: each asks the resolver again, as torch's own client (``clone()``) does
+right after, so that a host whose address changes (a job's restart on other nodes) is looked up afresh.
+
+    >>> connect_within("localhost", 1, within_s=1.0)  # nothing listens on port 1: refused
+    False
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+
+#: The lookup of each (host, port) still running, with the list its answer goes into (``_looked_up``).
+_LOOKING_UP: dict[tuple[str, int], tuple[threading.Thread, list]] = {}
+_LOOKING_UP_LOCK = threading.Lock()
+
+
+def connect_within(host: str, port: int, within_s: float) -> bool | None:
+    """Whether ``host:port`` takes a connection (closed at once), within ``within_s`` in all: True where one of its
+    addresses answered, False where every one refused (nothing listens there: its process has ended), None where
+    it could not tell in time (the name not looked up, or not resolving; a connect timed out: a network down)."""
+    deadline = time.monotonic() + within_s
+    if not (addresses := _looked_up(host, port, within_s)):
+        return None
+    refused = 0
+    for family, kind, protocol, _, address in addresses:  # in the resolver's order, as create_connection tries them
+        if (left_s := deadline - time.monotonic()) <= 0:
+            break
+        with socket.socket(family, kind, protocol) as connection:
+            connection.settimeout(left_s)
+            try:
+                connection.connect(address)
+                return True
+            except ConnectionRefusedError:
+                refused += 1
+            except OSError:  # timed out, unreachable: another address may answer
+                pass
+    return False if refused == len(addresses) else None
+
+
+def _looked_up(host: str, port: int, wait_s: float) -> list:
+    """``getaddrinfo``'s stream addresses of ``host:port``, or [] where they did not come within ``wait_s`` (or the
+    name does not resolve)."""
+    with _LOOKING_UP_LOCK:
+        if (key := (host, port)) not in _LOOKING_UP:
+            answer: list = []
+
+            def look_up() -> None:
+                try:
+                    with contextlib.suppress(OSError):  # the name does not resolve: no address, as for no answer
+                        answer.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+                finally:
+                    with _LOOKING_UP_LOCK:
+                        _LOOKING_UP.pop(key, None)
+
+            looking_up = threading.Thread(target=look_up, name="connect-within-lookup", daemon=True)
+            _LOOKING_UP[key] = looking_up, answer
+            looking_up.start()
+        looking_up, answer = _LOOKING_UP[key]
+    looking_up.join(wait_s)
+    return list(answer) if not looking_up.is_alive() else []

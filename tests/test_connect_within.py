@@ -1,0 +1,58 @@
+"""connect_within: a connect whose name lookup is bounded too (ranks_stop_together's reconnect to a launch's store)."""
+
+import socket
+import threading
+import time
+
+import pytest
+
+from accelerated_seg.connect_within import connect_within
+
+
+@pytest.fixture
+def listening_port():
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        yield listening.getsockname()[1]
+
+
+@pytest.fixture
+def name_server_down(monkeypatch):
+    """``socket.getaddrinfo`` of "localhost" waits 10 s before it answers, as for a name server that does not answer;
+    the calls made are counted."""
+    answered, calls = socket.getaddrinfo, []
+
+    def waiting(host, *args, **kwargs):
+        if host == "localhost":
+            calls.append(threading.current_thread().name)
+            time.sleep(10.0)
+        return answered(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", waiting)
+    return calls
+
+
+def test_a_listening_port_of_a_named_host_answers_and_a_closed_one_refuses(listening_port):
+    """"localhost" may name ::1 first, where nothing listens: the next address is tried, as create_connection does."""
+    assert connect_within("localhost", listening_port, within_s=1.0) is True
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    assert connect_within("127.0.0.1", closed_port, within_s=1.0) is False
+
+
+def test_a_name_lookup_that_hangs_is_waited_for_within_the_bound_by_one_thread(listening_port, name_server_down):
+    """create_connection's timeout left the lookup unbounded (10 s here); one lookup of a host at a time, so that
+    each retry of a reconnect does not leave one more thread waiting on the resolver."""
+    for _ in range(2):
+        started = time.monotonic()
+        assert connect_within("localhost", listening_port, within_s=0.5) is None
+        assert time.monotonic() - started < 1.0
+    assert len(name_server_down) == 1
+
+
+def test_a_name_that_does_not_resolve_cannot_tell(monkeypatch):
+    def unknown(host, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", unknown)
+    assert connect_within("storehost", 29500, within_s=1.0) is None
