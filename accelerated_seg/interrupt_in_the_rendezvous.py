@@ -114,10 +114,20 @@ class _Marks:
         attempt, self.rank = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"), int(os.environ.get("RANK", "0"))
         self.key = f"accelerated_seg/rendezvous/{attempt}/{{}}/{{}}".format  # (coming or leaving, rank)
         self.others = [other for other in range(int(os.environ["WORLD_SIZE"])) if other != self.rank]
-        with contextlib.suppress(Exception):  # no store to reach: no marks, as before them
-            store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
-                                  wait_for_workers=False, timeout=timedelta(seconds=STORE_S))
-            self.store = store
+        made: list = []
+
+        def connect() -> None:
+            with contextlib.suppress(Exception):  # no store to reach: no marks, as before them
+                made.append(dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                                          wait_for_workers=False, timeout=timedelta(seconds=STORE_S)))
+
+        # In a daemon thread waited for STORE_S: the store's timeout bounds torch's connect, not its lookup of
+        # MASTER_ADDR's name (a host name on several nodes), 20 s with a name server not answering (hundred-and-
+        # thirteenth session: benchmarks/results/store_name_lookup_2026-12-06); the thread, left waiting, is a daemon.
+        connecting = threading.Thread(target=connect, name="interrupt-in-the-rendezvous-store", daemon=True)
+        connecting.start()
+        connecting.join(STORE_S)
+        self.store = made[0] if made else None
 
     def coming(self) -> None:
         with contextlib.suppress(Exception):

@@ -320,3 +320,26 @@ def test_a_rank_interrupted_on_its_way_in_takes_its_mark_back(tmp_path):
     done = _run_as_rank_0_of_2(INTERRUPTED_ON_ITS_WAY)
     assert done.returncode == 0, done
     assert done.stdout.splitlines() == ["marked coming: True", "KeyboardInterrupt; marked coming: False"], done
+
+
+def test_a_store_client_whose_making_hangs_is_given_up_after_the_stores_timeout(monkeypatch):
+    """The rank's client of the agent's store names MASTER_ADDR, a host name on several nodes: the store's timeout
+    bounds torch's connect, not its lookup of the name, and a name server not answering held the rank 20 s with a
+    STORE_S of 5 s (hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06). A client whose
+    making waits 10 s, as torch's lookup does then, is given up after STORE_S: no marks, as where no store answers."""
+    import torch.distributed as dist
+
+    from accelerated_seg import interrupt_in_the_rendezvous
+
+    def name_server_down(*args, **kwargs):
+        time.sleep(10.0)
+        return object()
+
+    monkeypatch.setattr(dist, "TCPStore", name_server_down)
+    monkeypatch.setattr(interrupt_in_the_rendezvous, "STORE_S", 0.5)
+    monkeypatch.setenv("TORCHELASTIC_USE_AGENT_STORE", "True")
+    for name, value in (("MASTER_ADDR", "storehost"), ("MASTER_PORT", "29500"), ("WORLD_SIZE", "2"), ("RANK", "1")):
+        monkeypatch.setenv(name, value)
+    started = time.monotonic()
+    assert interrupt_in_the_rendezvous._Marks().store is None
+    assert time.monotonic() - started < 1.5
