@@ -39,15 +39,15 @@ def connect_within(host: str, port: int, within_s: float) -> bool | None:
     for family, kind, protocol, _, address in addresses:  # in the resolver's order, as create_connection tries them
         if (left_s := deadline - time.monotonic()) <= 0:
             break
-        with socket.socket(family, kind, protocol) as connection:
-            connection.settimeout(left_s)
-            try:
+        try:  # the socket's making inside too, as in create_connection: AF_INET6 fails on a kernel without IPv6
+            with socket.socket(family, kind, protocol) as connection:
+                connection.settimeout(left_s)
                 connection.connect(address)
                 return True
-            except ConnectionRefusedError:
-                refused += 1
-            except OSError:  # timed out, unreachable: another address may answer
-                pass
+        except ConnectionRefusedError:
+            refused += 1
+        except OSError:  # timed out, unreachable, no such family here: another address may answer
+            pass
     return False if refused == len(addresses) else None
 
 

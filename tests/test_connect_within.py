@@ -56,3 +56,19 @@ def test_a_name_that_does_not_resolve_cannot_tell(monkeypatch):
 
     monkeypatch.setattr(socket, "getaddrinfo", unknown)
     assert connect_within("storehost", 29500, within_s=1.0) is None
+
+
+def test_an_address_whose_socket_cannot_be_made_is_passed_over_as_create_connection_does(listening_port, monkeypatch):
+    """getaddrinfo gives "localhost" ::1 first even on a kernel without IPv6 (booted ipv6.disable=1), whose
+    socket(AF_INET6) fails: create_connection goes on to 127.0.0.1; connect_within raised OSError out of _reconnect
+    (the watcher gave up at once, a rank's ask raised it in place of the store's error) until the review of the
+    hundred-and-thirteenth session. A protocol the kernel lacks stands in for the family."""
+    answered = socket.getaddrinfo
+
+    def unmakable_first(host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 255, "", ("127.0.0.1", port))] + answered(host, port, *args,
+                                                                                                 **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", unmakable_first)
+    assert socket.create_connection(("127.0.0.1", listening_port), timeout=1.0) is not None  # the old code's answer
+    assert connect_within("127.0.0.1", listening_port, within_s=1.0) is True

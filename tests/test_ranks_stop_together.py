@@ -624,9 +624,10 @@ def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that
                                                                                         monkeypatch):
     """A store's host named (MASTER_ADDR on several nodes) and its name server not answering, in the outage that
     broke the connection: ``socket.create_connection``'s timeout bounds the connect, not the lookup of the name
-    before it, and ``_reconnect`` waited for the resolver's timeouts, 10 s here (15 s for one name server in
-    /etc/resolv.conf at glibc's defaults), the rank publishing its error included (until the hundred-and-thirteenth
-    session: benchmarks/results/store_name_lookup_2026-12-06). Each decides within CONNECT_S: it cannot tell yet."""
+    before it, and ``_reconnect`` waited for the resolver's timeouts, 10 s here (10.0 s measured for one silent name
+    server in /etc/resolv.conf at glibc's defaults), the rank publishing its error included (until the
+    hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06). Each decides within CONNECT_S:
+    it cannot tell yet."""
     import socket
     import time
 
