@@ -72,3 +72,20 @@ def test_an_address_whose_socket_cannot_be_made_is_passed_over_as_create_connect
     monkeypatch.setattr(socket, "getaddrinfo", unmakable_first)
     assert socket.create_connection(("127.0.0.1", listening_port), timeout=1.0) is not None  # the old code's answer
     assert connect_within("127.0.0.1", listening_port, within_s=1.0) is True
+
+
+def test_an_address_that_does_not_answer_leaves_time_for_the_next(listening_port, monkeypatch):
+    """An address whose connect goes unanswered (an IPv6 one listed first, its route down: here a listener whose
+    backlog is full, which drops the SYN) took the whole bound, and the next, which answers, was never tried: None,
+    where create_connection, each address given a whole timeout, said True. Each now gets an even share of what is
+    left: True, within the bound (review of the hundred-and-thirteenth session)."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(0)
+        with socket.create_connection(silent.getsockname()):  # the backlog full: a further SYN goes unanswered
+            addresses = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", silent.getsockname()),
+                         (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", listening_port))]
+            monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *args, **kwargs: addresses)
+            started = time.monotonic()
+            assert connect_within("storehost", listening_port, within_s=1.0) is True
+            assert time.monotonic() - started < 1.5
