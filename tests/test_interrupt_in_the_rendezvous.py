@@ -343,3 +343,35 @@ def test_a_store_client_whose_making_hangs_is_given_up_after_the_stores_timeout(
     started = time.monotonic()
     assert interrupt_in_the_rendezvous._Marks().store is None
     assert time.monotonic() - started < 1.5
+
+
+INTERRUPTED_AS_IT_CONNECTS = r"""
+import os, signal, socket, threading, time
+import torch.distributed  # imported before the SIGINT: it would land in the import (Python), raised there
+import accelerated_seg.interrupt_in_the_rendezvous as rendezvous
+
+with socket.socket() as probe:  # nothing listens: torch's connect retries until STORE_S, 5 s
+    probe.bind(("127.0.0.1", 0))
+    os.environ.update(TORCHELASTIC_USE_AGENT_STORE="True", MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=str(probe.getsockname()[1]))
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+started = time.monotonic()
+try:
+    with rendezvous.ending_on_an_interrupt_in_the_rendezvous(lambda: print("the caller's line")):
+        print("inside")
+except KeyboardInterrupt:
+    print(f"KeyboardInterrupt after {time.monotonic() - started:.1f} s")
+"""
+
+
+def test_a_sigint_as_the_ranks_store_client_connects_is_raised_at_once():
+    """The client of the agent's store made in a thread (for a name lookup that hangs), the main thread waits in an
+    interruptible join: a SIGINT as it connects is raised there at once, no longer when torch's connect returns
+    (5.6-9.6 s in for a SIGINT sent 0.5 s in, a port that refuses, 7 tries, until the review of the
+    hundred-and-thirteenth session; 0.5 s since), nothing else of the span set yet, as the caller expects of a SIGINT
+    there."""
+    done = _run_as_rank_0_of_2(INTERRUPTED_AS_IT_CONNECTS)
+    assert done.returncode == 0, done
+    line = done.stdout.splitlines()[-1]
+    assert line.startswith("KeyboardInterrupt after "), done
+    assert float(line.split()[-2]) < 2.5, done
