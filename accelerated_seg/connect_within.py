@@ -7,7 +7,7 @@ name, and the network outage that broke a connection to the store may take its n
 must publish its error waited there for the resolver's timeouts, 10.0 s with one silent name server
 (``ranks_stop_together._reconnect``, until the hundred-and-thirteenth session:
 benchmarks/results/store_name_lookup_2026-12-06). So the lookup runs in a daemon thread, waited for until
-the deadline and left behind after it; one lookup of a host at a time, a later caller waiting on the one still
+the deadline and left behind after it; one lookup of a host and port at a time, a later caller waiting on the one still
 running, so that a resolver that stays down leaves one thread waiting, not one per retry.
 
 Nothing is kept from one call to the next: each asks the resolver again, as torch's own client (``clone()``) does
