@@ -199,3 +199,16 @@ def test_files_on_one_numbers_under_micrometres_and_metres_are_not_read_one_way_
     assert f"rewrite {paths[2]} from micrometres, its numbers micrometres under a header of metres" in error, error
     _run(_first_lines(error))
     assert _true_sizes(paths) and _errors(case) == []
+
+
+def test_a_case_read_as_a_whole_says_how_many_times_apart_its_units_put_its_files(tmp_path):
+    """Read as they are, micrometres and metres put files 1,000,000 times apart, and no unit (read as mm) 1,000
+    times from either: the words said "1,000 times" whatever the units were (the hundred-and-thirteenth session's
+    leftovers, h71)."""
+    saying = {"1,000,000 times": [("micron", "micron"), ("meter", "meter"), ("meter", "mm")],
+              "1,000 or 1,000,000 times": [("unknown", "mm"), ("micron", "micron"), ("meter", "mm")],
+              "1,000 times": [("micron", "micron"), ("unknown", "micron"), ("unknown", "mm")]}
+    for times, kinds in saying.items():
+        case, _ = _case(tmp_path / times.replace(" ", "_"), kinds)
+        [error] = _errors(case)
+        assert f"would scale a file whose unit is wrong {times} against the others. Read together" in error, error

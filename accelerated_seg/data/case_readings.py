@@ -71,13 +71,23 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
                               f"{' or '.join(dict.fromkeys(unitless))}"] if unitless else [])])
     said = (f"the headers of the case's files declare {declared} for their voxel sizes (xyzt_units), none mm: "
             f"{listing}. Their numbers are read as they are, whatever the unit, so resampling them to "
-            f"{resampled_to} would scale a file whose unit is wrong 1,000 times against the others. ")
+            f"{resampled_to} would scale a file whose unit is wrong {_times_apart(volumes)} against the others. ")
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
     if len(ways) == 1:
         return f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0]}"
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, the numbers cannot tell: check the voxel size the scans were acquired at. Where the voxels are "
             f"{'; or, where they are '.join(ways)}")
+
+
+def _times_apart(volumes) -> str:
+    """How many times apart reading every file's numbers as they are (no unit as mm) puts files of different units:
+    1,000 between a unit of none and micrometres or metres, 1,000,000 between micrometres and metres, both where all
+    three are; "1,000 times" was said whatever the units until the hundred-and-thirteenth session's leftovers
+    (h71)."""
+    factors = sorted({UNIT_MM.get(spatial_unit(volume.image), UNIT_MM["mm"])[1] for volume in volumes})
+    apart = sorted({high / low for at, low in enumerate(factors) for high in factors[at + 1:]})
+    return f"{' or '.join(f'{times:,.0f}' for times in apart)} times"
 
 
 def _lines(volumes, read) -> str:
