@@ -7,7 +7,9 @@ import re
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.case_units import judge_units
 from accelerated_seg.data.checks import check_cases
+from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.manifest import Case
 
 NUM_CLASSES = 3
@@ -75,8 +77,8 @@ def test_a_case_of_no_unit_micrometres_and_metres_is_read_as_a_whole_one_way_alo
     file at its true voxel size, and the case passes."""
     case, paths = _case(tmp_path, [("unknown", "mm"), ("micron", "micron"), ("meter", "mm")])
     [error] = _errors(case)
-    assert "none mm: " in error and "Read together, every file's numbers come to one voxel size one way alone, " \
-        "1.5 x 1.5 x 2 mm: " in error, error
+    assert "none of the case's files declares mm" in error, error
+    assert "Read together, every file's numbers come to one voxel size one way alone, 1.5 x 1.5 x 2 mm: " in error, error
     assert f"declare {paths[2]} mm, its numbers mm already under a header of metres" in error, error
     _run(_first_lines(error))
     assert _true_sizes(paths) and _errors(case) == []
@@ -212,3 +214,18 @@ def test_a_case_read_as_a_whole_says_how_many_times_apart_its_units_put_its_file
         case, _ = _case(tmp_path / times.replace(" ", "_"), kinds)
         [error] = _errors(case)
         assert f"would scale a file whose unit is wrong {times} against the others. Read together" in error, error
+
+
+def test_a_case_s_units_are_counted_as_a_person_writes_them(tmp_path):
+    """Channel 0 in micrometres beside two files of no unit, one on micrometre numbers, read as a whole: the heading
+    said "declare micrometres and 2 none" (the hundred-and-thirteenth session's leftovers, h71); and a mix of two
+    units beside two files of none (three channels), "and 2 none"."""
+    case, _ = _case(tmp_path, [("micron", "micron"), ("unknown", "micron"), ("unknown", "mm")])
+    [error] = _errors(case)
+    assert "none of the case's files declares mm for its voxel sizes (xyzt_units), one declaring micrometres and two " \
+        "declaring no unit: " in error, error
+    files = [_file(tmp_path / "mix" / f"c_000{number}.nii.gz", unit, "mm")
+             for number, unit in enumerate(("unknown", "micron", "unknown", "mm"))]
+    volumes = [Volume(f"image channel {number}", path, nib.load(path)) for number, path in enumerate(files)]
+    [(_, said)] = judge_units(volumes, "one spacing", "resample the channels onto one grid").errors
+    assert "(xyzt_units), and two none: " in said, said

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from accelerated_seg.data.grid_agreement import Volume
-from accelerated_seg.data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm,
+from accelerated_seg.data.header_units import (UNIT_MM, and_listed, counted, declare_code, header_numbers, off_1mm,
                                                rewrite_code, same_sizes, spatial_unit, unit_named)
 
 
@@ -63,13 +63,8 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     """What is said of a case whose files, none declaring mm, come to one voxel size under ``readings``
     (``whole_case_readings``, not empty): every file and its unit, then the lines that put each at that size in mm;
     where two readings (or more) do, the numbers cannot tell which: each is offered, the one nearer 1 mm first."""
-    units = [spatial_unit(volume.image) for volume in volumes]
     listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
-    unitless = [unit_named(volume.image) for volume, unit in zip(volumes, units) if unit not in UNIT_MM]
-    declared = and_listed([*(UNIT_MM[unit][0] for unit in dict.fromkeys(units) if unit in UNIT_MM),
-                           *([f"{'one' if len(unitless) == 1 else len(unitless)} "
-                              f"{' or '.join(dict.fromkeys(unitless))}"] if unitless else [])])
-    said = (f"the headers of the case's files declare {declared} for their voxel sizes (xyzt_units), none mm: "
+    said = (f"none of the case's files declares mm for its voxel sizes (xyzt_units), {_declaring(volumes)}: "
             f"{listing}. Their numbers are read as they are, whatever the unit, so resampling them to "
             f"{resampled_to} would scale a file whose unit is wrong {_times_apart(volumes)} against the others. ")
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
@@ -78,6 +73,16 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, the numbers cannot tell: check the voxel size the scans were acquired at. Where the voxels are "
             f"{'; or, where they are '.join(ways)}")
+
+
+def _declaring(volumes) -> str:
+    """How many files declare each unit, as a person would count them: "one declaring micrometres and two declaring
+    no unit" ("micrometres and 2 none" until the hundred-and-thirteenth session's leftovers, h71)."""
+    counts: dict[str, int] = {}
+    for volume in volumes:
+        named = "no unit" if unit_named(volume.image) == "none" else unit_named(volume.image)
+        counts[named] = counts.get(named, 0) + 1
+    return and_listed([f"{counted(count)} declaring {named}" for named, count in counts.items()])
 
 
 def _times_apart(volumes) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from accelerated_seg.data.case_readings import whole_case_readings, whole_case_words
 from accelerated_seg.data.grid_agreement import Volume
-from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, declare_code,
+from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, counted, declare_code,
                                                factor_apart, header_numbers, likely_apart_words, mm_sizes,
                                                rewrite_code, same_sizes, spatial_unit, unit_named)
 
@@ -303,7 +303,7 @@ def _and_none(volumes, units) -> str:
     named = [unit_named(volume.image) for volume, unit in zip(volumes, units) if unit == "unknown"]
     if not named:
         return ""
-    return f", and {'one' if len(named) == 1 else len(named)} {' or '.join(dict.fromkeys(named))}"
+    return f", and {counted(len(named))} {' or '.join(dict.fromkeys(named))}"
 
 
 def _mixed_words(volumes, units, resampled_to) -> str:

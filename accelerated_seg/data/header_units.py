@@ -161,6 +161,12 @@ def and_listed(paths: Sequence) -> str:
     return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
 
 
+def counted(count: int) -> str:
+    """A count of files as a person writes it in a sentence: "two", not "2" (a case's unit error said "micrometres
+    and 2 none" until the hundred-and-thirteenth session's leftovers, h71)."""
+    return ("no", "one", "two", "three", "four", "five")[count] if count < 6 else str(count)
+
+
 def factor_apart(none_image, unit_image) -> bool:
     """Whether the voxel sizes of ``none_image`` (a header declaring no unit) are those of ``unit_image`` (one
     declaring micrometres or metres) in mm, within ``_UNIT_FACTOR_RTOL``: the same voxels in two units."""
