@@ -229,3 +229,21 @@ def test_a_case_s_units_are_counted_as_a_person_writes_them(tmp_path):
     volumes = [Volume(f"image channel {number}", path, nib.load(path)) for number, path in enumerate(files)]
     [(_, said)] = judge_units(volumes, "one spacing", "resample the channels onto one grid").errors
     assert "(xyzt_units), and two none: " in said, said
+
+
+def test_a_file_of_channel_0_s_unit_beside_one_in_mm_is_read_with_the_case_not_left_to_its_grid(tmp_path):
+    """Channel 0 in micrometres, channel 1 in mm and a label declaring micrometres on mm numbers (the probe's U mm
+    U~mm), and channel 0 declaring micrometres on mm numbers beside channel 1 in micrometres and a label in mm (U~mm
+    U mm): the file in channel 0's unit was judged on its grid alone, and the first line put the file in mm in
+    channel 0's unit (`Rewrite it in micrometres`, `Declare it micrometres`), leaving a file 0.002 mm (the
+    hundred-and-thirteenth session's leftovers, h71). Read together, the file in mm taken at its word, the first
+    lines put every file at its true size and the case passes."""
+    for name, kinds in {"U_mm_U-mm": [("micron", "micron"), ("mm", "mm"), ("micron", "mm")],
+                        "U-mm_U_mm": [("micron", "mm"), ("micron", "micron"), ("mm", "mm")]}.items():
+        case, paths = _case(tmp_path / name, kinds)
+        [error] = _errors(case)
+        in_mm = paths[1] if kinds[1][0] == "mm" else paths[2]
+        assert f"Read together, {in_mm} taken at its word (mm), every file's numbers come to one voxel size one way " \
+            "alone, 1.5 x 1.5 x 2 mm: " in error, error
+        _run(_first_lines(error))
+        assert _true_sizes(paths) and not _errors(case), error

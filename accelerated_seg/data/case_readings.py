@@ -1,6 +1,8 @@
 """A case's likeliest voxel sizes read as a whole, where none of its files declares mm (``xyzt_units``): the
 readings of every file's numbers under which all of them come to one voxel size, and the lines that rewrite or
-declare each file so. ``case_units.judge_units`` says them where its file-by-file judgement leaves a file off.
+declare each file so. ``case_units.judge_units`` says them where its file-by-file judgement leaves a file off; beside
+a file declaring mm, taken at its word, only where a file in the unit of the first declaring one is left to its grid
+(h71).
 
 Each file's numbers may be read in the unit its header declares (a header of no unit: mm, the unit such a file is
 read in), or, that unit wrong, the ways a unit mix-up makes (a declared unit on numbers that are mm, or in the other
@@ -33,6 +35,8 @@ def readings_of(volume: Volume) -> list[tuple[str, object]]:
     where every file holding the same numbers came to two, n U~mm M~mm at 2 mm or 0.002 mm)."""
     unit = spatial_unit(volume.image)
     numbers = header_numbers(volume.image)
+    if unit == "mm":  # taken at its word: the case's others are judged against a file declaring mm
+        return [("mm", numbers)]
     if unit not in UNIT_MM:  # no unit, or a code NIfTI gives no meaning: read as mm, or micrometres
         return [("mm", numbers), ("micron", numbers * UNIT_MM["micron"][1])]
     return [(other, numbers * UNIT_MM[other][1]) for other in dict.fromkeys([unit, "mm", *UNIT_MM])]
@@ -41,10 +45,8 @@ def readings_of(volume: Volume) -> list[tuple[str, object]]:
 def whole_case_readings(volumes: Sequence[Volume]) -> list[tuple[object, list[str]]]:
     """Every voxel size that each of ``volumes`` comes to under one of its readings, as (the sizes in mm, the unit
     each file's numbers are in then), the one nearer 1 mm first; empty where some file comes to none of them (their
-    voxels differ indeed: the file-by-file judgement stands then) or where a file declares mm (which the case's
-    others are judged against)."""
-    if any(spatial_unit(volume.image) == "mm" for volume in volumes):
-        return []
+    voxels differ indeed: the file-by-file judgement stands then). A file declaring mm is read in mm alone
+    (``readings_of``): where one does, the case comes to its voxel size or to none."""
     readings = [readings_of(volume) for volume in volumes]
     sizes_found = []
     for _, sizes in (reading for file_readings in readings for reading in file_readings):
@@ -64,10 +66,17 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     (``whole_case_readings``, not empty): every file and its unit, then the lines that put each at that size in mm;
     where two readings (or more) do, the numbers cannot tell which: each is offered, the one nearer 1 mm first."""
     listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
-    said = (f"none of the case's files declares mm for its voxel sizes (xyzt_units), {_declaring(volumes)}: "
-            f"{listing}. Their numbers are read as they are, whatever the unit, so resampling them to "
-            f"{resampled_to} would scale a file whose unit is wrong {_times_apart(volumes)} against the others. ")
+    in_mm = [volume.path for volume in volumes if spatial_unit(volume.image) == "mm"]
+    heading = ("the case's files declare different units for their voxel sizes (xyzt_units)" if in_mm
+               else "none of the case's files declares mm for its voxel sizes (xyzt_units)")
+    said = (f"{heading}, {_declaring(volumes)}: {listing}. Their numbers are read as they are, whatever the unit, so "
+            f"resampling them to {resampled_to} would scale a file whose unit is wrong {_times_apart(volumes)} against "
+            "the others. ")
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
+    if in_mm:  # its numbers taken as they are, the others' readings come to its size or to none
+        its = "its" if len(in_mm) == 1 else "their"
+        return (f"{said}Read together, {and_listed(in_mm)} taken at {its} word (mm), every file's numbers come to "
+                f"one voxel size one way alone, {ways[0]}")
     if len(ways) == 1:
         return f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0]}"
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
@@ -100,6 +109,8 @@ def _lines(volumes, read) -> str:
     rewrite from that unit, or, its numbers mm, its unit declared mm; the files of one line named together."""
     lines: dict[tuple, list] = {}
     for volume, unit in zip(volumes, read):
+        if unit == spatial_unit(volume.image) == "mm":  # at that size already: no line
+            continue
         lines.setdefault((unit, spatial_unit(volume.image)), []).append(volume.path)
     said = []
     for (unit, declared), paths in lines.items():

@@ -68,10 +68,13 @@ def _left_off_a_whole_reading(volumes, verdict: UnitsVerdict) -> list:
     in channel 0's unit, its numbers in its own or in that one, so a file whose numbers are mm under the first
     reading is told no line that reaches it (U M M~mm: the label, declaring metres on mm numbers, told to be
     rewritten in micrometres or declared so, 2,000 mm or 0.002 mm, until the review of h68), but where every file
-    holds the same numbers, a unit alone wrong, which ``_same_numbers_words`` tells with the lines each way."""
+    holds the same numbers, a unit alone wrong, which ``_same_numbers_words`` tells with the lines each way. Beside a
+    file declaring mm, the case read as a whole only where ``_left_to_the_grid`` (h71)."""
     units = [spatial_unit(volume.image) for volume in volumes]
     if not (readings := whole_case_readings(volumes)):
         return []
+    if "mm" in units:
+        return readings if "unknown" not in units and _left_to_the_grid(volumes, units) else []
     if "unknown" not in units:  # the files all on one's numbers are told so (``_same_numbers_words``) already
         numbers = header_numbers(volumes[0].image)
         if all(same_sizes(header_numbers(volume.image), numbers) for volume in volumes):
@@ -82,6 +85,19 @@ def _left_off_a_whole_reading(volumes, verdict: UnitsVerdict) -> list:
     if mixed or any(not same_sizes(mm_sizes(volume.image), readings[0][0]) for volume in unnamed):
         return readings
     return []
+
+
+def _left_to_the_grid(volumes, units) -> bool:
+    """Whether, beside a file declaring mm, the first file declaring a unit (the one the others are judged against)
+    declares micrometres or metres and a file of its unit holds other numbers than it: that file's unit agrees with
+    it, so it is judged on its grid alone, and the line told the file in mm put it in that unit, off where the
+    first is the one off (U mm U~mm: channel 1 told `Rewrite it in micrometres`, the label then 0.002 mm; U~mm U mm:
+    the label told `Declare it micrometres`, 0.002 mm), until the hundred-and-thirteenth session's leftovers (h71)."""
+    against = next(volume for volume, unit in zip(volumes, units) if unit != "unknown")
+    unit = spatial_unit(against.image)
+    return unit in ("micron", "meter") and any(
+        other is not against and spatial_unit(other.image) == unit and not _same_sizes(other.image, against.image)
+        for other in volumes)
 
 
 def _file_by_file(volumes, resampled_to, channel_hint, label_hint, nearest) -> UnitsVerdict:
