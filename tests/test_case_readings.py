@@ -247,3 +247,20 @@ def test_a_file_of_channel_0_s_unit_beside_one_in_mm_is_read_with_the_case_not_l
             "alone, 1.5 x 1.5 x 2 mm: " in error, error
         _run(_first_lines(error))
         assert _true_sizes(paths) and not _errors(case), error
+
+
+def test_a_file_in_mm_whose_own_unit_is_wrong_is_told_the_other_way(tmp_path):
+    """Channel 0 in micrometres, channel 1 declaring mm on micrometre numbers (a header declaring mm whatever the
+    numbers, as ITK writes), the label declaring micrometres on mm numbers: the case, read with channel 1 taken at its
+    word, came to 1500 x 1500 x 2000 mm "one way alone", and its lines, run, left every file 1,000 times off with
+    nothing more said (the review of h71). The other way, channel 1's unit wrong, is offered after it, and puts every
+    file at its true size."""
+    case, paths = _case(tmp_path, [("micron", "micron"), ("mm", "micron"), ("micron", "mm")])
+    [error] = _errors(case)
+    assert "taken at its word (mm), every file's numbers come to one voxel size one way alone, 1500 x 1500 x 2000 " \
+        "mm: " in error, error
+    other = f"; or, where the unit of {paths[1]} is wrong itself (a header may declare mm whatever the numbers are " \
+        "in: check the voxel size the scans were acquired at), they come to 1.5 x 1.5 x 2 mm: "
+    assert other in error, error
+    _run(_first_lines(error.split(other)[1]))
+    assert _true_sizes(paths) and _errors(case) == []

@@ -27,27 +27,29 @@ from accelerated_seg.data.header_units import (UNIT_MM, and_listed, counted, dec
                                                rewrite_code, same_sizes, spatial_unit, unit_named)
 
 
-def readings_of(volume: Volume) -> list[tuple[str, object]]:
+def readings_of(volume: Volume, mm_at_its_word: bool = True) -> list[tuple[str, object]]:
     """The ways ``volume``'s numbers may be read, each (the unit its numbers are in, its voxel sizes in mm): the
     unit its header declares first (that of no unit, mm), then those a unit mix-up makes: of no unit, micrometres;
     of micrometres or metres, mm, then the other of the two (a header declaring metres on micrometre numbers, their
     unit alone wrong: left out until the review of h68, the case was said to come to one voxel size "one way alone"
-    where every file holding the same numbers came to two, n U~mm M~mm at 2 mm or 0.002 mm)."""
+    where every file holding the same numbers came to two, n U~mm M~mm at 2 mm or 0.002 mm). A file declaring mm
+    is read in mm alone, unless ``mm_at_its_word`` is false (its own unit wrong: the other way offered)."""
     unit = spatial_unit(volume.image)
     numbers = header_numbers(volume.image)
-    if unit == "mm":  # taken at its word: the case's others are judged against a file declaring mm
+    if unit == "mm" and mm_at_its_word:  # the case's others are judged against a file declaring mm
         return [("mm", numbers)]
     if unit not in UNIT_MM:  # no unit, or a code NIfTI gives no meaning: read as mm, or micrometres
         return [("mm", numbers), ("micron", numbers * UNIT_MM["micron"][1])]
     return [(other, numbers * UNIT_MM[other][1]) for other in dict.fromkeys([unit, "mm", *UNIT_MM])]
 
 
-def whole_case_readings(volumes: Sequence[Volume]) -> list[tuple[object, list[str]]]:
+def whole_case_readings(volumes: Sequence[Volume], mm_at_its_word: bool = True) -> list[tuple[object, list[str]]]:
     """Every voxel size that each of ``volumes`` comes to under one of its readings, as (the sizes in mm, the unit
     each file's numbers are in then), the one nearer 1 mm first; empty where some file comes to none of them (their
     voxels differ indeed: the file-by-file judgement stands then). A file declaring mm is read in mm alone
-    (``readings_of``): where one does, the case comes to its voxel size or to none."""
-    readings = [readings_of(volume) for volume in volumes]
+    (``readings_of``, unless ``mm_at_its_word`` is false): where one does, the case comes to its voxel size or to
+    none."""
+    readings = [readings_of(volume, mm_at_its_word) for volume in volumes]
     sizes_found = []
     for _, sizes in (reading for file_readings in readings for reading in file_readings):
         if not any(same_sizes(sizes, found) for found in sizes_found):
@@ -75,8 +77,17 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
     if in_mm:  # its numbers taken as they are, the others' readings come to its size or to none
         its = "its" if len(in_mm) == 1 else "their"
-        return (f"{said}Read together, {and_listed(in_mm)} taken at {its} word (mm), every file's numbers come to "
+        said = (f"{said}Read together, {and_listed(in_mm)} taken at {its} word (mm), every file's numbers come to "
                 f"one voxel size one way alone, {ways[0]}")
+        unit_wrong = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}"
+                      for sizes, read in whole_case_readings(volumes, mm_at_its_word=False)
+                      if not same_sizes(sizes, readings[0][0])]
+        if not unit_wrong:
+            return said
+        # a header declaring mm may be the wrong one too (ITK writes mm whatever the numbers): the other way, told
+        return (f"{said}; or, where the unit of {and_listed(in_mm)} is wrong {'itself' if its == 'its' else 'too'} (a "
+                "header may declare mm whatever the numbers are in: check the voxel size the scans were acquired "
+                f"at), they come to {'; or, to '.join(unit_wrong)}")
     if len(ways) == 1:
         return f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0]}"
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
