@@ -715,7 +715,7 @@ def test_files_declaring_three_units_are_one_error_whose_lines_make_the_case_pas
     error = assert_single_error(
         check_cases([case], NUM_CLASSES, num_channels=2),
         f"c (image channels and label): the headers of the case's files declare different units for their voxel sizes "
-        f"(xyzt_units): {listing}. ", "would scale the files of one unit 1,000,000 times against another's")
+        f"(xyzt_units): {listing}. ", "would scale the files of one unit 1,000 or 1,000,000 times against another's")
     in_mm = [path for path, unit in zip((*case.images, case.label), units) if unit != "mm"]
     _run_nibabel_lines(error.split("; or, where")[0], *in_mm)
     assert check_cases([case], NUM_CLASSES, num_channels=2).errors == []

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, counted, declare_code, header_numbers, off_1mm,
-                                               rewrite_code, same_sizes, spatial_unit, unit_named)
+                                               rewrite_code, same_sizes, spatial_unit, times_apart, unit_named)
 
 
 def readings_of(volume: Volume, mm_at_its_word: bool = True) -> list[tuple[str, object]]:
@@ -72,8 +72,8 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     heading = ("the case's files declare different units for their voxel sizes (xyzt_units)" if in_mm
                else "none of the case's files declares mm for its voxel sizes (xyzt_units)")
     said = (f"{heading}, {_declaring(volumes)}: {listing}. Their numbers are read as they are, whatever the unit, so "
-            f"resampling them to {resampled_to} would scale a file whose unit is wrong {_times_apart(volumes)} against "
-            "the others. ")
+            f"resampling them to {resampled_to} would scale a file whose unit is wrong "
+            f"{times_apart([volume.image for volume in volumes])} against the others. ")
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
     if in_mm:  # its numbers taken as they are, the others' readings come to its size or to none
         its = "its" if len(in_mm) == 1 else "their"
@@ -103,16 +103,6 @@ def _declaring(volumes) -> str:
         named = "no unit" if unit_named(volume.image) == "none" else unit_named(volume.image)
         counts[named] = counts.get(named, 0) + 1
     return and_listed([f"{counted(count)} declaring {named}" for named, count in counts.items()])
-
-
-def _times_apart(volumes) -> str:
-    """How many times apart reading every file's numbers as they are (no unit as mm) puts files of different units:
-    1,000 between a unit of none and micrometres or metres, 1,000,000 between micrometres and metres, both where all
-    three are; "1,000 times" was said whatever the units until the hundred-and-thirteenth session's leftovers
-    (h71)."""
-    factors = sorted({UNIT_MM.get(spatial_unit(volume.image), UNIT_MM["mm"])[1] for volume in volumes})
-    apart = sorted({high / low for at, low in enumerate(factors) for high in factors[at + 1:]})
-    return f"{' or '.join(f'{times:,.0f}' for times in apart)} times"
 
 
 def _lines(volumes, read) -> str:

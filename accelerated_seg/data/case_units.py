@@ -22,7 +22,7 @@ from accelerated_seg.data.case_readings import whole_case_readings, whole_case_w
 from accelerated_seg.data.grid_agreement import Volume
 from accelerated_seg.data.header_units import (UNIT_MM, and_listed, channel_units_words, counted, declare_code,
                                                factor_apart, header_numbers, likely_apart_words, mm_sizes,
-                                               rewrite_code, same_sizes, spatial_unit, unit_named)
+                                               rewrite_code, same_sizes, spatial_unit, times_apart, unit_named)
 
 
 @dataclass
@@ -331,8 +331,6 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     unit off against the first channel's until the hundred-and-eleventh session's review, their lines pulling the
     case two ways where the first channel is the one off."""
     listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
-    factors = [UNIT_MM[unit][1] for unit in units if unit in UNIT_MM]
-    times = max(factors) / min(factors)
     lines, after_all, rewritten = [], [], []
     for unit in dict.fromkeys(unit for unit in units if unit in UNIT_MM and unit != "mm"):
         files = [volume for volume, declared in zip(volumes, units) if declared == unit]
@@ -365,7 +363,7 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     return (f"the headers of the case's files declare different units for their voxel "
             f"sizes (xyzt_units){_and_none(volumes, units)}: {listing}. Their numbers are read as they "
             f"are, whatever the unit, so resampling them to {resampled_to} would scale the files of one unit "
-            f"{times:,.0f} times against another's{told}. Rewrite "
+            f"{times_apart([volume.image for volume in volumes])} against another's{told}. Rewrite "
             f"every file in mm: {'; '.join(lines)}{''.join(after_all)}{_or_declared_mm(rewritten)}")
 
 

@@ -167,6 +167,16 @@ def counted(count: int) -> str:
     return ("no", "one", "two", "three", "four", "five")[count] if count < 6 else str(count)
 
 
+def times_apart(images: Sequence) -> str:
+    """How many times apart reading every one of ``images``' numbers as they are (no unit as mm) puts those of
+    different units: 1,000 between mm (or no unit) and micrometres or metres, 1,000,000 between micrometres and
+    metres, "1,000 or 1,000,000 times" where both pairs are there. Said "1,000 times" of a case read as a whole
+    whatever its units (until h71), and "1,000,000 times" of a mix of all three units (until the review of h71)."""
+    factors = sorted({UNIT_MM.get(spatial_unit(image), UNIT_MM["mm"])[1] for image in images})
+    apart = sorted({high / low for at, low in enumerate(factors) for high in factors[at + 1:]})
+    return f"{' or '.join(f'{times:,.0f}' for times in apart)} times"
+
+
 def factor_apart(none_image, unit_image) -> bool:
     """Whether the voxel sizes of ``none_image`` (a header declaring no unit) are those of ``unit_image`` (one
     declaring micrometres or metres) in mm, within ``_UNIT_FACTOR_RTOL``: the same voxels in two units."""
