@@ -77,17 +77,23 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     ways = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in readings]
     if in_mm:  # its numbers taken as they are, the others' readings come to its size or to none
         its = "its" if len(in_mm) == 1 else "their"
-        said = (f"{said}Read together, {and_listed(in_mm)} taken at {its} word (mm), every file's numbers come to "
-                f"one voxel size one way alone, {ways[0]}")
-        unit_wrong = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}"
-                      for sizes, read in whole_case_readings(volumes, mm_at_its_word=False)
+        at_its_word = (f"{said}Read together, {and_listed(in_mm)} taken at {its} word (mm), every file's numbers "
+                       f"come to one voxel size one way alone, {ways[0]}")
+        other_ways = [(sizes, read) for sizes, read in whole_case_readings(volumes, mm_at_its_word=False)
                       if not same_sizes(sizes, readings[0][0])]
-        if not unit_wrong:
-            return said
+        if not other_ways:
+            return at_its_word
         # a header declaring mm may be the wrong one too (ITK writes mm whatever the numbers): the other way, told
-        return (f"{said}; or, where the unit of {and_listed(in_mm)} is wrong {'itself' if its == 'its' else 'too'} (a "
-                "header may declare mm whatever the numbers are in: check the voxel size the scans were acquired "
-                f"at), they come to {'; or, to '.join(unit_wrong)}")
+        unit_wrong = [f"{_sizes(sizes)} mm: {_lines(volumes, read)}" for sizes, read in other_ways]
+        wrong = (f"where the unit of {and_listed(in_mm)} is wrong {'itself' if its == 'its' else 'too'} (a header may "
+                 "declare mm whatever the numbers are in: check the voxel size the scans were acquired at)")
+        if off_1mm(other_ways[0][0]) < off_1mm(readings[0][0]):
+            # that way nearer 1 mm, as scans' voxels are, first: taken at its word, a header of mm on micrometre
+            # numbers put every file at 1500 mm, and those lines offered first left a case 1,000 times off that then
+            # passed silently (the hundred-and-thirteenth session's end review of r60's fix)
+            return (f"{said}Read together, {wrong}, every file's numbers come to {'; or, to '.join(unit_wrong)}; or, "
+                    f"{and_listed(in_mm)} taken at {its} word (mm), to {ways[0]}")
+        return f"{at_its_word}; or, {wrong}, they come to {'; or, to '.join(unit_wrong)}"
     if len(ways) == 1:
         return f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0]}"
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
