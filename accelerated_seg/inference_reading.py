@@ -33,36 +33,40 @@ from .data.preprocess_settings import spacing_unit, spacing_was_set
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
 from .host_memory import memory_available
+from .inference_case_units import spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import PREDICTION_DESCRIP
 from .predict_names import PREDICT_CASE_NAMES
 
 
-def _refuse_another_unit(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
-    """Refuse a scan whose header declares its voxel sizes in another unit than the model's training cases' did
+def _another_unit_refusal(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> str | None:
+    """The refusal of a scan whose header declares its voxel sizes in another unit than the model's training cases' did
     (config.json's ``spacing_unit``): its numbers are read as they are, so a scan in micrometres for a model in mm
     was resampled to 1000 times its size along each axis (memory for a billion times the voxels), and one in mm for
     a model in micrometres, declaring mm, to a voxel or two, until the hundred-and-sixth session. Where the model
     or the scan declares no unit (an export made before then, nibabel's default) nothing is judged: the far finer
     check below still refuses a header in metres. Every channel of the case (``images`` at ``paths``) in another
     unit is named in one refusal, a line for each unit: each was refused one after the other until the
-    hundred-and-eleventh session (a channel in metres beside one in micrometres, until its review)."""
+    hundred-and-eleventh session (a channel in metres beside one in micrometres, until its review). The refusal's
+    words, or None."""
     recorded = spacing_unit(config)
     if spacing is None or recorded is None:
-        return
+        return None
     off: dict[str, list] = {}  # unit -> the channels declaring it, each unit's said once, all in one refusal
     for path, image in zip(paths, images):
         if spatial_unit(image) not in ("unknown", recorded):
             off.setdefault(spatial_unit(image), []).append((path, image))
-    if off:  # a channel in micrometres and one in metres for a model in mm were refused one after the other
-        raise DataError("\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
-                                  for (path, image), *rest in off.values()))
+    if not off:
+        return None
+    # a channel in micrometres and one in metres for a model in mm were refused one after the other
+    return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
+                     for (path, image), *rest in off.values())
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
     """Refuse a case whose channels (``images`` at ``paths``) declare another unit than the model's
-    (``_refuse_another_unit``), or than each other's, in one error naming every channel of a mix-up
+    (``_another_unit_refusal``), or than each other's, in one error naming every channel of a mix-up
     (``case_units.judge_units``, the pre-flight check's rule and words). Before the grids are compared, whose
     refusal would send the user the wrong way: the first channel's unit alone was judged, so a second one in
     micrometres beside one in mm for a model in mm was told to be resampled onto the first one's grid (1000 times
@@ -77,14 +81,33 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     numbers are farther off the model's spacing is named, its rewrite offered first: a first channel in
     micrometres beside a second in mm, for a model of no unit at 2.5, was told to rewrite the second in
     micrometres, after which the first was refused by the host's memory (a review's probe of the
-    hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named."""
-    _refuse_another_unit(config, paths, images, spacing)
+    hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named.
+
+    Channel files that disagree (their units or numbers) are read together first, for a model that resamples in mm
+    (or records no unit), as the pre-flight check reads a training case, the reading nearest the model's spacing
+    told (``inference_case_units.spacing_case_words``): judged file by file, the first lines offered left a file
+    1,000 times off in 30 of the 64 two-channel combinations of eight kinds of file (beside 2 of two files alike),
+    and 6 more were told the grid's "resample every channel onto the first one's grid", for a model in mm
+    (benchmarks/results/predict_case_units_2026-12-06/; until the hundred-and-fourteenth session, helper h72). A
+    case of one file, or of channel files alike, is judged as such."""
     volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
+    refusal = _another_unit_refusal(config, paths, images, spacing) or _units_judged_together(volumes, spacing)
+    if spacing is not None and spacing_unit(config) in (None, "mm"):  # the readings put every file in mm
+        # channel files that disagree, read together against the model's spacing, as training's check reads a case
+        if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config)):
+            raise DataError(said)
+    if refusal is not None:
+        raise DataError(refusal)
+
+
+def _units_judged_together(volumes: Sequence[Volume], spacing) -> str | None:
+    """The pre-flight check's judgement of a case's units (``case_units.judge_units``) for ``volumes``, its channels:
+    the refusal's words, or None."""
     to = None if spacing is None else f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
     verdict = judge_units(volumes, to, "resample every channel onto the first one's grid",
                           nearest=None if spacing is None else lambda volume: times_off(volume.image, spacing))
-    if verdict.errors:  # one for each unit off against the same channel: several only where three units are mixed
-        raise DataError("\n".join(said for _, said in verdict.errors))
+    # one for each unit off against the same channel: several only where three units are mixed
+    return "\n".join(said for _, said in verdict.errors) if verdict.errors else None
 
 
 def refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:

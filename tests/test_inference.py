@@ -2232,8 +2232,10 @@ def test_every_channel_of_a_case_is_judged_by_the_models_unit_and_by_the_other_c
     """The first channel's header alone was judged (hundred-and-sixth session): a second channel in micrometres beside
     one in mm, for a model in mm, was told to be resampled onto the first one's grid, and one declaring micrometres
     with the first one's numbers was segmented unjudged. Each is refused with the line that rewrites or declares it,
-    which makes the case segmented; for a model recording no unit, against the other channel's unit. A channel
-    declaring none agrees with any."""
+    which makes the case segmented; for a model recording no unit, against the other channel's unit. One holding
+    the first one's numbers is read with it against the model's spacing, the declaring line first (for a model in mm
+    the rewrite led until the hundred-and-fourteenth session, h72, 0.002 mm voxels once run). A channel declaring
+    none agrees with any."""
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
     first = in_unit(image, tmp_path / "mm_0000.nii.gz", "mm", 1.0)
     mm, older = export(tmp_path / "mm", in_channels=2, spacing_unit="mm"), export(tmp_path / "older", in_channels=2)
@@ -2241,20 +2243,24 @@ def test_every_channel_of_a_case_is_judged_by_the_models_unit_and_by_the_other_c
     # channel's numbers under another unit (one grid: unjudged until then), for a model in mm or of no unit
     cases = [(mm, "micron", 1000.0, r"the model's training cases' in mm \(its config.json's spacing_unit\)\. .* "
                                    r"Rewrite it in mm \(nibabel: (img = .*, path\))\), or"),
-             (mm, "micron", 1.0, r"the model's training cases' in mm .* declare it so \(nibabel: (img = .*, path\))\)$"),
+             # the first channel's numbers under another unit: read with it against the model's spacing (h72)
+             (mm, "micron", 1.0, None),
              (older, "micron", 1000.0, rf"that of {re.escape(str(first))}, a channel of the same case, in mm\. .* "
                                        r"would scale one 1,000 times against the other\. Rewrite it in mm \(nibabel: "
                                        r"(img = .*, path\))\), or"),
-             # the same numbers under two units: a unit alone is wrong, the declaring line first (h64)
-             (older, "meter", 1.0, r"that of .* in mm\. .* Their numbers are the same \(.*\): .* Where they are mm "
-                                   r"\(voxels of [^)]*\), declare \S+ mm \(nibabel: (img = .*?nib\.save\(img, "
-                                   r"path\))\); or, where they are metres")]
+             # the same numbers under two units: a unit alone is wrong, the declaring line first (h64; h72 above)
+             (older, "meter", 1.0, None)]
     for index, (model, unit, per_mm, said) in enumerate(cases):
         second = in_unit(image, tmp_path / f"{unit}{index}_0001.nii.gz", unit, per_mm)
         output = tmp_path / f"{index}.nii.gz"
+        named = dict(micron='micrometres', meter='metres')[unit]
+        said = said or (rf"one declaring mm and one declaring {named}: .* the one nearest it, [^:]* mm: declare "
+                        rf"{re.escape(str(second))} mm, its numbers mm already under a header of {named} \(nibabel: "
+                        r"(img = .*?nib\.save\(img, path\))\); or, where the voxels are")
         with pytest.raises(DataError, match=rf"^{re.escape(str(second))}: its header declares its voxel sizes in "
-                                            rf"{dict(micron='micrometres', meter='metres')[unit]} \(xyzt_units\), "
-                                            rf"{said}") as refused:
+                                            rf"{named} \(xyzt_units\), {said}" if per_mm != 1.0 else
+                                            rf"^the case's files declare different units for their voxel sizes "
+                                            rf"\(xyzt_units\), {said}") as refused:
             predict_file(model, [first, second], output)
         assert "share a voxel grid" not in str(refused.value) and not output.exists()
         # the line offered, run as written, makes the case segmented
@@ -2450,16 +2456,89 @@ def test_a_channel_in_metres_with_mm_numbers_beside_one_of_no_unit_in_micrometre
     with pytest.raises(DataError) as refused:
         predict_file(model, [declared, unitless], tmp_path / "y.nii.gz")
     said = str(refused.value)
-    assert (f"The numbers of {declared} are nearer the model's spacing 2.5 x 2.5 x 2.5 than those of {unitless}: so "
-            f"its numbers are likely mm under a header of metres, and those of {unitless} micrometres. Rewrite "
-            f"{unitless} from micrometres (nibabel: ") in said and "as its numbers are" not in said, said
-    rewrite, declare = re.search(r"nibabel: (img = .*?, path\))\).*nibabel: (img = .*?, path\))\)", said).group(1, 2)
+    # read with the other channel against the model's spacing since the hundred-and-fourteenth session (h72), as
+    # "The numbers of … are nearer the model's spacing 2.5 x 2.5 x 2.5 than those of …" told it before
+    assert (f"the model's spacing 2.5 x 2.5 x 2.5 tells which is the case's, the one nearest it, "
+            f"{' x '.join(f'{size:.4g}' for size in nib.affines.voxel_sizes(image.affine))} mm: declare {declared} mm, "
+            f"its numbers mm already under a header of metres (nibabel: ") in said and (
+        f"; rewrite {unitless} from micrometres, its numbers micrometres under no unit (nibabel: ") in said, said
+    assert "as its numbers are" not in said, said
+    declare, rewrite = re.search(r"nibabel: (img = .*?, path\))\).*?nibabel: (img = .*?, path\))\)", said).group(1, 2)
     with pytest.raises(DataError, match="nothing else in the case tells: check the voxel size"):
         predict_file(export(tmp_path / "unresampled", in_channels=2, spacing=None), [declared, unitless],
                      tmp_path / "n.nii.gz")
     exec(rewrite, {"nib": nib, "np": np, "path": str(unitless)})
     exec(declare, {"nib": nib, "np": np, "path": str(declared)})
     assert read_labels(predict_file(model, [declared, unitless], tmp_path / "y.nii.gz")).shape == image.shape
+
+
+def run_first_lines(said: str) -> int:
+    """Run, as written, every nibabel line a refusal offers before its first alternative ("; or,"), on the files each
+    names; how many were run."""
+    first, run = said.split("; or,")[0], 0
+    for found in re.finditer(r"(?:[Dd]eclare|[Rr]ewrite) ((?:/\S+?\.nii\.gz(?:, | and )?)+).*?\(nibabel: "
+                             r"(img = .*?nib\.save\(.*?path\))\)", first):
+        for path in re.findall(r"/\S+?\.nii\.gz", found.group(1)):
+            exec(found.group(2), {"nib": nib, "np": np, "path": path})
+            run += 1
+    return run
+
+
+def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_the_models_spacing(scans, tmp_path):
+    """Predict judged a case's channel files one by one, against the model's unit and then the first channel
+    declaring one (until the hundred-and-fourteenth session, helper h72): channel 1 declaring micrometres (or metres)
+    on the mm numbers of a channel 0 in mm, for a model in mm, was told to be rewritten from that unit first, after
+    which the grid's check told it to be resampled onto channel 0's grid, 1,000 times apart; channel 1 of no unit on
+    micrometre numbers beside a channel 0 of no unit was told only that. The files are read together, as the
+    pre-flight check of a training case reads them (``case_readings``), the reading nearest the model's spacing told
+    first, and its lines, run as written, make the case segmented with every file at its voxel size in mm."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    mm, older = export(tmp_path / "mm", in_channels=2, spacing_unit="mm"), export(tmp_path / "older", in_channels=2)
+    for index, (model, first, second) in enumerate([
+            (mm, ("mm", 1.0), ("micron", 1.0)), (older, ("mm", 1.0), ("micron", 1.0)), (mm, ("mm", 1.0), ("meter", 1.0)),
+            (mm, ("unknown", 1.0), ("unknown", 1000.0)), (older, ("unknown", 1.0), ("unknown", 1000.0))]):
+        channels = [in_unit(image, tmp_path / f"c{index}_000{number}.nii.gz", *kind)
+                    for number, kind in enumerate((first, second))]
+        with pytest.raises(DataError) as refused:
+            predict_file(model, channels, tmp_path / "o.nii.gz")
+        said = str(refused.value)
+        assert "\n" not in said and "share a voxel grid" not in said, said
+        assert said.startswith(("the case's files declare different units", "the voxel sizes of the case's files "
+                                "differ as their headers hold them, every one declaring no unit")), said
+        assert f"{channels[0]} (channel 0): " in said and f"{channels[1]} (channel 1): " in said, said
+        assert re.search(r"Read together, (the files' numbers come to one voxel size \d ways, and the model's spacing "
+                         r"2\.5 x 2\.5 x 2\.5 tells which is the case's, the one nearest it|every file's numbers "
+                         rf"come to one voxel size one way alone), {' x '.join(f'{s:.4g}' for s in sizes)} mm: ",
+                         said), said
+        assert run_first_lines(said) >= 1
+        for path in channels:  # at its voxel size in mm, as declared and as its numbers are read
+            assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes), path
+            assert nib.load(path).header.get_xyzt_units()[0] in ("mm", "unknown"), path
+        assert read_labels(predict_file(model, channels, tmp_path / "o.nii.gz")).shape == image.shape
+    # a spacing between two readings tells neither: each is offered, with what to check
+    channels = [in_unit(image, tmp_path / f"f_000{number}.nii.gz", unit, 1.0) for number, unit in enumerate(("mm",
+                                                                                                            "micron"))]
+    fine = export(tmp_path / "fine", in_channels=2, spacing=(0.05,) * 3, spacing_unit="mm")
+    with pytest.raises(DataError, match=r"ways, and which is the case's, neither the numbers nor the model's spacing "
+                                        r"0\.05 x 0\.05 x 0\.05 can tell: check the voxel size the scans were acquired "
+                                        r"at\. Where the voxels are "):
+        predict_file(fine, channels, tmp_path / "f.nii.gz")
+
+
+def test_a_case_of_one_file_and_channel_files_alike_are_judged_as_before(scans, tmp_path):
+    """Reading a case's files together is for files that disagree: one file declaring micrometres on mm numbers, for
+    a model in mm, is told the rewrite to mm first as before (its numbers alone cannot tell, the grid's check then
+    has no other file to be off), and so are two channel files alike."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    for channels in (1, 2):
+        model = export(tmp_path / f"mm{channels}", in_channels=channels, spacing_unit="mm")
+        paths = [in_unit(image, tmp_path / f"a{channels}_000{number}.nii.gz", "micron", 1.0)
+                 for number in range(channels)]
+        with pytest.raises(DataError, match=rf"^{re.escape(str(paths[0]))}(?: and \S+)?: (?:its header declares its|"
+                                            r"their headers declare their) voxel sizes in micrometres \(xyzt_units\), "
+                                            r"the model's training cases' in mm .* Rewrite (?:it|each) in mm "):
+            predict_file(model, paths if channels > 1 else paths[0], tmp_path / "a.nii.gz")
 
 
 def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_told_the_unit(scans, tmp_path):
