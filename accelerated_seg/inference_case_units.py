@@ -44,8 +44,8 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     Until the hundred-and-fourteenth session (helper h72) predict judged each channel file against the model's unit,
     then against the first channel declaring one: channel 1 declaring micrometres on mm numbers beside a channel 0 in
     mm, for a model in mm, was told to be rewritten from micrometres first, after which the grid's check told it to be
-    resampled onto channel 0's grid, 1,000 times apart; channel 1 of no unit on
-    micrometre numbers beside one in mm was told only that (``benchmarks/results/predict_case_units_2026-12-06/``)."""
+    resampled onto channel 0's grid, 1,000 times apart; channel 1 of no unit on micrometre numbers beside one in mm
+    was told only that (``benchmarks/results/predict_case_units_2026-12-06/``)."""
     if len(volumes) < 2 or all(spatial_unit(volume.image) == spatial_unit(volumes[0].image) and same_sizes(
             header_numbers(volume.image), header_numbers(volumes[0].image)) for volume in volumes):
         return None
