@@ -37,12 +37,13 @@ turns a measured step into expected DDP efficiency on 2-8 GPUs for a given inter
 (docs/performance.md). The plain loop is ``plain_loop``; FLOP counting and device peaks, ``flops``.
 
 This module is the driver: the sweep (``benchmark_train``), one configuration built, warmed up, timed and
-made a row (``_measure_case``), and the command (``run_from_cli``). Its pieces live beside it, one idea each:
+made a row (``_measure_case``, its steps one function each: the Accelerator, the networks, the patches, the
+loops, then the row's parts), and the command (``run_from_cli``). Its pieces live beside it, one idea each:
 ``benchmark_train_settings`` (the configurations, levers and timing, and their refusals before any runs),
 ``benchmark_train_accelerator`` (each configuration's Accelerator, made and checked as training's is),
 ``benchmark_train_data`` (the patches both loops read), ``benchmark_train_blocks`` (our loop in blocks, and
 the alternating timed blocks) and ``benchmark_train_results`` (each loop's figures, the table and the JSON's
-name). ``_measure_case`` looks the loop builders and block runners up here at each call, so a script that
+name). ``_measure_case``'s steps look the loop builders and block runners up here at each call, so a script that
 replaces them in this module (benchmarks/harness_checks.py, inside_blocks.py) replaces what runs.
 """
 
@@ -53,10 +54,11 @@ import copy
 import gc
 import os
 import shutil
-import statistics
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -65,8 +67,8 @@ from .benchmark_train_accelerator import (check_strategy, ddp_options, fresh_acc
 from .benchmark_train_blocks import (EPOCHS_IN_ONE_PASS, allreduce_timing, interleaved_blocks, our_loop, run_our_block,
                                      synchronize)
 from .benchmark_train_data import SyntheticPatches, real_patches
-from .benchmark_train_results import (format_table, loop_summary, measured_under, nonfinite_note, nonfinite_record,
-                                      plain_baseline, result_name, sweep_results)
+from .benchmark_train_results import (blocks_recorded, format_table, loop_figures, measured_under, nonfinite_note,
+                                      ours_against, plain_baseline, result_name, sweep_results)
 from .benchmark_train_settings import (COMPILE_MODES, DATA_SOURCES, KITS19_EPOCH_SAMPLES, LEVERS, TimingSettings,
                                        TrainCase, case_flags, check_settings, parse_model_args)
 from .compilation import compile_in_place
@@ -77,8 +79,11 @@ from .host_cpu import bf16_two_voxel_warning, load_average
 from .launcher_report import say_the_error
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
-from .plain_loop import make_plain_loop, run_block, shard_like, step_breakdown
+from .plain_loop import PlainLoop, make_plain_loop, run_block, shard_like, step_breakdown
 from .results_so_far import out_of_memory_named
+
+if TYPE_CHECKING:
+    from .models import ModelSpec
 
 # The names that moved to the benchmark_train_*.py modules beside this one are imported here as well:
 # ``from accelerated_seg.benchmark_train import TimingSettings`` and the like keep working, as the same objects.
@@ -163,13 +168,35 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
                   case_scope: contextlib.ExitStack) -> dict:
     """Both loops on one configuration: build, warm up, time in alternating blocks, then the plain
     loop's phases and (under several processes) the all-reduce, each measured apart."""
-    from accelerate.utils import set_seed
+    accelerator = _case_accelerator(case, timing)
+    networks = _networks(case, timing, accelerator, case_scope)
+    patches = _patches(case, timing, accelerator)
+    loops = _loops(case, timing, accelerator, networks, patches)
+    # untimed warm-up rounds, then timed ones, the loops' order flipping every round
+    timeline, warmup = interleaved_blocks(accelerator, _one_block_of_each(loops, timing.steps), timing.warmup_blocks,
+                                          timing.blocks)
+    result = {**_configuration(case, timing, accelerator, networks, patches, loops),
+              **blocks_recorded(timeline, warmup)}
+    peak = dense_peak_tflops(accelerator.device, case.precision, peak_tflops)
+    result.update(loop_figures(loops.by_name(), accelerator, timeline, patches.samples_per_block, networks.flops,
+                               peak, price, epoch_samples))
+    samples_per_step = case.batch * accelerator.num_processes
+    result.update(ours_against(result["ours"], result["plain"], samples_per_step, "ratio_ours_to_plain"))
+    result.setdefault("plain_fsdp2", None)  # its place in the row, under FSDP2 taken by its figures above
+    result["against_plain_fsdp2"] = (None if loops.plain_fsdp2 is None
+                                     else _against_plain_fsdp2(result, loops, samples_per_step))
+    result.update(_flops_counted(networks, peak))
+    result.update(_measured_apart(loops, accelerator, networks.gradient_numel, result["against_plain_fsdp2"]))
+    _remove_phantoms(accelerator, patches.workdir)
+    result["_is_main_process"] = accelerator.is_main_process
+    return result
 
-    from .models import build_from_spec, convolutions_over_two_voxels, model_spec
-    from .strategy import configure_deepspeed, honour_fsdp1_sharding, strategy_in_effect
-    from .preparation import adapt_to_strategy
-    from .ranks import on_main
 
+def _case_accelerator(case: TrainCase, timing: TimingSettings):
+    """The configuration's Accelerator, checked for the strategy it asks, and told what training tells it."""
+    from .strategy import configure_deepspeed, honour_fsdp1_sharding
+
+    # cuDNN autotuning is set by preparation.make_accelerator, as in training, for both loops.
     accelerator = fresh_accelerator(case.precision, ddp_options(case, timing),
                                      cudnn_benchmark=not case.uses("no_cudnn_benchmark"))
     check_strategy(accelerator, case)
@@ -177,140 +204,201 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         accelerator.print(f"note: {note}")
     # Per-device batch, no accumulation, training's clipping: what train() writes into a DeepSpeed config.
     configure_deepspeed(accelerator, case.batch, 1, OptimConfig().max_grad_norm)
-    device, processes = accelerator.device, accelerator.num_processes
-    # cuDNN autotuning is set by preparation.make_accelerator, as in training, for both loops.
+    return accelerator
+
+
+@dataclass
+class _Networks:
+    """One configuration's network, a copy of it for each loop, and what is counted on it once."""
+    spec: ModelSpec
+    model: torch.nn.Module  # as built: its FLOPs counted, its parameters the row's
+    ours: torch.nn.Module
+    plain: torch.nn.Module
+    by_hand: torch.nn.Module | None  # under FSDP2: the plain loop's third copy, to be sharded by hand
+    norms_swapped: int | None  # InstanceNorms the channels_last_norm lever changed in each copy (0: a no-op)
+    zero3_leaves: list[str]  # what adapt_to_strategy told DeepSpeed ZeRO-3 to keep whole
+    loss_fn: Callable
+    flops: int  # training FLOPs per sample
+    counted_on: str  # the device they were counted on
+    gradient_bytes: int
+    gradient_numel: int
+
+
+def _networks(case: TrainCase, timing: TimingSettings, accelerator, case_scope: contextlib.ExitStack) -> _Networks:
+    """The network, from the same seed on every rank, copied for each loop the same way, so that nothing but
+    the loops differs; ours adapted to the strategy as training adapts it; the FLOPs of a training step counted."""
+    from accelerate.utils import set_seed
+
+    from .models import build_from_spec, convolutions_over_two_voxels, model_spec
+    from .preparation import adapt_to_strategy
+
     set_seed(timing.seed)  # the same initial weights on every rank
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
-    if device.type == "cpu" and case.precision == "bf16":  # training warns of it too; here both loops meet it
+    if accelerator.device.type == "cpu" and case.precision == "bf16":  # training warns of it too; both loops meet it
         thin = convolutions_over_two_voxels(spec, case.patch)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, case.patch):
             accelerator.print(f"warning: {warning} Steps it spoils are counted in the result: ours skips them "
                               f"(ours.skipped_steps), the plain loop steps them (plain.nonfinite_steps).")
     model = build_from_spec(spec)
-    # Each loop gets a copy made the same way, so that nothing but the loops differs; under FSDP2 a
-    # third copy for the plain loop sharded by hand.
-    fsdp2 = is_fsdp2(accelerator)
-    copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
-    norms_swapped = None  # how many InstanceNorms the lever changed in each copy (0: none, the lever a no-op)
+    copies, norms_swapped = _copies_for_the_loops(model, case, 3 if is_fsdp2(accelerator) else 2)
+    ours, plain, *by_hand = copies
+    # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
+    zero3_leaves = adapt_to_strategy(accelerator, ours, (1, timing.in_channels, *case.patch), run_scope=case_scope)
+    loss_fn = training_loss(spec)  # both loops and the FLOP count: training's loss for this network
+    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, loss_fn)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return _Networks(spec, model, ours, plain, by_hand[0] if by_hand else None, norms_swapped, zero3_leaves,
+                     loss_fn, flops, counted_on, gradient_bytes=sum(p.numel() * p.element_size() for p in trainable),
+                     gradient_numel=sum(p.numel() for p in trainable))
+
+
+def _copies_for_the_loops(model: torch.nn.Module, case: TrainCase, count: int) -> tuple[list, int | None]:
+    """``count`` copies of ``model`` with the configuration's layout levers applied to each; and how many
+    InstanceNorms the channels_last_norm lever changed in each (None without that lever)."""
+    copies = [copy.deepcopy(model) for _ in range(count)]
+    norms_swapped = None
     if case.uses("channels_last_norm"):
         for copied in copies:
             norms_swapped = instance_norms_as_group_norms(copied)
     if case.uses("channels_last"):
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
-    ours_model, plain_model, *hand_model = copies
-    # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
-    zero3_leaves = adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
-                                      run_scope=case_scope)
-    loss_fn = training_loss(spec)  # both loops and the FLOP count: training's loss for this network
-    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, loss_fn)
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
+    return copies, norms_swapped
 
-    samples_per_block = timing.steps * case.batch * processes
-    workdir = None
-    if timing.data == "real":
-        workdir = on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
-        dataset = real_patches(case, timing, samples_per_block, accelerator, Path(workdir))
-    else:
-        dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
-                                   timing.classes, device, timing.seed)
-    workers = timing.num_workers if timing.data == "real" else 0
-    ours = our_loop(accelerator, ours_model, dataset, case.batch, case.optim, workers, timing.seed, loss_fn)
-    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
-                            loss_fn=loss_fn)
-    # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
-    plain_fsdp2 = None
-    if fsdp2:
-        hand_model = hand_model[0].to(device)
-        units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
-        plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
-                                      sharded=True, loss_fn=loss_fn)
+
+@dataclass
+class _Patches:
+    """What both loops read, and the samples of one timed block (``steps`` optimizer steps on every rank)."""
+    dataset: torch.utils.data.Dataset
+    workers: int  # loader workers: none for the random patches already on the device
+    workdir: str | None  # with --data real: the phantoms and their cache, removed once both loops are done
+    samples_per_block: int
+
+
+def _patches(case: TrainCase, timing: TimingSettings, accelerator) -> _Patches:
+    """Random patches already on the device (the default), or phantoms through the training data path."""
+    from .ranks import on_main
+
+    samples_per_block = timing.steps * case.batch * accelerator.num_processes
+    if timing.data != "real":
+        return _Patches(SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
+                                         timing.classes, accelerator.device, timing.seed),
+                        workers=0, workdir=None, samples_per_block=samples_per_block)
+    workdir = on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
+    return _Patches(real_patches(case, timing, samples_per_block, accelerator, Path(workdir)),
+                    workers=timing.num_workers, workdir=workdir, samples_per_block=samples_per_block)
+
+
+@dataclass
+class _Loops:
+    """The loops timed on one configuration, each over its copy of the network and the same patches."""
+    ours: object  # train.Loop, run by train.run_loop
+    plain: PlainLoop
+    plain_fsdp2: PlainLoop | None  # under FSDP2: the plain loop over a copy sharded by hand into ours' units
+    units: list[str] | None  # those units
+    compiled: dict | None  # torch.compile's settings under the compile lever
+
+    def by_name(self) -> dict:
+        """The loops by the names the row gives them, in the order of their blocks."""
+        named = {"ours": self.ours, "plain": self.plain, "plain_fsdp2": self.plain_fsdp2}
+        return {name: loop for name, loop in named.items() if loop is not None}
+
+
+def _loops(case: TrainCase, timing: TimingSettings, accelerator, networks: _Networks, patches: _Patches) -> _Loops:
+    """Our loop and the plain one, under FSDP2 a third (the plain one sharded by hand exactly as ours was), each
+    built by the builder this module holds at the time; compiled alike under the compile lever."""
+    ours = our_loop(accelerator, networks.ours, patches.dataset, case.batch, case.optim, patches.workers, timing.seed,
+                    networks.loss_fn)
+    plain = make_plain_loop(networks.plain, patches.dataset, case.batch, case.precision, accelerator, case.optim,
+                            patches.workers, loss_fn=networks.loss_fn)
+    plain_fsdp2 = units = None
+    if networks.by_hand is not None:
+        by_hand = networks.by_hand.to(accelerator.device)
+        units = shard_like(by_hand, ours.model, accelerator.state.fsdp_plugin)
+        plain_fsdp2 = make_plain_loop(by_hand, patches.dataset, case.batch, case.precision, accelerator, case.optim,
+                                      patches.workers, sharded=True, loss_fn=networks.loss_fn)
     compiled = lever_compile_settings(accelerator, case, timing)
     if compiled is not None:  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, compiled)
         for other in filter(None, (plain, plain_fsdp2)):
             other.model.compile(**compiled)
-    blocks = {"ours": lambda: run_our_block(ours, timing.steps), "plain": lambda: run_block(plain)}
-    if plain_fsdp2 is not None:
-        blocks["plain_fsdp2"] = lambda: run_block(plain_fsdp2)
-    timeline, warmup = interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
+    return _Loops(ours, plain, plain_fsdp2, units, compiled)
 
-    result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
-              "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
-              "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
-              "lever": case.lever, "compile": compiled, "data": timing.data,
-              "augment_on": place_spatial_augmentation(timing.augment_on, device) if timing.data == "real" else None,
-              "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
-              "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
-              "sharding": sharding_in_effect(accelerator, zero3_leaves), "plain_baseline": plain_baseline(accelerator),
-              "steps_per_block": timing.steps, "norms_as_group_norms": norms_swapped,
-              "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
-              "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
-              "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4),
-                            "data_wait_s": round(b["data_wait_s"], 4)} for b in timeline],
-              # untimed warm-up blocks, whole: with --lever compile, the compilation is in here
-              "warmup_s": {name: round(seconds, 4) for name, seconds in warmup.items()}}
-    peak = dense_peak_tflops(device, case.precision, peak_tflops)
-    for name in blocks:  # in block order (the timeline flips the loops' order every round)
-        rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
-                 if b["loop"] == name]
-        result[name] = loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples)
-        own = [b for b in timeline if b["loop"] == name]
-        # Share of the block time spent blocked on the next batch (the slowest rank's per block).
-        result[name]["data_wait_pct"] = round(100 * sum(b["data_wait_s"] for b in own)
-                                              / sum(b["seconds"] for b in own), 3)
-    # Steps with non-finite gradients: ours skips each and runs another in its place, which samples/s
-    # does not count; the plain loop steps it anyway. Said per loop, so that a rate they skew is seen.
-    for name, loop in (("ours", ours), ("plain", plain), ("plain_fsdp2", plain_fsdp2)):
-        if loop is not None:
-            result[name].update(nonfinite_record(loop, accelerator))
-    ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
-    result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
-    result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
-    # Each block's pair ran back to back, so their ratio is the least disturbed by load elsewhere.
-    result["ratio_median_of_blocks"] = round(float(statistics.median(result["ratio_per_block"])), 4)
-    # The same as a time: what our loop adds to (or, within noise, saves on) each optimizer step.
-    step_ms = {name: 1000 * case.batch * processes / result[name]["samples_per_s"] for name in blocks}
-    result["overhead_ms_per_step"] = round(step_ms["ours"] - step_ms["plain"], 3)
-    result.setdefault("plain_fsdp2", None)
-    result["against_plain_fsdp2"] = None
-    if plain_fsdp2 is not None:  # whose cost the ratio above is: FSDP2's own, or accelerate's and our loop's
-        hand_blocks = result["plain_fsdp2"]["samples_per_s_blocks"]
-        per_block = [round(a / b, 4) for a, b in zip(ours_blocks, hand_blocks)]
-        result["against_plain_fsdp2"] = {
-            "baseline": (f"the plain loop with torch's fully_shard applied by hand to the same {len(units)} units "
-                         "as ours (same reshard_after_forward, precision and offload policies, activation "
-                         "checkpointing mirrored), over this rank's share of the data (EndlessShare)"),
-            "units": units,
-            # Really sharded: the share of the parameters each rank holds (1/processes, up to padding).
-            "local_parameter_share": round(sum(p.to_local().numel() for p in plain_fsdp2.model.parameters())
-                                           / result["parameters"], 4),
-            "ratio_ours_to_plain_fsdp2": round(result["ours"]["samples_per_s"]
-                                               / result["plain_fsdp2"]["samples_per_s"], 4),
-            "ratio_per_block": per_block,
-            "ratio_median_of_blocks": round(float(statistics.median(per_block)), 4),
-            "overhead_ms_per_step": round(step_ms["ours"] - step_ms["plain_fsdp2"], 3),
-            # FSDP2 itself against DDP, both bare: what sharding costs before any framework.
-            "ratio_plain_fsdp2_to_plain_ddp": round(result["plain_fsdp2"]["samples_per_s"]
-                                                    / result["plain"]["samples_per_s"], 4),
-        }
-    result["flops_per_sample"] = flops
-    result["flops_counted"] = (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on {counted_on}: "
-                               "convolutions and matrix products only (norms and activations are not counted)")
-    result["peak_tflops_per_device"] = peak
-    result["plain_step_breakdown_ms"] = step_breakdown(plain, accelerator)
-    if plain_fsdp2 is not None:  # where FSDP2's own cost falls: forward (all-gathers), backward, optimizer
-        result["against_plain_fsdp2"]["plain_fsdp2_step_breakdown_ms"] = step_breakdown(plain_fsdp2, accelerator)
-    result["ours_step_breakdown_ms"] = None
-    result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
-                                          "its overhead (instrumenting inside it would need hooks in train.py)")
-    result["allreduce"] = allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
-    if workdir is not None:  # the phantoms and their cache, once both loops are done with them
+
+def _one_block_of_each(loops: _Loops, steps: int) -> dict:
+    """A block of each loop to run, by the block runners this module holds when it runs (a script's replacement
+    among them: a function of the module, not a method, so that the test of what the driver calls sees them)."""
+    blocks = {"ours": lambda: run_our_block(loops.ours, steps), "plain": lambda: run_block(loops.plain)}
+    if loops.plain_fsdp2 is not None:
+        blocks["plain_fsdp2"] = lambda: run_block(loops.plain_fsdp2)
+    return blocks
+
+
+def _configuration(case: TrainCase, timing: TimingSettings, accelerator, networks: _Networks, patches: _Patches,
+                   loops: _Loops) -> dict:
+    """What the row measured: the network, the precision and levers, the data, the launch and strategy in effect."""
+    from .strategy import strategy_in_effect
+
+    device, processes = accelerator.device, accelerator.num_processes
+    spec = networks.spec
+    return {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
+            "parameters": sum(p.numel() for p in networks.model.parameters()),
+            "gradient_bytes": networks.gradient_bytes, "patch": list(case.patch), "batch_per_device": case.batch,
+            "precision": case.precision, "lever": case.lever, "compile": loops.compiled, "data": timing.data,
+            "augment_on": place_spatial_augmentation(timing.augment_on, device) if timing.data == "real" else None,
+            "num_workers": patches.workers, "processes": processes, "global_batch": case.batch * processes,
+            "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
+            "sharding": sharding_in_effect(accelerator, networks.zero3_leaves),
+            "plain_baseline": plain_baseline(accelerator), "steps_per_block": timing.steps,
+            "norms_as_group_norms": networks.norms_swapped,
+            "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
+            "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}}
+
+
+def _against_plain_fsdp2(result: dict, loops: _Loops, samples_per_step: int) -> dict:
+    """Whose cost ours against plain DDP is: FSDP2's own, or accelerate's and our loop's."""
+    return {
+        "baseline": (f"the plain loop with torch's fully_shard applied by hand to the same {len(loops.units)} units "
+                     "as ours (same reshard_after_forward, precision and offload policies, activation "
+                     "checkpointing mirrored), over this rank's share of the data (EndlessShare)"),
+        "units": loops.units,
+        # Really sharded: the share of the parameters each rank holds (1/processes, up to padding).
+        "local_parameter_share": round(sum(p.to_local().numel() for p in loops.plain_fsdp2.model.parameters())
+                                       / result["parameters"], 4),
+        **ours_against(result["ours"], result["plain_fsdp2"], samples_per_step, "ratio_ours_to_plain_fsdp2"),
+        # FSDP2 itself against DDP, both bare: what sharding costs before any framework.
+        "ratio_plain_fsdp2_to_plain_ddp": round(result["plain_fsdp2"]["samples_per_s"]
+                                                / result["plain"]["samples_per_s"], 4),
+    }
+
+
+def _flops_counted(networks: _Networks, peak) -> dict:
+    return {"flops_per_sample": networks.flops,
+            "flops_counted": (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on "
+                              f"{networks.counted_on}: convolutions and matrix products only (norms and activations "
+                              "are not counted)"),
+            "peak_tflops_per_device": peak}
+
+
+def _measured_apart(loops: _Loops, accelerator, gradient_numel: int, against_plain_fsdp2: dict | None) -> dict:
+    """After the timed blocks, each on its own: the plain loop's step in its phases (under FSDP2 the hand-sharded
+    loop's too, added to ``against_plain_fsdp2``) and, under several processes, one all-reduce of the gradients."""
+    apart = {"plain_step_breakdown_ms": step_breakdown(loops.plain, accelerator)}
+    if loops.plain_fsdp2 is not None:  # where FSDP2's own cost falls: forward (all-gathers), backward, optimizer
+        against_plain_fsdp2["plain_fsdp2_step_breakdown_ms"] = step_breakdown(loops.plain_fsdp2, accelerator)
+    apart["ours_step_breakdown_ms"] = None
+    apart["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
+                                         "its overhead (instrumenting inside it would need hooks in train.py)")
+    apart["allreduce"] = (allreduce_timing(gradient_numel, accelerator) if accelerator.num_processes > 1
+                          else None)
+    return apart
+
+
+def _remove_phantoms(accelerator, workdir: str | None) -> None:
+    """The phantoms and their cache (--data real), once every rank's loops are done with them."""
+    if workdir is not None:
         accelerator.wait_for_everyone()
         if accelerator.is_main_process:
             shutil.rmtree(workdir, ignore_errors=True)
-    result["_is_main_process"] = accelerator.is_main_process
-    return result
 
 
 def _release_memory() -> None:

@@ -1,9 +1,11 @@
 """``benchmark train``'s result: the whole of it so far (``sweep_results``), what it was measured under
 (``measured_under``: the settings and the launch, which a stopped run's rows must agree with to be kept), what
-the plain loop is under this launch (``plain_baseline``), each loop's figures from its timed blocks
-(``loop_summary``: samples/s, TFLOP/s, MFU, the time and cost of an epoch, peak memory), the steps either loop
-met with non-finite gradients, and the result said: its file name (``result_name``), its table
-(``format_table``) and a note where non-finite steps make a rate unclean (``nonfinite_note``).
+the plain loop is under this launch (``plain_baseline``), the timed blocks as the row keeps them
+(``blocks_recorded``), each loop's figures from them (``loop_figures``; ``loop_summary``: samples/s, TFLOP/s,
+MFU, the time and cost of an epoch, peak memory), the steps either loop met with non-finite gradients, ours
+against another loop (``ours_against``: the ratio of their rates, block by block, and as a time per step), and
+the result said: its file name (``result_name``), its table (``format_table``) and a note where non-finite
+steps make a rate unclean (``nonfinite_note``).
 
 The driver (``benchmark_train.py``) assembles each configuration's row from these; nothing here measures.
 """
@@ -78,6 +80,48 @@ def loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_sam
     summary["peak_allocated_gb"] = max((b["peak_allocated_gb"] for b in memory), default=None)
     summary["peak_above_block_start_gb"] = max((b["peak_above_start_gb"] for b in memory), default=None)
     return summary
+
+
+def blocks_recorded(timeline: list[dict], warmup: dict) -> dict:
+    """Every timed block, as the row keeps it, and the warm-up's seconds."""
+    return {"timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4),
+                          "data_wait_s": round(b["data_wait_s"], 4)} for b in timeline],
+            # untimed warm-up blocks, whole: with --lever compile, the compilation is in here
+            "warmup_s": {name: round(seconds, 4) for name, seconds in warmup.items()}}
+
+
+def loop_figures(loops: dict, accelerator, timeline: list[dict], samples_per_block: int, flops: int, peak,
+                 price, epoch_samples: int) -> dict:
+    """The figures of each of ``loops`` (by the names their blocks ran under, in that order): its rate over its
+    timed blocks and what follows from it (``loop_summary``), the share of its blocks spent waiting for data, and
+    its steps with non-finite gradients."""
+    figures = {}
+    for name in loops:  # in block order (the timeline flips the loops' order every round)
+        rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
+                 if b["loop"] == name]
+        figures[name] = loop_summary(name, rates, timeline, flops, peak, accelerator.num_processes, price,
+                                     epoch_samples)
+        own = [b for b in timeline if b["loop"] == name]
+        # Share of the block time spent blocked on the next batch (the slowest rank's per block).
+        figures[name]["data_wait_pct"] = round(100 * sum(b["data_wait_s"] for b in own)
+                                               / sum(b["seconds"] for b in own), 3)
+    # Steps with non-finite gradients: ours skips each and runs another in its place, which samples/s
+    # does not count; the plain loop steps it anyway. Said per loop, so that a rate they skew is seen.
+    for name, loop in loops.items():
+        figures[name].update(nonfinite_record(loop, accelerator))
+    return figures
+
+
+def ours_against(ours: dict, other: dict, samples_per_step: int, ratio_name: str) -> dict:
+    """Our loop's rate against another loop's (their figures): the ratio of their medians (as ``ratio_name``),
+    block by block, and as a time per optimizer step of ``samples_per_step`` samples."""
+    per_block = [round(a / b, 4) for a, b in zip(ours["samples_per_s_blocks"], other["samples_per_s_blocks"])]
+    step_ms = [1000 * samples_per_step / loop["samples_per_s"] for loop in (ours, other)]
+    return {ratio_name: round(ours["samples_per_s"] / other["samples_per_s"], 4), "ratio_per_block": per_block,
+            # Each block's pair ran back to back, so their ratio is the least disturbed by load elsewhere.
+            "ratio_median_of_blocks": round(float(statistics.median(per_block)), 4),
+            # The same as a time: what our loop adds to (or, within noise, saves on) each optimizer step.
+            "overhead_ms_per_step": round(step_ms[0] - step_ms[1], 3)}
 
 
 def _cost(samples_per_s: float, processes: int, price_per_gpu_hour, epoch_samples: int) -> dict:
