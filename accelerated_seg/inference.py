@@ -713,12 +713,51 @@ def config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict
 MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_not_be_segmented", "left_to_predict",
                                       "predict_cases", "prediction_settings", "segment_cases"})
 
+# What this module imported for code that has since left it (to inference_cases and inference_reading in the
+# hundred-and-twelfth session's split, or before), and so gave to ``from accelerated_seg.inference import X``:
+# since that split ``collect_cases`` and the like raised ImportError (but for the hundred-and-thirteenth session's
+# 22 minutes of them in __all__). Each is looked up in the module that defines it, on use: importing this module
+# imports none of them. Not this module's API: neither __all__ (a star import) nor dir() lists them; import them
+# from their homes. (size_1_axes_advice, imported here on 2026-12-04, is no longer in the package.)
+_HOMES_OF_WHAT_IT_IMPORTED = {
+    "contextlib": ("AbstractContextManager", "closing", "nullcontext"),
+    "itertools": ("itertools",),  # the module itself
+    "typing": ("Iterator",),
+    ".data.case_units": ("judge_units", "unit_likely_apart"),
+    ".data.formats.paths": ("nifti_stem",),
+    ".data.grid_agreement": ("GRID_ATOL_MM", "Volume", "grid_difference", "stacking_shift", "without_orientation"),
+    ".data.header_units": ("channel_in_another_unit", "channel_units_words", "spatial_unit"),
+    ".data.image_value_checks": ("dominant_voxels_said", "intensity_spread", "non_finite_counts"),
+    ".data.io": ("PLACEMENT_CONFLICT_FIX", "VOXEL_SIZE_CONFLICT_FIX", "content_not_fetched", "header_error",
+                 "placement_conflict", "read_nifti", "voxel_size_conflict"),
+    ".data.preprocess_settings": ("spacing_unit", "spacing_was_set"),
+    ".data.spacing": ("DECLARE_MM", "FINER_THAN_THE_TARGET", "REWRITE_FROM_MICROMETRES_CODE", "declared_in_mm",
+                      "far_finer", "far_finer_words", "other_unit_words", "ras_spacing_of", "resampled_shape_of",
+                      "times_coarser", "times_off"),
+    ".data.volume_opening": ("channel_first_advice", "one_volume", "vector_layout_advice", "volumes_in"),
+    ".host_memory": ("memory_available",),
+    ".inference_inputs": ("InputCase", "channel_order", "check_no_folder_as_a_channel", "collect_cases"),
+    ".inference_outputs": ("check_outputs", "checked_outputs", "done_as_written", "holding_output_folder",
+                           "output_paths", "prediction_ending", "remove_under_the_other_ending"),
+    ".inference_pipeline": ("one_at_a_time", "pipelined"),
+    ".predict_marks": ("case_key", "prediction_key", "written_before"),
+    ".predict_names": ("PREDICT_CASES_NAMES",),
+    ".predict_options": ("TTA_MODES",),
+    ".sigterm": ("by_sigterm",),
+}
+_HOME_OF = {name: home for home, names in _HOMES_OF_WHAT_IT_IMPORTED.items() for name in names}
+
 
 def __getattr__(name: str):
     if name in MOVED_TO_INFERENCE_CASES:
         from . import inference_cases
 
         return getattr(inference_cases, name)
+    if name in _HOME_OF:
+        from importlib import import_module
+
+        home = import_module(_HOME_OF[name], __package__)
+        return home if home.__name__ == name else getattr(home, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

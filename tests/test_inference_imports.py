@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,27 @@ INFERENCE_FILES_NAMES_BEFORE_THE_SPLIT = frozenset({
     "probabilities_path", "refuse_the_folder_of_the_scans", "remove_earlier_prediction",
     "remove_under_the_other_ending", "under_the_other_ending", "written_before", "written_by_predict"})
 HOMES_OF_INFERENCE_FILES = ("inference_inputs", "inference_outputs", "predict_marks", "predict_names")
+
+
+# Every name without a leading "_" that ``from accelerated_seg.inference import X`` gave at one commit or another of
+# accelerated_seg/inference.py from 2026-12-03 to the hundred-and-twelfth session's split and gave no more after it
+# (each version's top-level imports and definitions, read by ast from ``git show``, less what the module holds now):
+# what it imported for the code that moved out, and TTA_MODES, check_outputs, ... dropped since 2026-12-03. Left out:
+# IMPORTED_FOR_THE_MOVED_CODE (the hundred-and-thirteenth session's list of these, for 22 minutes) and
+# size_1_axes_advice (no longer in the package).
+IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT = frozenset({
+    "AbstractContextManager", "DECLARE_MM", "FINER_THAN_THE_TARGET", "GRID_ATOL_MM", "InputCase", "Iterator",
+    "PLACEMENT_CONFLICT_FIX", "PREDICT_CASES_NAMES", "REWRITE_FROM_MICROMETRES_CODE", "TTA_MODES",
+    "VOXEL_SIZE_CONFLICT_FIX", "Volume", "by_sigterm", "case_key", "channel_first_advice", "channel_in_another_unit",
+    "channel_order", "channel_units_words", "check_no_folder_as_a_channel", "check_outputs", "checked_outputs",
+    "closing", "collect_cases", "content_not_fetched", "declared_in_mm", "dominant_voxels_said", "done_as_written",
+    "far_finer", "far_finer_words", "grid_difference", "header_error", "holding_output_folder", "intensity_spread",
+    "itertools", "judge_units", "memory_available", "nifti_stem", "non_finite_counts", "nullcontext",
+    "one_at_a_time", "one_volume", "other_unit_words", "output_paths", "pipelined", "placement_conflict",
+    "prediction_ending", "prediction_key", "ras_spacing_of", "read_nifti", "remove_under_the_other_ending",
+    "resampled_shape_of", "spacing_unit", "spacing_was_set", "spatial_unit", "stacking_shift", "times_coarser",
+    "times_off", "unit_likely_apart", "vector_layout_advice", "volumes_in", "voxel_size_conflict",
+    "without_orientation", "written_before"})
 
 
 def defined_in(module: str) -> set[str]:
@@ -136,3 +160,38 @@ def test_a_star_import_of_inference_files_gives_the_names_it_defined_before_the_
     """Not what it imported for its code then (numpy, nibabel, hashlib, nifti_stem, ...), which a star import gave
     while it had no __all__."""
     assert star_import("inference_files").keys() == INFERENCE_FILES_NAMES_BEFORE_THE_SPLIT
+
+
+def test_every_name_inference_imported_before_its_split_is_importable_from_it_again_as_its_homes_object():
+    """``from accelerated_seg.inference import collect_cases`` (and 62 more names the module imported for its code
+    before the hundred-and-twelfth session's split) raised ImportError from that split to the hundred-and-fourteenth
+    session. Each is its home's object, the home the module that defines it, and none is the module's API: no star
+    import nor dir() gives them."""
+    import accelerated_seg.inference as inference
+
+    given: dict = {}
+    for name in sorted(IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT):
+        exec(f"from accelerated_seg.inference import {name}", given)  # the form a script uses
+    homes = inference._HOMES_OF_WHAT_IT_IMPORTED
+    assert sorted(name for names in homes.values() for name in names) == sorted(IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT)
+    for home, names in homes.items():
+        module = importlib.import_module(home, "accelerated_seg")
+        for name in names:
+            assert given[name] is (module if name == home else getattr(module, name)), name
+            # the module that defines it, not one that imports it from there (a function's or class's own word)
+            assert getattr(given[name], "__module__", module.__name__) in (module.__name__, None), name
+    assert not IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT & (set(inference.__all__) | set(dir(inference)))
+    assert not IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT & star_import("inference").keys()
+
+
+def test_the_names_inference_imported_before_come_in_a_fresh_interpreter_with_no_import_cycle(tmp_path):
+    """Imported first thing, before the package's other modules (inference_cases imports inference: a lookup
+    that imported it at the top of inference would find it half made)."""
+    names = ", ".join(sorted(IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT))
+    code = (f"from accelerated_seg.inference import {names}\n"
+            "from accelerated_seg.inference import predict_cases\n"
+            "import sys; print(sorted(m for m in sys.modules if m.startswith('accelerated_seg.inference')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "accelerated_seg.inference_cases" in done.stdout
