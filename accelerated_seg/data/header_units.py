@@ -171,8 +171,34 @@ def times_apart(images: Sequence) -> str:
     """How many times apart reading every one of ``images``' numbers as they are (no unit as mm) puts those of
     different units: 1,000 between mm (or no unit) and micrometres or metres, 1,000,000 between micrometres and
     metres, "1,000 or 1,000,000 times" where both pairs are there. Said "1,000 times" of a case read as a whole
-    whatever its units (until h71), and "1,000,000 times" of a mix of all three units (until the review of h71)."""
+    whatever its units (until h71), and "1,000,000 times" of a mix of all three units (until the review of h71).
+
+    Raises:
+        ValueError: ``images`` read in one unit (mm and no unit are one): nothing puts them apart, where the words
+            were " times" (a case whose files the callers, ``case_units`` and ``case_readings``, judge mixed has
+            two units at least: a caller that passed one would have said that blank, until the
+            hundred-and-fourteenth session).
+
+    Example:
+        >>> def declaring(unit):
+        ...     image = nib.Nifti1Image(np.zeros((2, 2, 2), np.float32), np.eye(4))
+        ...     image.header.set_xyzt_units(unit)
+        ...     return image
+        >>> times_apart([declaring("unknown"), declaring("micron")])
+        '1,000 times'
+        >>> times_apart([declaring("micron"), declaring("meter"), declaring("micron")])
+        '1,000,000 times'
+        >>> times_apart([declaring("mm"), declaring("micron"), declaring("meter")])
+        '1,000 or 1,000,000 times'
+        >>> times_apart([declaring("mm"), declaring("unknown")])
+        Traceback (most recent call last):
+        ...
+        ValueError: times_apart takes files of two units at least (no unit counts as mm), not of one: mm, none
+    """
     factors = sorted({UNIT_MM.get(spatial_unit(image), UNIT_MM["mm"])[1] for image in images})
+    if len(factors) < 2:
+        named = ", ".join(dict.fromkeys(unit_named(image) for image in images)) or "no file"
+        raise ValueError(f"times_apart takes files of two units at least (no unit counts as mm), not of one: {named}")
     apart = sorted({high / low for at, low in enumerate(factors) for high in factors[at + 1:]})
     return f"{' or '.join(f'{times:,.0f}' for times in apart)} times"
 

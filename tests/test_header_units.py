@@ -1,0 +1,44 @@
+"""``data.header_units``: the unit a NIfTI header declares its voxel sizes in, and the words said of units apart."""
+
+from __future__ import annotations
+
+import doctest
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.data import header_units
+from accelerated_seg.data.header_units import times_apart
+
+
+def _declaring(unit: str | int):
+    image = nib.Nifti1Image(np.zeros((2, 2, 2), np.float32), np.eye(4))
+    if isinstance(unit, int):  # a spatial code NIfTI gives no meaning (4 to 7): read as no unit, so as mm
+        image.header["xyzt_units"] = unit
+    else:
+        image.header.set_xyzt_units(unit)
+    return image
+
+
+def test_the_examples_of_times_apart_run():
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for test in finder.find(times_apart, "times_apart", globs=vars(header_units)):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=5)
+
+
+@pytest.mark.parametrize("units, named", [
+    (["mm"], "mm"), (["mm", "unknown", "mm"], "mm, none"), (["micron", "micron"], "micrometres"),
+    (["meter"], "metres"), (["unknown", 5], "none, an unknown unit code 5"), ([], "no file")])
+def test_files_read_in_one_unit_are_refused_not_said_to_be_blank_times_apart(units, named):
+    """Files all read in one unit (mm and no unit are one) are no times apart: the words were " times", the number
+    left blank (judged unreachable from case_units and case_readings, which pass a mix of two units at least)."""
+    with pytest.raises(ValueError, match=f"two units at least \\(no unit counts as mm\\), not of one: {named}$"):
+        times_apart([_declaring(unit) for unit in units])
+
+
+def test_files_of_two_units_or_three_are_said_how_many_times_apart():
+    assert times_apart([_declaring("mm"), _declaring(6), _declaring("meter")]) == "1,000 times"
+    assert times_apart([_declaring("micron"), _declaring("meter")]) == "1,000,000 times"
+    assert times_apart([_declaring("unknown"), _declaring("micron"), _declaring("meter")]) == "1,000 or 1,000,000 times"
