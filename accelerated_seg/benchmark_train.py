@@ -372,6 +372,7 @@ def _against_plain_fsdp2(result: dict, loops: _Loops, samples_per_step: int) -> 
 
 
 def _flops_counted(networks: _Networks, peak) -> dict:
+    """The training FLOPs of one sample, how they were counted, and the peak the MFU divides them by."""
     return {"flops_per_sample": networks.flops,
             "flops_counted": (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on "
                               f"{networks.counted_on}: convolutions and matrix products only (norms and activations "
