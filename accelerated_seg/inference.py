@@ -718,7 +718,8 @@ MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_no
 # since that split ``collect_cases`` and the like raised ImportError (but for the hundred-and-thirteenth session's
 # 22 minutes of them in __all__). Each is looked up in the module that defines it, on use: importing this module
 # imports none of them. Not this module's API: neither __all__ (a star import) nor dir() lists them; import them
-# from their homes. (size_1_axes_advice, imported here on 2026-12-04, is no longer in the package.)
+# from their homes. One patched here (a test's monkeypatch.setattr) is not what the code calls, which takes each
+# from its home. (size_1_axes_advice, imported here on 2026-12-04, is no longer in the package.)
 _HOMES_OF_WHAT_IT_IMPORTED = {
     "contextlib": ("AbstractContextManager", "closing", "nullcontext"),
     "itertools": ("itertools",),  # the module itself
