@@ -8,7 +8,9 @@ must publish its error waited there for the resolver's timeouts, 10.0 s with one
 (``ranks_stop_together._reconnect``, until the hundred-and-thirteenth session:
 benchmarks/results/store_name_lookup_2026-12-06). So the lookup runs in a daemon thread, waited for until
 the deadline and left behind after it; one lookup of a host and port at a time, a later caller waiting on the one still
-running, so that a resolver that stays down leaves one thread waiting, not one per retry.
+running, so that a resolver that stays down leaves one thread waiting, not one per retry. An address literal (the
+usual single-node MASTER_ADDR, 127.0.0.1) asks no resolver: no thread is started for it (one was, about 80 us a
+call, until the hundred-and-fourteenth session).
 
 Nothing is kept from one call to the next: each asks the resolver again, as torch's own client (``clone()``) does
 right after, so that a host whose address changes (a job's restart on other nodes) is looked up afresh.
@@ -20,6 +22,7 @@ right after, so that a host whose address changes (a job's restart on other node
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import socket
 import threading
 import time
@@ -29,10 +32,11 @@ _LOOKING_UP: dict[tuple[str, int], tuple[threading.Thread, list]] = {}
 _LOOKING_UP_LOCK = threading.Lock()
 
 
-def connect_within(host: str, port: int, within_s: float) -> bool | None:
-    """Whether ``host:port`` takes a connection (closed at once), within ``within_s`` in all: True where one of its
-    addresses answered, False where every one refused (nothing listens there: its process has ended), None where
-    it could not tell in time (the name not looked up, or not resolving; a connect timed out: a network down)."""
+def connect_within(host: str, port: int, within_s: float) -> str | bool | None:
+    """Whether ``host:port`` takes a connection (closed at once), within ``within_s`` in all: the address that
+    answered (an IP address, for a client that need not look the name up again), False where every one refused
+    (nothing listens there: its process has ended), None where it could not tell in time (the name not looked up,
+    or not resolving; a connect timed out: a network down)."""
     deadline = time.monotonic() + within_s
     if not (addresses := _looked_up(host, port, within_s)):
         return None
@@ -48,7 +52,7 @@ def connect_within(host: str, port: int, within_s: float) -> bool | None:
             with socket.socket(family, kind, protocol) as connection:
                 connection.settimeout(left_s / (len(addresses) - index))
                 connection.connect(address)
-                return True
+                return address[0]
         except ConnectionRefusedError:
             refused += 1
         except OSError:  # timed out, unreachable, no such family here: another address may answer
@@ -58,7 +62,11 @@ def connect_within(host: str, port: int, within_s: float) -> bool | None:
 
 def _looked_up(host: str, port: int, wait_s: float) -> list:
     """``getaddrinfo``'s stream addresses of ``host:port``, or [] where they did not come within ``wait_s`` (or the
-    name does not resolve)."""
+    name does not resolve); at once for an address literal."""
+    if _is_address_literal(host):  # no resolver asked (AI_NUMERICHOST): no thread to wait in
+        with contextlib.suppress(OSError):
+            return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+        return []
     with _LOOKING_UP_LOCK:
         if (key := (host, port)) not in _LOOKING_UP:
             answer: list = []
@@ -77,3 +85,12 @@ def _looked_up(host: str, port: int, wait_s: float) -> list:
         looking_up, answer = _LOOKING_UP[key]
     looking_up.join(wait_s)
     return list(answer) if not looking_up.is_alive() else []
+
+
+def _is_address_literal(host: str) -> bool:
+    """Whether ``host`` is an IPv4 or IPv6 address as written (a scope included: fe80::1%eth0), not a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

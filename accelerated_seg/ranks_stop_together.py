@@ -359,8 +359,8 @@ def _reconnect() -> bool | None:
     # the name's lookup bounded too: a host named (MASTER_ADDR on several nodes) whose name server the outage took
     # held this call for the resolver's timeouts (10.0 s with one silent name server at glibc's defaults, measured),
     # publishing rank included
-    if (answered := connect_within(*address, within_s=CONNECT_S)) is not True:
-        return answered
+    if not (reached := connect_within(*address, within_s=CONNECT_S)):
+        return reached
     if (fresh := _cloned(failed)) is None:
         return None
     with _STAND_IN_LOCK:
