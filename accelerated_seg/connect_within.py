@@ -12,8 +12,11 @@ running, so that a resolver that stays down leaves one thread waiting, not one p
 usual single-node MASTER_ADDR, 127.0.0.1) asks no resolver: no thread is started for it (one was, about 80 us a
 call, until the hundred-and-fourteenth session).
 
-Nothing is kept from one call to the next: each asks the resolver again, as torch's own client (``clone()``) does
-right after, so that a host whose address changes (a job's restart on other nodes) is looked up afresh.
+A name's answer is kept, for its host and port: a later call connects to the addresses it gave at once, a fresh lookup
+started behind it to replace it (``look_up_ahead`` asks one before it is needed). The one caller asks for its own
+launch's store, whose address does not change while the process lives (torch elastic restarts a launch's processes to
+move it), so that the name server an outage took leaves the store reachable where it was (until the hundred-and-
+fourteenth session each call waited for its own lookup, and could tell nothing with the name server down).
 
     >>> connect_within("localhost", 1, within_s=1.0)  # nothing listens on port 1: refused
     False
@@ -29,6 +32,8 @@ import time
 
 #: The lookup of each (host, port) still running, with the list its answer goes into (``_looked_up``).
 _LOOKING_UP: dict[tuple[str, int], tuple[threading.Thread, list]] = {}
+#: The latest answer of each (host, port)'s lookup, used where a later one has not come.
+_ANSWERED: dict[tuple[str, int], list] = {}
 _LOOKING_UP_LOCK = threading.Lock()
 
 
@@ -60,15 +65,23 @@ def connect_within(host: str, port: int, within_s: float) -> str | bool | None:
     return False if refused == len(addresses) else None
 
 
+def look_up_ahead(host: str, port: int) -> None:
+    """Start the lookup of ``host:port`` now, not waited for: its answer is kept for a later ``connect_within``, which
+    then needs no name server (a watcher's, while the store still answers)."""
+    _looked_up(host, port, 0.0)
+
+
 def _looked_up(host: str, port: int, wait_s: float) -> list:
-    """``getaddrinfo``'s stream addresses of ``host:port``, or [] where they did not come within ``wait_s`` (or the
-    name does not resolve); at once for an address literal."""
+    """``getaddrinfo``'s stream addresses of ``host:port``: at once for an address literal, or a name's kept answer
+    (a fresh lookup started to replace it); else those of a lookup waited for ``wait_s``, [] where they did not come
+    in time (or the name does not resolve)."""
     if _is_address_literal(host):  # no resolver asked (AI_NUMERICHOST): no thread to wait in
         with contextlib.suppress(OSError):
             return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
         return []
+    key = (host, port)
     with _LOOKING_UP_LOCK:
-        if (key := (host, port)) not in _LOOKING_UP:
+        if key not in _LOOKING_UP:
             answer: list = []
 
             def look_up() -> None:
@@ -78,11 +91,15 @@ def _looked_up(host: str, port: int, wait_s: float) -> list:
                 finally:
                     with _LOOKING_UP_LOCK:
                         _LOOKING_UP.pop(key, None)
+                        if answer:
+                            _ANSWERED[key] = answer
 
             looking_up = threading.Thread(target=look_up, name="connect-within-lookup", daemon=True)
             _LOOKING_UP[key] = looking_up, answer
             looking_up.start()
         looking_up, answer = _LOOKING_UP[key]
+        if answered := _ANSWERED.get(key):
+            return list(answered)
     looking_up.join(wait_s)
     return list(answer) if not looking_up.is_alive() else []
 

@@ -59,7 +59,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
-from .connect_within import connect_within
+from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
@@ -110,6 +110,11 @@ _INSIDE: list[_Watcher] = []
 #: (``_reconnect``), shared by every use here; guarded by the lock, the watcher's thread and the caller's both asking.
 _STAND_IN: list = []
 _STAND_IN_LOCK = threading.Lock()
+#: The launch's store and the prefixes its keys go under (None: not found), learned while it answers
+#: (``_note_while_it_answers``), for a fresh client of it by address after a blip (``_fresh_client``).
+_NOTED: list = []
+#: The key set through the launch's store to find its prefixes.
+_MARK = "accelerated_seg/stopping_together/mark"
 
 
 @contextlib.contextmanager
@@ -348,7 +353,8 @@ def _reconnect() -> bool | None:
     in the 40 s before with a 30 min one, measured in the review of the hundred-and-seventh session), where a refusal
     comes in 0.1 ms, silently (benchmarks/results/store_blip_2026-12-05). The whole ask, the lookup of the host's
     name included, waits at most CONNECT_S (``connect_within``): ``socket.create_connection``'s timeout bounds the
-    connect alone (until the hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06)."""
+    connect alone (until the hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06). The
+    fresh client is made to the address that answered (``_fresh_client``), not by name."""
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
@@ -358,41 +364,118 @@ def _reconnect() -> bool | None:
         return False
     # the name's lookup bounded too: a host named (MASTER_ADDR on several nodes) whose name server the outage took
     # held this call for the resolver's timeouts (10.0 s with one silent name server at glibc's defaults, measured),
-    # publishing rank included
+    # publishing rank included; its answer kept from the watcher's first poll (``_note_while_it_answers``)
     if not (reached := connect_within(*address, within_s=CONNECT_S)):
         return reached
-    if (fresh := _cloned(failed)) is None:
+    try:
+        fresh = _within(lambda: _fresh_client(failed, reached), CONNECT_S)
+    except Exception:  # noqa: BLE001 - the store's error, or no answer in time: cannot tell yet
         return None
     with _STAND_IN_LOCK:
         _STAND_IN[:] = [dist.distributed_c10d._get_default_store(), fresh]
     return True
 
 
-def _cloned(store):
-    """A new client of ``store`` (the same keys, its prefixes kept, over a new connection), or None where none came
-    within CONNECT_S. In a thread of its own: an address that accepts yet serves nothing (a host stopped, SIGSTOP)
-    keeps torch's connect waiting for its answer past any store timeout (still waiting after 120 s with a 30 s
-    one, measured), and the rank that publishes its error must not wait for it; the thread, left waiting, is a
-    daemon."""
-    cloned: list = []
+def _fresh_client(failed, at: str):
+    """A new client of the launch's store (the same keys, its prefixes kept, over a new connection) whose client
+    ``failed``, at the address ``at`` that answered (``connect_within``). Where the prefixes of its keys were learned
+    (``_note_while_it_answers``), a TCPStore of that address, as ``failed``'s own (its timeout, its backend): torch's
+    ``clone()`` looks the host's name up again, which a name server the outage took holds for the resolver's timeouts,
+    the fresh client lost (until the hundred-and-fourteenth session); ``clone()`` where they were not."""
+    import torch.distributed as dist
 
-    def clone() -> None:
-        with contextlib.suppress(Exception):  # the store's error: None, as for no answer
-            cloned.append(store.clone())
+    if not (_NOTED and _NOTED[0] is dist.distributed_c10d._get_default_store() and _NOTED[1] is not None):
+        return failed.clone()
+    bottom = _layers(failed)[1]
+    fresh = dist.TCPStore(at, bottom.port, is_master=False, wait_for_workers=False, timeout=bottom.timeout,
+                          use_libuv=bottom.libuvBackend)
+    return _prefixed(fresh, _NOTED[1])
 
-    cloning = threading.Thread(target=clone, name="stopping-together-reconnect", daemon=True)
-    cloning.start()
-    cloning.join(CONNECT_S)
-    return cloned[0] if cloned else None
+
+def _note_while_it_answers() -> None:
+    """Once for the launch's store, while it answers (a watcher's poll), what a fresh client of it needs after a blip
+    that took the name server too (``_fresh_client``): its host's name looked up ahead (``look_up_ahead``, the answer
+    kept for ``connect_within``), and the prefixes its keys go under, which torch does not expose: a mark set through
+    the store is looked for under torch's own, "<the group's name>/" over ``init_process_group``'s "default_pg" over a
+    rendezvous' store (a launch's), or over a store given to it. Neither (prefixes of another torch): ``clone()``, as
+    before. Through the client that stands in, where one does: the default's own is broken then."""
+    import torch.distributed as dist
+
+    if not dist.is_initialized() or (_NOTED and _NOTED[0] is dist.distributed_c10d._get_default_store()):
+        return
+    default, answering = dist.distributed_c10d._get_default_store(), _launch_store()
+    layers, bottom = _layers(answering)
+    if isinstance(bottom, dist.TCPStore):
+        look_up_ahead(bottom.host, bottom.port)
+        answering.set(_MARK, "1")
+        group = f"{dist.group.WORLD.group_name}/"
+        for prefixes in ((group, "default_pg"), (group,)):
+            if len(prefixes) == layers and _prefixed(bottom, prefixes).check([_MARK]):
+                _NOTED[:] = [default, prefixes]
+                return
+    _NOTED[:] = [default, None]  # no address (a FileStore), or prefixes not found: not asked again at each poll
+
+
+def _prefixed(store, prefixes: tuple[str, ...]):
+    """``store`` under ``prefixes``, the outermost first."""
+    import torch.distributed as dist
+
+    for prefix in reversed(prefixes):
+        store = dist.PrefixStore(prefix, store)
+    return store
+
+
+def _layers(store) -> tuple[int, object]:
+    """How many PrefixStores wrap the store under ``store``, and that store."""
+    import torch.distributed as dist
+
+    layers = 0
+    while isinstance(store, dist.PrefixStore):
+        layers, store = layers + 1, store.underlying_store
+    return layers, store
 
 
 def _address(store) -> tuple[str, int] | None:
     """The host and port of the TCPStore under ``store``'s prefixes; None for a store of another kind."""
     import torch.distributed as dist
 
-    while isinstance(store, dist.PrefixStore):
-        store = store.underlying_store
+    store = _layers(store)[1]
     return (store.host, store.port) if isinstance(store, dist.TCPStore) else None
+
+
+def _polled(store) -> str | None:
+    """The error published in ``store``, None where none is; what a reconnect needs noted first, while the store
+    answers (``_note_while_it_answers``)."""
+    _note_while_it_answers()
+    return store.get(MESSAGE).decode() if store.check([MESSAGE]) else None
+
+
+def _within(call: Callable, wait_s: float):
+    """``call()``'s answer, waited for at most ``wait_s`` in a daemon thread, left waiting after it: the store's own
+    error (a DistNetworkError) where none came in time. torch's first call on a client whose connection was reset
+    waits for a reverse lookup of the client socket's host before it raises ("The hostname of the client socket
+    cannot be retrieved", torch 2.13's socket.cpp: 10.0 s with one silent name server), and a connect to an address
+    that accepts yet serves nothing (a host stopped, SIGSTOP) waits past any store timeout (still waiting after 120 s
+    with a 30 s one, measured)."""
+    import torch.distributed as dist
+
+    answer: list = []
+
+    def ask() -> None:
+        try:
+            answer.append((True, call()))
+        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+            answer.append((False, error))
+
+    asking = threading.Thread(target=ask, name="stopping-together-store-call", daemon=True)
+    asking.start()
+    asking.join(wait_s)
+    if not answer:
+        raise dist.DistNetworkError(f"the launch's store did not answer within {wait_s} s")
+    answered, value = answer[0]
+    if not answered:
+        raise value
+    return value
 
 
 class _Watcher(threading.Thread):
@@ -414,7 +497,7 @@ class _Watcher(threading.Thread):
                     try:
                         if store is None:  # until the process group has started, and after a reconnection
                             store = _store(self.prefix)
-                        message = store.get(MESSAGE).decode() if store is not None and store.check([MESSAGE]) else None
+                        message = _polled(store) if store is not None else None
                     except _store_gone():
                         # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
                         # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.

@@ -6,7 +6,14 @@ import time
 
 import pytest
 
+from accelerated_seg import connect_within as connect_within_module
 from accelerated_seg.connect_within import connect_within
+
+
+@pytest.fixture(autouse=True)
+def no_answer_kept(monkeypatch):
+    """Each test begins with no name's answer kept from another (a port the system hands out again)."""
+    monkeypatch.setattr(connect_within_module, "_ANSWERED", {})
 
 
 @pytest.fixture
@@ -104,3 +111,28 @@ def test_an_address_literal_asks_no_resolver_in_a_thread(host, monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", recording)
     assert connect_within(host, 1, within_s=1.0) in (False, None)  # port 1 refuses (None: no IPv6 here)
     assert asked_on == [(threading.current_thread().name, socket.AI_NUMERICHOST)]
+
+
+def test_a_names_answer_is_kept_for_a_later_call_its_name_server_down(listening_port, monkeypatch):
+    """A launch's store does not move while its processes live: the address a name gave (the watcher's lookup ahead,
+    while the store answered) is connected to at once where the name server the outage took does not answer now.
+    None until the hundred-and-fourteenth session: nothing was kept."""
+    from accelerated_seg.connect_within import look_up_ahead
+
+    answered, lookups = socket.getaddrinfo, []
+
+    def down_after_the_first(host, *args, **kwargs):
+        lookups.append(host)
+        if len(lookups) > 1:
+            time.sleep(10.0)
+        return answered(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", down_after_the_first)
+    look_up_ahead("localhost", listening_port)
+    deadline = time.monotonic() + 5.0
+    while ("localhost", listening_port) not in connect_within_module._ANSWERED and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert connect_within("localhost", listening_port, within_s=0.5) == "127.0.0.1"
+    assert time.monotonic() - started < 0.5
+    assert len(lookups) == 2  # the fresh lookup started behind it, left waiting on the resolver

@@ -651,6 +651,70 @@ def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that
     assert time.monotonic() - started < CONNECT_S + 1.0
 
 
+def test_after_the_watchers_first_poll_a_reconnect_needs_no_name_server(store_named_through_a_relay, monkeypatch):
+    """After a blip, torch's ``clone()`` looked the store host's name up again, which a name server the outage took
+    holds for the resolver's timeouts (the fresh client lost, ``_reconnect`` unable to tell: until the
+    hundred-and-fourteenth session), and ``connect_within`` looked it up afresh too. The watcher's first poll, while
+    the store answers, keeps the name's answer and learns the prefixes of the store's keys: the reconnect then reaches
+    the address that answered, by that address, with the name server down."""
+    import socket
+    import time
+
+    from accelerated_seg import connect_within
+    from accelerated_seg.ranks_stop_together import _layers, _reconnect, _store
+
+    relay, _ = store_named_through_a_relay
+    monkeypatch.setattr(connect_within, "_ANSWERED", {})
+    monkeypatch.setattr(ranks_stop_together, "_NOTED", [])
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.start()
+    deadline = time.monotonic() + 10
+    while not connect_within._ANSWERED and time.monotonic() < deadline:  # its first poll noted the store
+        time.sleep(0.02)
+    watcher.done.set()
+    watcher.join(10)
+    answered = socket.getaddrinfo
+
+    def name_server_down(host, *args, **kwargs):
+        if host == "localhost":
+            time.sleep(10.0)
+        return answered(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_server_down)
+    _store("accelerated_seg/test/").set("before", "the blip")
+    relay.reset()
+    started = time.monotonic()
+    assert _reconnect() is True
+    assert time.monotonic() - started < 1.0
+    assert _layers(ranks_stop_together._STAND_IN[1])[1].host == "127.0.0.1"  # by address: clone() kept the name
+    assert _store("accelerated_seg/test/").get("before") == b"the blip"  # the same keys, its prefixes kept
+
+
+def test_a_fresh_client_by_address_keeps_torchs_own_prefix_of_the_process_groups_keys(monkeypatch):
+    """torch exposes no PrefixStore's prefix: the keys of a process group met through a rendezvous (a launch's
+    env://, here tcp://) go under the group's name over init_process_group's own "default_pg", which
+    ``_note_while_it_answers`` finds with a mark. If torch changes them, this says so, where a reconnect would fall
+    back to ``clone()`` and its name lookup."""
+    import socket
+
+    from accelerated_seg.ranks_stop_together import _fresh_client, _note_while_it_answers
+
+    monkeypatch.setattr(ranks_stop_together, "_NOTED", [])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://localhost:{port}", rank=0, world_size=1)
+    try:
+        default = distributed_c10d._get_default_store()
+        _note_while_it_answers()
+        assert ranks_stop_together._NOTED[1:] == [(f"{dist.group.WORLD.group_name}/", "default_pg")]
+        default.set("accelerated_seg/test/key", "value")
+        assert _fresh_client(default, "127.0.0.1").get("accelerated_seg/test/key") == b"value"
+    finally:
+        dist.destroy_process_group()
+
+
 class _AnswerLostStore(_FlakyStore):
     """A store whose first claim of being first (``add``, ``compare_set``) is made, its answer then lost to a blip
     (the connection reset after the store applied it): the store's own error raised, the key changed."""
