@@ -90,6 +90,11 @@ GIVE_UP_AFTER_S = 30.0
 #: connect to the store's host waits (a host on a network that is down answers nothing).
 RETRY_MAX_S = 2.0
 CONNECT_S = 1.0
+#: How long a watcher's poll, and a rank's ask of the store, is waited for before its client is taken for broken
+#: (``_within``): a call answers in 0.1-20 ms, and torch's first failing call on a reset client waits for a reverse
+#: lookup first (10.0 s with one silent name server), where every other rank's error went unseen (until the
+#: hundred-and-fourteenth session). One that is only slow costs a fresh client, which answers as well.
+ANSWER_S = 1.0
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
 #: Set with INTERRUPTED where the interrupt was SIGTERM's (``sigterm.Terminated``: a launched predict's stop, since the
 #: hundred-and-ninth session): every rank then ends with SIGTERM's status, 143, where Ctrl-C's is 130.
@@ -302,13 +307,14 @@ def _asked(prefix: str, ask: Callable):
     """``ask(store)`` of the keys under ``prefix``, asked once more through a fresh client where a blip broke the
     connection (``_reconnect``); the store's error raised where its host has ended or cannot be reached. Once, not
     ``GIVE_UP_AFTER_S`` as the watcher does: these are asked in a rank's work, case after case, which a network down
-    would hold that long at each (a refusing host costs 0.1 ms, an unreachable one ``CONNECT_S``)."""
+    would hold that long at each (a refusing host costs 0.1 ms, an unreachable one ``CONNECT_S``). Each ask waited
+    for ``ANSWER_S`` at most (``_within``): the first on a reset client waits for torch's reverse lookup."""
     try:
-        return ask(_store(prefix))
+        return _within(lambda: ask(_store(prefix)), ANSWER_S)
     except _store_gone():
         if not _reconnect():
             raise
-    return ask(_store(prefix))
+    return _within(lambda: ask(_store(prefix)), ANSWER_S)
 
 
 def _store_gone() -> type[Exception]:
@@ -497,7 +503,9 @@ class _Watcher(threading.Thread):
                     try:
                         if store is None:  # until the process group has started, and after a reconnection
                             store = _store(self.prefix)
-                        message = _polled(store) if store is not None else None
+                        # waited for ANSWER_S at most: the first failing call on a reset client waits for torch's
+                        # reverse lookup of its host (10.0 s, a name server silent) before it raises
+                        message = _within(lambda: _polled(store), ANSWER_S) if store is not None else None
                     except _store_gone():
                         # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
                         # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
@@ -576,8 +584,9 @@ class _Watcher(threading.Thread):
         watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
         watcher wrote the launcher's report. Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
-            # it looks again within POLL_S, or RETRY_MAX_S and a reconnection (two connects) where a blip has it retrying
-            seeing_by = time.monotonic() + RETRY_MAX_S + 2 * CONNECT_S + BUSY_MACHINE_S
+            # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
+            # blip has it retrying
+            seeing_by = time.monotonic() + ANSWER_S + RETRY_MAX_S + 2 * CONNECT_S + BUSY_MACHINE_S
             while not self.seen.wait(POLL_S):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return
