@@ -13,6 +13,14 @@ change, once after:
 
     PYTHONPATH=/work/main .venv/bin/python benchmarks/results/store_name_lookup_2026-12-06/name_lookup.py
     PYTHONPATH=. .venv/bin/python benchmarks/results/store_name_lookup_2026-12-06/name_lookup.py
+
+The hundred-and-fourteenth session added, after those (output: name_lookup_h75.txt): (1) what an address literal's
+lookup costs, and how many threads it starts; (2) ``_reconnect`` where the name server answers connect_within's
+lookup, then goes silent (the fresh client's own lookup: torch's ``clone()``); (3) and (4) a watcher that polled
+while the name server answered, then a blip with it silent (the client standing in; then the process group's own,
+its host named): whether a fresh client stands in, and when; (5) a network that drops what comes and resets nothing:
+whether the publishing rank's ``_publish`` returns, and the watcher gives up, and when; and what a store call
+waited for in a thread of its own costs.
 """
 
 import os
@@ -25,6 +33,8 @@ import time
 from datetime import timedelta
 
 NAME = "storehost"
+#: Whether the relay drops what comes (``Relay.stall``), read by its static ``relay``.
+relay_stalled = [False]
 
 
 class NameServer:
@@ -72,9 +82,13 @@ class Relay:
     def relay(source, sink):
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if not relay_stalled[0]:
+                    sink.sendall(data)
         except OSError:
             pass
+
+    def stall(self):
+        relay_stalled[0] = True
 
     def reset(self):
         for sock in self.open:
@@ -134,7 +148,140 @@ def main():
     os.environ.update(TORCHELASTIC_USE_AGENT_STORE="True", MASTER_ADDR=NAME, MASTER_PORT=str(port), WORLD_SIZE="2",
                       RANK="1")
     timed(f"name server silent: _Marks() has a store (STORE_S {STORE_S} s)", lambda: _Marks().store is not None)
+    # --- hundred-and-fourteenth session ---
+    import accelerated_seg.connect_within as connect_within_module
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    # (1) an address literal's lookup: a thread each call before, none after
+    started_threads, start = [], threading.Thread.start
+
+    def counting_start(thread):
+        started_threads.append(thread.name)
+        start(thread)
+
+    threading.Thread.start = counting_start
+    began = time.monotonic()
+    for _ in range(2000):
+        connect_within_module._looked_up("127.0.0.1", port, 1.0)
+    threading.Thread.start = start
+    print(f"address literal 127.0.0.1: a lookup {(time.monotonic() - began) / 2000 * 1e6:.0f} us, "
+          f"{len(started_threads)} threads started in 2000", flush=True)
+    # (2) the name server answers connect_within's lookup, then goes silent: the fresh client's own lookup (clone())
+    name_server.answering = True
+    settled()
+    timed("name server answering: _reconnect()", _reconnect)
+    if hasattr(ranks_stop_together, "_note_while_it_answers"):  # what a watcher's poll does, while the store answers
+        ranks_stop_together._note_while_it_answers()
+    getattr(connect_within_module, "_ANSWERED", {}).clear()  # no answer kept: connect_within's own lookup answers
+    looked_up = ranks_stop_together.connect_within
+
+    def then_silent(*args, **kwargs):
+        answered = looked_up(*args, **kwargs)
+        name_server.answering = False
+        return answered
+
+    ranks_stop_together.connect_within = then_silent
+    relay.reset()
+    timed("name server silent after connect_within's lookup: _reconnect()", _reconnect)
+    ranks_stop_together.connect_within = looked_up
+    stand_in = ranks_stop_together._STAND_IN[1:] and ranks_stop_together._STAND_IN[1]
+    print(f"  the client standing in: {type(stand_in).__name__} "
+          f"{getattr(ranks_stop_together._STAND_IN[1:] and _bottom(stand_in), 'host', None)!r}", flush=True)
+    # (3) a watcher that polled while the name server answered, then a blip with the name server silent: how long until
+    # a fresh client stands in, and whether the watcher gave up
+    name_server.answering = True
+    settled()
+    timed("name server answering: _reconnect()", _reconnect)
+    watcher = _Watcher("accelerated_seg/probe2/", str)
+    watcher.start()
+    time.sleep(0.5)  # its polls, while the store and the name server answer
+    name_server.answering = False
+    before = ranks_stop_together._STAND_IN[1]
+    relay.reset()
+    began = time.monotonic()
+    while ranks_stop_together._STAND_IN[1] is before and watcher.is_alive() and time.monotonic() - began < 50:
+        time.sleep(0.01)
+    reconnected = ranks_stop_together._STAND_IN[1] is not before
+    print(f"name server silent, a blip under a watcher: {'a fresh client stands in' if reconnected else 'none'} "
+          f"after {time.monotonic() - began:.3f} s; watcher gave up: {watcher.gave_up.is_set()}", flush=True)
+    if reconnected:
+        time.sleep(0.5)
+        timed("  then a poll through it", lambda: _failed(lambda: _store("accelerated_seg/probe2/").check(["m"])))
+    watcher.done.set()
+    # (4) as (3), the watcher's client the process group's own, its host named, as a launch's: the first failing call
+    # on it waits for torch's reverse lookup of the client socket's address (10 s above), the poll with it
+    name_server.answering = True
+    settled()
+    dist.destroy_process_group()
+    client = dist.TCPStore(NAME, relay.port, 1, False, timedelta(seconds=30))
+    dist.init_process_group("gloo", store=client, rank=0, world_size=1)
+    watcher = _Watcher("accelerated_seg/probe4/", str)
+    watcher.start()
+    time.sleep(0.5)  # its polls, while the store and the name server answer
+    name_server.answering = False
+    relay.reset()
+    began = time.monotonic()
+
+    def stands_in():
+        stand_in = ranks_stop_together._STAND_IN
+        return bool(stand_in) and stand_in[0] is dist.distributed_c10d._get_default_store()
+
+    while not stands_in() and watcher.is_alive() and time.monotonic() - began < 50:
+        time.sleep(0.01)
+    print(f"name server silent, a blip under a watcher of the group's own client: "
+          f"{'a fresh client stands in' if stands_in() else 'none'} after {time.monotonic() - began:.3f} s; "
+          f"watcher gave up: {watcher.gave_up.is_set()}", flush=True)
+    if stands_in():
+        time.sleep(0.5)
+        timed("  then a poll through it", lambda: _failed(lambda: _store("accelerated_seg/probe4/").check(["m"])))
+    watcher.done.set()
+    # (5) a network down that drops what comes and resets nothing (the name server answering): the publishing rank's
+    # ask, and a watcher's poll, wait for the store's answer; the client's timeout 120 s here (a launch's: its process
+    # group's timeout, 30 min by default)
+    name_server.answering = True
+    settled()
+    dist.destroy_process_group()
+    client = dist.TCPStore(NAME, relay.port, 1, False, timedelta(seconds=120))
+    dist.init_process_group("gloo", store=client, rank=0, world_size=1)
+    watcher = _Watcher("accelerated_seg/probe5/", str)
+    watcher.start()
+    time.sleep(0.5)
+    relay.stall()
+    began, publishing = time.monotonic(), threading.Thread(
+        target=_publish, args=(_Watcher("accelerated_seg/probe5b/", str), RuntimeError("process 0: a bug")),
+        daemon=True)
+    publishing.start()
+    publishing.join(45)
+    print(f"network dropping, no reset: _publish {'returned' if not publishing.is_alive() else 'still waiting'} "
+          f"after {time.monotonic() - began:.3f} s", flush=True)
+    watcher.join(max(0.0, 45 - (time.monotonic() - began)))
+    print(f"network dropping, no reset: a watcher {'gave up' if watcher.gave_up.is_set() else 'still in its poll'} "
+          f"after {time.monotonic() - began:.3f} s", flush=True)
+    watcher.done.set()
+    if hasattr(ranks_stop_together, "_within"):  # what each poll's thread costs, 5 polls a second
+        began = time.monotonic()
+        for _ in range(2000):
+            ranks_stop_together._within(lambda: None, 1.0)
+        print(f"a store call waited for in a thread of its own: {(time.monotonic() - began) / 2000 * 1e6:.0f} us "
+              f"more a call", flush=True)
     del host
+
+
+def settled():
+    """Waits for the lookups begun while the name server was silent to end (10 s each): a later caller waits on the
+    one still running (connect_within), which would answer nothing where the name server answers again."""
+    began = time.monotonic()
+    while any(thread.name == "connect-within-lookup" for thread in threading.enumerate()):
+        time.sleep(0.05)
+    print(f"  (lookups begun while the name server was silent ended {time.monotonic() - began:.1f} s later)")
+
+
+def _bottom(store):
+    import torch.distributed as dist
+
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    return store
 
 
 if __name__ == "__main__":
