@@ -40,7 +40,10 @@ tests/test_ranks_stop_together.py says so by name if torch removes it (ninety-se
 A network blip to that store is not taken for its host having ended (``_reconnect``): torch's TCPStore client never
 reconnects once its connection is reset, so a fresh client of the store takes its place; a host that has ended refuses
 a connection, and the watcher gives up at once; one that cannot be reached has its address asked again (not the
-broken client, whose every call fails, printing a C++ traceback) for ``GIVE_UP_AFTER_S``.
+broken client, whose every call fails, printing a C++ traceback) for ``GIVE_UP_AFTER_S``. Since the
+hundred-and-fourteenth session a poll or ask unanswered for ``ANSWER_S`` is taken for a blip too (``_within``: a network
+dropping without a reset held it for the store's timeout), and the fresh client is made to the address that answered,
+the name's answer kept from the watcher's poll (``_fresh_client``): a reconnect needs no name server.
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
