@@ -463,9 +463,11 @@ def _within(call: Callable, wait_s: float):
     """``call()``'s answer, waited for at most ``wait_s`` in a daemon thread, left waiting after it: the store's own
     error (a DistNetworkError) where none came in time. torch's first call on a client whose connection was reset
     waits for a reverse lookup of the client socket's host before it raises ("The hostname of the client socket
-    cannot be retrieved", torch 2.13's socket.cpp: 10.0 s with one silent name server), and a connect to an address
-    that accepts yet serves nothing (a host stopped, SIGSTOP) waits past any store timeout (still waiting after 120 s
-    with a 30 s one, measured)."""
+    cannot be retrieved", torch 2.13's socket.cpp: 10.0 s with one silent name server); a call on a network that drops
+    what comes without a reset waits for the store's timeout (the process group's, 30 min by default: still waiting
+    after 45 s, benchmarks/results/store_name_lookup_2026-12-06/name_lookup_h75.txt); and a connect to an address that
+    accepts yet serves nothing (a host stopped, SIGSTOP) waits past any store timeout (still waiting after 120 s with
+    a 30 s one, measured)."""
     import torch.distributed as dist
 
     answer: list = []
