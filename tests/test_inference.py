@@ -2516,6 +2516,20 @@ def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_
             assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes), path
             assert nib.load(path).header.get_xyzt_units()[0] in ("mm", "unknown"), path
         assert read_labels(predict_file(model, channels, tmp_path / "o.nii.gz")).shape == image.shape
+    # a model far from 1 mm (micro-CT at 0.01 mm): its spacing tells the case's reading where 1 mm would not. Readings
+    # 0.01, 0.00001 and 10 mm: ordered nearer 1 mm, as the pre-flight check offers them, the metres reading (10 mm) led,
+    # its lines leaving both files 1,000 times off (review of h72: these asserts passed with that ordering before)
+    micro = export(tmp_path / "micro", in_channels=2, spacing=(0.01,) * 3, spacing_unit="mm")
+    channels = [in_unit(image, tmp_path / f"m_000{number}.nii.gz", unit, 0.005) for number, unit in enumerate((
+        "mm", "micron"))]
+    with pytest.raises(DataError, match=rf"the model's spacing 0\.01 x 0\.01 x 0\.01 tells which is the case's, the "
+                                        rf"one nearest it, {' x '.join(f'{s:.4g}' for s in sizes * 0.005)} mm: declare "
+                                        rf"{re.escape(str(channels[1]))} mm, its numbers mm already under a header of "
+                                        r"micrometres \(nibabel: ") as refused:
+        predict_file(micro, channels, tmp_path / "m.nii.gz")
+    assert run_first_lines(str(refused.value)) == 1
+    assert all(np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes * 0.005) for path in channels)
+    assert read_labels(predict_file(micro, channels, tmp_path / "m.nii.gz")).shape == image.shape
     # a spacing between two readings tells neither: each is offered, with what to check
     channels = [in_unit(image, tmp_path / f"f_000{number}.nii.gz", unit, 1.0) for number, unit in enumerate(("mm",
                                                                                                             "micron"))]
