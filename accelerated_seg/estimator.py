@@ -54,9 +54,9 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
                               preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
                               steps_for_epochs, torch_elastic_files_in)
-from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
-                                       how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
-                                       refuse_what_is_no_dataset)
+from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_channel_units, check_predict_options,
+                                       held_out_alone_warning, how_it_runs, refuse_an_output_among_the_cases,
+                                       refuse_an_output_path, refuse_what_is_no_dataset)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
 from .estimator_settings import checked_config, field_names, refuse_unknown, run_config
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
@@ -488,6 +488,7 @@ class Segmentation:
         config = read_export_config(model_dir)
         check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         check_evaluation_cases(dataset, config)
+        check_evaluation_channel_units(dataset, config)  # in predict's words, the model's spacing telling the unit
         if warning := held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the

@@ -137,3 +137,22 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
         if model_has != dataset_has:
             raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
 
+
+def check_evaluation_channel_units(dataset: Dataset, config: dict) -> None:
+    """Refuse, before the pre-flight check of the validation cases, those whose channel files predict would refuse
+    for their units (``inference_reading.channel_units_refusal``: the model's unit and spacing, the files read
+    together), in predict's words, one line per case as the check lists its errors. The check has no model's spacing
+    and judged such a case alone until the review of h72: a channel of no unit on micrometre numbers beside one in
+    mm (or two of no unit 1,000 times apart) was told to be resampled onto one grid, while predict told the channel
+    to be rewritten from micrometres; a case the check passes but predict refuses (every file in micrometres for a
+    model in mm) stopped evaluate half-way, its folders rebuilt."""
+    from .data.check_report import CheckReport
+    from .data.manifest_named import pairs_checked
+    from .data.preprocess_settings import preprocess_settings
+    from .inference_reading import channel_units_refusal
+
+    spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
+    refused = [f"{case.id} (image channels): {said}" for case in cases
+               if (said := channel_units_refusal(config, case.images, spacing)) is not None]
+    CheckReport(errors=refused, root=dataset.manifest.root,
+                checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")

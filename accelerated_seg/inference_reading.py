@@ -100,6 +100,24 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
         raise DataError(refusal)
 
 
+def channel_units_refusal(config: dict, paths: Sequence[Path], spacing) -> str | None:
+    """What predict says of the units of a case's channel files at ``paths`` (``_refuse_channel_units``, from
+    their headers alone, ``spacing``: the model's), or None where it takes them or a header cannot be read (the
+    caller's check says that). ``Segmentation.evaluate`` judges its validation cases so before the pre-flight
+    check, whose words, without the model's spacing, contradicted predict's (review of h72: a channel of no unit on
+    micrometre numbers beside one in mm was told ``resample the channels onto one grid``, predict's refusal
+    ``rewrite ... from micrometres``)."""
+    try:
+        headers = [_header_of(Path(path)) for path in paths]
+    except DataError:
+        return None
+    try:
+        _refuse_channel_units(config, [Path(path) for path in paths], headers, spacing)
+    except DataError as refusal:
+        return str(refusal)
+    return None
+
+
 def _units_judged_together(volumes: Sequence[Volume], spacing) -> str | None:
     """The pre-flight check's judgement of a case's units (``case_units.judge_units``) for ``volumes``, its channels:
     the refusal's words, or None."""

@@ -332,6 +332,48 @@ def test_evaluate_refuses_an_output_dir_among_the_datasets_files(tiny_dataset, t
     assert model.evaluate(data, output_dir=data_dir / "evaluation")["num_cases"] == 1  # a folder of its own there
 
 
+def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(tiny_dataset, tmp_path):
+    """evaluate's pre-flight check of its validation cases has no model's spacing: a channel of no unit on micrometre
+    numbers beside one in mm was told ``resample the channels onto one grid`` there, while predict, reading the
+    files together against the model's spacing (h72), tells the channel to be rewritten from micrometres (review of
+    h72); and a case the check passes but predict refuses (every file in micrometres for a model in mm) stopped
+    evaluate after its folders were rebuilt. Each is refused before the check, in predict's words, and predict's
+    line run as written has the first case scored."""
+    import nibabel as nib
+
+    from accelerated_seg.inference import predict_file
+    from test_inference import export, in_unit, run_first_lines
+
+    (train_image, train_label), (image_path, label_path) = _pairs(tiny_dataset)[0][0], _pairs(tiny_dataset)[1][0]
+    image, label = nib.load(image_path), nib.load(label_path)
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2, spacing_unit="mm"))
+    train_images = [train_image, shutil.copy(train_image, tmp_path / "t_0001.nii.gz")]
+
+    def refused_as_predict_refuses(name, units, per_mm, label_unit):
+        """The dataset of one validation case of channels in ``units`` (``per_mm`` each), its label in
+        ``label_unit``, refused by evaluate before its check with predict's words."""
+        (tmp_path / name).mkdir()
+        channels = [str(in_unit(image, tmp_path / name / f"v_000{number}.nii.gz", unit, scale))
+                    for number, (unit, scale) in enumerate(zip(units, per_mm))]
+        validation = [(channels, str(in_unit(label, tmp_path / name / "v.nii.gz", label_unit, 1.0)))]
+        data = Dataset.from_files([(train_images, train_label)], block_shape=16, n_classes=3,
+                                  validation_pairs=validation, num_workers=0, cache_dir=str(tmp_path / "cache"))
+        with pytest.raises(DataError) as refused:
+            model.evaluate(data, output_dir=tmp_path / "eval")
+        with pytest.raises(DataError) as predicted:
+            predict_file(tmp_path / "model", channels, tmp_path / "p.nii.gz")
+        said = str(refused.value)
+        assert said.startswith("1 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
+                               f"evaluation:\n  - v (image channels): {predicted.value}"), said
+        assert "onto one grid" not in said and not (tmp_path / "eval" / "predictions").exists(), said
+        return data, said
+
+    refused_as_predict_refuses("micrometres", ("micron", "micron"), (1.0, 1.0), "micron")
+    data, said = refused_as_predict_refuses("no_unit", ("mm", "unknown"), (1.0, 1000.0), "mm")
+    assert run_first_lines(said) == 1  # channel 1 rewritten from micrometres: every file at its voxel size in mm
+    assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == 1
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
