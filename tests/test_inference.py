@@ -2538,6 +2538,11 @@ def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_
                                         r"0\.05 x 0\.05 x 0\.05 can tell: check the voxel size the scans were acquired "
                                         r"at\. Where the voxels are "):
         predict_file(fine, channels, tmp_path / "f.nii.gz")
+    # exactly ten times nearer one (0.2 mm: 2 mm ten times off, 0.002 mm a hundred) tells it, as "ten times" says
+    tenth = export(tmp_path / "tenth", in_channels=2, spacing=(0.2,) * 3, spacing_unit="mm")
+    with pytest.raises(DataError, match=r"the model's spacing 0\.2 x 0\.2 x 0\.2 tells which is the case's, the one "
+                                        rf"nearest it, {' x '.join(f'{s:.4g}' for s in sizes)} mm: declare "):
+        predict_file(tenth, channels, tmp_path / "f.nii.gz")
 
 
 def test_a_case_of_one_file_and_channel_files_alike_are_judged_as_before(scans, tmp_path):
