@@ -344,7 +344,8 @@ def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(
     from accelerated_seg.inference import predict_file
     from test_inference import export, in_unit, run_first_lines
 
-    (train_image, train_label), (image_path, label_path) = _pairs(tiny_dataset)[0][0], _pairs(tiny_dataset)[1][0]
+    training, validation = _pairs(tiny_dataset)
+    (train_image, train_label), (image_path, label_path) = training[0], validation[0]
     image, label = nib.load(image_path), nib.load(label_path)
     model = Segmentation.load(export(tmp_path / "model", in_channels=2, spacing_unit="mm"))
     train_images = [train_image, shutil.copy(train_image, tmp_path / "t_0001.nii.gz")]
