@@ -488,9 +488,10 @@ class Segmentation:
         config = read_export_config(model_dir)
         check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         check_evaluation_cases(dataset, config)
-        check_evaluation_channel_units(dataset, config)  # in predict's words, the model's spacing telling the unit
         if warning := held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
+        # the channels' units in predict's words (the model's spacing tells them) before the check's, which has none
+        check_evaluation_channel_units(dataset, config)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.
