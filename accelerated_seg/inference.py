@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 import os
+import sys
+import types
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -716,14 +718,14 @@ MOVED_TO_INFERENCE_CASES = frozenset({"CaseJob", "PredictInterrupted", "could_no
 # What this module imported for code that has since left it (to inference_cases and inference_reading in the
 # hundred-and-twelfth session's split, or before), and so gave to ``from accelerated_seg.inference import X``:
 # since that split ``collect_cases`` and the like raised ImportError (but for the hundred-and-thirteenth session's
-# 22 minutes of them in __all__). Each is looked up in the module that defines it, on use: importing this module
-# imports none of them. Not this module's API: neither __all__ (a star import) nor dir() lists them; import them
-# from their homes. One patched here (a test's monkeypatch.setattr) is not what the code calls, which takes each
-# from its home. (size_1_axes_advice, imported here on 2026-12-04, is no longer in the package.)
+# 22 minutes of them in __all__). The package's own names only: the standard library's (nullcontext, closing,
+# AbstractContextManager, Iterator, itertools) are no promise of this module's, import them from contextlib, typing
+# and itertools. Each is looked up in the module that defines it, on use: importing this module imports none of
+# them. Not this module's API: neither __all__ (a star import) nor dir() lists them; import them from their homes.
+# A patch of one here (monkeypatch.setattr, mock.patch) is refused: the code takes each from elsewhere, so it would
+# change nothing (``_OldImportsNotPatched``). (size_1_axes_advice, imported here on 2026-12-04, is no longer in the
+# package.)
 _HOMES_OF_WHAT_IT_IMPORTED = {
-    "contextlib": ("AbstractContextManager", "closing", "nullcontext"),
-    "itertools": ("itertools",),  # the module itself
-    "typing": ("Iterator",),
     ".data.case_units": ("judge_units", "unit_likely_apart"),
     ".data.formats.paths": ("nifti_stem",),
     ".data.grid_agreement": ("GRID_ATOL_MM", "Volume", "grid_difference", "stacking_shift", "without_orientation"),
@@ -757,9 +759,39 @@ def __getattr__(name: str):
     if name in _HOME_OF:
         from importlib import import_module
 
-        home = import_module(_HOME_OF[name], __package__)
-        return home if home.__name__ == name else getattr(home, name)
+        return getattr(import_module(_HOME_OF[name], __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _OldImportsNotPatched(types.ModuleType):
+    """This module, refusing a patch of a name it gives only to old imports (``_HOME_OF``): the code calls each
+    from another module, so a stand-in set here is never called, and a test patching one passed unchecked (a spy
+    "not called" always true). It raised AttributeError while the names were gone (from the hundred-and-twelfth
+    session's split) and was set in silence for the hundred-and-fourteenth's first hour."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _HOME_OF:
+            if value is __getattr__(name):  # a patch undone, putting back what the name gives: nothing to set
+                return
+            from importlib import import_module
+
+            for went_to in (".inference_cases", ".inference_reading"):  # where the code that used it went
+                import_module(went_to, __package__)
+            given = __getattr__(name)
+            users = [module_name for module_name, module in list(sys.modules.items()) if module is not self
+                     and module_name.startswith(f"{__package__}.") and vars(module).get(name) is given]
+            raise AttributeError(f"{__name__}.{name} is not what the code calls (it gives only imports written "
+                                 f"before the module's split): patch it where the code looks it up, among the "
+                                 f"package's modules holding it now {', '.join(sorted(users))}")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _HOME_OF and name not in vars(self):  # a refused patch undone (mock.patch's): nothing was set
+            return
+        super().__delattr__(name)
+
+
+sys.modules[__name__].__class__ = _OldImportsNotPatched
 
 
 def __dir__() -> list[str]:

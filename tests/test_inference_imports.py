@@ -38,21 +38,23 @@ HOMES_OF_INFERENCE_FILES = ("inference_inputs", "inference_outputs", "predict_ma
 # accelerated_seg/inference.py from 2026-12-03 to the hundred-and-twelfth session's split and gave no more after it
 # (each version's top-level imports and definitions, read by ast from ``git show``, less what the module holds now):
 # what it imported for the code that moved out, and TTA_MODES, check_outputs, ... dropped since 2026-12-03. Left out:
-# IMPORTED_FOR_THE_MOVED_CODE (the hundred-and-thirteenth session's list of these, for 22 minutes) and
-# size_1_axes_advice (no longer in the package).
+# IMPORTED_FOR_THE_MOVED_CODE (the hundred-and-thirteenth session's list of these, for 22 minutes),
+# size_1_axes_advice (no longer in the package) and the standard library's (STANDARD_LIBRARY_NAMES_IT_IMPORTED).
 IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT = frozenset({
-    "AbstractContextManager", "DECLARE_MM", "FINER_THAN_THE_TARGET", "GRID_ATOL_MM", "InputCase", "Iterator",
-    "PLACEMENT_CONFLICT_FIX", "PREDICT_CASES_NAMES", "REWRITE_FROM_MICROMETRES_CODE", "TTA_MODES",
-    "VOXEL_SIZE_CONFLICT_FIX", "Volume", "by_sigterm", "case_key", "channel_first_advice", "channel_in_another_unit",
-    "channel_order", "channel_units_words", "check_no_folder_as_a_channel", "check_outputs", "checked_outputs",
-    "closing", "collect_cases", "content_not_fetched", "declared_in_mm", "dominant_voxels_said", "done_as_written",
-    "far_finer", "far_finer_words", "grid_difference", "header_error", "holding_output_folder", "intensity_spread",
-    "itertools", "judge_units", "memory_available", "nifti_stem", "non_finite_counts", "nullcontext",
-    "one_at_a_time", "one_volume", "other_unit_words", "output_paths", "pipelined", "placement_conflict",
-    "prediction_ending", "prediction_key", "ras_spacing_of", "read_nifti", "remove_under_the_other_ending",
-    "resampled_shape_of", "spacing_unit", "spacing_was_set", "spatial_unit", "stacking_shift", "times_coarser",
-    "times_off", "unit_likely_apart", "vector_layout_advice", "volumes_in", "voxel_size_conflict",
-    "without_orientation", "written_before"})
+    "DECLARE_MM", "FINER_THAN_THE_TARGET", "GRID_ATOL_MM", "InputCase", "PLACEMENT_CONFLICT_FIX",
+    "PREDICT_CASES_NAMES", "REWRITE_FROM_MICROMETRES_CODE", "TTA_MODES", "VOXEL_SIZE_CONFLICT_FIX", "Volume",
+    "by_sigterm", "case_key", "channel_first_advice", "channel_in_another_unit", "channel_order", "channel_units_words",
+    "check_no_folder_as_a_channel", "check_outputs", "checked_outputs", "collect_cases", "content_not_fetched",
+    "declared_in_mm", "dominant_voxels_said", "done_as_written", "far_finer", "far_finer_words", "grid_difference",
+    "header_error", "holding_output_folder", "intensity_spread", "judge_units", "memory_available", "nifti_stem",
+    "non_finite_counts", "one_at_a_time", "one_volume", "other_unit_words", "output_paths", "pipelined",
+    "placement_conflict", "prediction_ending", "prediction_key", "ras_spacing_of", "read_nifti",
+    "remove_under_the_other_ending", "resampled_shape_of", "spacing_unit", "spacing_was_set", "spatial_unit",
+    "stacking_shift", "times_coarser", "times_off", "unit_likely_apart", "vector_layout_advice", "volumes_in",
+    "voxel_size_conflict", "without_orientation", "written_before"})
+# What it imported from the standard library for that code: no promise of inference's (served from the first hour
+# of the hundred-and-fourteenth session to its review)
+STANDARD_LIBRARY_NAMES_IT_IMPORTED = ("AbstractContextManager", "Iterator", "closing", "itertools", "nullcontext")
 
 
 def defined_in(module: str) -> set[str]:
@@ -163,7 +165,7 @@ def test_a_star_import_of_inference_files_gives_the_names_it_defined_before_the_
 
 
 def test_every_name_inference_imported_before_its_split_is_importable_from_it_again_as_its_homes_object():
-    """``from accelerated_seg.inference import collect_cases`` (and 62 more names the module imported for its code
+    """``from accelerated_seg.inference import collect_cases`` (and 57 more names the module imported for its code
     before the hundred-and-twelfth session's split) raised ImportError from that split to the hundred-and-fourteenth
     session. Each is its home's object, the home the module that defines it, and none is the module's API: no star
     import nor dir() gives them."""
@@ -177,7 +179,7 @@ def test_every_name_inference_imported_before_its_split_is_importable_from_it_ag
     for home, names in homes.items():
         module = importlib.import_module(home, "accelerated_seg")
         for name in names:
-            assert given[name] is (module if name == home else getattr(module, name)), name
+            assert given[name] is getattr(module, name), name
             # the module that defines it, not one that imports it from there (a function's or class's own word)
             assert getattr(given[name], "__module__", module.__name__) in (module.__name__, None), name
     assert not IMPORTED_BY_INFERENCE_BEFORE_ITS_SPLIT & (set(inference.__all__) | set(dir(inference)))
@@ -195,3 +197,31 @@ def test_the_names_inference_imported_before_come_in_a_fresh_interpreter_with_no
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "accelerated_seg.inference_cases" in done.stdout
+
+
+@pytest.mark.parametrize("name", STANDARD_LIBRARY_NAMES_IT_IMPORTED)
+def test_what_inference_imported_from_the_standard_library_is_not_given_by_it(name):
+    with pytest.raises(ImportError, match=f"cannot import name '{name}'"):
+        exec(f"from accelerated_seg.inference import {name}", {})
+
+
+def test_a_patch_of_a_name_inference_imported_before_its_split_is_refused_naming_where_to_patch(monkeypatch):
+    """Set on inference, a stand-in for one of these names is never called (inference_cases and the rest take each
+    from elsewhere): a test patching it would pass unchecked, so the patch raises, naming the modules that hold it
+    (a monkeypatch's, and mock.patch's), and leaves the name as it was. inference's own names are patched as ever."""
+    from unittest import mock
+
+    import accelerated_seg.inference as inference
+    from accelerated_seg import inference_cases, inference_pipeline
+
+    with pytest.raises(AttributeError, match=r"inference\.pipelined is not what the code calls .* "
+                                             r"accelerated_seg\.inference_cases, accelerated_seg\.inference_pipeline"):
+        monkeypatch.setattr(inference, "pipelined", lambda *args: None)
+    with pytest.raises(AttributeError, match="inference.collect_cases is not what the code calls"):
+        with mock.patch("accelerated_seg.inference.collect_cases"):
+            pass
+    monkeypatch.undo()  # puts back what the name gives: no error
+    assert inference.pipelined is inference_pipeline.pipelined is inference_cases.pipelined
+    assert "pipelined" not in vars(inference) and "collect_cases" not in vars(inference)
+    monkeypatch.setattr(inference, "predict_file", "a stand-in")  # its own
+    assert inference.predict_file == "a stand-in"
