@@ -224,4 +224,7 @@ def test_a_patch_of_a_name_inference_imported_before_its_split_is_refused_naming
     assert inference.pipelined is inference_pipeline.pipelined is inference_cases.pipelined
     assert "pipelined" not in vars(inference) and "collect_cases" not in vars(inference)
     monkeypatch.setattr(inference, "predict_file", "a stand-in")  # its own
+    # none of the refused names is one inference's code reads (imported there again, a patch of it would work)
+    assert not inference._HOME_OF.keys() & {node.id for node in ast.walk(ast.parse(
+        (ROOT / "accelerated_seg" / "inference.py").read_text(encoding="utf-8"))) if isinstance(node, ast.Name)}
     assert inference.predict_file == "a stand-in"
