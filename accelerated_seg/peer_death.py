@@ -22,7 +22,11 @@ And not where an error is published already: a process that met one ends, its li
 collectives as it goes; they end with that stop's status, as before. Nor once every process has come to the last wait
 without an error, where a process gone ended its work (``launched_sigterm``'s rule). A peer on another node, whose
 death this node's agent does not see, still stops every process as an error (its words alike, but no process beside
-this one ends): that costs ``DEATH_SEEN_S`` more than before. Without ``/proc`` (macOS) nothing changes.
+this one ends), published as a peer gone's (``said_by_a_peer_gone``): the main process names each process that does
+not answer that stop lost, waiting for none of them (``lost_processes``; it waited 13 s for the dead one, then said
+gloo's error, until the hundred-and-fourteenth session). The look costs ``DEATH_SEEN_S`` where other processes of the
+launch run on this node, none where none does (it waited that long for nothing until that session). Without ``/proc``
+(macOS) nothing changes.
 """
 
 from __future__ import annotations
@@ -39,6 +43,12 @@ DEATH_SEEN_S = 1.0
 LOOK_S = 0.01
 
 
+def said_by_a_peer_gone(error: BaseException) -> bool:
+    """Whether ``error`` is a collective's whose peer went away, by the transport's words (``PEER_GONE``): its death,
+    or a network's reset between two nodes."""
+    return isinstance(error, RuntimeError) and any(words in str(error) for words in PEER_GONE)
+
+
 def ended_at_once_where_a_process_beside_died(error: BaseException) -> None:
     """Where ``error`` is a collective's, broken by the death of a process beside this one (module docstring): end
     this process now, as the agent's SIGTERM after that death ends it (-15, nothing said). Else return, for the
@@ -48,9 +58,11 @@ def ended_at_once_where_a_process_beside_died(error: BaseException) -> None:
     from .launched_sigterm import beside_while_a_death_ends_at_once, end_at_once, one_has_ended
     from .ranks_stop_together import an_error_is_published
 
-    if not isinstance(error, RuntimeError) or not any(words in str(error) for words in PEER_GONE):
+    if not said_by_a_peer_gone(error):
         return
-    if (beside := beside_while_a_death_ends_at_once()) is None:
+    # None outside a launched predict's SIGTERM span; empty where this node runs no other process of the launch, whose
+    # death could be seen here: the look waited DEATH_SEEN_S for none (until the hundred-and-fourteenth session)
+    if not (beside := beside_while_a_death_ends_at_once()):
         return
     deadline = time.monotonic() + DEATH_SEEN_S
     while not one_has_ended(beside):

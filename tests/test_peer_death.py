@@ -74,3 +74,19 @@ def test_outside_a_launched_predicts_sigterm_span_nothing_changes(ended, monkeyp
     monkeypatch.setattr(launched_sigterm, "one_has_ended", lambda beside: True)
     peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
     assert ended == []
+
+
+def test_with_no_other_process_of_the_launch_on_this_node_gloos_error_goes_on_at_once(ended, monkeypatch):
+    """One process a node (a peer on another node killed): no death can be seen here, and the look waited DEATH_SEEN_S
+    (1 s) for none, until the hundred-and-fourteenth session; the stop then names the peer lost (lost_processes)."""
+    monkeypatch.setattr(launched_sigterm, "_SPAN", [[]])
+    started = time.monotonic()
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert ended == [] and time.monotonic() - started < 0.05
+
+
+@pytest.mark.parametrize("error, gone", [(GLOO_RESET, True), (RuntimeError("NCCL: remote process exited"), True),
+                                         (RuntimeError("a bug of ours"), False),
+                                         (BrokenPipeError(32, "Broken pipe"), False)])
+def test_a_peer_gone_is_told_by_the_transports_words_on_a_runtime_error(error, gone):
+    assert peer_death.said_by_a_peer_gone(error) == gone
