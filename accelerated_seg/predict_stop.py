@@ -97,7 +97,7 @@ class WrittenWhole:
         where the others read it (``met_by_every_rank``), it stops them too. Until the ninety-seventh session only
         out of memory stopped them: a bug, a file one process read differently or an interrupt on one process left
         the others in that reduction for the process group's timeout (30 minutes)."""
-        from .peer_death import ended_at_once_where_a_process_beside_died
+        from .peer_death import ended_at_once_where_a_process_beside_died, said_by_a_peer_gone
         from .ranks_stop_together import met_by_every_rank, stop_every_rank
 
         row = f"process {self.rank}, case {job[0].id}"
@@ -116,7 +116,7 @@ class WrittenWhole:
             if (named := named_out_of_memory(error, row)) is not None:
                 stop_every_rank(named)
                 raise named from error
-            stop_every_rank(_stopping(error, row))
+            stop_every_rank(_stopping(error, row), peer_gone=said_by_a_peer_gone(error))
             raise
         else:
             self.reducing()
@@ -180,12 +180,15 @@ class WrittenWhole:
         raise, out of memory named. A collective broken by the death of another process (gloo's "Connection reset by
         peer") ends this one at once instead, as the agent's SIGTERM after that death does (``peer_death``): it stopped
         every process, the main process 13-14 s later with gloo's traceback, until the hundred-and-eleventh session."""
-        from .peer_death import ended_at_once_where_a_process_beside_died
+        from .peer_death import ended_at_once_where_a_process_beside_died, said_by_a_peer_gone
         from .ranks_stop_together import stop_every_rank
 
         ended_at_once_where_a_process_beside_died(error)
+        # a peer on another node gone: the main process names it lost, waiting for none that does not answer
+        # (lost_processes; 14-15 s, then gloo's error, until the hundred-and-fourteenth session)
+        peer_gone = said_by_a_peer_gone(error)
         error = named_out_of_memory(error, where) or error
-        stop_every_rank(_stopping(error, where))
+        stop_every_rank(_stopping(error, where), peer_gone=peer_gone)
         return error
 
     def in_full(self, message: str) -> str:

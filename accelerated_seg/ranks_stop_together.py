@@ -31,6 +31,10 @@ predict's stop since the hundred-and-ninth session: ``sigterm.Terminated``). A p
 (stdout's reader gone: ``accelerate launch ... predict ... | head``) is no error either: nothing is said, as a
 one-process command says nothing then, its line left for the launcher's table alone, and every rank ends with
 SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
+A stop for a peer gone (``stop_every_rank(..., peer_gone=True)``: a collective's "Connection reset by peer", a process
+on another node killed outright) is a roll call too: each rank's watcher answers it as it sees it, and the main
+process waits for none that has not answered within 1 s, naming each lost in its line (``lost_processes``; it waited
+``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's error, until the hundred-and-fourteenth session).
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -66,6 +70,7 @@ from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
+from .lost_processes import FOR_A_PEER_GONE, answer, keep_where_this_process_runs, lost_processes, said_lost
 from .sigterm import EXIT_TERMINATED, by_sigterm
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
@@ -168,13 +173,15 @@ def changing_what_the_line_names() -> Iterator[None]:
         yield
 
 
-def stop_every_rank(error: BaseException) -> None:
+def stop_every_rank(error: BaseException, peer_gone: bool = False) -> None:
     """Inside ``stopping_together``, on any thread: end every rank with ``error``'s line now, as the error raised
     in its body would. For an error the body would see only after a collective of the others' (a pipeline hands
     on the next case's failure after the case before it: predict's split by windows). Returns where it cannot
-    (one process, no process group, the store gone): the caller raises ``error``."""
+    (one process, no process group, the store gone): the caller raises ``error``. ``peer_gone``: the error is a
+    collective's whose peer went away (``peer_death.said_by_a_peer_gone``): a rank that does not answer the stop is
+    then lost, not waited for, and named in the line (``lost_processes``)."""
     if _INSIDE and launched_processes() > 1:
-        _publish(_INSIDE[-1], error)
+        _publish(_INSIDE[-1], error, peer_gone)
 
 
 def an_error_is_published() -> bool:
@@ -276,11 +283,11 @@ def notes() -> list[str]:
     return [store.get(key).decode() for key in kept if store.check([key])]  # a rank ended between its two calls
 
 
-def _publish(watcher: _Watcher, error: BaseException) -> None:
-    """Publish ``error`` for every rank's watcher, and wait for this one's to end the process. Returns where the
-    store is gone (its host ended: rank 0's process, outside torch elastic), for the caller to raise ``error``: the
-    store's own error ("Connection reset by peer") was raised in its place until the hundred-and-fourth session's
-    review."""
+def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -> None:
+    """Publish ``error`` for every rank's watcher (``peer_gone``: as a peer gone's, ``stop_every_rank``), and wait for
+    this one's to end the process. Returns where the store is gone (its host ended: rank 0's process, outside torch
+    elastic), for the caller to raise ``error``: the store's own error ("Connection reset by peer") was raised in its
+    place until the hundred-and-fourth session's review."""
     # The first error is the one said: the first mark set is this call's own. A count (until the hundred-and-seventh
     # session's review) asked again after a blip that lost its answer read 2, and nothing was published.
     mine = uuid.uuid4().hex
@@ -293,6 +300,8 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
                 store.set(INTERRUPTED, "1")
             elif isinstance(error, BrokenPipeError):
                 store.set(READER_GONE, "1")
+            if peer_gone:
+                store.set(FOR_A_PEER_GONE, "1")
             store.set(MESSAGE, str(error))
 
     if _store(watcher.prefix) is None:
@@ -499,15 +508,18 @@ class _Watcher(threading.Thread):
         self.writing = threading.Lock()  # held while the caller writes what the line names
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
         self.seen = threading.Event()  # a published error was seen: this process is about to end
+        self.kept_where = False  # where this process runs is kept in the store (``lost_processes``)
 
     def run(self) -> None:
-        store, broken, failing_since, wait_s = None, False, None, POLL_S
+        # the first look at once: where this process runs is kept before a short work can lose it (``lost_processes``)
+        store, broken, failing_since, wait_s = None, False, None, 0.0
         try:
             while not self.done.wait(wait_s):
                 if not broken:
                     try:
                         if store is None:  # until the process group has started, and after a reconnection
                             store = _store(self.prefix)
+                            self._keep_where_this_process_runs(store)
                         # waited for ANSWER_S at most: the first failing call on a reset client waits for torch's
                         # reverse lookup of its host (10.0 s, a name server silent) before it raises
                         message = _within(lambda: _polled(store), ANSWER_S) if store is not None else None
@@ -538,6 +550,18 @@ class _Watcher(threading.Thread):
         except Exception:  # a bug, or the store failing as the process ends (``_end``): nothing to watch
             self.gave_up.set()
 
+    def _keep_where_this_process_runs(self, store) -> None:
+        """Once, as the store is first reached: for the main process's line, should this process be lost
+        (``lost_processes``). One store call a process; where it fails, the watch goes on (its next call tells a store
+        gone), and it is tried again with the next client."""
+        if store is not None and not self.kept_where:
+            import torch.distributed as dist
+
+            with contextlib.suppress(Exception):  # noqa: BLE001 - a line's detail: never the watch's end
+                rank = dist.get_rank()
+                _within(lambda: keep_where_this_process_runs(store, rank), ANSWER_S)  # as a poll is (``_within``)
+                self.kept_where = True
+
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
@@ -547,10 +571,18 @@ class _Watcher(threading.Thread):
             interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
             terminated = interrupted and store.check([TERMINATED])
             if rank == 0:
+                # At a stop for a peer gone, a rank that has not answered within ANSWER_S (1 s) is lost (ended, or its
+                # node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
+                # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
+                # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
+                lost = lost_processes(store, ranks) if store.check([FOR_A_PEER_GONE]) else []
+                if lost:
+                    message = said_lost(store, lost)
+                answering = ranks - 1 - len(lost)
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
                 if int(store.add(WRITERS, 0)):
-                    _wait_for(lambda: int(store.add(HELD, 0)) >= ranks - 1, SAID_WAIT_S)
+                    _wait_for(lambda: int(store.add(HELD, 0)) >= answering, SAID_WAIT_S)
                 # A results file being written is written whole, and named; the lock is kept to the exit, so that
                 # nothing the line names changes after it is said: training's main thread, which goes on where
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
@@ -565,8 +597,9 @@ class _Watcher(threading.Thread):
                     say_the_error(line)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
-                _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1, LEFT_WAIT_S)
+                _wait_for(lambda: int(store.add(LEFT, 0)) >= answering, LEFT_WAIT_S)
             else:
+                answer(store, rank)  # first: the main process may be taking a roll call (``lost_processes``)
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)

@@ -1,0 +1,153 @@
+"""lost_processes: at a stop for a peer gone, the main process waits for no process that does not answer in the
+launch's store, and names each in its line with its node; where every one answers (a network's reset between nodes),
+the stop is as before. On a gloo group of this test process alone, its store standing in for the launch's."""
+
+import os
+import socket
+import time
+
+import pytest
+import torch.distributed as dist
+
+from accelerated_seg import lost_processes, predict_stop, ranks_stop_together
+from accelerated_seg.lost_processes import FOR_A_PEER_GONE, answer, keep_where_this_process_runs
+from accelerated_seg.ranks_stop_together import HELD, LEFT, MESSAGE, SAID, WRITERS, _store, _Watcher
+
+GLOO_RESET = ("process 0: RuntimeError: [gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection "
+              "reset by peer.")
+
+
+@pytest.fixture(autouse=True)
+def keeps_this_processs_multiprocessing_folder(monkeypatch):
+    """The watchers here end this test process with a stand-in for os._exit: its multiprocessing folder stays."""
+    from accelerated_seg import exit_now
+
+    monkeypatch.setattr(exit_now, "remove_own_multiprocessing_folder", lambda: None)
+
+
+@pytest.fixture
+def ended(one_process_group, monkeypatch, tmp_path):
+    """The statuses the watcher's ``_end`` ends this process with, recorded; short waits, so that one the change
+    leaves out shows in seconds, not in 13."""
+    statuses = []
+    monkeypatch.setattr(os, "_exit", statuses.append)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    monkeypatch.setattr(ranks_stop_together, "SAID_WAIT_S", 3.0)
+    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 2.0)
+    monkeypatch.setattr(lost_processes, "ANSWER_S", 0.3)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    return statuses
+
+
+def _stop(prefix: str, peer_gone: bool, process_1_writes: bool = True):
+    """The store under ``prefix`` as a stop of a launch of two leaves it for the main process's watcher: gloo's error
+    published by the main process, process 1 having written a map (predict --split cases) and kept where it runs."""
+    store = _store(prefix)
+    store.set(MESSAGE, GLOO_RESET)
+    if peer_gone:
+        store.set(FOR_A_PEER_GONE, "1")
+    if process_1_writes:
+        store.add(WRITERS, 1)
+    store.set("where/1", "node 1, gpu-node-7")
+    return store
+
+
+def test_a_process_that_does_not_answer_a_stop_for_a_peer_gone_is_named_lost_and_not_waited_for(ended, capsys):
+    """Process 1 on another node killed outright: the main process waited SAID_WAIT_S for its file and LEFT_WAIT_S for
+    it to read the line (13 s), then said gloo's error (until the hundred-and-fourteenth session)."""
+    store = _stop("accelerated_seg/test/lost/", peer_gone=True)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/lost/", lambda message: f"{message} (every case is written whole in out)")._end(
+        store, GLOO_RESET, 0, ranks=2)
+    waited = time.monotonic() - started
+    line = ("process 1 (node 1, gpu-node-7) was lost: its connection closed in a collective, and it did not answer in "
+            "the launch's store within 0.3 s: its process ended, or its node was cut off (every case is written whole "
+            "in out)")
+    assert ended == [1] and store.get(SAID).decode() == line
+    assert 0.3 <= waited < 1.5, waited
+    assert capsys.readouterr().err == f"error: {line}\n"
+
+
+def test_where_every_process_answers_the_stop_is_as_before_gloos_error_said(ended, capsys):
+    """A reset of the network between two nodes says gloo's words too, the peer alive: it answers, holds its lock and
+    reads the line, and gloo's error is the one said."""
+    store = _stop("accelerated_seg/test/answered/", peer_gone=True)
+    answer(store, 1)
+    store.add(HELD, 1)
+    store.add(LEFT, 1)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/answered/", lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and store.get(SAID).decode() == GLOO_RESET
+    assert time.monotonic() - started < 0.3
+    assert capsys.readouterr().err == f"error: {GLOO_RESET}\n"
+
+
+def test_at_any_other_stop_a_process_that_does_not_answer_is_waited_for_as_before(ended, capsys):
+    """No roll call: one slow to answer (a store blip, a busy machine) would be named lost, its file not waited for."""
+    store = _stop("accelerated_seg/test/other/", peer_gone=False, process_1_writes=False)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/other/", lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and store.get(SAID).decode() == GLOO_RESET
+    assert time.monotonic() - started >= 2.0  # LEFT_WAIT_S, for process 1 to read the line
+
+
+def test_a_process_other_than_the_main_one_answers_as_it_sees_the_stop(ended):
+    store = _store("accelerated_seg/test/answers/")
+    store.set(MESSAGE, GLOO_RESET)
+    store.set(SAID, GLOO_RESET)
+    _Watcher("accelerated_seg/test/answers/", lambda message: message)._end(store, GLOO_RESET, 1, ranks=2)
+    assert ended == [1] and store.check(["answered/1"])
+
+
+def test_the_lost_are_named_by_node_and_a_process_that_kept_nothing_by_its_number(one_process_group):
+    store = _store("accelerated_seg/test/named/")
+    for rank in (2, 3):
+        store.set(f"where/{rank}", "node 1, gpu-node-7")
+    assert lost_processes.said_lost(store, [2, 3, 5]).startswith(
+        "processes 2, 3 (node 1, gpu-node-7); process 5 were lost: their connections closed in a collective")
+
+
+def test_a_watcher_keeps_where_its_process_runs_at_its_first_look(one_process_group, monkeypatch):
+    """At once, not after its first POLL_S: a short command's process killed before then (predict of two small scans,
+    the kill at its last wait 0.1 s into the work) was named without its node."""
+    monkeypatch.setenv("GROUP_RANK", "3")
+    watcher = _Watcher("accelerated_seg/test/where/", lambda message: message)
+    watcher.start()
+    try:
+        deadline = time.monotonic() + ranks_stop_together.POLL_S / 2
+        store = _store("accelerated_seg/test/where/")
+        while not store.check(["where/0"]) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert store.get("where/0").decode() == f"node 3, {socket.gethostname()}"
+    finally:
+        watcher.done.set()
+        watcher.join()
+
+
+def test_keeping_where_a_process_runs_outside_torch_elastic_names_the_host(one_process_group, monkeypatch):
+    monkeypatch.delenv("GROUP_RANK", raising=False)
+    store = _store("accelerated_seg/test/host/")
+    keep_where_this_process_runs(store, dist.get_rank())
+    assert store.get("where/0").decode() == socket.gethostname()
+
+
+@pytest.mark.parametrize("peer_gone", [True, False])
+def test_an_error_published_for_a_peer_gone_is_marked_so(one_process_group, monkeypatch, peer_gone):
+    watcher = _Watcher("accelerated_seg/test/published/", lambda message: message)
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)
+    ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone)
+    store = _store("accelerated_seg/test/published/")
+    assert store.check([MESSAGE]) and store.check([FOR_A_PEER_GONE]) == peer_gone
+
+
+@pytest.mark.parametrize("error, peer_gone", [(RuntimeError(GLOO_RESET), True), (RuntimeError("a bug"), False),
+                                              (KeyboardInterrupt(), False)])
+def test_predicts_stop_says_whether_its_error_is_a_peer_gones(error, peer_gone, monkeypatch, tmp_path):
+    from accelerated_seg import peer_death
+
+    stopped = []
+    monkeypatch.setattr(peer_death, "ended_at_once_where_a_process_beside_died", lambda error: None)
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank",
+                        lambda error, peer_gone=False: stopped.append(peer_gone))
+    predict_stop.WrittenWhole(tmp_path / "out", 0).stop_every_process(error, "process 0")
+    assert stopped == [peer_gone]
