@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections.abc import Sequence
 
 #: How long the main process, at a stop for a peer gone, waits for every other process to answer: each looks every
 #: 0.2 s (``ranks_stop_together.POLL_S``), and answers as it sees the stop, in a few ms on one machine.
@@ -60,13 +61,14 @@ def answer(store, rank: int) -> None:
     store.set(f"{_ANSWERED}{rank}", "1")
 
 
-def lost_processes(store, ranks: int) -> list[int]:
-    """The processes other than the main one (rank 0) of a launch of ``ranks`` that have not answered within
-    ``ANSWER_S``; none once every one has (at once, as a rule)."""
+def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> list[int]:
+    """The processes of ``among`` (by default every one but the main process, rank 0, of a launch of ``ranks``) that
+    have not answered within ``ANSWER_S``; none once every one has (at once, as a rule)."""
+    among = range(1, ranks) if among is None else among
     deadline = time.monotonic() + ANSWER_S
-    while not store.check([f"{_ANSWERED}{rank}" for rank in range(1, ranks)]):
+    while not store.check([f"{_ANSWERED}{rank}" for rank in among]):
         if time.monotonic() > deadline:
-            return [rank for rank in range(1, ranks) if not store.check([f"{_ANSWERED}{rank}"])]
+            return [rank for rank in among if not store.check([f"{_ANSWERED}{rank}"])]
         time.sleep(LOOK_S)
     return []
 
@@ -76,8 +78,7 @@ def said_lost(store, lost: list[int]) -> str:
     collective's error."""
     where: dict[str, list[int]] = {}
     for rank in lost:
-        key = f"{_WHERE}{rank}"
-        where.setdefault(store.get(key).decode() if store.check([key]) else "", []).append(rank)
+        where.setdefault(_where(store, rank), []).append(rank)
     named = "; ".join(f"process{'es' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
                       + (f" ({place})" if place else "") for place, ranks in where.items())
     if len(lost) == 1:
@@ -85,3 +86,13 @@ def said_lost(store, lost: list[int]) -> str:
                 f"store within {ANSWER_S:g} s: its process ended, or its node was cut off")
     return (f"{named} were lost: their connections closed in a collective, and they did not answer in the launch's "
             f"store within {ANSWER_S:g} s: their processes ended, or their nodes were cut off")
+
+
+def _where(store, rank: int) -> str:
+    """Where ``rank`` runs, as it kept it; empty where it kept nothing, or the store has gone (the main process lost:
+    its node's agent, which keeps the store, ends with it)."""
+    key = f"{_WHERE}{rank}"
+    try:
+        return store.get(key).decode() if store.check([key]) else ""
+    except Exception:  # noqa: BLE001 - torch's DistError: the line is said without it
+        return ""

@@ -570,6 +570,7 @@ class _Watcher(threading.Thread):
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
             interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
             terminated = interrupted and store.check([TERMINATED])
+            answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
                 # At a stop for a peer gone, a rank that has not answered within ANSWER_S (1 s) is lost (ended, or its
                 # node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
@@ -599,7 +600,15 @@ class _Watcher(threading.Thread):
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= answering, LEFT_WAIT_S)
             else:
-                answer(store, rank)  # first: the main process may be taking a roll call (``lost_processes``)
+                # At a stop for a peer gone, the main process lost (not answering within ANSWER_S; killed, its node's
+                # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node
+                # (``say_the_error``). It ended saying nothing, the store gone as it waited for the line, since the
+                # first commit of the hundred-and-fourteenth session, and said gloo's error before.
+                if store.check([FOR_A_PEER_GONE]):
+                    line = said_lost(store, [0])  # first: the store may end with the main process's node
+                    if _the_main_process_lost(store, ranks):
+                        say_the_error(line)
+                        return
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)
@@ -671,6 +680,15 @@ def _deaf_to_sigterm() -> None:
         libc = ctypes.CDLL(None)
         libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p
         libc.signal(signal.SIGTERM, 1)  # SIG_IGN, (void (*)(int)) 1 in Linux's and macOS's signal.h
+
+
+def _the_main_process_lost(store, ranks: int) -> bool:
+    """Whether the main process has not answered a stop within ANSWER_S, or the store failed first: its host, torch
+    elastic's agent on the main process's node, ends once that process has ended before any line (``_end``)."""
+    try:
+        return bool(lost_processes(store, ranks, among=[0]))
+    except _store_gone():
+        return True
 
 
 def _flushed_if_read() -> None:

@@ -99,6 +99,37 @@ def test_a_process_other_than_the_main_one_answers_as_it_sees_the_stop(ended):
     assert ended == [1] and store.check(["answered/1"])
 
 
+def test_a_process_whose_main_process_does_not_answer_a_stop_for_a_peer_gone_says_it_lost(ended, capsys):
+    """The main process killed on its node: its node's agent ends, and the store it keeps with it, as process 1 waits
+    for the main process's line. Process 1 ended saying nothing there (this session's first commit; gloo's error
+    before, said 1 s later, once its publish had failed)."""
+    store = _stop("accelerated_seg/test/main_lost/", peer_gone=True)
+    store.set("where/0", "node 0, gpu-node-1")
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/main_lost/", lambda message: message)._end(store, GLOO_RESET, 1, ranks=2)
+    assert ended == [1] and 0.3 <= time.monotonic() - started < 1.5
+    assert capsys.readouterr().err == (
+        "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
+        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n")
+
+
+def test_the_main_process_is_lost_where_the_store_fails_as_it_is_waited_for(monkeypatch):
+    class _EndingStore:
+        def check(self, keys):
+            raise dist.DistError("Connection reset by peer")
+
+    assert ranks_stop_together._the_main_process_lost(_EndingStore(), 2)
+    assert lost_processes.said_lost(_EndingStore(), [0]).startswith("process 0 was lost: ")
+
+
+def test_a_process_whose_main_process_answers_leaves_the_line_to_it(ended, capsys):
+    store = _stop("accelerated_seg/test/main_answers/", peer_gone=True)
+    answer(store, 0)
+    store.set(SAID, "the main process's line")
+    _Watcher("accelerated_seg/test/main_answers/", lambda message: message)._end(store, GLOO_RESET, 1, ranks=2)
+    assert ended == [1] and capsys.readouterr().err == ""
+
+
 def test_the_lost_are_named_by_node_and_a_process_that_kept_nothing_by_its_number(one_process_group):
     store = _store("accelerated_seg/test/named/")
     for rank in (2, 3):
@@ -151,3 +182,4 @@ def test_predicts_stop_says_whether_its_error_is_a_peer_gones(error, peer_gone, 
                         lambda error, peer_gone=False: stopped.append(peer_gone))
     predict_stop.WrittenWhole(tmp_path / "out", 0).stop_every_process(error, "process 0")
     assert stopped == [peer_gone]
+
