@@ -515,6 +515,7 @@ class _Watcher(threading.Thread):
         store, broken, failing_since, wait_s = None, False, None, 0.0
         try:
             while not self.done.wait(wait_s):
+                wait_s = max(wait_s, POLL_S)  # each look after the first POLL_S after the one before, or more
                 if not broken:
                     try:
                         if store is None:  # until the process group has started, and after a reconnection

@@ -183,3 +183,26 @@ def test_predicts_stop_says_whether_its_error_is_a_peer_gones(error, peer_gone, 
     predict_stop.WrittenWhole(tmp_path / "out", 0).stop_every_process(error, "process 0")
     assert stopped == [peer_gone]
 
+
+def test_after_its_first_look_at_once_a_watcher_looks_every_poll_s(monkeypatch):
+    """The first look at once, not the others: they looked without a pause (the first version of it, in this session:
+    a watcher given up too late on a store gone, 2 of 4 tries, its thread busy)."""
+    looks = []
+
+    class _Store:
+        def check(self, keys):
+            looks.append(time.monotonic())
+            return False
+
+        def set(self, key, value):
+            pass
+
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.1)
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _Store())
+    watcher = _Watcher("accelerated_seg/test/pace/", lambda message: message)
+    started = time.monotonic()
+    watcher.start()
+    time.sleep(0.35)
+    watcher.done.set()
+    watcher.join()
+    assert looks[0] - started < 0.05 and 3 <= len(looks) <= 5, [round(at - started, 3) for at in looks]
