@@ -291,8 +291,11 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -
     # The first error is the one said: the first mark set is this call's own. A count (until the hundred-and-seventh
     # session's review) asked again after a blip that lost its answer read 2, and nothing was published.
     mine = uuid.uuid4().hex
+    main_process_lost: list[str] = []  # the line, should the store end before this rank's watcher ends it
 
     def publish(store) -> None:
+        if peer_gone and not main_process_lost:  # while the store lives, which may end with the main process's node
+            main_process_lost.append(said_lost(store, [0]))
         if store.compare_set(FIRST, "", mine).decode() == mine:
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
                 if by_sigterm(error):
@@ -311,8 +314,27 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -
         # ended or a network still down is not waited for: the error is raised here, said by the caller, at once
         _asked(watcher.prefix, publish)
     except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
+        _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
         return
     watcher.wait_for_the_end()
+    _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
+
+
+def _ended_where_the_main_process_was_lost(peer_gone: bool, line: list[str]) -> None:
+    """On a rank other than the main process, at a stop for a peer gone whose store failed before this rank's watcher
+    ended the process (it returns only then, ``wait_for_the_end``): say the main process lost (``lost_processes``), and
+    end as that watcher would have. The store's host ends with the main process: torch elastic's agent on its node
+    once its processes have ended (0.3-1.3 s after its death, here), or the main process itself outside torch elastic.
+    The line, with where the main process ran, is made while the store lives (``_publish``). Before the
+    hundred-and-fourteenth session gloo's error was said, as it still is in one process or where the error is
+    another."""
+    import torch.distributed as dist
+
+    if not peer_gone or not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0:
+        return
+    say_the_error(line[0] if line else said_lost(None, [0]))
+    _flushed_if_read()
+    exit_now(1)
 
 
 def _asked(prefix: str, ask: Callable):

@@ -174,7 +174,7 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
     import accelerated_seg.ranks_stop_together as ranks_stop_together
 
     stops = []
-    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", lambda error, peer_gone=False: stops.append(error))
     whole = WrittenWhole(tmp_path, 1)
     with pytest.raises(type(error)):
         with whole.stopping_every_process((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
@@ -273,7 +273,7 @@ def test_only_one_processs_own_error_in_taking_the_folders_lock_stops_every_proc
         yield
 
     stops = []
-    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", lambda error, peer_gone=False: stops.append(error))
     whole = WrittenWhole(tmp_path, 1)
     with pytest.raises(type(error)):
         with whole.any_error_stops_every_process(), whole.entered_alike(folder_lock()):

@@ -206,3 +206,21 @@ def test_after_its_first_look_at_once_a_watcher_looks_every_poll_s(monkeypatch):
     watcher.done.set()
     watcher.join()
     assert looks[0] - started < 0.05 and 3 <= len(looks) <= 5, [round(at - started, 3) for at in looks]
+
+
+@pytest.mark.parametrize("peer_gone", [True, False])
+def test_a_process_whose_store_ends_before_its_watcher_ends_it_says_the_main_process_lost(peer_gone, ended,
+                                                                                         monkeypatch, capsys):
+    """The main process killed, its node's agent ends with the store in 0.3 s, often before process 1's watcher has
+    seen the error it published (its watcher gives up, the store refusing): the publishing process says the line,
+    made while the store lived, where gloo's error was raised and said (the main process killed, 2 of 2 runs with
+    this session's watcher looking every 0.2 s again). Another error: raised, as before."""
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)
+    _store("accelerated_seg/test/store_ends/").set("where/0", "node 0, gpu-node-1")
+    watcher = _Watcher("accelerated_seg/test/store_ends/", lambda message: message)
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)  # its watcher gave up: the store refused
+    ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone)
+    assert ended == ([1] if peer_gone else [])
+    assert capsys.readouterr().err == (
+        "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
+        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n" if peer_gone else "")
