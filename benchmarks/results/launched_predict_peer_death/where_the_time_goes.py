@@ -50,6 +50,8 @@ for launch_number in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
     kill = float(killed.read_text())
     survivor = 1 if os.environ.get("KILLED_RANK") == "0" else 0
     stderr = procs[survivor].stderr.read()
+    if os.environ.get("SURVIVOR_STDERR"):  # the whole of it, to read
+        Path(os.environ["SURVIVOR_STDERR"]).write_text(stderr)
     said = [line for line in stderr.splitlines() if line.startswith(("predict ", "error"))]
     # a traceback of ours before the launcher's own report (torch's ChildFailedError's, from runpy)
     ours = stderr.split('Traceback (most recent call last):\n  File "<frozen runpy>"')[0]
