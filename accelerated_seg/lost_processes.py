@@ -11,7 +11,7 @@ benchmarks/results/launched_predict_peer_death/where_the_time_goes.txt).
 
 The words alone do not tell a death: a reset of the network between two nodes says the same, the peer alive. The
 store tells them apart: every process's watcher asks it every ``POLL_S`` (0.2 s), and at a stop every process other
-than the main one answers first thing (``answer``). One that has not answered within ``ANSWER_S`` has ended, or its
+than the main one answers first thing (``answer``). One that has not answered within ``ROLL_CALL_S`` has ended, or its
 node is cut off from the store's (node 0's, where torch elastic's agent keeps it): lost to this stop either way, for it
 will neither finish a file nor read the line. Where every one answers, the stop goes on as before, gloo's line said: a
 network's reset is an error to report. Nothing else tells it sooner: torch's agent writes nothing to the store when its
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 #: How long the main process, at a stop for a peer gone, waits for every other process to answer: each looks every
 #: 0.2 s (``ranks_stop_together.POLL_S``), and answers as it sees the stop, in a few ms on one machine.
-ANSWER_S = 1.0
+ROLL_CALL_S = 1.0
 #: How often the answers are asked meanwhile.
 LOOK_S = 0.02
 #: Set with a stop's message where its error is a peer gone's (``ranks_stop_together._publish``).
@@ -63,9 +63,9 @@ def answer(store, rank: int) -> None:
 
 def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> list[int]:
     """The processes of ``among`` (by default every one but the main process, rank 0, of a launch of ``ranks``) that
-    have not answered within ``ANSWER_S``; none once every one has (at once, as a rule)."""
+    have not answered within ``ROLL_CALL_S``; none once every one has (at once, as a rule)."""
     among = range(1, ranks) if among is None else among
-    deadline = time.monotonic() + ANSWER_S
+    deadline = time.monotonic() + ROLL_CALL_S
     while not store.check([f"{_ANSWERED}{rank}" for rank in among]):
         if time.monotonic() > deadline:
             return [rank for rank in among if not store.check([f"{_ANSWERED}{rank}"])]
@@ -83,9 +83,9 @@ def said_lost(store, lost: list[int]) -> str:
                       + (f" ({place})" if place else "") for place, ranks in where.items())
     if len(lost) == 1:
         return (f"{named} was lost: its connection closed in a collective, and it did not answer in the launch's "
-                f"store within {ANSWER_S:g} s: its process ended, or its node was cut off")
+                f"store within {ROLL_CALL_S:g} s: its process ended, or its node was cut off")
     return (f"{named} were lost: their connections closed in a collective, and they did not answer in the launch's "
-            f"store within {ANSWER_S:g} s: their processes ended, or their nodes were cut off")
+            f"store within {ROLL_CALL_S:g} s: their processes ended, or their nodes were cut off")
 
 
 def _where(store, rank: int) -> str:

@@ -595,7 +595,7 @@ class _Watcher(threading.Thread):
             terminated = interrupted and store.check([TERMINATED])
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
-                # At a stop for a peer gone, a rank that has not answered within ANSWER_S (1 s) is lost (ended, or its
+                # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (1 s) is lost (ended, or its
                 # node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
                 # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
                 # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
@@ -623,7 +623,7 @@ class _Watcher(threading.Thread):
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= answering, LEFT_WAIT_S)
             else:
-                # At a stop for a peer gone, the main process lost (not answering within ANSWER_S; killed, its node's
+                # At a stop for a peer gone, the main process lost (not answering within ROLL_CALL_S; killed, its node's
                 # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node
                 # (``say_the_error``). It ended saying nothing, the store gone as it waited for the line, since the
                 # first commit of the hundred-and-fourteenth session, and said gloo's error before.
@@ -706,7 +706,7 @@ def _deaf_to_sigterm() -> None:
 
 
 def _the_main_process_lost(store, ranks: int) -> bool:
-    """Whether the main process has not answered a stop within ANSWER_S, or the store failed first: its host, torch
+    """Whether the main process has not answered a stop within ROLL_CALL_S, or the store failed first: its host, torch
     elastic's agent on the main process's node, ends once that process has ended before any line (``_end``)."""
     try:
         return bool(lost_processes(store, ranks, among=[0]))

@@ -34,7 +34,7 @@ def ended(one_process_group, monkeypatch, tmp_path):
     monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
     monkeypatch.setattr(ranks_stop_together, "SAID_WAIT_S", 3.0)
     monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 2.0)
-    monkeypatch.setattr(lost_processes, "ANSWER_S", 0.3)
+    monkeypatch.setattr(lost_processes, "ROLL_CALL_S", 0.3)
     monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
     return statuses
 
