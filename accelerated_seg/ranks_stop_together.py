@@ -33,7 +33,7 @@ one-process command says nothing then, its line left for the launcher's table al
 SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
 A stop for a peer gone (``stop_every_rank(..., peer_gone=True)``: a collective's "Connection reset by peer", a process
 on another node killed outright) is a roll call too: each rank's watcher answers it as it sees it, and the main
-process waits for none that has not answered within 1 s, naming each lost in its line (``lost_processes``; it waited
+process waits for none that has not answered within 3.4 s, naming each lost in its line (``lost_processes``; it waited
 ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's error, until the hundred-and-fourteenth session).
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
@@ -595,8 +595,8 @@ class _Watcher(threading.Thread):
             terminated = interrupted and store.check([TERMINATED])
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
-                # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (1 s) is lost (ended, or its
-                # node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
+                # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (3.4 s) is lost (ended, or
+                # its node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
                 # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
                 # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
                 lost = lost_processes(store, ranks) if store.check([FOR_A_PEER_GONE]) else []
@@ -684,8 +684,11 @@ def longest_end_s() -> float:
     """The longest a watcher's ``_end`` waits before it ends the process, whichever its role. The main process's:
     ``SAID_WAIT_S`` for the others to finish their files, then ``LEFT_WAIT_S`` for them to read its line. Another's:
     ``SAID_WAIT_S`` for the lock its own thread holds as it writes a file, then ``SAID_WAIT_S`` for the main process's
-    line, which one killed outright never says."""
-    return max(SAID_WAIT_S + LEFT_WAIT_S, SAID_WAIT_S + SAID_WAIT_S)
+    line, which one killed outright never says. Either after a roll call at a stop for a peer gone (``ROLL_CALL_S``;
+    left out until the hundred-and-fourteenth session's review, another process's 21 s then past this bound's 20)."""
+    from .lost_processes import ROLL_CALL_S
+
+    return ROLL_CALL_S + max(SAID_WAIT_S + LEFT_WAIT_S, SAID_WAIT_S + SAID_WAIT_S)
 
 
 def _deaf_to_sigterm() -> None:

@@ -1308,7 +1308,8 @@ def test_a_process_killed_on_another_node_is_named_lost_at_once(killed_rank, dat
     waited 10 s for process 1's file and 3 s for it to read the line, and ended 14.5-15.1 s after the kill saying
     gloo's error (until the hundred-and-fourteenth session; benchmarks/results/launched_predict_peer_death/
     two_nodes.txt). Now process 1 does not answer the stop in the launch's store, and the main process names it lost,
-    its node with it, in one line (lost_processes.py), every map whole, status 1, 1.3-1.6 s after the kill. The main
+    its node with it, in one line (lost_processes.py), every map whole, status 1, 3.8-3.9 s after the kill (3.4 s of it
+    the roll call: one alive and slow was named lost at 1 s, slow_to_answer.txt). The main
     process killed instead: its node's agent ends, and the store with it; process 1 names it lost (it said gloo's error
     1.3 s after, before; where_the_time_goes.txt), without the cases, which the main process alone knew."""
     from concurrent.futures import ThreadPoolExecutor
@@ -1335,7 +1336,7 @@ def test_a_process_killed_on_another_node_is_named_lost_at_once(killed_rank, dat
     said = [line for line in survivor.stderr.splitlines() if line.startswith("error: ")]
     assert said == [
         f"error: process {lost} (node {lost}, {socket.gethostname()}) was lost: its connection closed in a collective, "
-        "and it did not answer in the launch's store within 1 s: its process ended, or its node was cut off"
+        "and it did not answer in the launch's store within 3.4 s: its process ended, or its node was cut off"
         + (f" (every case is written whole in {out})" if lost else "")], survivor.stderr[-3000:]
     # no gloo error nor traceback (torch's own warning of the store's failed call may come where the store ends with
     # the main process's node: "[rank1]:[W...] [c10d] recvValue failed ...", three of them and gloo's error before)
@@ -1344,6 +1345,6 @@ def test_a_process_killed_on_another_node_is_named_lost_at_once(killed_rank, dat
         said_alone(survivor)
     assert "exitcode  : 1" in survivor.stderr and survivor.returncode == 1, survivor.stderr[-3000:]
     assert "exitcode  : -9" in killed.stderr, killed.stderr[-3000:]
-    assert ended - float((tmp_path / "killed").read_text()) < 4, survivor.stderr[-3000:]
+    assert ended - float((tmp_path / "killed").read_text()) < 7, survivor.stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
     read(out / "small_0.nii.gz"), read(out / "small_1.nii.gz")
