@@ -9,8 +9,8 @@ must publish its error waited there for the resolver's timeouts, 10.0 s with one
 benchmarks/results/store_name_lookup_2026-12-06). So the lookup runs in a daemon thread, waited for until
 the deadline and left behind after it; one lookup of a host and port at a time, a later caller waiting on the one still
 running, so that a resolver that stays down leaves one thread waiting, not one per retry. An address literal (the
-usual single-node MASTER_ADDR, 127.0.0.1) asks no resolver: no thread is started for it (one was, about 80 us a
-call, until the hundred-and-fourteenth session).
+usual single-node MASTER_ADDR, 127.0.0.1) asks no resolver: no thread is started for it (one was, 149 us a
+call in name_lookup_h75.txt, until the hundred-and-fourteenth session).
 
 A name's answer is kept, for its host and port: a later call connects to the addresses it gave at once, a fresh lookup
 started behind it to replace it (``look_up_ahead`` asks one before it is needed). The one caller asks for its own
