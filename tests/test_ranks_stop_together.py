@@ -620,20 +620,11 @@ def test_a_watcher_does_not_ask_a_broken_client_again_while_the_network_stays_do
     assert tracebacks <= 1, f"{tracebacks} C++ tracebacks on stderr"
 
 
-def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that_hangs(store_named_through_a_relay,
-                                                                                        monkeypatch):
-    """A store's host named (MASTER_ADDR on several nodes) and its name server not answering, in the outage that
-    broke the connection: ``socket.create_connection``'s timeout bounds the connect, not the lookup of the name
-    before it, and ``_reconnect`` waited for the resolver's timeouts, 10 s here (10.0 s measured for one silent name
-    server in /etc/resolv.conf at glibc's defaults), the rank publishing its error included (until the
-    hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06). Each decides within CONNECT_S:
-    it cannot tell yet."""
+def _name_server_down(monkeypatch) -> None:
+    """The lookup of "localhost" (the relay's store host, named) held 10 s from now on, as by a silent name server."""
     import socket
     import time
 
-    from accelerated_seg.ranks_stop_together import CONNECT_S, _publish, _reconnect
-
-    relay, _ = store_named_through_a_relay
     answered = socket.getaddrinfo
 
     def name_server_down(host, *args, **kwargs):
@@ -642,6 +633,22 @@ def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that
         return answered(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", name_server_down)
+
+
+def test_a_reconnect_and_a_published_error_wait_no_longer_for_a_name_lookup_that_hangs(store_named_through_a_relay,
+                                                                                        monkeypatch):
+    """A store's host named (MASTER_ADDR on several nodes) and its name server not answering, in the outage that
+    broke the connection: ``socket.create_connection``'s timeout bounds the connect, not the lookup of the name
+    before it, and ``_reconnect`` waited for the resolver's timeouts, 10 s here (10.0 s measured for one silent name
+    server in /etc/resolv.conf at glibc's defaults), the rank publishing its error included (until the
+    hundred-and-thirteenth session: benchmarks/results/store_name_lookup_2026-12-06). Each decides within CONNECT_S:
+    it cannot tell yet."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import CONNECT_S, _publish, _reconnect
+
+    relay, _ = store_named_through_a_relay
+    _name_server_down(monkeypatch)
     relay.reset()
     started = time.monotonic()
     assert _reconnect() is None
@@ -657,7 +664,6 @@ def test_after_the_watchers_first_poll_a_reconnect_needs_no_name_server(store_na
     hundred-and-fourteenth session), and ``connect_within`` looked it up afresh too. The watcher's first poll, while
     the store answers, keeps the name's answer and learns the prefixes of the store's keys: the reconnect then reaches
     the address that answered, by that address, with the name server down."""
-    import socket
     import time
 
     from accelerated_seg import connect_within
@@ -674,14 +680,7 @@ def test_after_the_watchers_first_poll_a_reconnect_needs_no_name_server(store_na
         time.sleep(0.02)
     watcher.done.set()
     watcher.join(10)
-    answered = socket.getaddrinfo
-
-    def name_server_down(host, *args, **kwargs):
-        if host == "localhost":
-            time.sleep(10.0)
-        return answered(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", name_server_down)
+    _name_server_down(monkeypatch)
     _store("accelerated_seg/test/").set("before", "the blip")
     assert _store("accelerated_seg/test/").check(["before"])  # through the relay (a set waits for no answer)
     relay.reset()
