@@ -39,9 +39,9 @@ _LOOKING_UP_LOCK = threading.Lock()
 
 def connect_within(host: str, port: int, within_s: float) -> str | bool | None:
     """Whether ``host:port`` takes a connection (closed at once), within ``within_s`` in all: the address that
-    answered (an IP address, for a client that need not look the name up again), False where every one refused
-    (nothing listens there: its process has ended), None where it could not tell in time (the name not looked up,
-    or not resolving; a connect timed out: a network down)."""
+    answered (an IP address, a link-local one with its scope, for a client that need not look the name up again),
+    False where every one refused (nothing listens there: its process has ended), None where it could not tell in
+    time (the name not looked up, or not resolving; a connect timed out: a network down)."""
     deadline = time.monotonic() + within_s
     if not (addresses := _looked_up(host, port, within_s)):
         return None
@@ -57,7 +57,9 @@ def connect_within(host: str, port: int, within_s: float) -> str | bool | None:
             with socket.socket(family, kind, protocol) as connection:
                 connection.settimeout(left_s / (len(addresses) - index))
                 connection.connect(address)
-                return address[0]
+                # as written, its scope kept: an IPv6 sockaddr holds a link-local address's interface (fe80::1%eth0)
+                # apart, in its scope id, and a client given address[0] alone could not connect (EINVAL)
+                return socket.getnameinfo(address, socket.NI_NUMERICHOST | socket.NI_NUMERICSERV)[0]
         except ConnectionRefusedError:
             refused += 1
         except OSError:  # timed out, unreachable, no such family here: another address may answer

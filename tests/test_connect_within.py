@@ -1,5 +1,6 @@
 """connect_within: a connect whose name lookup is bounded too (ranks_stop_together's reconnect to a launch's store)."""
 
+import ipaddress
 import socket
 import threading
 import time
@@ -136,3 +137,32 @@ def test_a_names_answer_is_kept_for_a_later_call_its_name_server_down(listening_
     assert connect_within("localhost", listening_port, within_s=0.5) == "127.0.0.1"
     assert time.monotonic() - started < 0.5
     assert len(lookups) == 2  # the fresh lookup started behind it, left waiting on the resolver
+
+
+def _link_local_address() -> str | None:
+    """An IPv6 link-local address of this machine with its scope (fe80::...%eth0), None where it has none."""
+    try:
+        with open("/proc/net/if_inet6") as addresses:
+            rows = [row.split() for row in addresses]
+    except OSError:
+        return None
+    for hexadecimal, _, _, scope, _, interface in rows:
+        if scope == "20":  # link
+            return f"{ipaddress.IPv6Address(int(hexadecimal, 16))}%{interface}"
+    return None
+
+
+@pytest.mark.skipif(_link_local_address() is None, reason="no IPv6 link-local address here")
+def test_a_link_local_address_that_answered_is_returned_with_its_scope():
+    """getaddrinfo's IPv6 sockaddr holds the scope apart (its scope id): the address returned was the sockaddr's host
+    alone (fe80::...) until the hundred-and-fourteenth session's review, which no client can connect to (EINVAL): a
+    reconnect to a launch's store at a link-local MASTER_ADDR made a fresh client that never connected (None)."""
+    host = _link_local_address()
+    with socket.socket(socket.AF_INET6) as listening:
+        listening.bind(socket.getaddrinfo(host, 0, socket.AF_INET6, socket.SOCK_STREAM)[0][4])  # its scope id set
+        listening.listen()
+        port = listening.getsockname()[1]
+        reached = connect_within(host, port, within_s=1.0)
+        assert reached == host
+        with socket.create_connection((reached, port), timeout=1.0):  # a client given it connects
+            pass
