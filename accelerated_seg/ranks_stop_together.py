@@ -47,7 +47,11 @@ a connection, and the watcher gives up at once; one that cannot be reached has i
 broken client, whose every call fails, printing a C++ traceback) for ``GIVE_UP_AFTER_S``. Since the
 hundred-and-fourteenth session a poll or ask unanswered for ``ANSWER_S`` is taken for a blip too (``_within``: a network
 dropping without a reset held it for the store's timeout), and the fresh client is made to the address that answered,
-the name's answer kept from the watcher's poll (``_fresh_client``): a reconnect needs no name server.
+the name's answer kept from the watcher's poll (``_fresh_client``): a reconnect needs no name server. Since that
+session's review a host that takes a connection but does not answer (its process stopped, swapping) is stalled, not
+down (``STALLED``): the watcher waits on it however long, one fresh client in the making at a time, where it gave it up
+after ``GIVE_UP_AFTER_S``; and a rank whose publish got no answer in time says its error itself, its watcher saying no
+second line should the publish land later (``leave_the_line_to_the_caller``).
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
@@ -123,6 +127,14 @@ _INSIDE: list[_Watcher] = []
 #: (``_reconnect``), shared by every use here; guarded by the lock, the watcher's thread and the caller's both asking.
 _STAND_IN: list = []
 _STAND_IN_LOCK = threading.Lock()
+#: What ``_reconnect`` answers where the store's host takes a connection yet does not answer a fresh client within
+#: CONNECT_S: stalled (its process stopped, swapping), not broken, nor a network down. The watcher waits on (its clock
+#: for ``GIVE_UP_AFTER_S`` kept reset), where it gave up after 30 s until the hundred-and-fourteenth session's review.
+STALLED = "stalled"
+#: The fresh client being made (``_reconnect``), at most one at a time: [the client it stands in for, the thread making
+#: it, the list its answer goes into]. A stalled host holds a fresh client until it answers, however long: each later
+#: reconnect waits on this one, where one was begun per retry until the hundred-and-fourteenth session's review.
+_MAKING: list = []
 #: The launch's store and the prefixes its keys go under (None: not found), learned while it answers
 #: (``_note_while_it_answers``), for a fresh client of it by address after a blip (``_fresh_client``).
 _NOTED: list = []
@@ -311,9 +323,15 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -
         return
     try:
         # asked again once through a fresh client where a blip broke the connection (``_asked``); a host that has
-        # ended or a network still down is not waited for: the error is raised here, said by the caller, at once
+        # ended, a network still down or a host stalled is not waited for: the error is raised here, said by the
+        # caller, at once
         _asked(watcher.prefix, publish)
     except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
+        # A stalled store may yet take the publish from the thread left waiting: its watcher then ends the process
+        # without its line, said here; where it is saying it already, it ends the process (said twice until the
+        # hundred-and-fourteenth session's review: the caller's at 2.0 s, the watcher's at 3.2 s after a 3 s stall)
+        if not watcher.leave_the_line_to_the_caller():
+            watcher.wait_for_the_end()
         _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
         return
     watcher.wait_for_the_end()
@@ -346,7 +364,7 @@ def _asked(prefix: str, ask: Callable):
     try:
         return _within(lambda: ask(_store(prefix)), ANSWER_S)
     except _store_gone():
-        if not _reconnect():
+        if _reconnect() is not True:  # ended, unreachable, or stalled: the rank's work goes on without it
             raise
     return _within(lambda: ask(_store(prefix)), ANSWER_S)
 
@@ -381,12 +399,14 @@ def _launch_store():
         return _STAND_IN[1] if _STAND_IN and _STAND_IN[0] is default else default
 
 
-def _reconnect() -> bool | None:
+def _reconnect() -> bool | str | None:
     """After a store call raised the store's own error: True where a fresh client of it now stands in (a blip reset
     the connection; torch 2.13's TCPStore client never reconnects, every later call failing "Broken pipe" while the
     store lives on), False where there is none to reach (its host has ended, its address refusing a connection; or a
     store with no address, such as a FileStore, which has no connection to lose), None where it cannot tell yet (a
-    network down: the connect timed out).
+    network down: the connect timed out), ``STALLED`` where the address takes a connection but the fresh client gets
+    no answer within CONNECT_S (the host's process stopped or swapping: the kernel accepts for it). A stalled host
+    holds the fresh client until it answers: one is made at a time (``_made_within``), a later reconnect waiting on it.
 
     The address is asked with a plain socket first: torch's own connect to an ended host retries until the store's
     timeout (30 min in a launch), then prints a C++ traceback (one per timeout: 40 lines after a 5 s one, nothing
@@ -408,12 +428,35 @@ def _reconnect() -> bool | None:
     if not (reached := connect_within(*address, within_s=CONNECT_S)):
         return reached
     try:
-        fresh = _within(lambda: _fresh_client(failed, reached), CONNECT_S)
-    except Exception:  # noqa: BLE001 - the store's error, or no answer in time: cannot tell yet
+        if (fresh := _made_within(failed, reached, CONNECT_S)) is None:
+            return STALLED
+    except Exception:  # noqa: BLE001 - the store's error (its host ended meanwhile: the next connect is refused)
         return None
     with _STAND_IN_LOCK:
         _STAND_IN[:] = [dist.distributed_c10d._get_default_store(), fresh]
     return True
+
+
+def _made_within(failed, at: str, wait_s: float):
+    """A fresh client of the store whose client ``failed`` (``_fresh_client``), waited for ``wait_s``: the one in the
+    making for it where there is one, else one begun now; None where it is still being made (left making, for the
+    next call); the store's error where the making failed. One at a time, as ``connect_within`` looks a name up: a host
+    stalled 35 s held one thread and socket per retry, each answered as it resumed (until the hundred-and-fourteenth
+    session's review)."""
+    with _STAND_IN_LOCK:
+        if not (_MAKING and _MAKING[0] is failed):
+            _MAKING[:] = [failed, *_asking(lambda: _fresh_client(failed, at))]
+        _, making, answer = _MAKING
+    making.join(wait_s)
+    if not answer:
+        return None
+    with _STAND_IN_LOCK:
+        if _MAKING and _MAKING[1] is making:  # taken: a client that fails next has one made for it
+            _MAKING.clear()
+    made, value = answer[0]
+    if not made:
+        raise value
+    return value
 
 
 def _fresh_client(failed, at: str):
@@ -501,6 +544,19 @@ def _within(call: Callable, wait_s: float):
     a 30 s one, measured)."""
     import torch.distributed as dist
 
+    asking, answer = _asking(call)
+    asking.join(wait_s)
+    if not answer:
+        raise dist.DistNetworkError(f"the launch's store did not answer within {wait_s} s")
+    answered, value = answer[0]
+    if not answered:
+        raise value
+    return value
+
+
+def _asking(call: Callable) -> tuple[threading.Thread, list]:
+    """A started daemon thread asking ``call()``, and the list its answer goes into: (True, the value) or (False, the
+    error), for the thread that waits on it to return or raise."""
     answer: list = []
 
     def ask() -> None:
@@ -511,13 +567,7 @@ def _within(call: Callable, wait_s: float):
 
     asking = threading.Thread(target=ask, name="stopping-together-store-call", daemon=True)
     asking.start()
-    asking.join(wait_s)
-    if not answer:
-        raise dist.DistNetworkError(f"the launch's store did not answer within {wait_s} s")
-    answered, value = answer[0]
-    if not answered:
-        raise value
-    return value
+    return asking, answer
 
 
 class _Watcher(threading.Thread):
@@ -531,6 +581,24 @@ class _Watcher(threading.Thread):
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
         self.seen = threading.Event()  # a published error was seen: this process is about to end
         self.kept_where = False  # where this process runs is kept in the store (``lost_processes``)
+        self._saying = threading.Lock()
+        self._says: str | None = None  # who says this process's line: "watcher", or "caller" (``_publish``)
+
+    def says_the_line(self) -> bool:
+        """Whether this watcher says the line in this process: not where its rank's caller says it already, its
+        publish left waiting in a stalled store (``leave_the_line_to_the_caller``); the first of the two decides."""
+        with self._saying:
+            self._says = self._says or "watcher"
+            return self._says == "watcher"
+
+    def leave_the_line_to_the_caller(self) -> bool:
+        """Whether the rank's caller, whose publish got no answer (``_publish``), says its error: its publish may land
+        yet from the thread left waiting (a store stalled), and this watcher end the process for it, its line said
+        once, by the caller (the watcher said it too until the hundred-and-fourteenth session's review). False where
+        this watcher says it already: the caller then waits for it to end the process."""
+        with self._saying:
+            self._says = self._says or "caller"
+            return self._says == "caller"
 
     def run(self) -> None:
         # the first look at once: where this process runs is kept before a short work can lose it (``lost_processes``)
@@ -555,12 +623,19 @@ class _Watcher(threading.Thread):
                     # not asked again (it was at each retry, in the hundred-and-seventh session until its review). A
                     # fresh client where the host still listens, polled as before; given up at once where the address
                     # refuses (ended), or after GIVE_UP_AFTER_S of failing (a network that stays down), backing off.
+                    # A host that takes the connection but does not answer is stalled, not down: waited on however
+                    # long, as a poll waited on it before ANSWER_S, its fresh client's making waited on at each retry
+                    # (given up after 30 s, an error published after it unseen, in the hundred-and-fourteenth session
+                    # until its review).
                     reconnected = _reconnect()
-                    if reconnected is False or (not reconnected and time.monotonic() - failing_since > GIVE_UP_AFTER_S):
+                    if reconnected is False or (reconnected is None
+                                                and time.monotonic() - failing_since > GIVE_UP_AFTER_S):
                         self.gave_up.set()
                         return
-                    if reconnected:  # a fresh client failing again keeps the clock: only an answered poll resets it
+                    if reconnected is True:  # a fresh client failing again keeps the clock: only an answer resets it
                         store, broken, wait_s = None, False, POLL_S
+                    elif reconnected == STALLED:  # it answers the connect: a network down is timed from its next
+                        failing_since, wait_s = time.monotonic(), POLL_S
                     else:
                         wait_s = min(2 * wait_s, RETRY_MAX_S)
                     continue
@@ -613,12 +688,8 @@ class _Watcher(threading.Thread):
                 # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
                 self.writing.acquire()
                 line = self.in_full(message)
-                if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
-                    print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
-                if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
-                    leave_for_the_launcher(line, error=False)
-                else:
-                    say_the_error(line)
+                if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
+                    self._say(line, interrupted, reader_gone)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= answering, LEFT_WAIT_S)
@@ -630,7 +701,8 @@ class _Watcher(threading.Thread):
                 if store.check([FOR_A_PEER_GONE]):
                     line = said_lost(store, [0])  # first: the store may end with the main process's node
                     if _the_main_process_lost(store, ranks):
-                        say_the_error(line)
+                        if self.says_the_line():
+                            say_the_error(line)
                         return
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
@@ -646,6 +718,15 @@ class _Watcher(threading.Thread):
             _flushed_if_read()
             exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
+
+    def _say(self, line: str, interrupted: bool, reader_gone: bool) -> None:
+        """The main process's line, as ``_end`` says it."""
+        if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
+            print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
+        if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
+            leave_for_the_launcher(line, error=False)
+        else:
+            say_the_error(line)
 
     def wait_for_the_end(self) -> None:
         """Wait for this watcher to end the process; return where it cannot (its store failed). Once it has seen

@@ -822,3 +822,132 @@ def test_a_published_error_whose_first_answer_a_blip_lost_is_published_when_aske
     assert store.lost and store.keys.get(MESSAGE) == b"process 1: a bug"
     _publish(watcher, RuntimeError("process 0: another"))  # a second error: the first stays the one said
     assert store.keys.get(MESSAGE) == b"process 1: a bug"
+
+
+@pytest.fixture
+def group_on_a_stoppable_store(monkeypatch):
+    """A process group of this process alone whose store's server runs in a child process that a test stops (SIGSTOP)
+    and resumes: a launch's store whose host stalls (stopped, swapping), the kernel still taking connections for it,
+    as the review's probe does (benchmarks/results/store_stall_2026-12-06/stall.py). The waits are short here, and
+    the reconnect's state this process's own."""
+    import signal
+    import socket
+    import subprocess
+    from datetime import timedelta
+
+    for name, value in (("POLL_S", 0.05), ("ANSWER_S", 0.2), ("CONNECT_S", 0.2), ("GIVE_UP_AFTER_S", 1.0)):
+        monkeypatch.setattr(ranks_stop_together, name, value)
+    for state in ("_MAKING", "_STAND_IN", "_NOTED"):
+        monkeypatch.setattr(ranks_stop_together, state, [], raising=False)  # _MAKING: none before the review
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    serving = (f"import time, torch.distributed as dist\nstore = dist.TCPStore('127.0.0.1', {port}, is_master=True, "
+               "wait_for_workers=False)\nprint('up', flush=True)\ntime.sleep(120)")
+    server = subprocess.Popen([sys.executable, "-c", serving], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              text=True)
+    try:
+        assert server.stdout.readline() == "up\n"
+        client = dist.TCPStore("127.0.0.1", port, is_master=False, wait_for_workers=False,
+                               timeout=timedelta(seconds=60))
+        dist.init_process_group("gloo", store=client, rank=0, world_size=1)
+        # another rank's client, through which its error is published
+        server.others = dist.PrefixStore("accelerated_seg/test/", dist.PrefixStore(
+            f"{dist.group.WORLD.group_name}/", dist.TCPStore("127.0.0.1", port, is_master=False,
+                                                             wait_for_workers=False, timeout=timedelta(seconds=60))))
+        yield server
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+        if dist.is_initialized():
+            dist.destroy_process_group()
+        server.kill()
+        server.wait()
+
+
+def _ending_watcher(monkeypatch, tmp_path):
+    """A started watcher of this process (process 0 of 1), whose ``os._exit`` ends its loop and is recorded
+    (``watcher.ended``), and whose lines said are recorded (``watcher.said``)."""
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.ended, watcher.said = [], []
+
+    def exit_(status):
+        watcher.ended.append(status)
+        watcher.done.set()
+
+    monkeypatch.setattr(os, "_exit", exit_)
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", watcher.said.append)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    watcher.start()
+    return watcher
+
+
+def test_a_watcher_waits_on_a_stalled_store_and_still_ends_its_process_for_an_error_after(
+        group_on_a_stoppable_store, monkeypatch, tmp_path):
+    """A store whose host takes connections but does not answer (its process stopped) is stalled, not down: its
+    watcher took each poll unanswered for a blip, made a fresh client at each retry (none answering), and gave the
+    store up after GIVE_UP_AFTER_S, an error published after it then ending no process (35 s stalled in the review's
+    probe, of the hundred-and-fourteenth session; before that session the poll waited, and ended it 0.2 s after). It
+    now waits on it, one fresh client in the making however many retries, and ends the process as it answers again."""
+    import signal
+    import time
+
+    from accelerated_seg.ranks_stop_together import MESSAGE
+
+    server = group_on_a_stoppable_store
+    made, fresh_client = [], ranks_stop_together._fresh_client
+    monkeypatch.setattr(ranks_stop_together, "_fresh_client", lambda failed, at: made.append(at) or fresh_client(
+        failed, at))
+    watcher = _ending_watcher(monkeypatch, tmp_path)
+    time.sleep(0.3)  # its first polls answered
+    os.kill(server.pid, signal.SIGSTOP)
+    time.sleep(3.0)  # three times GIVE_UP_AFTER_S
+    assert watcher.is_alive() and not watcher.gave_up.is_set(), "the watcher gave up a store that only stalled"
+    assert len(made) == 1, f"{len(made)} fresh clients made for one stall"
+    os.kill(server.pid, signal.SIGCONT)
+    resumed = time.monotonic()
+    server.others.set(MESSAGE, "process 1: a bug")
+    watcher.join(10)
+    assert watcher.ended == [1] and watcher.said == ["process 1: a bug"]
+    assert time.monotonic() - resumed < 1.5, time.monotonic() - resumed
+
+
+def test_a_rank_whose_publish_a_stalled_store_left_waiting_says_its_error_once(group_on_a_stoppable_store,
+                                                                                 monkeypatch, tmp_path):
+    """A rank publishing its error as its store stalls gets no answer in time: ``_publish`` returns, its caller saying
+    the error. The publish lands later from the thread left waiting, and its watcher ended the process saying the
+    line a second time (the review's probe: the caller's at 2.0 s, the watcher's at 3.2 s, a 3 s stall). The watcher
+    now ends it without a line of its own, the line kept in the store for the other processes."""
+    import signal
+    import time
+
+    from accelerated_seg.ranks_stop_together import _publish
+
+    server = group_on_a_stoppable_store
+    watcher = _ending_watcher(monkeypatch, tmp_path)
+    time.sleep(0.3)
+    os.kill(server.pid, signal.SIGSTOP)
+    started = time.monotonic()
+    _publish(watcher, RuntimeError("process 0: a bug"))  # returns: the caller raises the error and says it
+    assert time.monotonic() - started < 1.5 and watcher.ended == []
+    os.kill(server.pid, signal.SIGCONT)
+    watcher.join(10)
+    assert watcher.ended == [1], "the publish left waiting did not land, or its watcher did not end the process"
+    assert watcher.said == [], "the error said by the watcher too, its caller saying it"
+    assert server.others.get(SAID) == b"process 0: a bug"  # for the other processes' launcher reports
+
+
+def test_a_rank_whose_publish_failed_as_its_watcher_began_the_line_waits_for_the_end(monkeypatch):
+    """Where the watcher is saying the line already (the publish landing as its caller stopped waiting), the caller
+    leaves it to the watcher, waiting for the process to end, rather than say it a second time."""
+    from accelerated_seg.ranks_stop_together import STALLED, _publish
+
+    monkeypatch.setattr(ranks_stop_together, "ANSWER_S", 0.1)
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _FlakyStore(failures=None))
+    monkeypatch.setattr(ranks_stop_together, "_reconnect", lambda: STALLED)
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: no process to end
+    waited = []
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: waited.append(True))
+    assert watcher.says_the_line()
+    _publish(watcher, RuntimeError("process 0: a bug"))
+    assert waited == [True] and not watcher.leave_the_line_to_the_caller()
