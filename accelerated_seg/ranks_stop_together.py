@@ -193,7 +193,9 @@ def stop_every_rank(error: BaseException, peer_gone: bool = False) -> None:
     collective's whose peer went away (``peer_death.said_by_a_peer_gone``): a rank that does not answer the stop is
     then lost, not waited for, and named in the line (``lost_processes``)."""
     if _INSIDE and launched_processes() > 1:
-        _publish(_INSIDE[-1], error, peer_gone)
+        # not said at once where the publish is left waiting: the error goes on through a pipeline, the main thread
+        # perhaps in a collective, as the publish lands and the watcher ends the process: the watcher says the line
+        _publish(_INSIDE[-1], error, peer_gone, said_at_once=False)
 
 
 def an_error_is_published() -> bool:
@@ -295,11 +297,15 @@ def notes() -> list[str]:
     return [store.get(key).decode() for key in kept if store.check([key])]  # a rank ended between its two calls
 
 
-def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -> None:
+def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, said_at_once: bool = True) -> None:
     """Publish ``error`` for every rank's watcher (``peer_gone``: as a peer gone's, ``stop_every_rank``), and wait for
     this one's to end the process. Returns where the store is gone (its host ended: rank 0's process, outside torch
     elastic), for the caller to raise ``error``: the store's own error ("Connection reset by peer") was raised in its
-    place until the hundred-and-fourth session's review."""
+    place until the hundred-and-fourth session's review. ``said_at_once``: where the publish gets no answer, the caller
+    raises ``error`` out of ``stopping_together`` at once, ending its watch, and says it; the watcher then says no
+    second line should the publish land later (``leave_the_line_to_the_caller``). Not ``stop_every_rank``'s, whose
+    error a pipeline hands on later: its watcher, ending the process as the publish lands, said no line, nor the
+    caller, not yet there (hundred-and-fourteenth session's second review)."""
     # The first error is the one said: the first mark set is this call's own. A count (until the hundred-and-seventh
     # session's review) asked again after a blip that lost its answer read 2, and nothing was published.
     mine = uuid.uuid4().hex
@@ -330,7 +336,7 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False) -
         # A stalled store may yet take the publish from the thread left waiting: its watcher then ends the process
         # without its line, said here; where it is saying it already, it ends the process (said twice until the
         # hundred-and-fourteenth session's review: the caller's at 2.0 s, the watcher's at 3.2 s after a 3 s stall)
-        if not watcher.leave_the_line_to_the_caller():
+        if said_at_once and not watcher.leave_the_line_to_the_caller():
             watcher.wait_for_the_end()
         _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
         return

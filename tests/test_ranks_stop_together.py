@@ -951,3 +951,27 @@ def test_a_rank_whose_publish_failed_as_its_watcher_began_the_line_waits_for_the
     assert watcher.says_the_line()
     _publish(watcher, RuntimeError("process 0: a bug"))
     assert waited == [True] and not watcher.leave_the_line_to_the_caller()
+
+
+def test_a_pipeline_whose_stop_a_stalled_store_left_waiting_has_its_line_said_by_the_watcher(
+        group_on_a_stoppable_store, monkeypatch, tmp_path):
+    """``stop_every_rank`` (predict's pipeline stage) whose publish a stalled store leaves waiting returns, its error
+    handed on to the main thread later, which may be in a case's collective. Its watcher, ending the process as the
+    publish lands, left the line to that caller, not there yet: the process ended saying no line (the review of the
+    hundred-and-fourteenth session's stall fix). Its watcher says it."""
+    import signal
+    import time
+
+    from accelerated_seg.ranks_stop_together import stop_every_rank
+
+    server = group_on_a_stoppable_store
+    watcher = _ending_watcher(monkeypatch, tmp_path)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    time.sleep(0.3)
+    os.kill(server.pid, signal.SIGSTOP)
+    stop_every_rank(RuntimeError("process 0, case 3: a bug"))  # returns: the pipeline hands the error on
+    assert watcher.ended == []
+    os.kill(server.pid, signal.SIGCONT)
+    watcher.join(10)
+    assert watcher.ended == [1] and watcher.said == ["process 0, case 3: a bug"], "the process ended saying no line"
