@@ -50,6 +50,7 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Pa
     from .train import train
 
     _one_thread_after_the_fork()
+    _own_progress_bar_lock()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         train(cfg, manifest=manifest, names=ESTIMATOR_NAMES, stopped_step_to=stopped_step_to)
@@ -97,6 +98,29 @@ def _one_thread_after_the_fork() -> None:
 
     os.environ["OMP_NUM_THREADS"] = "1"
     torch.set_num_threads(1)
+
+
+def _own_progress_bar_lock() -> None:
+    """This forked rank's own tqdm write lock. tqdm shares one between a process and those it forks: a
+    multiprocessing RLock, a semaphore no process's death releases. A rank that ends holding it (its line said and
+    ``os._exit`` from the watcher thread while its main thread was writing the step's bar, at a Ctrl-C) left it held
+    for ever, and the next fit's ranks, forked from the same notebook, waited for it in their first bar (the dataset's
+    loading, ``datasets.load_from_disk``) until killed: a resume after an interrupted multi-GPU fit hung in the
+    hundred-and-fourteenth session's CI. Bars of different ranks then share no lock: only the main process draws
+    the step's bar."""
+    import threading
+
+    from tqdm import std
+
+    std.TqdmDefaultWriteLock.mp_lock = threading.RLock()  # before the lock below is made: it takes this one
+    std.TqdmDefaultWriteLock.th_lock = threading.RLock()  # held in the launching process as it forked, maybe
+    fresh = std.TqdmDefaultWriteLock()
+    classes = [std.tqdm]
+    while classes:  # a subclass's own lock (get_lock sets it on the class asked: datasets' tqdm) replaced too
+        cls = classes.pop()
+        classes.extend(cls.__subclasses__())
+        if "_lock" in vars(cls) or cls is std.tqdm:
+            cls._lock = fresh
 
 
 def launch_precision(precision: str | None) -> str:

@@ -201,3 +201,45 @@ def test_a_launched_process_ends_through_torchs_private_wrap_once_its_fit_return
                                     f"_exit_once_returned no longer finds its frame or its event (torch "
                                     f"{torch.__version__})")
     assert finished_reading.is_set() and returned.get() is None  # what it returned, put all the same
+
+
+_A_RANK_ENDED_HOLDING_TQDMS_LOCK = """
+import os, sys, time
+from tqdm import tqdm
+from accelerated_seg.estimator_launch import _own_progress_bar_lock
+
+class DatasetsBar(tqdm):  # as datasets' own tqdm: a subclass, its lock got once in the launching process
+    pass
+
+DatasetsBar.get_lock()
+holder = os.fork()
+if holder == 0:  # a rank of the fit before, ended (os._exit, as the watcher ends one) holding the shared lock
+    DatasetsBar.get_lock().acquire()
+    os._exit(0)
+os.waitpid(holder, 0)
+rank = os.fork()
+if rank == 0:  # a rank of the next fit, forked from the same launching process
+    if sys.argv[1] == "own":
+        _own_progress_bar_lock()
+    DatasetsBar(range(2), disable=False, file=open(os.devnull, "w")).close()
+    os._exit(0)
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline and os.waitpid(rank, os.WNOHANG) == (0, 0):
+    time.sleep(0.05)
+ended = os.waitpid(rank, os.WNOHANG) != (0, 0) if time.monotonic() >= deadline else True
+if not ended:
+    os.kill(rank, 9)
+print("ended" if ended else "waiting")
+"""
+
+
+@pytest.mark.parametrize("lock, said", [("own", "ended"), ("shared", "waiting")])
+def test_a_forked_rank_draws_its_bars_though_a_rank_before_it_ended_holding_tqdms_lock(lock, said):
+    """A resume after an interrupted multi-GPU fit hung in its ranks' first bar (datasets' loading) in the
+    hundred-and-fourteenth session's CI: tqdm's write lock, a semaphore shared with every forked process, left held by
+    a rank of the interrupted fit. Each launched rank takes its own (``_own_progress_bar_lock``); the shared one,
+    as before, still waits (the control: the hang is real)."""
+    ran = subprocess.run([sys.executable, "-c", _A_RANK_ENDED_HOLDING_TQDMS_LOCK, lock], capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip() == said, ran.stderr[-2000:]
