@@ -1,8 +1,9 @@
-"""A case's channel files read together against the model's spacing, for predict: where they disagree (the units
-their headers declare for their voxel sizes, or their numbers), every voxel size all of them come to under some
-reading of each (``data.case_readings``, the pre-flight check's reading of a training case) is weighed against the
-spacing the model resamples to, and the nearest told, with the lines that put every file there. The pre-flight check
-has no spacing to weigh the readings by, and offers the one nearer 1 mm first.
+"""A case's channel files read together against the model's spacing, for predict: every voxel size all of them come
+to under some reading of each (``data.case_readings``, the pre-flight check's reading of a training case) is weighed
+against the spacing the model resamples to, in whatever unit it records, and the nearest told, with the lines that
+put every file there in the model's unit; files that disagree (the units their headers declare for their voxel
+sizes, or their numbers) and files alike whose unit is wrong alike are one error for the case. The pre-flight check,
+and predict for a model of no spacing, have no spacing to weigh the readings by, and offer the one nearer 1 mm first.
 
 Kept apart from ``data/case_readings.py``, whose helpers it borrows (``_lines``, ``_declaring``, ``_sizes``): that
 file's bytes are part of the checking code that keys the pre-flight check's records (``check_records.CHECKING_CODE``),
@@ -17,7 +18,8 @@ import numpy as np
 
 from .data.case_readings import _declaring, _lines, _sizes, whole_case_readings
 from .data.grid_agreement import Volume
-from .data.header_units import UNIT_MM, header_numbers, off_1mm, same_sizes, spatial_unit, unit_named
+from .data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm, rewrite_code, same_sizes,
+                                spatial_unit, unit_named)
 
 #: How many times nearer a model's spacing one reading of a case must come than the next for the spacing to tell it:
 #: readings are a unit's factor apart (1,000 times at least), so ten times nearer is no rounding, while a spacing
@@ -26,66 +28,120 @@ _SPACING_TELLS = 10.0
 
 
 def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_unit: str | None) -> str | None:
-    """What predict says of a case whose channel files (``volumes``) disagree, in the units they declare or in their
-    numbers, read together against the model's ``spacing`` (in mm, as a model recording no unit is read): every voxel
-    size all of them come to under some reading of each (``whole_case_readings``, a file declaring mm read in the
-    other units too, as a header declaring mm may be the wrong one), the one nearest the spacing told first where the
-    spacing tells it (``_SPACING_TELLS``), with the lines that put every file there, and the other ways after it; where
-    it does not, every way, the one nearer 1 mm first, as the pre-flight check of a training case offers them.
-    ``model_unit``: the unit the model's training cases declared (mm, or None where it records none).
+    """What predict says of a case of channel files (``volumes``), read together against the model's ``spacing``
+    (its numbers in ``model_unit``, the unit its training cases declared, mm where it records none; None for a model
+    that resamples nothing): every voxel size all of them come to under some reading of each
+    (``whole_case_readings``, a file declaring mm read in the other units too, as a header declaring mm may be the
+    wrong one), the one nearest the spacing told first where the spacing tells it (``_SPACING_TELLS``), with the
+    lines that put every file there in the model's unit, and the other ways after it; where it does not (or the model
+    has no spacing), every way, the one nearer 1 mm first, as the pre-flight check of a training case offers them.
 
-    None, the file-by-file judgement standing (``refused``: whether it refuses the case), where the files agree (the
-    same unit and numbers: a case of one file is judged alone, and so such a case), where no reading fits them all
-    (their voxels differ indeed: the grid's check tells), where the reading the spacing tells is each file's own unit
-    (a header of none read as mm) and the file-by-file lines rewrite each file in mm from it (against a model in mm,
-    or beside a file declaring mm or none: not a model of no unit's channels in micrometres and metres alone, each
-    told to be rewritten in the other's unit), and where the case is read right as it is and not refused.
+    None, the file-by-file judgement standing (``refused``: whether it refuses the case), for a case of one file,
+    where no reading fits them all (their voxels differ indeed: the grid's check tells), where the reading the
+    spacing tells is each file's own unit (a header of none read in the model's) and the file-by-file lines rewrite
+    each file in the model's unit from it (against a model recording a unit, or beside a file declaring its unit:
+    not a model of no unit's channels in micrometres and metres alone, each told to be rewritten in the other's
+    unit), and where the case is read right as it is and not refused; for a model of no spacing, where the files
+    hold the same numbers (one grid, nothing resampled: their units matter to nothing), and where the reading nearer
+    1 mm is their own units and the file-by-file judgement refuses them (its lines rewrite in mm from there).
 
     Until the hundred-and-fourteenth session (helper h72) predict judged each channel file against the model's unit,
     then against the first channel declaring one: channel 1 declaring micrometres on mm numbers beside a channel 0 in
     mm, for a model in mm, was told to be rewritten from micrometres first, after which the grid's check told it to be
     resampled onto channel 0's grid, 1,000 times apart; channel 1 of no unit on micrometre numbers beside one in mm
-    was told only that (``benchmarks/results/predict_case_units_2026-12-06/``)."""
-    if len(volumes) < 2 or all(spatial_unit(volume.image) == spatial_unit(volumes[0].image) and same_sizes(
-            header_numbers(volume.image), header_numbers(volumes[0].image)) for volume in volumes):
+    was told only that (``benchmarks/results/predict_case_units_2026-12-06/``). Until the hundred-and-fifteenth
+    (helper h78) files alike (the same unit and numbers), a model in micrometres or metres and a model of no spacing
+    were judged file by file still: two channels declaring micrometres on mm numbers told `Rewrite each in mm`, 0.002
+    mm voxels then; two of no unit on micrometre numbers refused by the host's memory with no line; for a model in
+    micrometres a channel of no unit on mm numbers passed, read as micrometres; for a model of no spacing a channel
+    in micrometres beside one in mm told to be resampled onto the first one's grid
+    (``benchmarks/results/predict_case_units_alike_2026-12-06/``)."""
+    if len(volumes) < 2:
+        return None
+    numbers = np.array([header_numbers(volume.image) for volume in volumes])
+    same_numbers = all(same_sizes(sizes, numbers[0]) for sizes in numbers)
+    if spacing is None and same_numbers:  # one grid, nothing resampled: what their units say changes nothing
         return None
     if not (readings := whole_case_readings(volumes, mm_at_its_word=False)):
         return None
-    by_spacing = sorted(readings, key=lambda reading: _off(reading[0], spacing))
-    # exactly ten times nearer tells too: log(100) - log(10) falls a rounding short of log(10) (a model at 0.2 mm,
-    # readings of 2 and 0.002 mm, was told neither until the review of h72)
-    tells = len(by_spacing) == 1 or _off(by_spacing[1][0], spacing) - _off(by_spacing[0][0], spacing) >= np.log(
-        _SPACING_TELLS) - 1e-9
-    declared = [spatial_unit(volume.image) for volume in volumes]
-    own_units = [unit if unit in UNIT_MM else "mm" for unit in declared]
-    to_mm = model_unit == "mm" or "mm" in own_units  # where the file-by-file lines rewrite every file in mm
-    read_right = all(same_sizes(header_numbers(volume.image), by_spacing[0][0]) for volume in volumes)
-    if tells and ((by_spacing[0][1] == own_units and to_mm) or (read_right and not refused)):
-        return None
-    numbers = np.array([header_numbers(volume.image) for volume in volumes])
-    if not tells and not refused and all(same_sizes(sizes, numbers[0]) for sizes in numbers):
-        return None
-    said = f"{_spacing_heading(volumes)}: {_listing(volumes)}. Their numbers are "
-    if all(same_sizes(sizes, numbers[0]) for sizes in numbers):
+    target = model_unit if model_unit in UNIT_MM else "mm"  # the unit the model reads every file's numbers in
+    own_units = [unit if unit in UNIT_MM else target for unit in (spatial_unit(volume.image) for volume in volumes)]
+    if spacing is None:
+        ordered, tells = readings, len(readings) == 1  # readings: the one nearer 1 mm first
+        # the file-by-file refusal (a file of no unit beside one its unit's factor apart) says its lines put every
+        # file in mm, under that reading first, and offers the other way where there is one
+        if refused and ordered[0][1] == own_units:
+            return None
+    else:
+        in_mm = np.asarray(spacing, dtype=float) * UNIT_MM[target][1]
+        ordered = sorted(readings, key=lambda reading: _off(reading[0], in_mm))
+        # exactly ten times nearer tells too: log(100) - log(10) falls a rounding short of log(10) (a model at 0.2
+        # mm, readings of 2 and 0.002 mm, was told neither until the review of h72)
+        tells = len(ordered) == 1 or _off(ordered[1][0], in_mm) - _off(ordered[0][0], in_mm) >= np.log(
+            _SPACING_TELLS) - 1e-9
+        # where the file-by-file lines rewrite every file in the model's unit (in mm for a model of none)
+        to_model = model_unit is not None or target in own_units
+        read_right = all(same_sizes(sizes * UNIT_MM[target][1], ordered[0][0]) for sizes in numbers)
+        if tells and ((ordered[0][1] == own_units and to_model) or (read_right and not refused)):
+            return None
+        if not tells and not refused and same_numbers:
+            return None
+    said = f"{_spacing_heading(volumes, same_numbers)}: {_listing(volumes)}. Their numbers are "
+    if same_numbers:
         said += "the same, and are read as they are, whatever the unit. "
     else:
         apart = float(np.max(numbers.max(axis=0) / np.maximum(numbers.min(axis=0), 1e-30)))
+        times = f"{1000 ** max(1, round(np.log(apart) / np.log(1000))):,.0f} times"
         said += (f"read as they are, whatever the unit, so resampling them to the model's spacing would scale one "
-                 f"{1000 ** max(1, round(np.log(apart) / np.log(1000))):,.0f} times against another. ")
-    model = f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
-    ordered = by_spacing if tells else readings  # readings: the one nearer 1 mm first
-    ways = [(_sizes(sizes), _lines(volumes, read)) for sizes, read in ordered]
+                 f"{times} against another. " if spacing is not None else f"read as they are, whatever the unit, so "
+                 f"their grids lie {times} apart, and the model, which resamples nothing (its spacing is null), "
+                 f"takes one grid. ")
+    ways = [(_sizes(sizes), _lines_in(volumes, read, target)) for sizes, read in ordered]
     if len(ways) == 1:
         return (f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0][0]} mm: "
                 f"{ways[0][1]}")
+    if spacing is None:
+        return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
+                f"case's, the numbers cannot tell, nor the model, which has no spacing: check the voxel size the scans "
+                "were acquired at. Where the voxels are " + "; or, where they are ".join(
+                    f"{sizes} mm: {lines}" for sizes, lines in ways))
+    model = (f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
+             f"{'' if target == 'mm' else ' ' + UNIT_MM[target][0]}")
     if tells:
         # a model's spacing is near its training cases' voxels, and a unit mix-up's readings are 1,000 times apart
         others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
         return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and {model} tells "
                 f"which is the case's, the one nearest it, {ways[0][0]} mm: {ways[0][1]}{others}")
+    ways = [(_sizes(sizes), _lines_in(volumes, read, target)) for sizes, read in readings]  # nearer 1 mm first
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, neither the numbers nor {model} can tell: check the voxel size the scans were acquired at. "
             "Where the voxels are " + "; or, where they are ".join(f"{sizes} mm: {lines}" for sizes, lines in ways))
+
+
+def _lines_in(volumes, read, target: str) -> str:
+    """The nibabel lines that put each file in ``target``, the unit the model reads their numbers in, at the size it
+    comes to when its numbers are in ``read``'s unit: ``case_readings._lines`` for a model in mm (or of no unit);
+    for one in micrometres or metres, a rewrite from that unit into the model's, or, its numbers in the model's
+    unit, that unit declared (the readings put every file in mm, which such a model refuses, until h78)."""
+    if target == "mm":
+        return _lines(volumes, read)
+    lines: dict[tuple, list] = {}
+    for volume, unit in zip(volumes, read):
+        if unit == spatial_unit(volume.image) == target:  # at that size in the model's unit already: no line
+            continue
+        lines.setdefault((unit, spatial_unit(volume.image)), []).append(volume.path)
+    said, named = [], UNIT_MM[target][0]
+    for (unit, declared), paths in lines.items():
+        its = "its" if len(paths) == 1 else "their"
+        under = f"a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM else "no unit"
+        if unit == target:
+            said.append(f"declare {and_listed(paths)} {named}, {its} numbers {named} under {under} (nibabel: "
+                        f"{declare_code(target)})")
+        else:
+            said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]} in {named}, {its} numbers "
+                        f"{UNIT_MM[unit][0]} under {under} (nibabel: "
+                        f"{rewrite_code(f'{UNIT_MM[unit][1] / UNIT_MM[target][1]:g}', target)})")
+    return "; ".join(said)
 
 
 def _off(sizes, spacing) -> float:
@@ -93,11 +149,14 @@ def _off(sizes, spacing) -> float:
     return off_1mm(np.maximum(np.asarray(sizes, dtype=float), 1e-30) / np.asarray(spacing, dtype=float))
 
 
-def _spacing_heading(volumes) -> str:
+def _spacing_heading(volumes, same_numbers: bool) -> str:
     """The first words of ``spacing_case_words``: the units the case's files declare, or, one unit, that their
-    numbers differ."""
+    numbers differ, or that they are alike (one unit, the same numbers)."""
     if len({unit_named(volume.image) for volume in volumes}) == 1:
         named = unit_named(volumes[0].image)
+        if same_numbers:
+            return (f"every one of the case's files declares {'no unit' if named == 'none' else named} for its voxel "
+                    f"sizes (xyzt_units), on the same numbers")
         return (f"the voxel sizes of the case's files differ as their headers hold them, every one declaring "
                 f"{'no unit' if named == 'none' else named} (xyzt_units)")
     if any(spatial_unit(volume.image) == "mm" for volume in volumes):

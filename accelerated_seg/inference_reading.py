@@ -83,19 +83,18 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     micrometres, after which the first was refused by the host's memory (a review's probe of the
     hundred-and-seventh session); numbers alike (a unit alone declared wrong), the later one is named.
 
-    Channel files that disagree (their units or numbers) are read together first, for a model that resamples in mm
-    (or records no unit), as the pre-flight check reads a training case, the reading nearest the model's spacing
-    told (``inference_case_units.spacing_case_words``): judged file by file, the first lines offered left a file
-    1,000 times off in 30 of the 64 two-channel combinations of eight kinds of file (beside 2 of two files alike),
-    and 6 more were told the grid's "resample every channel onto the first one's grid", for a model in mm
-    (benchmarks/results/predict_case_units_2026-12-06/; until the hundred-and-fourteenth session, helper h72). A
-    case of one file, or of channel files alike, is judged as such."""
+    A case's channel files are read together first, as the pre-flight check reads a training case, the reading
+    nearest the model's spacing told (``inference_case_units.spacing_case_words``): judged file by file, the first
+    lines offered left a file 1,000 times off in 30 of the 64 two-channel combinations of eight kinds of file
+    (beside 2 of two files alike), and 6 more were told the grid's "resample every channel onto the first one's
+    grid", for a model in mm (benchmarks/results/predict_case_units_2026-12-06/; until the hundred-and-fourteenth
+    session, helper h72); files alike, a model in micrometres or metres and one of no spacing were judged file by
+    file until the hundred-and-fifteenth (h78). A case of one file is judged as such."""
     volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
     refusal = _another_unit_refusal(config, paths, images, spacing) or _units_judged_together(volumes, spacing)
-    if spacing is not None and spacing_unit(config) in (None, "mm"):  # the readings put every file in mm
-        # channel files that disagree, read together against the model's spacing, as training's check reads a case
-        if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config)):
-            raise DataError(said)
+    # the case's channel files read together against the model's spacing, as training's check reads a case
+    if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config)):
+        raise DataError(said)
     if refusal is not None:
         raise DataError(refusal)
 

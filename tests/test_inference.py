@@ -2464,7 +2464,9 @@ def test_a_channel_in_metres_with_mm_numbers_beside_one_of_no_unit_in_micrometre
         f"; rewrite {unitless} from micrometres, its numbers micrometres under no unit (nibabel: ") in said, said
     assert "as its numbers are" not in said, said
     declare, rewrite = re.search(r"nibabel: (img = .*?, path\))\).*?nibabel: (img = .*?, path\))\)", said).group(1, 2)
-    with pytest.raises(DataError, match="nothing else in the case tells: check the voxel size"):
+    # a model of no spacing reads the case's files together too since h78, every way offered, what to check said
+    with pytest.raises(DataError, match="the numbers cannot tell, nor the model, which has no spacing: check the "
+                                        "voxel size"):
         predict_file(export(tmp_path / "unresampled", in_channels=2, spacing=None), [declared, unitless],
                      tmp_path / "n.nii.gz")
     exec(rewrite, {"nib": nib, "np": np, "path": str(unitless)})
@@ -2545,19 +2547,96 @@ def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_
         predict_file(tenth, channels, tmp_path / "f.nii.gz")
 
 
-def test_a_case_of_one_file_and_channel_files_alike_are_judged_as_before(scans, tmp_path):
-    """Reading a case's files together is for files that disagree: one file declaring micrometres on mm numbers, for
-    a model in mm, is told the rewrite to mm first as before (its numbers alone cannot tell, the grid's check then
-    has no other file to be off), and so are two channel files alike."""
+def test_a_case_of_one_file_is_judged_as_before(scans, tmp_path):
+    """Reading a case's files together is for a case of channel files: one file declaring micrometres on mm numbers,
+    for a model in mm, is told the rewrite to mm first as before (a single file's outcome unchanged)."""
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
-    for channels in (1, 2):
-        model = export(tmp_path / f"mm{channels}", in_channels=channels, spacing_unit="mm")
-        paths = [in_unit(image, tmp_path / f"a{channels}_000{number}.nii.gz", "micron", 1.0)
-                 for number in range(channels)]
-        with pytest.raises(DataError, match=rf"^{re.escape(str(paths[0]))}(?: and \S+)?: (?:its header declares its|"
-                                            r"their headers declare their) voxel sizes in micrometres \(xyzt_units\), "
-                                            r"the model's training cases' in mm .* Rewrite (?:it|each) in mm "):
-            predict_file(model, paths if channels > 1 else paths[0], tmp_path / "a.nii.gz")
+    path = in_unit(image, tmp_path / "a_0000.nii.gz", "micron", 1.0)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(path))}: its header declares its voxel sizes in micrometres "
+                                        r"\(xyzt_units\), the model's training cases' in mm .* Rewrite it in mm "):
+        predict_file(export(tmp_path / "mm", spacing_unit="mm"), path, tmp_path / "a.nii.gz")
+
+
+def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_models_spacing(scans, tmp_path):
+    """Channel files alike (the same unit and numbers) were judged as a case of one file is, until the
+    hundred-and-fifteenth session (helper h78): two declaring micrometres on mm numbers, for a model in mm, were told
+    `Rewrite each in mm` first, 0.002 mm voxels then; two of no unit on micrometre numbers were refused by the host's
+    memory, or resampled to the model's spacing 1,000 times their size, with no line; and, for a model of no unit, two
+    declaring micrometres on micrometre numbers alike. They are read together as files that disagree are: one error
+    naming every file, the reading the model's spacing tells first, whose lines, run as written, make the case
+    segmented with every file at its voxel size."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    mm, older = export(tmp_path / "mm", in_channels=2, spacing_unit="mm"), export(tmp_path / "older", in_channels=2)
+    for index, (model, kind, first_line) in enumerate([
+            (mm, ("micron", 1.0), "declare {} mm, their numbers mm already under a header of micrometres"),
+            (mm, ("meter", 1.0), "declare {} mm, their numbers mm already under a header of metres"),
+            (mm, ("unknown", 1000.0), "rewrite {} from micrometres, their numbers micrometres under no unit"),
+            (older, ("unknown", 1000.0), "rewrite {} from micrometres, their numbers micrometres under no unit"),
+            (older, ("micron", 1000.0), "rewrite {} from micrometres (nibabel: ")]):
+        channels = [in_unit(image, tmp_path / f"s{index}_000{number}.nii.gz", *kind) for number in range(2)]
+        with pytest.raises(DataError) as refused:
+            predict_file(model, channels, tmp_path / "o.nii.gz")
+        said = str(refused.value)
+        assert "\n" not in said and not (tmp_path / "o.nii.gz").exists(), said
+        assert said.startswith("every one of the case's files declares "), said
+        assert f"{channels[0]} (channel 0): " in said and f"{channels[1]} (channel 1): " in said, said
+        assert (f"the model's spacing 2.5 x 2.5 x 2.5 tells which is the case's, the one nearest it, "
+                f"{' x '.join(f'{size:.4g}' for size in sizes)} mm: "
+                f"{first_line.format(f'{channels[0]} and {channels[1]}')}") in said, said
+        assert run_first_lines(said) == 2
+        for path in channels:
+            assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes), path
+        assert read_labels(predict_file(model, channels, tmp_path / "o.nii.gz")).shape == image.shape
+
+
+def test_a_model_in_micrometres_or_of_no_spacing_reads_a_cases_channel_files_together(scans, tmp_path):
+    """A model whose spacing is in micrometres (config.json's spacing_unit) or that has none judged a case's channel
+    files one by one until the hundred-and-fifteenth session (helper h78): for the model in micrometres, a channel of
+    no unit on mm numbers beside one in micrometres was told to be declared mm and the other rewritten in mm, after
+    which both were refused as another unit than the model's; for a model of no spacing, a channel in micrometres
+    beside one in mm was told `resample every channel onto the first one's grid`. One error for the case, its lines
+    put every file in the model's unit, and the case is segmented once they are run."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    micro = export(tmp_path / "micro", in_channels=2, spacing=(2500.0,) * 3, spacing_unit="micron")
+    channels = [in_unit(image, tmp_path / "u_0000.nii.gz", "micron", 1000.0),
+                in_unit(image, tmp_path / "u_0001.nii.gz", "unknown", 1.0)]
+    with pytest.raises(DataError) as refused:
+        predict_file(micro, channels, tmp_path / "u.nii.gz")
+    said = str(refused.value)
+    assert "\n" not in said and said.startswith("none of the case's files declares mm"), said
+    assert (f"every file's numbers come to one voxel size one way alone, {' x '.join(f'{size:.4g}' for size in sizes)}"
+            f" mm: rewrite {channels[1]} from mm in micrometres, its numbers mm under no unit (nibabel: ") in said, said
+    assert run_first_lines(said) == 1
+    assert np.allclose(nib.affines.voxel_sizes(nib.load(channels[1]).affine), sizes * 1000)
+    assert nib.load(channels[1]).header.get_xyzt_units()[0] == "micron"
+    assert read_labels(predict_file(micro, channels, tmp_path / "u.nii.gz")).shape == image.shape
+    # channel 1 declaring micrometres on mm numbers: told the grid's `resample every channel onto the first one's grid`
+    channels = [channels[0], in_unit(image, tmp_path / "u_0002.nii.gz", "micron", 1.0)]
+    with pytest.raises(DataError, match=re.escape(
+            f"the model's spacing 2500 x 2500 x 2500 micrometres tells which is the case's, the one nearest it, "
+            f"{' x '.join(f'{size:.4g}' for size in sizes)} mm: rewrite {channels[1]} from mm in micrometres, its "
+            f"numbers mm under a header of micrometres (nibabel: ")) as refused:
+        predict_file(micro, channels, tmp_path / "u.nii.gz")
+    assert run_first_lines(str(refused.value)) == 1
+    assert read_labels(predict_file(micro, channels, tmp_path / "u.nii.gz")).shape == image.shape
+    unresampled = export(tmp_path / "unresampled", in_channels=2, spacing=None)
+    channels = [in_unit(image, tmp_path / "n_0000.nii.gz", "mm", 1.0),
+                in_unit(image, tmp_path / "n_0001.nii.gz", "micron", 1000.0)]
+    with pytest.raises(DataError) as refused:
+        predict_file(unresampled, channels, tmp_path / "n.nii.gz")
+    said = str(refused.value)
+    assert "share a voxel grid" not in said and "\n" not in said, said
+    assert ("so their grids lie 1,000 times apart, and the model, which resamples nothing (its spacing is null), takes "
+            "one grid. Read together, ") in said, said
+    assert f"{' x '.join(f'{size:.4g}' for size in sizes)} mm: rewrite {channels[1]} from micrometres (nibabel: " in said
+    assert run_first_lines(said) == 1
+    assert read_labels(predict_file(unresampled, channels, tmp_path / "n.nii.gz")).shape == image.shape
+    # files holding the same numbers share one grid, which a model of no spacing takes whatever their units say
+    same = [in_unit(image, tmp_path / "s_0000.nii.gz", "mm", 1.0), in_unit(image, tmp_path / "s_0001.nii.gz", "micron",
+                                                                          1.0)]
+    assert read_labels(predict_file(unresampled, same, tmp_path / "s.nii.gz")).shape == image.shape
 
 
 def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_told_the_unit(scans, tmp_path):
