@@ -366,6 +366,7 @@ class Segmentation:
             from .data.io import write_nifti
             from .inference import predict_file
             from .inference_inputs import check_channel_count, check_no_folder_as_a_channel
+            from .in_memory_lines import said_in_memory
             from .predict_names import ESTIMATOR_PREDICT_NAMES
 
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
@@ -410,14 +411,16 @@ class Segmentation:
                               for c, channel in enumerate(channels)]
 
                 def in_the_callers_words(message: str) -> str:
-                    """The temporary file is no name of the user's (nor will it exist once this returns)."""
+                    """The temporary file is no name of the user's (nor will it exist once this returns), nor the
+                    nibabel lines' ``path`` (``in_memory_lines``)."""
                     if is_path:
                         return message
                     for channel, path in enumerate(inputs):
                         given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
                             ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
                         message = message.replace(str(path), given)
-                    return message
+                    return said_in_memory(message, "each image named" if is_image else
+                                          "nib.Nifti1Image(each array named, affine)")
 
                 # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
                 failure = None
