@@ -419,8 +419,8 @@ class Segmentation:
                         given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
                             ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
                         message = message.replace(str(path), given)
-                    return said_in_memory(message, "each image named" if is_image else
-                                          "nib.Nifti1Image(each array named, affine)")
+                    return said_in_memory(message, "img being each image named" if is_image else
+                                          "img = nib.Nifti1Image(each array named, affine)")
 
                 # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
                 failure = None

@@ -17,19 +17,19 @@ _FILE_LINE = re.compile(r"nibabel: img = nib\.load\(path, mmap=False\); (.*?); n
 
 def said_in_memory(message: str, img: str) -> str:
     """``message`` with each nibabel line that loads and saves ``path`` said of the image in memory, ``img`` (what it
-    is, in words: "each image named"): the image saved (``nib.save(expression, path)``) made first, so that the image
-    given is left as it was, its header among it, and then what the line does to ``img``.
+    is, in words: "img being each image named"): the image saved (``nib.save(expression, path)``) made first, so
+    that the image given is left as it was, its header among it, and then what the line does to ``img``.
 
     Example:
         >>> print(said_in_memory("declare image 1 of the list mm (nibabel: img = nib.load(path, mmap=False); "
         ...                      "img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, img.header); "
-        ...                      "img.header['xyzt_units'] = 2; nib.save(img, path))", "each image named"))
-        declare image 1 of the list mm (nibabel, img each image named, the new img given to predict again: img = \
-nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, img.header); img.header['xyzt_units'] = 2)
+        ...                      "img.header['xyzt_units'] = 2; nib.save(img, path))", "img being each image named"))
+        declare image 1 of the list mm (nibabel, img being each image named, the new img given to predict again: \
+img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, img.header); img.header['xyzt_units'] = 2)
     """
     def in_memory(line: re.Match) -> str:
         done, saved = line.group(1, 2)
         made = "" if saved == "img" else f"img = {saved}; "
-        return f"nibabel, img {img}, the new img given to predict again: {made}{done}"
+        return f"nibabel, {img}, the new img given to predict again: {made}{done}"
 
     return _FILE_LINE.sub(in_memory, message)

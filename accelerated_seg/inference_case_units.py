@@ -133,13 +133,13 @@ def _lines_in(volumes, read, target: str) -> str:
     said, named = [], UNIT_MM[target][0]
     for (unit, declared), paths in lines.items():
         its = "its" if len(paths) == 1 else "their"
-        under = f"a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM else "no unit"
+        # what the line says of the file's numbers where its header declares another unit than they are in
+        under = "" if declared == unit else f", {its} numbers {UNIT_MM[unit][0]} under " + (
+            f"a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM else "no unit")
         if unit == target:
-            said.append(f"declare {and_listed(paths)} {named}, {its} numbers {named} under {under} (nibabel: "
-                        f"{declare_code(target)})")
+            said.append(f"declare {and_listed(paths)} {named}{under} (nibabel: {declare_code(target)})")
         else:
-            said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]} in {named}, {its} numbers "
-                        f"{UNIT_MM[unit][0]} under {under} (nibabel: "
+            said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]} in {named}{under} (nibabel: "
                         f"{rewrite_code(f'{UNIT_MM[unit][1] / UNIT_MM[target][1]:g}', target)})")
     return "; ".join(said)
 

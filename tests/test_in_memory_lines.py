@@ -50,7 +50,8 @@ def test_a_refusal_of_images_in_memory_offers_lines_of_the_images_not_of_a_tempo
     assert "image 0 of the list (channel 0): mm; image 1 of the list (channel 1): micrometres" in said, said
     assert "path" not in said and "/tmp" not in said and "input_000" not in said, said
     line = re.search(r"declare image 1 of the list mm, its numbers mm already under a header of micrometres "
-                     r"\(nibabel, img each image named, the new img given to predict again: (img = .*?\['mm'\])\)", said)
+                     r"\(nibabel, img being each image named, the new img given to predict again: "
+                     r"(img = .*?\['mm'\])\)", said)
     assert line, said
     scope = {"nib": nib, "np": np, "img": images[1]}
     exec(line.group(1), scope)
@@ -61,4 +62,4 @@ def test_a_refusal_of_images_in_memory_offers_lines_of_the_images_not_of_a_tempo
 
 def test_lines_that_name_no_path_are_left_as_they_are():
     said = "rewrite it in mm (nibabel: img = nib.load(other, mmap=False); x; nib.save(img, other))"
-    assert said_in_memory(said, "each image named") == said
+    assert said_in_memory(said, "img being each image named") == said
