@@ -15,9 +15,9 @@ import re
 _FILE_LINE = re.compile(r"nibabel: img = nib\.load\(path, mmap=False\); (.*?); nib\.save\((.*?), path\)")
 
 
-def said_in_memory(message: str, img: str) -> str:
-    """``message`` with each nibabel line that loads and saves ``path`` said of the image in memory, ``img`` (what it
-    is, in words: "img being each image named"): the image saved (``nib.save(expression, path)``) made first, so
+def said_in_memory(message: str, img_is: str) -> str:
+    """``message`` with each nibabel line that loads and saves ``path`` said of the image in memory, ``img`` (``img_is``:
+    what it is, in words, "img being each image named"): the image saved (``nib.save(expression, path)``) made first, so
     that the image given is left as it was, its header among it, and then what the line does to ``img``.
 
     Example:
@@ -30,6 +30,6 @@ img = nib.Nifti1Image(np.asanyarray(img.dataobj), img.affine, img.header); img.h
     def in_memory(line: re.Match) -> str:
         done, saved = line.group(1, 2)
         made = "" if saved == "img" else f"img = {saved}; "
-        return f"nibabel, {img}, the new img given to predict again: {made}{done}"
+        return f"nibabel, {img_is}, the new img given to predict again: {made}{done}"
 
     return _FILE_LINE.sub(in_memory, message)

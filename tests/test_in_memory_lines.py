@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.header_units import declare_code, rewrite_code
 from accelerated_seg.estimator import Segmentation
 from accelerated_seg.exported_model import write_export
 from accelerated_seg.in_memory_lines import said_in_memory
@@ -63,3 +64,16 @@ def test_a_refusal_of_images_in_memory_offers_lines_of_the_images_not_of_a_tempo
 def test_lines_that_name_no_path_are_left_as_they_are():
     said = "rewrite it in mm (nibabel: img = nib.load(other, mmap=False); x; nib.save(img, other))"
     assert said_in_memory(said, "img being each image named") == said
+
+
+def test_every_file_line_the_unit_checks_write_is_said_of_img_and_runs_on_the_image():
+    """The lines ``header_units`` writes (a rewrite and a declaration), said in memory, name no ``path`` and, run on an
+    image, leave it as it was and make the new one as the file's line would."""
+    for code, scale in ((rewrite_code("0.001"), 0.001), (declare_code("mm"), 1.0)):
+        said = said_in_memory(f"rewrite the image (nibabel: {code})", "img being each image named")
+        assert "path" not in said and said.startswith("rewrite the image (nibabel, img being each image named, "), said
+        given = image_in("micron", 1000.0)
+        scope = {"nib": nib, "np": np, "img": given}
+        exec(said.split("given to predict again: ", 1)[1][:-1], scope)
+        assert given.header.get_xyzt_units()[0] == "micron" and scope["img"].header.get_xyzt_units()[0] == "mm"
+        np.testing.assert_allclose(nib.affines.voxel_sizes(scope["img"].affine), [2000.0 * scale] * 3)
