@@ -144,7 +144,8 @@ _MARK = "accelerated_seg/stopping_together/mark"
 
 @contextlib.contextmanager
 def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str],
-                      interrupt_said_on: str = "stderr") -> Iterator:
+                      interrupt_said_on: str = "stderr",
+                      peer_gone_in_full: Callable[[str], str] | None = None) -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
     process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``, its
     line on ``sys.<interrupt_said_on>``: training's on stdout, where one process says it; hundred-and-sixth session).
@@ -152,11 +153,16 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     most ``SAID_WAIT_S``). Where another rank has written under it (``writes_for_the_line``: predict --split cases,
     where each process writes), the main process says the line once every other has taken it (since the ninety-ninth
     session); else at once. The process group may start inside (benchmark train's with its first configuration's
-    Accelerator)."""
+    Accelerator). ``peer_gone_in_full``: the line of a stop for a peer gone (the processes lost, or the collective's
+    error where every process answered) in full, on whichever process says it: the main process, or, where the main
+    process is the one lost, the process that names it (training's adds the newest whole checkpoint to resume from,
+    the hundred-and-fifteenth session); None: ``in_full`` on the main process, the line alone on another (predict's
+    cases, which the main process alone knew)."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
-    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full, interrupt_said_on)
+    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full, interrupt_said_on,
+                       peer_gone_in_full)
     watcher.start()
     _INSIDE.append(watcher)
     try:
@@ -338,13 +344,13 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
         # hundred-and-fourteenth session's review: the caller's at 2.0 s, the watcher's at 3.2 s after a 3 s stall)
         if said_at_once and not watcher.leave_the_line_to_the_caller():
             watcher.wait_for_the_end()
-        _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
+        _ended_where_the_main_process_was_lost(watcher, peer_gone, main_process_lost)
         return
     watcher.wait_for_the_end()
-    _ended_where_the_main_process_was_lost(peer_gone, main_process_lost)
+    _ended_where_the_main_process_was_lost(watcher, peer_gone, main_process_lost)
 
 
-def _ended_where_the_main_process_was_lost(peer_gone: bool, line: list[str]) -> None:
+def _ended_where_the_main_process_was_lost(watcher: _Watcher, peer_gone: bool, line: list[str]) -> None:
     """On a rank other than the main process, at a stop for a peer gone whose store failed before this rank's watcher
     ended the process (it returns only then, ``wait_for_the_end``): say the main process lost (``lost_processes``), and
     end as that watcher would have. The store's host ends with the main process: torch elastic's agent on its node
@@ -356,7 +362,8 @@ def _ended_where_the_main_process_was_lost(peer_gone: bool, line: list[str]) -> 
 
     if not peer_gone or not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0:
         return
-    say_the_error(line[0] if line else said_lost(None, [0]))
+    # in full as the caller has it (``said_in_full``): training's with the newest whole checkpoint
+    say_the_error(watcher.said_in_full(line[0] if line else said_lost(None, [0]), peer_gone, main_process=False))
     _flushed_if_read()
     exit_now(1)
 
@@ -579,9 +586,11 @@ def _asking(call: Callable) -> tuple[threading.Thread, list]:
 class _Watcher(threading.Thread):
     """Watches the store for a published error and ends this process with its line (``stopping_together``)."""
 
-    def __init__(self, prefix: str, in_full: Callable[[str], str], interrupt_said_on: str = "stderr"):
+    def __init__(self, prefix: str, in_full: Callable[[str], str], interrupt_said_on: str = "stderr",
+                 peer_gone_in_full: Callable[[str], str] | None = None):
         super().__init__(name="stopping-together", daemon=True)
         self.prefix, self.in_full, self.interrupt_said_on = prefix, in_full, interrupt_said_on
+        self.peer_gone_in_full = peer_gone_in_full  # a stop for a peer gone's line in full (``said_in_full``)
         self.done = threading.Event()  # the measurement ended without a published error
         self.writing = threading.Lock()  # held while the caller writes what the line names
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
@@ -589,6 +598,14 @@ class _Watcher(threading.Thread):
         self.kept_where = False  # where this process runs is kept in the store (``lost_processes``)
         self._saying = threading.Lock()
         self._says: str | None = None  # who says this process's line: "watcher", or "caller" (``_publish``)
+
+    def said_in_full(self, line: str, peer_gone: bool, main_process: bool = True) -> str:
+        """``line`` as this process says it: a stop for a peer gone's through the caller's ``peer_gone_in_full``
+        where it gave one (``stopping_together``); any other through ``in_full`` on the main process, as it is on
+        another."""
+        if peer_gone and self.peer_gone_in_full is not None:
+            return self.peer_gone_in_full(line)
+        return self.in_full(line) if main_process else line
 
     def says_the_line(self) -> bool:
         """Whether this watcher says the line in this process: not where its rank's caller says it already, its
@@ -680,7 +697,8 @@ class _Watcher(threading.Thread):
                 # its node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
                 # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
                 # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
-                lost = lost_processes(store, ranks) if store.check([FOR_A_PEER_GONE]) else []
+                peer_gone = store.check([FOR_A_PEER_GONE])
+                lost = lost_processes(store, ranks) if peer_gone else []
                 if lost:
                     message = said_lost(store, lost)
                 answering = ranks - 1 - len(lost)
@@ -693,7 +711,7 @@ class _Watcher(threading.Thread):
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
                 # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
                 self.writing.acquire()
-                line = self.in_full(message)
+                line = self.said_in_full(message, peer_gone)
                 if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
                     self._say(line, interrupted, reader_gone)
                 store.set(SAID, line)
@@ -705,7 +723,8 @@ class _Watcher(threading.Thread):
                 # (``say_the_error``). It ended saying nothing, the store gone as it waited for the line, since the
                 # first commit of the hundred-and-fourteenth session, and said gloo's error before.
                 if store.check([FOR_A_PEER_GONE]):
-                    line = said_lost(store, [0])  # first: the store may end with the main process's node
+                    # first: the store may end with the main process's node
+                    line = self.said_in_full(said_lost(store, [0]), peer_gone=True, main_process=False)
                     if _the_main_process_lost(store, ranks):
                         if self.says_the_line():
                             say_the_error(line)
