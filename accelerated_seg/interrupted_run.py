@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .launcher_report import say_once_on_this_node
 from .model_folders import STEP_DIR, Names, complete_checkpoints, unreadable_folder
+from .peer_death import a_peer_gone_stops_every_process
 from .ranks_stop_together import stopping_together
 from .run_folder import earlier_run
 from .stopped_step import write_stopped_step
@@ -85,8 +86,21 @@ class RunSoFar:
         return self.line(step), step
 
     def line(self, step: int | None = None) -> str:
-        """The line an interrupted run ends with: its step (``step``, read now where not given), and the newest
-        whole checkpoint a resume continues from.
+        """The line an interrupted run ends with: ``interrupted (Ctrl-C)``, then when it stopped and what a resume
+        continues from (``stopped``)."""
+        return f"interrupted (Ctrl-C) {self.stopped(step)}"
+
+    def said_where_a_process_was_lost(self, line: str) -> str:
+        """A stop for a peer gone's ``line`` (the processes lost, each with its node, ``lost_processes``; or the
+        collective's error where every process answered) with when the run stopped and the newest whole checkpoint a
+        resume continues from, as the interrupted line names them: ``stopping_together``'s ``peer_gone_in_full``, on
+        whichever process says it (the main process, or the one that names the main process lost). Until the
+        hundred-and-fifteenth session gloo's traceback was said there, and no checkpoint (``peer_death``)."""
+        return f"{line.rstrip('. ')}; the run stopped {self.stopped()}"
+
+    def stopped(self, step: int | None = None) -> str:
+        """When the run stopped (its step, ``step``, read now where not given) and the newest whole checkpoint a
+        resume continues from: ``after step 4; the newest whole checkpoint is ...: run the same command with ...``.
 
         A checkpoints folder that cannot be read (its permissions taken away, a network mount gone) is said so,
         with the OSError's own words, in place of a checkpoint: the OSError of its listing was raised over the
@@ -98,7 +112,7 @@ class RunSoFar:
             # command is the way on. The checkpoints there are an earlier run's that an overwrite run deletes at the
             # end of its setup: the line named the newest as the one to resume with --train.resume=latest, which
             # continued that earlier run in place of the new one asked for (the hundred-and-seventh session's review).
-            return "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+            return "before training began; nothing was saved: start the run again"
         if self.loop is None:  # a resume being set up: nothing of its own saved yet
             when = "before training began"
             unsaved = "nothing was saved: start the run again"
@@ -111,15 +125,14 @@ class RunSoFar:
             # again was refused as "already holds a run", which "a new run starts over" had not said
             exported = None if saved or self.loop is None else earlier_run(self.checkpoints_dir.parent)
         except OSError as error:
-            return (f"interrupted (Ctrl-C) {when}; {unreadable_folder(self.checkpoints_dir, error)}, so no checkpoint "
-                    f"is named: once it can be read again, {names.resume_again} to continue from its newest whole "
-                    "checkpoint")
+            return (f"{when}; {unreadable_folder(self.checkpoints_dir, error)}, so no checkpoint is named: once it "
+                    f"can be read again, {names.resume_again} to continue from its newest whole checkpoint")
         if self.loop is None and (not saved or saved[-1].resolve() != self.resume_from.resolve()):
             saved = []  # resuming an older checkpoint, or another folder's: the same command resumes it again
         where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
                  f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
                  if exported else unsaved)
-        return f"interrupted (Ctrl-C) {when}; {where}"
+        return f"{when}; {where}"
 
 
 @contextlib.contextmanager
@@ -148,9 +161,11 @@ def saying_where_to_resume_after_ctrl_c(checkpoints_dir: Path, names: Names,
     process that launched this one, which no exception of this one's reaches."""
     so_far = RunSoFar(checkpoints_dir, names, stopped_step_to=stopped_step_to)
     try:
-        # the watcher's in_full is called on the main process alone, as it says the line
-        with stopping_together((KeyboardInterrupt,), lambda _message: so_far.said_by_the_main_process()[0],
-                               interrupt_said_on="stdout"):
+        # the watcher's in_full is called on the main process alone, as it says the line; a process lost (killed on
+        # another node) ends every process too, the same checkpoint named after the line naming it (peer_death)
+        with (stopping_together((KeyboardInterrupt,), lambda _message: so_far.said_by_the_main_process()[0],
+                                interrupt_said_on="stdout", peer_gone_in_full=so_far.said_where_a_process_was_lost),
+              a_peer_gone_stops_every_process()):
             yield so_far
     except KeyboardInterrupt as interrupted:  # one process, or a launch whose store could not carry it
         traceback.clear_frames(interrupted.__traceback__)  # frames still running (this one, train's) are skipped

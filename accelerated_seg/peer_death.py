@@ -27,11 +27,17 @@ not answer that stop lost, waiting for none of them (``lost_processes``; it wait
 gloo's error, until the hundred-and-fourteenth session). The look costs ``DEATH_SEEN_S`` where other processes of the
 launch run on this node, none where none does (it waited that long for nothing until that session). Without ``/proc``
 (macOS) nothing changes.
+
+A launched training's collective broken so stops every process as a peer gone's too, since the hundred-and-fifteenth
+session (``a_peer_gone_stops_every_process``): the process lost named, its node with it, and the newest whole
+checkpoint to resume from, where gloo's traceback was said.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 
 #: What gloo's TCP transport says where the peer's socket was closed under it (read: "Connection reset by peer",
 #: "Connection closed by peer"; write: "Broken pipe"), and NCCL where a peer's process exited.
@@ -72,3 +78,45 @@ def ended_at_once_where_a_process_beside_died(error: BaseException) -> None:
     if every_process_came_to_the_last_wait() or an_error_is_published():
         return
     end_at_once()
+
+
+@contextlib.contextmanager
+def a_peer_gone_stops_every_process() -> Iterator[None]:
+    """Inside ``stopping_together``, around a launched training (``interrupted_run``): a collective's error whose peer
+    went away (``said_by_a_peer_gone``, in the error or in what it was raised from, a failed save's
+    ``CheckpointNotSaved``) stops every process as a peer gone's: the main process names each process that does not
+    answer lost, its node with it, or, the main process lost, the process that met the error names it
+    (``lost_processes``); status 1, no traceback, the caller's ``peer_gone_in_full`` adding the newest whole checkpoint.
+    Training published interrupts alone until the hundred-and-fifteenth session: a process killed on another node
+    left the others to end 0.6-1.4 s after the kill with gloo's traceback, nothing naming the process lost or the
+    checkpoint (benchmarks/results/launched_predict_peer_death/two_nodes_training.txt). Not where a stop is published
+    already (an interrupt, whose ending processes break the others' collectives): that stop ends this process as
+    before. No look for a death beside this process, as predict's has (``ended_at_once_where_a_process_beside_died``):
+    training takes the agent's SIGTERM after that death for a notice to save, not an end, and its line is this one.
+    Raised as it came where the store cannot carry it (one process, the store gone)."""
+    from .ranks_stop_together import an_error_is_published, stop_every_rank
+
+    try:
+        yield
+    except Exception as error:
+        if (gone := _peer_gone_in(error)) is not None and not an_error_is_published():
+            stop_every_rank(RuntimeError(f"process {_this_process()}: {type(gone).__name__}: {gone}"), peer_gone=True)
+        raise
+
+
+def _peer_gone_in(error: BaseException) -> BaseException | None:
+    """``error``, or the one it was raised from or during (a few links down), where it is a peer gone's."""
+    for _ in range(4):
+        if error is None or said_by_a_peer_gone(error):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _this_process() -> int | str:
+    """This process's rank in the launch's process group (``RANK`` before it has started)."""
+    import os
+
+    import torch.distributed as dist
+
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else os.environ.get("RANK", "?")
