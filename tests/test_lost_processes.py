@@ -257,3 +257,47 @@ def test_a_process_whose_store_ends_before_its_watcher_ends_it_says_the_main_pro
     assert capsys.readouterr().err == (
         "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
         "in the launch's store within 0.3 s: its process ended, or its node was cut off\n" if peer_gone else "")
+
+
+LOST_1 = ("process 1 (node 1, gpu-node-7) was lost: its connection closed in a collective, and it did not answer in "
+          "the launch's store within 0.3 s: its process ended, or its node was cut off")
+LOST_0 = LOST_1.replace("process 1 (node 1, gpu-node-7)", "process 0 (node 0, gpu-node-1)")
+
+
+def _training_watcher(prefix: str) -> _Watcher:
+    """A watcher as training's: its in_full an interrupt's line, a stop for a peer gone's line in full its own
+    (interrupted_run: the step and the newest whole checkpoint)."""
+    return _Watcher(prefix, lambda message: "interrupted (Ctrl-C) after step 2", "stdout",
+                    peer_gone_in_full=lambda line: f"{line}; the run stopped after step 2")
+
+
+def test_a_stop_for_a_peer_gones_line_is_said_in_full_as_the_caller_has_it_on_the_main_process(ended, capsys):
+    """Training's line names the newest whole checkpoint after the process lost (the hundred-and-fifteenth session):
+    its in_full says an interrupt's line, and the stop for a peer gone was an interrupt to it, published alone."""
+    store = _stop("accelerated_seg/test/training_lost/", peer_gone=True)
+    _training_watcher("accelerated_seg/test/training_lost/")._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and capsys.readouterr().err == f"error: {LOST_1}; the run stopped after step 2\n"
+    assert store.get(SAID).decode() == f"{LOST_1}; the run stopped after step 2"
+
+
+def test_a_stop_for_a_peer_gones_line_is_said_in_full_where_the_main_process_is_the_one_lost(ended, capsys):
+    store = _stop("accelerated_seg/test/training_main_lost/", peer_gone=True)
+    store.set("where/0", "node 0, gpu-node-1")
+    _training_watcher("accelerated_seg/test/training_main_lost/")._end(store, GLOO_RESET, 1, ranks=2)
+    assert ended == [1] and capsys.readouterr().err == f"error: {LOST_0}; the run stopped after step 2\n"
+
+
+def test_a_stop_for_a_peer_gones_line_is_said_in_full_where_the_store_ends_first(ended, monkeypatch, capsys):
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)
+    _store("accelerated_seg/test/training_store_ends/").set("where/0", "node 0, gpu-node-1")
+    watcher = _training_watcher("accelerated_seg/test/training_store_ends/")
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)  # its watcher gave up: the store refused
+    ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone=True)
+    assert ended == [1] and capsys.readouterr().err == f"error: {LOST_0}; the run stopped after step 2\n"
+
+
+def test_any_other_stop_is_said_by_in_full_as_before(ended, capsys):
+    store = _stop("accelerated_seg/test/training_other/", peer_gone=False, process_1_writes=False)
+    store.add(LEFT, 1)
+    _training_watcher("accelerated_seg/test/training_other/")._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and store.get(SAID).decode() == "interrupted (Ctrl-C) after step 2"

@@ -1,0 +1,153 @@
+"""A launched training whose process is lost (killed outright on another node, where no agent of this node sees it):
+every other process ends promptly, status 1, with one line naming the process lost, its node and host, and the newest
+whole checkpoint to resume from (peer_death.a_peer_gone_stops_every_process, lost_processes' roll call,
+interrupted_run's line). Until the hundred-and-fifteenth session they ended with gloo's traceback, nothing named
+(benchmarks/results/launched_predict_peer_death/two_nodes_training.txt)."""
+
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from accelerated_seg import ranks_stop_together
+from accelerated_seg.interrupted_run import RunSoFar
+from accelerated_seg.model_folders import Names, complete_checkpoints
+from accelerated_seg.peer_death import a_peer_gone_stops_every_process
+
+from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded
+from test_distributed import ROOT, _free_port
+
+TESTS = Path(__file__).resolve().parent
+GLOO_RESET = "[gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection reset by peer. "
+RESUME = "run the same command with --train.resume=latest (resume='latest' from Python) to continue from it"
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGKILL, and the launch's processes in /proc")
+@pytest.mark.parametrize("killed_rank", ["1", "0"])
+def test_a_training_process_killed_on_another_node_is_named_lost_with_the_checkpoint_to_resume(killed_rank,
+                                                                                               tiny_dataset, tmp_path):
+    """Two launches of one process each on this machine, as two nodes (--num_machines 2); process 1 (node 1), or the
+    main process (node 0), SIGKILLs itself at its third step's forward, step_2 saved. The survivor met gloo's error in
+    its step's all-reduce and ended 0.6-1.4 s after the kill with its traceback, status 1, and nothing named (until the
+    hundred-and-fifteenth session). Now the main process names process 1 lost after the roll call (3.4 s), or, the main
+    process killed, process 1 names it (its node's agent ends, and the store with it); with the step and step_2."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    run, killed = tmp_path / "run", tmp_path / "killed"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "KILLED_RANK": killed_rank,
+           "KILLED_CALL": "2", "KILLED_AT": str(killed),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    port = str(_free_port())
+    overrides = tiny_overrides(tiny_dataset, run, **{"train.max_steps": 6, "train.val_every": 0, "train.save_every": 2})
+
+    def node(rank: int):
+        proc = run_bounded(
+            [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+             "--num_machines", "2", "--machine_rank", str(rank), "--main_process_ip", "127.0.0.1",
+             "--main_process_port", port, "--mixed_precision", "no", "--dynamo_backend", "no",
+             str(TESTS / "killed_in_training_cli.py"), *overrides], env=env, timeout=150)
+        return proc, time.time()
+
+    with ThreadPoolExecutor(2) as nodes:
+        launches = list(nodes.map(node, (0, 1)))
+    (survivor, ended), (dead, _) = launches if killed_rank == "1" else launches[::-1]
+    lost, checkpoints = int(killed_rank), run / "checkpoints"
+    said = [line for line in survivor.stderr.splitlines() if line.startswith("error: ")]
+    assert said == [
+        f"error: process {lost} (node {lost}, {socket.gethostname()}) was lost: its connection closed in a collective, "
+        "and it did not answer in the launch's store within 3.4 s: its process ended, or its node was cut off; the run "
+        f"stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}"
+    ], survivor.stderr[-3000:]
+    # no traceback of a rank's, nor gloo's error (torch's own warnings of the store's failed calls may come where the
+    # store ends with the main process's node: "[rank1]:[W...] [c10d] recvValue failed ...")
+    assert "gloo" not in survivor.stderr and "RuntimeError" not in survivor.stderr, survivor.stderr[-3000:]
+    assert "[rank0]: Traceback" not in survivor.stderr and "[rank1]: Traceback" not in survivor.stderr
+    assert "exitcode  : 1" in survivor.stderr and survivor.returncode == 1, survivor.stderr[-3000:]
+    assert "exitcode  : -9" in dead.stderr, dead.stderr[-3000:]
+    assert ended - float(killed.read_text()) < 8, survivor.stderr[-3000:]
+    # nothing half-written under a checkpoint's name: a save cut short keeps its hidden name
+    assert [path.name for path in checkpoints.iterdir() if not path.name.startswith(".")] == ["step_2"]
+    assert complete_checkpoints(checkpoints) == [checkpoints / "step_2"]
+
+
+def _so_far(tmp_path: Path, step: int | None) -> RunSoFar:
+    """A run's RunSoFar after ``step`` (None: in its setup, a new run), step_2 saved whole."""
+    (tmp_path / "checkpoints" / "step_2").mkdir(parents=True)
+    (tmp_path / "checkpoints" / ".step_4.partial").mkdir()  # a save cut short
+    so_far = RunSoFar(tmp_path / "checkpoints", Names())
+    if step is not None:
+        so_far.set_up(SimpleNamespace(progress=SimpleNamespace(step=step)))
+    return so_far
+
+
+def test_the_line_of_a_process_lost_names_the_step_and_the_newest_whole_checkpoint(tmp_path):
+    lost = "process 1 (node 1, gpu-7) was lost: ... its process ended, or its node was cut off"
+    so_far = _so_far(tmp_path, step=3)
+    assert so_far.said_where_a_process_was_lost(lost) == (
+        f"{lost}; the run stopped after step 3; the newest whole checkpoint is {tmp_path / 'checkpoints' / 'step_2'}: "
+        f"{RESUME}")
+    # where every process answered, gloo's words, its last full stop left out
+    assert so_far.said_where_a_process_was_lost(f"process 0: RuntimeError: {GLOO_RESET}").startswith(
+        "process 0: RuntimeError: [gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection reset by "
+        "peer; the run stopped after step 3; ")
+    assert so_far.line() == f"interrupted (Ctrl-C) {so_far.stopped()}"  # the interrupt's line, as before
+    assert _so_far(tmp_path / "new", step=None).said_where_a_process_was_lost(lost) == (
+        f"{lost}; the run stopped before training began; nothing was saved: start the run again")
+
+
+@pytest.fixture
+def stops(monkeypatch):
+    """The stops asked for, ``asked``: (message, peer_gone) each; an error published already where ``published``."""
+    stops = SimpleNamespace(asked=[], published=False)
+    monkeypatch.setenv("RANK", "1")  # no process group here: the rank the launch gave
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank",
+                        lambda error, peer_gone=False: stops.asked.append((str(error), peer_gone)))
+    monkeypatch.setattr(ranks_stop_together, "an_error_is_published", lambda: stops.published)
+    return stops
+
+
+class _NotSaved(Exception):
+    """A failed save's error, as checkpoint.CheckpointNotSaved is raised from the collective's."""
+
+
+def _raised_in_a_collective():
+    raise RuntimeError(GLOO_RESET)
+
+
+def _raised_in_a_save():
+    try:
+        _raised_in_a_collective()
+    except RuntimeError as error:
+        raise _NotSaved("saving the checkpoint step_4 failed") from error
+
+
+@pytest.mark.parametrize("raise_it", [_raised_in_a_collective, _raised_in_a_save])
+def test_a_peer_gone_in_a_collective_or_a_save_stops_every_process_as_a_peer_gones(stops, raise_it):
+    with pytest.raises((RuntimeError, _NotSaved)):  # raised as it came where stop_every_rank returns (no store)
+        with a_peer_gone_stops_every_process():
+            raise_it()
+    assert stops.asked == [(f"process 1: RuntimeError: {GLOO_RESET}", True)]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a bug"), ValueError(GLOO_RESET), KeyboardInterrupt()])
+def test_any_other_error_is_raised_as_before(stops, error):
+    with pytest.raises(type(error)):
+        with a_peer_gone_stops_every_process():
+            raise error
+    assert stops.asked == []
+
+
+def test_a_peer_gone_after_a_stop_was_published_leaves_this_process_to_that_stop(stops):
+    """An interrupt on one process, published: its processes' ends break the others' collectives, gloo's words and
+    all; that stop's watcher ends this process with its line and status (130), not a stop for a peer gone."""
+    stops.published = True
+    with pytest.raises(RuntimeError):
+        with a_peer_gone_stops_every_process():
+            _raised_in_a_collective()
+    assert stops.asked == []
