@@ -119,6 +119,30 @@ def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_l
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_sigterm_taken_by_another_thread_still_wakes_the_main_threads_wait():
+    """The kernel hands a SIGTERM sent to the process to any of its threads: taken by another than the main thread,
+    Python's C handler ran there and the main thread's ``time.sleep`` slept on, the handler run only once it returned
+    (a launched predict's process 1, asleep in its share of a case, outlived the agent's 30 s: a CI run of the
+    hundred-and-fourteenth session). Here sent to another thread (``pthread_kill``), as the kernel may hand it."""
+    from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+    from accelerated_seg.sigterm import Terminated
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(Terminated):
+            with sigterm_as_an_interrupt_unless_one_has_ended():
+                threading.Timer(0.2, signal.pthread_kill, (other.ident, signal.SIGTERM)).start()
+                time.sleep(10)
+    finally:
+        stop.set()
+    assert time.monotonic() - started < 2.0, time.monotonic() - started
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
 def test_leaving_the_span_ends_its_thread_and_closes_its_pipe_passing_every_byte_on():
     """Leaving ``sigterm_as_an_interrupt_unless_one_has_ended`` puts the earlier wakeup fd back, having given it
     every signal's byte, and its thread has ended, its pipe closed, by then: the thread was left to end on its own
