@@ -171,7 +171,7 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
         _publish(watcher, error)
         raise  # no process group, or its watcher could not end it (the store gone): said by the caller
     except BaseException:
-        if watcher.seen.is_set() or _published(_store(watcher.prefix)):  # a collective broken by a rank ended first
+        if watcher.seen.is_set() or _published(watcher.prefix):  # a collective broken by a rank ended first
             watcher.wait_for_the_end()
         raise
     finally:
@@ -209,18 +209,12 @@ def an_error_is_published() -> bool:
     stops every rank, this one's watcher ending this process with its line. False outside, in one process, and where
     the store cannot be asked. Asked on the thread that decides a SIGTERM (``launched_sigterm``) and in a
     collective's error (``peer_death``), neither of which may raise: ``_INSIDE`` is read once (the main thread may
-    leave ``stopping_together`` meanwhile), and the process group's store is made inside the ``try`` (torch raises
-    there once the group is destroyed)."""
+    leave ``stopping_together`` meanwhile). Asked as a rank's asks are (``_published``): unbounded until the
+    hundred-and-fifteenth session, a store that did not answer held the SIGTERM's decision for the store's timeout."""
     inside = _INSIDE[-1:]
     if not (inside and launched_processes() > 1):
         return False
-    if inside[0].seen.is_set():
-        return True
-    try:
-        store = _store(inside[0].prefix)
-    except Exception:  # noqa: BLE001 - the group destroyed as this asks
-        return False
-    return _published(store)
+    return inside[0].seen.is_set() or _published(inside[0].prefix)
 
 
 def met_by_every_rank(name: str, met: bool) -> bool:
@@ -245,7 +239,10 @@ def _every_rank_met(prefix: str, store, name: str, met: bool) -> bool:
     """``met_by_every_rank``'s record, in ``store``, and wait, under ``prefix``."""
     import torch.distributed as dist
 
-    store.add(f"{name}/{'met' if met else 'passed'}", 1)
+    # once, not asked again after a blip (a count whose answer was lost would count this rank twice), within ANSWER_S:
+    # a store that did not answer held the case's stage for the store's timeout (until the hundred-and-fifteenth
+    # session), where it raises the store's error now, taken for the store gone
+    _within(lambda: store.add(f"{name}/{'met' if met else 'passed'}", 1), ANSWER_S)
     deadline = time.monotonic() + MET_WAIT_S
     while met and time.monotonic() < deadline:
         if int(_asked(prefix, lambda store: store.add(f"{name}/passed", 0))):
@@ -296,11 +293,18 @@ def note_for_the_line(note: str) -> None:
 
 def notes() -> list[str]:
     """On the main process, in the line's ``in_full``: the notes the other ranks kept (``note_for_the_line``), in
-    the order kept; none where there is no store."""
-    if not _INSIDE or (store := _store(_INSIDE[-1].prefix + "notes/")) is None:
+    the order kept; none where there is no store. Each read asked as a rank's asks are (``_asked``), the notes read
+    before the store failed kept: unbounded until the hundred-and-fifteenth session, a store that did not answer held
+    the main process's line, its watcher deaf to SIGTERM, for the store's timeout."""
+    if not _INSIDE or _store(prefix := _INSIDE[-1].prefix + "notes/") is None:
         return []
-    kept = [str(number) for number in range(1, int(store.add("count", 0)) + 1)]
-    return [store.get(key).decode() for key in kept if store.check([key])]  # a rank ended between its two calls
+    kept: list[str] = []
+    with contextlib.suppress(_store_gone()):
+        for number in range(1, int(_asked(prefix, lambda store: store.add("count", 0))) + 1):
+            key = str(number)
+            note = _asked(prefix, lambda store, key=key: store.get(key) if store.check([key]) else None)
+            kept += [note.decode()] if note is not None else []  # none: a rank ended between its two calls
+    return kept
 
 
 def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, said_at_once: bool = True) -> None:
@@ -341,8 +345,12 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
     except Exception:  # noqa: BLE001 - whatever the store raises, its watcher gives up too (``gave_up``)
         # A stalled store may yet take the publish from the thread left waiting: its watcher then ends the process
         # without its line, said here; where it is saying it already, it ends the process (said twice until the
-        # hundred-and-fourteenth session's review: the caller's at 2.0 s, the watcher's at 3.2 s after a 3 s stall)
-        if said_at_once and not watcher.leave_the_line_to_the_caller():
+        # hundred-and-fourteenth session's review: the caller's at 2.0 s, the watcher's at 3.2 s after a 3 s stall).
+        # stop_every_rank's caller says no line (a pipeline's stage; on a process other than the main one, none at
+        # all): it waits, as long as for a publish that answered, for the publish to land and the watcher to end the
+        # process with its line. It went on at once until the hundred-and-fifteenth session, and such a process ended
+        # quietly where the publish landed after its end: none said the line (a launched predict's SIGTERM).
+        if not said_at_once or not watcher.leave_the_line_to_the_caller():
             watcher.wait_for_the_end()
         _ended_where_the_main_process_was_lost(watcher, peer_gone, main_process_lost)
         return
@@ -373,13 +381,45 @@ def _asked(prefix: str, ask: Callable):
     connection (``_reconnect``); the store's error raised where its host has ended or cannot be reached. Once, not
     ``GIVE_UP_AFTER_S`` as the watcher does: these are asked in a rank's work, case after case, which a network down
     would hold that long at each (a refusing host costs 0.1 ms, an unreachable one ``CONNECT_S``). Each ask waited
-    for ``ANSWER_S`` at most (``_within``): the first on a reset client waits for torch's reverse lookup."""
+    for ``ANSWER_S`` at most (``_within``): the first on a reset client waits for torch's reverse lookup. A first ask
+    left waiting that has answered by the time the fresh client is made (a store slow, not broken: its host stalled
+    less than ``CONNECT_S`` more) is taken, not asked again: asked again, an ``add`` of 1 counted twice (30 of 30
+    through stalls of 1.5 s, until the hundred-and-fifteenth session)."""
+    asking, answer = _asking(lambda: ask(_store(prefix)))
     try:
-        return _within(lambda: ask(_store(prefix)), ANSWER_S)
+        return _answered(asking, answer, ANSWER_S)
     except _store_gone():
         if _reconnect() is not True:  # ended, unreachable, or stalled: the rank's work goes on without it
             raise
+    if answer and answer[0][0]:  # answered as the fresh client was made
+        return answer[0][1]
     return _within(lambda: ask(_store(prefix)), ANSWER_S)
+
+
+class _Asking:
+    """The keys under ``prefix`` as a watcher's ``_end`` asks them, each call waited for at most ``ANSWER_S``: asked
+    once more through a fresh client after a blip (``_asked``), a count (an ``add`` of more than 0) not, its answer
+    perhaps lost once the store had made it (a rank counted twice as holding the lock, the line said before another
+    had written whole). Until the hundred-and-fifteenth session ``_end`` called the store unbounded, SIGTERM ignored
+    by then (``_deaf_to_sigterm``): a store that did not answer held the rank for the store's timeout (30 min), where
+    it now fails ``_end`` within its bound, which ends the process all the same (its ``finally``)."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+
+    def add(self, key: str, amount: int) -> int:
+        if amount:
+            return _within(lambda: _store(self.prefix).add(key, amount), ANSWER_S)
+        return _asked(self.prefix, lambda store: store.add(key, amount))
+
+    def check(self, keys: list[str]) -> bool:
+        return _asked(self.prefix, lambda store: store.check(keys))
+
+    def get(self, key: str) -> bytes:
+        return _asked(self.prefix, lambda store: store.get(key))
+
+    def set(self, key: str, value: str) -> None:
+        _asked(self.prefix, lambda store: store.set(key, value))
 
 
 def _store_gone() -> type[Exception]:
@@ -555,9 +595,14 @@ def _within(call: Callable, wait_s: float):
     after 45 s, benchmarks/results/store_name_lookup_2026-12-06/name_lookup_h75.txt); and a connect to an address that
     accepts yet serves nothing (a host stopped, SIGSTOP) waits past any store timeout (still waiting after 120 s with
     a 30 s one, measured)."""
+    return _answered(*_asking(call), wait_s)
+
+
+def _answered(asking: threading.Thread, answer: list, wait_s: float):
+    """The answer of ``asking`` (``_asking``), waited for at most ``wait_s``: returned, or its error raised; the
+    store's own error where none came in time, the thread left waiting (``_within``)."""
     import torch.distributed as dist
 
-    asking, answer = _asking(call)
     asking.join(wait_s)
     if not answer:
         raise dist.DistNetworkError(f"the launch's store did not answer within {wait_s} s")
@@ -667,7 +712,7 @@ class _Watcher(threading.Thread):
                     import torch.distributed as dist
 
                     self.seen.set()
-                    self._end(store, message, dist.get_rank(), dist.get_world_size())
+                    self._end(_Asking(self.prefix), message, dist.get_rank(), dist.get_world_size())
         except Exception:  # a bug, or the store failing as the process ends (``_end``): nothing to watch
             self.gave_up.set()
 
@@ -842,9 +887,11 @@ def _wait_for(condition: Callable[[], bool], wait_s: float) -> bool:
     return True
 
 
-def _published(store) -> bool:
-    """Whether a rank has published its error; False where there is no store, or it cannot be asked."""
+def _published(prefix: str) -> bool:
+    """Whether a rank has published its error under ``prefix``; False where there is no store, or it cannot be asked
+    (``_asked``: within ``ANSWER_S``, once more through a fresh client after a blip; torch raises in making the
+    store's prefix once the group is destroyed)."""
     try:
-        return store is not None and store.check([MESSAGE])
-    except Exception:
+        return _store(prefix) is not None and bool(_asked(prefix, lambda store: store.check([MESSAGE])))
+    except Exception:  # noqa: BLE001 - a question that may not raise (``an_error_is_published``)
         return False

@@ -975,3 +975,93 @@ def test_a_pipeline_whose_stop_a_stalled_store_left_waiting_has_its_line_said_by
     os.kill(server.pid, signal.SIGCONT)
     watcher.join(10)
     assert watcher.ended == [1] and watcher.said == ["process 0, case 3: a bug"], "the process ended saying no line"
+
+
+def _returned_within(call, wait_s: float):
+    """``call()``'s answer, or the error it raised, asserted to have come within ``wait_s`` (on a thread: where it
+    does not, the test fails then rather than after the store's timeout)."""
+    import threading
+
+    answer = []
+
+    def asking_it() -> None:
+        try:
+            answer.append(call())
+        except Exception as error:  # noqa: BLE001 - returned, for the test to look at
+            answer.append(error)
+
+    asking = threading.Thread(target=asking_it, daemon=True)
+    asking.start()
+    asking.join(wait_s)
+    assert answer, f"still waiting after {wait_s} s"
+    return answer[0]
+
+
+def test_no_call_of_a_rank_waits_past_the_bound_for_a_store_that_does_not_answer(group_on_a_stoppable_store,
+                                                                                   monkeypatch, tmp_path):
+    """The store's host stopped (taking connections, answering nothing): whether an error is published (asked where a
+    SIGTERM lands, and in a collective's error), the first record of an error every rank meets, the main process's
+    notes for its line, and a watcher's calls once it has seen an error (SIGTERM ignored by then) each waited for the
+    store's timeout (30 min in a launch, 60 s here) until the hundred-and-fifteenth session. Each now gives up within
+    its bound: an ask's (``ANSWER_S``) and a reconnect's (``CONNECT_S``) waits, 0.6 s here."""
+    import signal
+
+    from accelerated_seg.ranks_stop_together import _Asking, an_error_is_published, met_by_every_rank, notes
+
+    server = group_on_a_stoppable_store
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: its ``_end`` is called here
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    ended = []
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    os.kill(server.pid, signal.SIGSTOP)
+    assert _returned_within(an_error_is_published, 2.0) is False
+    assert _returned_within(lambda: met_by_every_rank("case_1/1", met=True), 2.0) is False  # the store gone
+    assert _returned_within(notes, 2.0) == []
+    failed = _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 2.0)
+    assert isinstance(failed, dist.DistError) and ended == [1]  # its process ended all the same (``_end``'s finally)
+
+
+def test_an_ask_left_waiting_that_answers_as_the_fresh_client_is_made_is_not_asked_again(group_on_a_stoppable_store,
+                                                                                         monkeypatch):
+    """A store slow, not broken (its host stalled 0.4 s): the ask unanswered after ``ANSWER_S`` is left waiting, a
+    fresh client made, and the ask asked again through it, where the first had landed too: an ``add`` of 1 counted
+    twice (30 of 30 asks through stalls of 1.5 s, benchmarks/results/store_stall_2026-12-06/stall.txt), until the
+    hundred-and-fifteenth session. The first's answer, come by the time the fresh client is made, is taken."""
+    import signal
+    import threading
+
+    from accelerated_seg.ranks_stop_together import _asked
+
+    server = group_on_a_stoppable_store
+    monkeypatch.setattr(ranks_stop_together, "CONNECT_S", 1.0)  # the stall ends while the fresh client is made
+    reconnects, reconnect = [], ranks_stop_together._reconnect
+    monkeypatch.setattr(ranks_stop_together, "_reconnect", lambda: reconnects.append(reconnect()) or reconnects[-1])
+    os.kill(server.pid, signal.SIGSTOP)
+    threading.Timer(0.4, os.kill, (server.pid, signal.SIGCONT)).start()
+    assert _asked("accelerated_seg/test/", lambda store: store.add("count", 1)) == 1
+    assert reconnects == [True]  # the first ask was left waiting, and the fresh client made
+    assert int(server.others.add("count", 0)) == 1, "the ask was counted twice"
+
+
+def test_a_pipelines_stop_whose_publish_a_short_stall_left_waiting_waits_for_the_line(group_on_a_stoppable_store,
+                                                                                    monkeypatch, tmp_path):
+    """``stop_every_rank`` whose publish a stall of 1 s left waiting returned at once, its process going on, which on
+    a process other than the main one says no line and ends quietly: where the publish landed after that end, no
+    process said the line (a launched predict's SIGTERM), until the hundred-and-fifteenth session. It now waits, as
+    long as for a publish that answered, for its watcher to end the process with the line."""
+    import signal
+    import threading
+    import time
+
+    from accelerated_seg.ranks_stop_together import stop_every_rank
+
+    server = group_on_a_stoppable_store
+    watcher = _ending_watcher(monkeypatch, tmp_path)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    time.sleep(0.3)
+    os.kill(server.pid, signal.SIGSTOP)
+    threading.Timer(1.0, os.kill, (server.pid, signal.SIGCONT)).start()
+    stop_every_rank(RuntimeError("process 1, case 3: a bug"))
+    assert watcher.ended == [1] and watcher.said == ["process 1, case 3: a bug"], "returned before the line"
