@@ -51,7 +51,10 @@ the name's answer kept from the watcher's poll (``_fresh_client``): a reconnect 
 session's review a host that takes a connection but does not answer (its process stopped, swapping) is stalled, not
 down (``STALLED``): the watcher waits on it however long, one fresh client in the making at a time, where it gave it up
 after ``GIVE_UP_AFTER_S``; and a rank whose publish got no answer in time says its error itself, its watcher saying no
-second line should the publish land later (``leave_the_line_to_the_caller``).
+second line should the publish land later (``leave_the_line_to_the_caller``). Since the hundred-and-fifteenth
+session every other store call of a rank is bounded so too (``an_error_is_published``, ``notes``, a met error's first
+record, a watcher's ``_end``: ``_Asking``), an ask left waiting that answers as the fresh client is made is taken, not
+asked again, and ``stop_every_rank`` whose publish got no answer waits for it to land, as for one answered.
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:

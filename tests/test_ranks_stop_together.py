@@ -953,6 +953,18 @@ def test_a_rank_whose_publish_failed_as_its_watcher_began_the_line_waits_for_the
     assert waited == [True] and not watcher.leave_the_line_to_the_caller()
 
 
+def _a_pipelines_watcher(monkeypatch, tmp_path):
+    """An ending watcher (``_ending_watcher``) of a launch of two, inside whose ``stopping_together`` a pipeline's
+    stage calls ``stop_every_rank``; its first polls answered."""
+    import time
+
+    watcher = _ending_watcher(monkeypatch, tmp_path)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    time.sleep(0.3)
+    return watcher
+
+
 def test_a_pipeline_whose_stop_a_stalled_store_left_waiting_has_its_line_said_by_the_watcher(
         group_on_a_stoppable_store, monkeypatch, tmp_path):
     """``stop_every_rank`` (predict's pipeline stage) whose publish a stalled store leaves waiting returns, its error
@@ -960,17 +972,14 @@ def test_a_pipeline_whose_stop_a_stalled_store_left_waiting_has_its_line_said_by
     publish lands, left the line to that caller, not there yet: the process ended saying no line (the review of the
     hundred-and-fourteenth session's stall fix). Its watcher says it."""
     import signal
-    import time
 
     from accelerated_seg.ranks_stop_together import stop_every_rank
 
     server = group_on_a_stoppable_store
-    watcher = _ending_watcher(monkeypatch, tmp_path)
-    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
-    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
-    time.sleep(0.3)
+    watcher = _a_pipelines_watcher(monkeypatch, tmp_path)
     os.kill(server.pid, signal.SIGSTOP)
-    stop_every_rank(RuntimeError("process 0, case 3: a bug"))  # returns: the pipeline hands the error on
+    # returns once its wait for the watcher is over, the store still stopped: the pipeline hands the error on
+    stop_every_rank(RuntimeError("process 0, case 3: a bug"))
     assert watcher.ended == []
     os.kill(server.pid, signal.SIGCONT)
     watcher.join(10)
@@ -1052,15 +1061,11 @@ def test_a_pipelines_stop_whose_publish_a_short_stall_left_waiting_waits_for_the
     long as for a publish that answered, for its watcher to end the process with the line."""
     import signal
     import threading
-    import time
 
     from accelerated_seg.ranks_stop_together import stop_every_rank
 
     server = group_on_a_stoppable_store
-    watcher = _ending_watcher(monkeypatch, tmp_path)
-    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
-    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
-    time.sleep(0.3)
+    watcher = _a_pipelines_watcher(monkeypatch, tmp_path)
     os.kill(server.pid, signal.SIGSTOP)
     threading.Timer(1.0, os.kill, (server.pid, signal.SIGCONT)).start()
     stop_every_rank(RuntimeError("process 1, case 3: a bug"))
