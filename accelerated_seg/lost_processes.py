@@ -25,7 +25,11 @@ process is to be expected: at any other, a process slow to answer (a store blip,
 and the file it writes not waited for.
 
 Each process keeps where it runs in the store as its watcher first reaches it (``keep_where_this_process_runs``), for
-the line to name a lost one's node: torch elastic's node rank (``GROUP_RANK``) and the host's name.
+the line to name a lost one's node: torch elastic's node rank (``GROUP_RANK``) and the host's name. Every other
+process reads where the main process runs as soon as it is kept (``where_it_runs``) and holds it: the store ends with
+the main process's node, often before a process on another node meets the error (one in its validation, its export,
+a step's forward when the main process died), whose line named no node, ``process 0 was lost``, until the
+hundred-and-fifteenth session's review (benchmarks/results/review_training_peer_lost_2026-12-06/).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 #: How long the main process, at a stop for a peer gone, waits for every other process to answer (and another process
 #: for the main one): each looks every 0.2 s (``ranks_stop_together.POLL_S``) and answers as it sees the stop, in a few
@@ -62,6 +66,12 @@ def keep_where_this_process_runs(store, rank: int) -> None:
     store.set(f"{_WHERE}{rank}", where_this_process_runs())
 
 
+def where_it_runs(store, rank: int) -> str | None:
+    """Where ``rank`` runs, as it kept it under ``store``'s keys; None where it has kept nothing yet."""
+    key = f"{_WHERE}{rank}"
+    return store.get(key).decode() if store.check([key]) else None
+
+
 def answer(store, rank: int) -> None:
     """Answer a stop's roll call: this process (``rank``) sees the stop."""
     store.set(f"{_ANSWERED}{rank}", "1")
@@ -79,12 +89,13 @@ def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> lis
     return []
 
 
-def said_lost(store, lost: list[int]) -> str:
+def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) -> str:
     """The stop's line for the processes ``lost`` (each with where it runs, where it kept it), in place of the
-    collective's error."""
+    collective's error. ``known``: where processes run, read earlier (``where_it_runs``), for a store that has ended
+    (None) or fails."""
     where: dict[str, list[int]] = {}
     for rank in lost:
-        where.setdefault(_where(store, rank), []).append(rank)
+        where.setdefault(_where(store, rank, known or {}), []).append(rank)
     named = "; ".join(f"process{'es' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
                       + (f" ({place})" if place else "") for place, ranks in where.items())
     if len(lost) == 1:
@@ -94,11 +105,12 @@ def said_lost(store, lost: list[int]) -> str:
             f"store within {ROLL_CALL_S:g} s: their processes ended, or their nodes were cut off")
 
 
-def _where(store, rank: int) -> str:
-    """Where ``rank`` runs, as it kept it; empty where it kept nothing, or the store has gone (the main process lost:
-    its node's agent, which keeps the store, ends with it)."""
-    key = f"{_WHERE}{rank}"
+def _where(store, rank: int, known: Mapping[int, str]) -> str:
+    """Where ``rank`` runs, as it kept it, else as ``known`` has it; empty where neither has it (the store gone, the
+    main process lost: its node's agent, which keeps the store, ends with it)."""
     try:
-        return store.get(key).decode() if store.check([key]) else ""
-    except Exception:  # noqa: BLE001 - torch's DistError: the line is said without it
-        return ""
+        if store is not None and (place := where_it_runs(store, rank)) is not None:
+            return place
+    except Exception:  # noqa: BLE001 - torch's DistError: said as known, or without it
+        pass
+    return known.get(rank, "")

@@ -77,7 +77,8 @@ from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
-from .lost_processes import FOR_A_PEER_GONE, answer, keep_where_this_process_runs, lost_processes, said_lost
+from .lost_processes import (FOR_A_PEER_GONE, answer, keep_where_this_process_runs, lost_processes, said_lost,
+                              where_it_runs)
 from .sigterm import EXIT_TERMINATED, by_sigterm
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
@@ -110,6 +111,10 @@ CONNECT_S = 1.0
 #: lookup first (10.0 s with one silent name server), where every other rank's error went unseen (until the
 #: hundred-and-fourteenth session). One that is only slow costs a fresh client, which answers as well.
 ANSWER_S = 1.0
+#: How many of its polls a process other than the main one asks where the main process runs (``_Watcher.
+#: _read_where_the_main_process_runs``): kept at the main process's first poll, as a rule, it is read at the first or
+#: second; 25 polls are 5 s of a launch's start.
+PLACE_LOOKS = 25
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
 #: Set with INTERRUPTED where the interrupt was SIGTERM's (``sigterm.Terminated``: a launched predict's stop, since the
 #: hundred-and-ninth session): every rank then ends with SIGTERM's status, 143, where Ctrl-C's is 130.
@@ -326,7 +331,7 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
 
     def publish(store) -> None:
         if peer_gone and not main_process_lost:  # while the store lives, which may end with the main process's node
-            main_process_lost.append(said_lost(store, [0]))
+            main_process_lost.append(said_lost(store, [0], watcher.places))
         if store.compare_set(FIRST, "", mine).decode() == mine:
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
                 if by_sigterm(error):
@@ -374,7 +379,8 @@ def _ended_where_the_main_process_was_lost(watcher: _Watcher, peer_gone: bool, l
     if not peer_gone or not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0:
         return
     # in full as the caller has it (``said_in_full``): training's with the newest whole checkpoint
-    say_the_error(watcher.said_in_full(line[0] if line else said_lost(None, [0]), peer_gone, main_process=False))
+    say_the_error(watcher.said_in_full(line[0] if line else said_lost(None, [0], watcher.places), peer_gone,
+                                       main_process=False))
     _flushed_if_read()
     exit_now(1)
 
@@ -644,6 +650,11 @@ class _Watcher(threading.Thread):
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
         self.seen = threading.Event()  # a published error was seen: this process is about to end
         self.kept_where = False  # where this process runs is kept in the store (``lost_processes``)
+        # where the main process runs, read from the store as soon as it is kept there, on every other process: for a
+        # line naming it lost once the store has ended with its node (``_read_where_the_main_process_runs``)
+        self.places: dict[int, str] = {}
+        self.main_process_placed = False  # read (or this is the main process, or given up): not asked again
+        self.place_looks = 0  # how many polls have asked for it
         self._saying = threading.Lock()
         self._says: str | None = None  # who says this process's line: "watcher", or "caller" (``_publish``)
 
@@ -685,6 +696,8 @@ class _Watcher(threading.Thread):
                         # waited for ANSWER_S at most: the first failing call on a reset client waits for torch's
                         # reverse lookup of its host (10.0 s, a name server silent) before it raises
                         message = _within(lambda: _polled(store), ANSWER_S) if store is not None else None
+                        if message is None and store is not None:
+                            self._read_where_the_main_process_runs(store)
                     except _store_gone():
                         # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
                         # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
@@ -731,6 +744,30 @@ class _Watcher(threading.Thread):
                 _within(lambda: keep_where_this_process_runs(store, rank), ANSWER_S)  # as a poll is (``_within``)
                 self.kept_where = True
 
+    def _read_where_the_main_process_runs(self, store) -> None:
+        """On a process other than the main one, after each poll that answered until it is read: where the main process
+        runs (``lost_processes.where_it_runs``; kept at its own first poll, as a rule), for a line naming it lost once
+        the store has ended with its node. Its node's agent ends with it, and the store with the agent, often before
+        this process meets the collective's error (in its validation, its export, a step's forward when the main
+        process died): the line said no node then, "process 0 was lost", until the hundred-and-fifteenth session's
+        review. One store call a poll until read, ``PLACE_LOOKS`` at most (a main process whose own keep failed would
+        have every process ask at each poll for the whole run); the store's own error raised, as the poll's is, for the
+        broken client to be asked no more; any other left unsaid (a line's detail: never the watch's end)."""
+        if self.main_process_placed:
+            return
+        import torch.distributed as dist
+
+        self.place_looks += 1
+        try:
+            if dist.get_rank() == 0 or self.place_looks > PLACE_LOOKS:  # the main process names only the others
+                self.main_process_placed = True
+            elif (place := _within(lambda: where_it_runs(store, 0), ANSWER_S)) is not None:
+                self.places[0], self.main_process_placed = place, True
+        except _store_gone():
+            raise
+        except Exception:  # noqa: BLE001 - not asked again
+            self.main_process_placed = True
+
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
@@ -772,7 +809,7 @@ class _Watcher(threading.Thread):
                 # first commit of the hundred-and-fourteenth session, and said gloo's error before.
                 if store.check([FOR_A_PEER_GONE]):
                     # first: the store may end with the main process's node
-                    line = self.said_in_full(said_lost(store, [0]), peer_gone=True, main_process=False)
+                    line = self.said_in_full(said_lost(store, [0], self.places), peer_gone=True, main_process=False)
                     if _the_main_process_lost(store, ranks):
                         if self.says_the_line():
                             say_the_error(line)

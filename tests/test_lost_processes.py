@@ -301,3 +301,57 @@ def test_any_other_stop_is_said_by_in_full_as_before(ended, capsys):
     store.add(LEFT, 1)
     _training_watcher("accelerated_seg/test/training_other/")._end(store, GLOO_RESET, 0, ranks=2)
     assert ended == [1] and store.get(SAID).decode() == "interrupted (Ctrl-C) after step 2"
+
+
+def test_a_process_that_meets_the_error_after_the_store_ended_names_where_the_main_process_ran(ended, monkeypatch,
+                                                                                                capsys):
+    """The main process killed on another node while process 1 is in its validation or its export (or a step's
+    forward): the main process's node's agent ends, and the launch's store with it, before process 1 meets gloo's
+    error; its line said "process 0 was lost", no node, until the hundred-and-fifteenth session's review (2 of 4 probe
+    launches: benchmarks/results/review_training_peer_lost_2026-12-06/). Its watcher reads where the main process runs
+    at its polls, from the first at which the main process has kept it."""
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.05)
+    prefix = "accelerated_seg/test/store_ended_first/"
+    watcher = _Watcher(prefix, lambda message: message)
+    watcher.start()
+    time.sleep(0.2)  # polls before the main process's watcher has kept where it runs
+    _store(prefix).set("where/0", "node 0, gpu-node-1")
+    time.sleep(0.3)
+    watcher.done.set()
+    watcher.join()
+
+    def refused(prefix, ask):  # the store's host ended: its address refuses
+        raise dist.DistNetworkError("Connection refused")
+
+    monkeypatch.setattr(ranks_stop_together, "_asked", refused)
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)  # its watcher gave up: the store refused
+    ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone=True)
+    assert ended == [1] and capsys.readouterr().err == (
+        "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
+        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n")
+
+
+def test_a_process_asks_where_the_main_process_runs_at_a_few_polls_at_most(one_process_group, monkeypatch):
+    """Where the main process never keeps it (its own keep failed), every other process would ask at each poll for
+    the whole run: PLACE_LOOKS polls at most."""
+    asked = []
+
+    class _Store:
+        def check(self, keys):
+            asked.extend(keys)
+            return False
+
+        def set(self, key, value):
+            pass
+
+    monkeypatch.setattr(dist, "get_rank", lambda: 1)
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.02)
+    monkeypatch.setattr(ranks_stop_together, "PLACE_LOOKS", 3)
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _Store())
+    watcher = _Watcher("accelerated_seg/test/place_looks/", str)
+    watcher.start()
+    time.sleep(0.4)
+    watcher.done.set()
+    watcher.join()
+    assert asked.count("where/0") == 3 and asked.count(MESSAGE) >= 6, asked
