@@ -76,6 +76,38 @@ def test_a_training_process_killed_on_another_node_is_named_lost_with_the_checkp
     assert complete_checkpoints(checkpoints) == [checkpoints / "step_2"]
 
 
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGKILL")
+def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_taken_for_a_notice_to_save(
+        tiny_dataset, tmp_path):
+    """One launch of two (one node): process 1 SIGKILLs itself at its third step's forward. That node's agent sees the
+    death and sends the main process SIGTERM, which training records as a scheduler's notice to save: the main process
+    ended 0.6 s after the kill, -15, with gloo's traceback and no line, before the hundred-and-fifteenth session
+    (benchmarks/results/training_peer_lost_2026-12-06/same_node.txt). Now the stop for a peer gone: the line, status 1,
+    and no save begun for the recorded SIGTERM (read only at a step's all-reduce, which the death breaks); only probed
+    until that session's review."""
+    run, killed = tmp_path / "run", tmp_path / "killed"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "KILLED_RANK": "1",
+           "KILLED_CALL": "2", "KILLED_AT": str(killed),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    overrides = tiny_overrides(tiny_dataset, run, **{"train.max_steps": 6, "train.val_every": 0, "train.save_every": 2})
+    proc = run_bounded(
+        [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines",
+         "1", "--main_process_port", str(_free_port()), "--mixed_precision", "no", "--dynamo_backend", "no",
+         str(TESTS / "killed_in_training_cli.py"), *overrides], env=env, timeout=150)
+    checkpoints = run / "checkpoints"
+    said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert said == [
+        f"error: process 1 (node 0, {socket.gethostname()}) was lost: its connection closed in a collective, and it "
+        "did not answer in the launch's store within 3.4 s: its process ended, or its node was cut off; the run "
+        f"stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}"
+    ], proc.stderr[-3000:]
+    assert "[rank0]: Traceback" not in proc.stderr and "gloo" not in proc.stderr, proc.stderr[-3000:]
+    assert "preempted" not in proc.stdout, proc.stdout[-3000:]
+    assert "exitcode  : 1" in proc.stderr and "exitcode  : -9" in proc.stderr and proc.returncode == 1
+    assert [path.name for path in checkpoints.iterdir() if not path.name.startswith(".")] == ["step_2"]
+
+
 def _so_far(tmp_path: Path, step: int | None) -> RunSoFar:
     """A run's RunSoFar after ``step`` (None: in its setup, a new run), step_2 saved whole."""
     (tmp_path / "checkpoints" / "step_2").mkdir(parents=True)
