@@ -59,11 +59,7 @@ def test_a_training_process_killed_on_another_node_is_named_lost_with_the_checkp
     (survivor, ended), (dead, _) = launches if killed_rank == "1" else launches[::-1]
     lost, checkpoints = int(killed_rank), run / "checkpoints"
     said = [line for line in survivor.stderr.splitlines() if line.startswith("error: ")]
-    assert said == [
-        f"error: process {lost} (node {lost}, {socket.gethostname()}) was lost: its connection closed in a collective, "
-        "and it did not answer in the launch's store within 3.4 s: its process ended, or its node was cut off; the run "
-        f"stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}"
-    ], survivor.stderr[-3000:]
+    assert said == [_lost_at_step_2(lost, node=lost, checkpoints=checkpoints)], survivor.stderr[-3000:]
     # no traceback of a rank's, nor gloo's error (torch's own warnings of the store's failed calls may come where the
     # store ends with the main process's node: "[rank1]:[W...] [c10d] recvValue failed ...")
     assert "gloo" not in survivor.stderr and "RuntimeError" not in survivor.stderr, survivor.stderr[-3000:]
@@ -97,15 +93,18 @@ def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_
          str(TESTS / "killed_in_training_cli.py"), *overrides], env=env, timeout=150)
     checkpoints = run / "checkpoints"
     said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
-    assert said == [
-        f"error: process 1 (node 0, {socket.gethostname()}) was lost: its connection closed in a collective, and it "
-        "did not answer in the launch's store within 3.4 s: its process ended, or its node was cut off; the run "
-        f"stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}"
-    ], proc.stderr[-3000:]
+    assert said == [_lost_at_step_2(1, node=0, checkpoints=checkpoints)], proc.stderr[-3000:]
     assert "[rank0]: Traceback" not in proc.stderr and "gloo" not in proc.stderr, proc.stderr[-3000:]
     assert "preempted" not in proc.stdout, proc.stdout[-3000:]
     assert "exitcode  : 1" in proc.stderr and "exitcode  : -9" in proc.stderr and proc.returncode == 1
     assert [path.name for path in checkpoints.iterdir() if not path.name.startswith(".")] == ["step_2"]
+
+
+def _lost_at_step_2(lost: int, node: int, checkpoints: Path) -> str:
+    """The line a launch says where process ``lost``, of node ``node`` on this machine, was killed after step 2."""
+    return (f"error: process {lost} (node {node}, {socket.gethostname()}) was lost: its connection closed in a "
+            "collective, and it did not answer in the launch's store within 3.4 s: its process ended, or its node was "
+            f"cut off; the run stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}")
 
 
 def _so_far(tmp_path: Path, step: int | None) -> RunSoFar:
