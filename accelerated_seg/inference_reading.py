@@ -33,7 +33,7 @@ from .data.preprocess_settings import spacing_unit, spacing_was_set
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
 from .host_memory import memory_available
-from .inference_case_units import spacing_case_words
+from .inference_case_units import numbers_in_the_models_unit, spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import PREDICTION_DESCRIP
@@ -59,9 +59,11 @@ def _another_unit_refusal(config: dict, paths: Sequence[Path], images: Sequence,
             off.setdefault(spatial_unit(image), []).append((path, image))
     if not off:
         return None
-    # a channel in micrometres and one in metres for a model in mm were refused one after the other
-    return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
-                     for (path, image), *rest in off.values())
+    # a channel in micrometres and one in metres for a model in mm were refused one after the other; a case of one
+    # file, which no reading of files together judges, is told its declaring line first where the spacing tells it
+    told = len(paths) == 1 and numbers_in_the_models_unit(images[0], recorded, spacing)
+    return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest],
+                                       numbers_told=told) for (path, image), *rest in off.values())
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:

@@ -2547,14 +2547,31 @@ def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_
         predict_file(tenth, channels, tmp_path / "f.nii.gz")
 
 
-def test_a_case_of_one_file_is_judged_as_before(scans, tmp_path):
-    """Reading a case's files together is for a case of channel files: one file declaring micrometres on mm numbers,
-    for a model in mm, is told the rewrite to mm first as before (a single file's outcome unchanged)."""
+def test_a_case_of_one_file_is_told_the_line_the_models_spacing_tells_first(scans, tmp_path):
+    """One file declaring micrometres (or metres) on mm numbers, for a model in mm, was told `Rewrite it in mm` first,
+    where two such files are told to be declared mm (the review of h78): run, it left the file at 0.002 mm voxels,
+    segmented as a voxel or two against the model's spacing, exit 0. The model's spacing tells its numbers are mm: the
+    declaring line first, which, run, puts the file at its voxel size; a file whose numbers are micrometres indeed
+    is told the rewrite first as before."""
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
-    path = in_unit(image, tmp_path / "a_0000.nii.gz", "micron", 1.0)
-    with pytest.raises(DataError, match=rf"^{re.escape(str(path))}: its header declares its voxel sizes in micrometres "
-                                        r"\(xyzt_units\), the model's training cases' in mm .* Rewrite it in mm "):
-        predict_file(export(tmp_path / "mm", spacing_unit="mm"), path, tmp_path / "a.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    model = export(tmp_path / "mm", spacing_unit="mm")
+    for index, (unit, per_mm, first) in enumerate([("micron", 1.0, "Declare it mm (nibabel: "),
+                                                   ("meter", 1.0, "Declare it mm (nibabel: "),
+                                                   ("micron", 1000.0, "Rewrite it in mm (nibabel: ")]):
+        path = in_unit(image, tmp_path / f"a{index}_0000.nii.gz", unit, per_mm)
+        with pytest.raises(DataError) as refused:
+            predict_file(model, path, tmp_path / "a.nii.gz")
+        said = str(refused.value)
+        assert said.startswith(f"{path}: its header declares its voxel sizes in "), said
+        before_others = re.split(r"; or,|, or, where", said)[0]
+        assert first in before_others, said
+        code = re.search(r"(?:Declare it mm|Rewrite it in mm) \(nibabel: (img = .*?nib\.save\(.*?path\))\)",
+                         before_others)
+        exec(code.group(1), {"nib": nib, "np": np, "path": path})
+        assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes), (unit, per_mm, said)
+        assert nib.load(path).header.get_xyzt_units()[0] == "mm"
+        assert read_labels(predict_file(model, path, tmp_path / "a.nii.gz")).shape == image.shape
 
 
 def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_models_spacing(scans, tmp_path):
