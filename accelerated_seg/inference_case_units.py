@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .data.case_readings import _declaring, _lines, _sizes, whole_case_readings
+from .data.case_readings import _declaring, _lines, _sizes, readings_of, whole_case_readings
 from .data.grid_agreement import Volume
 from .data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm, rewrite_code, same_sizes,
                                 spatial_unit, unit_named)
@@ -62,9 +62,9 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     same_numbers = all(same_sizes(sizes, numbers[0]) for sizes in numbers)
     if spacing is None and same_numbers:  # one grid, nothing resampled: what their units say changes nothing
         return None
-    if not (readings := whole_case_readings(volumes, mm_at_its_word=False)):
-        return None
     target = model_unit if model_unit in UNIT_MM else "mm"  # the unit the model reads every file's numbers in
+    if not (readings := _case_readings(volumes, target)):
+        return None
     own_units = [unit if unit in UNIT_MM else target for unit in (spatial_unit(volume.image) for volume in volumes)]
     if spacing is None:
         ordered, tells = readings, len(readings) == 1  # readings: the one nearer 1 mm first
@@ -116,6 +116,32 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, neither the numbers nor {model} can tell: check the voxel size the scans were acquired at. "
             "Where the voxels are " + "; or, where they are ".join(f"{sizes} mm: {lines}" for sizes, lines in ways))
+
+
+def _case_readings(volumes, target: str) -> list[tuple[object, list[str]]]:
+    """``whole_case_readings`` of ``volumes`` (a file declaring mm read in the other units too), and, for a model in
+    metres (``target``), those where files of no unit hold metres, as the model reads them: ``readings_of`` reads a
+    file of no unit in mm or micrometres alone, so two channels of no unit on metre numbers (or one beside a file
+    declaring metres), at 2 mm for a model at 0.0015 m, came to 0.002 mm or less, were told the "nearest" and to be
+    rewritten from mm in metres, 0.002 mm voxels then, a case that passed before (the review of h78)."""
+    readings = whole_case_readings(volumes, mm_at_its_word=False)
+    if target in ("mm", "micron") or all(spatial_unit(volume.image) in UNIT_MM for volume in volumes):
+        return readings
+    # the files of no unit in the model's unit, each declaring one in the reading of it that comes to their size
+    in_target = [header_numbers(volume.image) * UNIT_MM[target][1] for volume in volumes
+                 if spatial_unit(volume.image) not in UNIT_MM]
+    if not all(same_sizes(sizes, in_target[0]) for sizes in in_target):
+        return readings
+    units = []
+    for volume in volumes:
+        if spatial_unit(volume.image) not in UNIT_MM:
+            units.append(target)
+            continue
+        units.append(next((unit for unit, read in readings_of(volume, mm_at_its_word=False)
+                           if same_sizes(read, in_target[0])), None))
+    if None in units or any(same_sizes(sizes, in_target[0]) for sizes, _ in readings):
+        return readings
+    return sorted([*readings, (in_target[0], units)], key=lambda reading: off_1mm(reading[0]))
 
 
 def numbers_in_the_models_unit(image, model_unit: str, spacing) -> bool:

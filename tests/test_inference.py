@@ -2607,6 +2607,28 @@ def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_m
         assert read_labels(predict_file(model, channels, tmp_path / "o.nii.gz")).shape == image.shape
 
 
+def test_a_model_in_metres_takes_channel_files_of_no_unit_on_metre_numbers(scans, tmp_path):
+    """A file of no unit is read in the model's unit; for a model in metres, the case's readings read such a file in mm
+    or micrometres alone (``case_readings.readings_of``), so two channels of no unit on metre numbers, or one beside a
+    channel declaring metres, were told that the model's spacing 0.0025 m "tells" 0.002 mm voxels (750 times finer
+    than it) and to be rewritten "from mm in metres", 0.002 mm voxels then, where they passed before h78 (its
+    review). They pass; a channel of no unit on mm numbers beside one in metres is still told its rewrite."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    metres = export(tmp_path / "metres", in_channels=2, spacing=(0.0025,) * 3, spacing_unit="meter")
+    for index, units in enumerate([("unknown", "unknown"), ("meter", "unknown"), ("unknown", "meter")]):
+        channels = [in_unit(image, tmp_path / f"m{index}_000{c}.nii.gz", unit, 0.001) for c, unit in enumerate(units)]
+        assert read_labels(predict_file(metres, channels, tmp_path / "m.nii.gz")).shape == image.shape, units
+    channels = [in_unit(image, tmp_path / "x_0000.nii.gz", "meter", 0.001),
+                in_unit(image, tmp_path / "x_0001.nii.gz", "unknown", 1.0)]
+    with pytest.raises(DataError) as refused:
+        predict_file(metres, channels, tmp_path / "x.nii.gz")
+    said = str(refused.value)
+    assert f"{' x '.join(f'{size:.4g}' for size in sizes)} mm: rewrite {channels[1]} from mm in metres" in said, said
+    assert run_first_lines(said) == 1
+    assert read_labels(predict_file(metres, channels, tmp_path / "x.nii.gz")).shape == image.shape
+
+
 def test_a_model_in_micrometres_or_of_no_spacing_reads_a_cases_channel_files_together(scans, tmp_path):
     """A model whose spacing is in micrometres (config.json's spacing_unit) or that has none judged a case's channel
     files one by one until the hundred-and-fifteenth session (helper h78): for the model in micrometres, a channel of
