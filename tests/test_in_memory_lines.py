@@ -77,3 +77,23 @@ def test_every_file_line_the_unit_checks_write_is_said_of_img_and_runs_on_the_im
         exec(said.split("given to predict again: ", 1)[1][:-1], scope)
         assert given.header.get_xyzt_units()[0] == "micron" and scope["img"].header.get_xyzt_units()[0] == "mm"
         np.testing.assert_allclose(nib.affines.voxel_sizes(scope["img"].affine), [2000.0 * scale] * 3)
+
+
+def test_the_far_finer_refusals_line_from_metres_is_said_of_img_and_runs_on_the_image(tmp_path):
+    """An image whose numbers are metres (no unit) for a model in mm is refused as far finer than its spacing, its line
+    written "(nibabel, from metres: img = nib.load(path, ...); ...; nib.save(..., path))": the pattern matched
+    "nibabel: " alone, and predict's temporary path was still offered (the review of h78). Said of img, and, run on
+    the image, it makes the case segmented at its voxel size."""
+    model = tiny_model(tmp_path / "model", 1)
+    image = image_in("unknown", 0.001)
+    with pytest.raises(DataError) as refused:
+        model.predict(image)
+    said = str(refused.value)
+    assert "times finer than the model's spacing" in said and "path" not in said and "input_000" not in said, said
+    line = re.search(r"Rewrite its geometry in mm \(nibabel, from metres, img being each image named, the new img "
+                     r"given to predict again: (img = .*?\['mm'\])\)", said)
+    assert line, said
+    scope = {"nib": nib, "np": np, "img": image}
+    exec(line.group(1), scope)
+    np.testing.assert_allclose(nib.affines.voxel_sizes(scope["img"].affine), [2.0] * 3)
+    assert model.predict(scope["img"]).shape == image.shape
