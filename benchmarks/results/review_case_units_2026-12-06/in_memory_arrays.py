@@ -5,7 +5,7 @@ offered "(nibabel, from metres: img = nib.load(path, mmap=False); ...; nib.save(
 file, which in_memory_lines' pattern ("nibabel: " alone) missed; on r66 (in_memory_arrays_r66.txt) said of img."""
 import warnings, importlib.util
 from pathlib import Path
-import numpy as np, nibabel as nib
+import numpy as np
 spec=importlib.util.spec_from_file_location("h78",str(Path(__file__).resolve().parent.parent / "predict_case_units_alike_2026-12-06" / "units_left.py"))
 h78=importlib.util.module_from_spec(spec); spec.loader.exec_module(h78)
 from accelerated_seg.estimator import Segmentation

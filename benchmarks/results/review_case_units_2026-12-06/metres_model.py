@@ -3,7 +3,7 @@ A model in metres (spacing 0.0015 m, config.json spacing_unit "meter") and two o
 numbers are metres (0.002), declaring metres or no unit (a file of no unit is read in the model's unit): each passed
 before h78 (5c0160fb^: metres_model_before.txt); at main (d8f8409b) each is refused, told to be rewritten "from mm
 in metres", 0.002 mm voxels then (metres_model_main.txt); on r66 they pass (metres_model_r66.txt)."""
-import sys, warnings
+
 from pathlib import Path
 import numpy as np, nibabel as nib
 import importlib.util

@@ -2,7 +2,7 @@
 Cases that passed before h78 and must pass still (no false refusal): channels a resampler's rounding apart, models of
 no spacing, in micrometres, in metres, anisotropic, and mm models at 0.05 and 0.001 mm. Output on r66:
 must_pass_more_r66.txt (the metres model's "meter 0.002 / none 0.002" was refused at main: metres_model_main.txt)."""
-import sys, warnings
+
 from pathlib import Path
 import numpy as np, nibabel as nib
 import importlib.util

@@ -3,7 +3,7 @@ A case of ONE channel file of each of the eight kinds of ../predict_case_units_2
 the anisotropic model), for models in mm at 1.5, 0.05 and 0.8 x 0.8 x 3 mm, in micrometres at 1500 and metres at
 0.0015: the first line offered run as written, predict again (RIGHT / OFF / NO LINE / REFUSED / PASSES as there).
 Output at main (d8f8409b): one_file_main.txt; on r66: one_file_r66.txt."""
-import sys, warnings
+import sys
 from pathlib import Path
 import numpy as np, nibabel as nib
 sys.argv=[sys.argv[0]]
