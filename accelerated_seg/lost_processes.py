@@ -92,12 +92,19 @@ def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> lis
 def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) -> str:
     """The stop's line for the processes ``lost`` (each with where it runs, where it kept it), in place of the
     collective's error. ``known``: where processes run, read earlier (``where_it_runs``), for a store that has ended
-    (None) or fails."""
+    (None) or fails. The main process lost is named by another process, often where the store ended with the main
+    process's node before any roll call (torch elastic's agent keeps it there): its line says either, where it said
+    "did not answer ... within 3.4 s" alone, a roll call not taken (the hundred-and-fifteenth session's review of its
+    training stop: process 1 said it 0.7-2.0 s after the kill)."""
     where: dict[str, list[int]] = {}
     for rank in lost:
         where.setdefault(_where(store, rank, known or {}), []).append(rank)
     named = "; ".join(f"process{'es' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
                       + (f" ({place})" if place else "") for place, ranks in where.items())
+    if lost == [0]:  # said by another process: the store may have ended with the main process's node, no roll call
+        return (f"{named} was lost: its connection closed in a collective, and it did not answer in the launch's "
+                f"store within {ROLL_CALL_S:g} s, or that store, kept on its node, ended first: its process ended, or "
+                "its node was cut off")
     if len(lost) == 1:
         return (f"{named} was lost: its connection closed in a collective, and it did not answer in the launch's "
                 f"store within {ROLL_CALL_S:g} s: its process ended, or its node was cut off")

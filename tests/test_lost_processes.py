@@ -143,7 +143,8 @@ def test_a_process_whose_main_process_does_not_answer_a_stop_for_a_peer_gone_say
     assert ended == [1] and 0.3 <= time.monotonic() - started < 1.5
     assert capsys.readouterr().err == (
         "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
-        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n")
+        "in the launch's store within 0.3 s, or that store, kept on its node, ended first: its process ended, or its "
+        "node was cut off\n")
 
 
 def test_the_main_process_is_lost_where_the_store_fails_as_it_is_waited_for(monkeypatch):
@@ -256,12 +257,14 @@ def test_a_process_whose_store_ends_before_its_watcher_ends_it_says_the_main_pro
     assert ended == ([1] if peer_gone else [])
     assert capsys.readouterr().err == (
         "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
-        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n" if peer_gone else "")
+        "in the launch's store within 0.3 s, or that store, kept on its node, ended first: its process ended, or its "
+        "node was cut off\n" if peer_gone else "")
 
 
 LOST_1 = ("process 1 (node 1, gpu-node-7) was lost: its connection closed in a collective, and it did not answer in "
           "the launch's store within 0.3 s: its process ended, or its node was cut off")
-LOST_0 = LOST_1.replace("process 1 (node 1, gpu-node-7)", "process 0 (node 0, gpu-node-1)")
+LOST_0 = LOST_1.replace("process 1 (node 1, gpu-node-7)", "process 0 (node 0, gpu-node-1)").replace(
+    "0.3 s:", "0.3 s, or that store, kept on its node, ended first:")
 
 
 def _training_watcher(prefix: str) -> _Watcher:
@@ -329,7 +332,8 @@ def test_a_process_that_meets_the_error_after_the_store_ended_names_where_the_ma
     ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone=True)
     assert ended == [1] and capsys.readouterr().err == (
         "error: process 0 (node 0, gpu-node-1) was lost: its connection closed in a collective, and it did not answer "
-        "in the launch's store within 0.3 s: its process ended, or its node was cut off\n")
+        "in the launch's store within 0.3 s, or that store, kept on its node, ended first: its process ended, or its "
+        "node was cut off\n")
 
 
 def test_a_process_asks_where_the_main_process_runs_at_a_few_polls_at_most(one_process_group, monkeypatch):

@@ -102,9 +102,11 @@ def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_
 
 def _lost_at_step_2(lost: int, node: int, checkpoints: Path) -> str:
     """The line a launch says where process ``lost``, of node ``node`` on this machine, was killed after step 2."""
+    store_ended = ", or that store, kept on its node, ended first" if lost == 0 else ""
     return (f"error: process {lost} (node {node}, {socket.gethostname()}) was lost: its connection closed in a "
-            "collective, and it did not answer in the launch's store within 3.4 s: its process ended, or its node was "
-            f"cut off; the run stopped after step 2; the newest whole checkpoint is {checkpoints / 'step_2'}: {RESUME}")
+            f"collective, and it did not answer in the launch's store within 3.4 s{store_ended}: its process ended, or "
+            f"its node was cut off; the run stopped after step 2; the newest whole checkpoint is "
+            f"{checkpoints / 'step_2'}: {RESUME}")
 
 
 def _so_far(tmp_path: Path, step: int | None) -> RunSoFar:
