@@ -53,8 +53,9 @@ down (``STALLED``): the watcher waits on it however long, one fresh client in th
 after ``GIVE_UP_AFTER_S``; and a rank whose publish got no answer in time says its error itself, its watcher saying no
 second line should the publish land later (``leave_the_line_to_the_caller``). Since the hundred-and-fifteenth
 session every other store call of a rank is bounded so too (``an_error_is_published``, ``notes``, a met error's first
-record, a watcher's ``_end``: ``_Asking``), an ask left waiting that answers as the fresh client is made is taken, not
-asked again, and ``stop_every_rank`` whose publish got no answer waits for it to land, as for one answered.
+record; a watcher's ``_end``, which waits on a stalled store within ``GIVE_UP_AFTER_S``: ``_Asking``), an ask left
+waiting that answers as the fresh client is made is taken, not asked again, and ``stop_every_rank`` whose publish got
+no answer waits for it to land, as for one answered.
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
@@ -406,29 +407,47 @@ def _asked(prefix: str, ask: Callable):
 
 
 class _Asking:
-    """The keys under ``prefix`` as a watcher's ``_end`` asks them, each call waited for at most ``ANSWER_S``: asked
-    once more through a fresh client after a blip (``_asked``), a count (an ``add`` of more than 0) not, its answer
-    perhaps lost once the store had made it (a rank counted twice as holding the lock, the line said before another
-    had written whole). Until the hundred-and-fifteenth session ``_end`` called the store unbounded, SIGTERM ignored
-    by then (``_deaf_to_sigterm``): a store that did not answer held the rank for the store's timeout (30 min), where
-    it now fails ``_end`` within its bound, which ends the process all the same (its ``finally``)."""
+    """The keys under ``prefix`` as a watcher's ``_end`` asks them (SIGTERM ignored by then: ``_deaf_to_sigterm``),
+    every call together waited for at most ``GIVE_UP_AFTER_S``: ended within it, where it waited for the store's
+    timeout (30 min) until the hundred-and-fifteenth session. A store whose host takes a connection but does not
+    answer (stalled: stopped, swapping) is waited on within that bound, as a watcher's poll waits on it: each call
+    bounded at ``ANSWER_S`` (that session, until its review) failed ``_end`` after a stall of 2 s, which ended the
+    main process saying no line, status 1 (benchmarks/results/review_end_stall_2026-12-06). After a blip a call is
+    asked again through the fresh client, a count (an ``add`` of more than 0) not: its answer lost once the store had
+    made it would count a rank twice as holding the lock (the line said before another had written whole); one left
+    waiting is waited on, and taken where it answers."""
 
     def __init__(self, prefix: str):
         self.prefix = prefix
+        self.until = time.monotonic() + GIVE_UP_AFTER_S
+
+    def _asked(self, ask: Callable, again: bool = True):
+        asking, answer = _asking(lambda: ask(_store(self.prefix)))
+        while True:
+            try:
+                return _answered(asking, answer, ANSWER_S)
+            except _store_gone():
+                reconnected = _reconnect()  # a stalled host's fresh client is waited on, one in the making
+                if reconnected is False or time.monotonic() > self.until or (answer and not again):
+                    raise  # its host ended, the bound past, or a count that failed: not asked again
+            if answer and answer[0][0]:  # answered as the fresh client was made
+                return answer[0][1]
+            if again and reconnected is True:  # through the fresh client; else the ask left waiting is waited on
+                asking, answer = _asking(lambda: ask(_store(self.prefix)))
+            elif answer:  # its error, no fresh client yet: a network unreachable answers a connect at once
+                time.sleep(POLL_S)
 
     def add(self, key: str, amount: int) -> int:
-        if amount:
-            return _within(lambda: _store(self.prefix).add(key, amount), ANSWER_S)
-        return _asked(self.prefix, lambda store: store.add(key, amount))
+        return self._asked(lambda store: store.add(key, amount), again=not amount)
 
     def check(self, keys: list[str]) -> bool:
-        return _asked(self.prefix, lambda store: store.check(keys))
+        return self._asked(lambda store: store.check(keys))
 
     def get(self, key: str) -> bytes:
-        return _asked(self.prefix, lambda store: store.get(key))
+        return self._asked(lambda store: store.get(key))
 
     def set(self, key: str, value: str) -> None:
-        _asked(self.prefix, lambda store: store.set(key, value))
+        self._asked(lambda store: store.set(key, value))
 
 
 def _store_gone() -> type[Exception]:

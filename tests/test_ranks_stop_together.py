@@ -1012,7 +1012,8 @@ def test_no_call_of_a_rank_waits_past_the_bound_for_a_store_that_does_not_answer
     SIGTERM lands, and in a collective's error), the first record of an error every rank meets, the main process's
     notes for its line, and a watcher's calls once it has seen an error (SIGTERM ignored by then) each waited for the
     store's timeout (30 min in a launch, 60 s here) until the hundred-and-fifteenth session. Each now gives up within
-    its bound: an ask's (``ANSWER_S``) and a reconnect's (``CONNECT_S``) waits, 0.6 s here."""
+    its bound: an ask's (``ANSWER_S``) and a reconnect's (``CONNECT_S``) waits, 0.6 s here; a watcher's end, which
+    waits on a stalled store (that session's review), ``GIVE_UP_AFTER_S``, 1 s here."""
     import signal
 
     from accelerated_seg.ranks_stop_together import _Asking, an_error_is_published, met_by_every_rank, notes
@@ -1027,7 +1028,7 @@ def test_no_call_of_a_rank_waits_past_the_bound_for_a_store_that_does_not_answer
     assert _returned_within(an_error_is_published, 2.0) is False
     assert _returned_within(lambda: met_by_every_rank("case_1/1", met=True), 2.0) is False  # the store gone
     assert _returned_within(notes, 2.0) == []
-    failed = _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 2.0)
+    failed = _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 3.0)
     assert isinstance(failed, dist.DistError) and ended == [1]  # its process ended all the same (``_end``'s finally)
 
 
@@ -1070,3 +1071,31 @@ def test_a_pipelines_stop_whose_publish_a_short_stall_left_waiting_waits_for_the
     threading.Timer(1.0, os.kill, (server.pid, signal.SIGCONT)).start()
     stop_every_rank(RuntimeError("process 1, case 3: a bug"))
     assert watcher.ended == [1] and watcher.said == ["process 1, case 3: a bug"], "returned before the line"
+
+
+def test_the_main_processs_end_through_a_short_stall_still_says_the_line(group_on_a_stoppable_store, monkeypatch):
+    """A watcher's ``_end`` whose store stalls (its host stopped 1 s, more than an ask's and a reconnect's bounds, 0.4 s
+    here) said the line once the store answered again until the hundred-and-fifteenth session, which bounded each of
+    its calls at ``ANSWER_S``: the main process then ended, status 1, saying no line (its review). A stalled store is
+    waited on, as a watcher's poll waits on it, up to ``GIVE_UP_AFTER_S`` for the whole end; the line is said."""
+    import signal
+    import threading
+
+    from accelerated_seg.ranks_stop_together import _Asking
+
+    server = group_on_a_stoppable_store
+    monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 5.0)
+    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.3)  # the other rank never reads the line here
+    said, ended = [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: its ``_end`` is called here
+    os.kill(server.pid, signal.SIGSTOP)
+    resume = threading.Timer(1.0, os.kill, (server.pid, signal.SIGCONT))
+    resume.start()
+    try:
+        watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2)
+    finally:
+        resume.join()  # before the fixture ends the server
+    assert said == ["process 1: a bug"] and ended == [1], "the main process ended saying no line"
+    assert server.others.get("said") == b"process 1: a bug"
