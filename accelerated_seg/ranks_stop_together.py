@@ -53,7 +53,7 @@ down (``STALLED``): the watcher waits on it however long, one fresh client in th
 after ``GIVE_UP_AFTER_S``; and a rank whose publish got no answer in time says its error itself, its watcher saying no
 second line should the publish land later (``leave_the_line_to_the_caller``). Since the hundred-and-fifteenth
 session every other store call of a rank is bounded so too (``an_error_is_published``, ``notes``, a met error's first
-record; a watcher's ``_end``, which waits on a stalled store within ``GIVE_UP_AFTER_S``: ``_Asking``), an ask left
+record and a watcher's ``_end``, which wait on a stalled store within ``GIVE_UP_AFTER_S``: ``_Asking``), an ask left
 waiting that answers as the fresh client is made is taken, not asked again, and ``stop_every_rank`` whose publish got
 no answer waits for it to land, as for one answered.
 Until the hundred-and-seventh session a watcher's first error ended its watch for good.
@@ -236,22 +236,23 @@ def met_by_every_rank(name: str, met: bool) -> bool:
     (until the hundred-and-fifth session). A bug's error is raised (``_store_gone``). After a blip (the connection
     reset, the store living on) the wait's reads are asked again through a fresh client (``_asked``), not the record:
     a count sent before its answer was lost would count this rank twice, and "every rank met it" be said too soon."""
-    if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix + "met/")) is None:
+    if not (_INSIDE and launched_processes() > 1) or _store(prefix := _INSIDE[-1].prefix + "met/") is None:
         return True
     try:
-        return _every_rank_met(_INSIDE[-1].prefix + "met/", store, name, met)
+        return _every_rank_met(prefix, name, met)
     except _store_gone():
         return not met
 
 
-def _every_rank_met(prefix: str, store, name: str, met: bool) -> bool:
-    """``met_by_every_rank``'s record, in ``store``, and wait, under ``prefix``."""
+def _every_rank_met(prefix: str, name: str, met: bool) -> bool:
+    """``met_by_every_rank``'s record and wait, under ``prefix``."""
     import torch.distributed as dist
 
-    # once, not asked again after a blip (a count whose answer was lost would count this rank twice), within ANSWER_S:
-    # a store that did not answer held the case's stage for the store's timeout (until the hundred-and-fifteenth
-    # session), where it raises the store's error now, taken for the store gone
-    _within(lambda: store.add(f"{name}/{'met' if met else 'passed'}", 1), ANSWER_S)
+    # once, not asked again after a blip (a count whose answer was lost would count this rank twice), within
+    # GIVE_UP_AFTER_S: a store that did not answer held the case's stage for the store's timeout (until the
+    # hundred-and-fifteenth session); bounded at ANSWER_S (that session, until its review), a stall of 1 s was taken
+    # for the store gone, the error said not met by every rank, the run stopped where every rank goes on
+    _Asking(prefix).add(f"{name}/{'met' if met else 'passed'}", 1)
     deadline = time.monotonic() + MET_WAIT_S
     while met and time.monotonic() < deadline:
         if int(_asked(prefix, lambda store: store.add(f"{name}/passed", 0))):
@@ -408,11 +409,13 @@ def _asked(prefix: str, ask: Callable):
 
 class _Asking:
     """The keys under ``prefix`` as a watcher's ``_end`` asks them (SIGTERM ignored by then: ``_deaf_to_sigterm``),
-    every call together waited for at most ``GIVE_UP_AFTER_S``: ended within it, where it waited for the store's
-    timeout (30 min) until the hundred-and-fifteenth session. A store whose host takes a connection but does not
-    answer (stalled: stopped, swapping) is waited on within that bound, as a watcher's poll waits on it: each call
-    bounded at ``ANSWER_S`` (that session, until its review) failed ``_end`` after a stall of 2 s, which ended the
-    main process saying no line, status 1 (benchmarks/results/review_end_stall_2026-12-06). After a blip a call is
+    and a met error's first record (``met_by_every_rank``), every call together waited for at most
+    ``GIVE_UP_AFTER_S``: ended within it, where it waited for the store's timeout (30 min) until the
+    hundred-and-fifteenth session. A store whose host takes a connection but does not answer (stalled: stopped,
+    swapping) is waited on within that bound, as a watcher's poll waits on it: each call bounded at ``ANSWER_S`` (that
+    session, until its review) failed ``_end`` after a stall of 2 s, which ended the main process saying no line,
+    status 1 (benchmarks/results/review_end_stall_2026-12-06), and a met error's record after 1 s, the error then
+    said not met by every rank. After a blip a call is
     asked again through the fresh client, a count (an ``add`` of more than 0) not: its answer lost once the store had
     made it would count a rank twice as holding the lock (the line said before another had written whole); one left
     waiting is waited on, and taken where it answers."""

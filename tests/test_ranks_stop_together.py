@@ -1099,3 +1099,29 @@ def test_the_main_processs_end_through_a_short_stall_still_says_the_line(group_o
         resume.join()  # before the fixture ends the server
     assert said == ["process 1: a bug"] and ended == [1], "the main process ended saying no line"
     assert server.others.get("said") == b"process 1: a bug"
+
+
+def test_an_error_every_rank_met_through_a_short_stall_is_taken_as_met(group_on_a_stoppable_store, monkeypatch):
+    """A rank's record that it met a case's error every rank meets (``met_by_every_rank``), its store stalled 1.5 s
+    (more than an ask's bound, 0.5 s here: the wait's reads after it are bounded so too, on a busy machine): bounded
+    at ``ANSWER_S`` since the hundred-and-fifteenth session, the record raised the store's error, taken for the store
+    gone, and the error was said not met by every rank (the run stopped where every rank goes on), its record landing
+    later all the same (that session's review). It is waited on, as a watcher's end waits on a stalled store: met by
+    every rank (this group's one)."""
+    import signal
+    import threading
+
+    from accelerated_seg.ranks_stop_together import met_by_every_rank
+
+    server = group_on_a_stoppable_store
+    monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 5.0)
+    monkeypatch.setattr(ranks_stop_together, "ANSWER_S", 0.5)
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [_Watcher("accelerated_seg/test/", str)])
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    os.kill(server.pid, signal.SIGSTOP)
+    resume = threading.Timer(1.5, os.kill, (server.pid, signal.SIGCONT))
+    resume.start()
+    try:
+        assert met_by_every_rank("case_1/1", met=True) is True, "a stall taken for the store gone: not met by all"
+    finally:
+        resume.join()  # before the fixture ends the server
