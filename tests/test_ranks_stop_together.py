@@ -1012,8 +1012,8 @@ def test_no_call_of_a_rank_waits_past_the_bound_for_a_store_that_does_not_answer
     SIGTERM lands, and in a collective's error), the first record of an error every rank meets, the main process's
     notes for its line, and a watcher's calls once it has seen an error (SIGTERM ignored by then) each waited for the
     store's timeout (30 min in a launch, 60 s here) until the hundred-and-fifteenth session. Each now gives up within
-    its bound: an ask's (``ANSWER_S``) and a reconnect's (``CONNECT_S``) waits, 0.6 s here; a watcher's end, which
-    waits on a stalled store (that session's review), ``GIVE_UP_AFTER_S``, 1 s here."""
+    its bound: an ask's (``ANSWER_S``) and a reconnect's (``CONNECT_S``) waits, 0.6 s here; a met error's record and a
+    watcher's end, which wait on a stalled store (that session's review), ``GIVE_UP_AFTER_S``, 1 s here."""
     import signal
 
     from accelerated_seg.ranks_stop_together import _Asking, an_error_is_published, met_by_every_rank, notes
@@ -1026,7 +1026,7 @@ def test_no_call_of_a_rank_waits_past_the_bound_for_a_store_that_does_not_answer
     monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
     os.kill(server.pid, signal.SIGSTOP)
     assert _returned_within(an_error_is_published, 2.0) is False
-    assert _returned_within(lambda: met_by_every_rank("case_1/1", met=True), 2.0) is False  # the store gone
+    assert _returned_within(lambda: met_by_every_rank("case_1/1", met=True), 3.0) is False  # the store gone
     assert _returned_within(notes, 2.0) == []
     failed = _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 3.0)
     assert isinstance(failed, dist.DistError) and ended == [1]  # its process ended all the same (``_end``'s finally)
