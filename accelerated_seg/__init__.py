@@ -13,8 +13,9 @@ _install_monai_imports()  # before any module of the package imports MONAI (mona
 # The estimator's two names at the top, as nobrainer's users reach for them (``from accelerated_seg
 # import Dataset, Segmentation``), imported at their first use: ``import accelerated_seg`` comes
 # first in every command, whose refusals must not wait for torch and MONAI (tests/refusals.py). Each is
-# taken from the module it lives in: Dataset alone does not import Segmentation's module.
-_ON_FIRST_USE = {"Dataset": "estimator_dataset", "Segmentation": "estimator"}
+# taken from the module it lives in: Dataset alone does not import Segmentation's module. ProcessLost, what a
+# multi-GPU fit raises where one of its processes died (killed by the OOM killer), is there to be caught.
+_ON_FIRST_USE = {"Dataset": "estimator_dataset", "Segmentation": "estimator", "ProcessLost": "estimator_process_lost"}
 
 
 def __getattr__(name: str):

@@ -54,6 +54,7 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
                               preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
                               steps_for_epochs, torch_elastic_files_in)
+from .estimator_process_lost import ProcessLost, process_lost_in_the_launch
 from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_channel_units, check_predict_options,
                                        held_out_alone_warning, how_it_runs, refuse_an_output_among_the_cases,
                                        refuse_an_output_path, refuse_what_is_no_dataset)
@@ -190,27 +191,39 @@ class Segmentation:
 
                         self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
             except KeyboardInterrupt as interrupted:
-                # kept for repr and predict, which said "not trained yet" and "call fit()" of it before the hundredth
-                # session; the model of an earlier fit, if any, is still the one predicted with
-                # a resume of the stopped run stopped before it wrote anything leaves that run as the stop did: said
-                # "a fit interrupted (Ctrl-C) in <run>", its step no longer, until the hundred-and-sixth session
-                wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
-                if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), continues_its_run,
-                                                   run_info_at_start)):
-                    # a new run that wrote nothing says no step: a resume of another folder's checkpoint carries
-                    # that checkpoint's (RunSoFar.stopped_after), none of this folder's (the hundred-and-eleventh
-                    # session said "after step 2 of 4 in <folder>; nothing was saved" until its review)
-                    saved_nothing = wrote_nothing and not continues_its_run
-                    self._interrupted = InterruptedFit(out.absolute(),
-                                                       None if saved_nothing else getattr(interrupted, "step", None),
-                                                       steps, started_from, run_info_at_start=run_info_at_start,
-                                                       saved_nothing=saved_nothing)
+                self._keep_the_stop(out, getattr(interrupted, "step", None), steps, started_from, continues_its_run,
+                                    run_info_at_start)
                 raise
+            except ProcessLost as lost:  # kept as Ctrl-C's stop is, said in full now that the run is read
+                stopped = self._keep_the_stop(out, lost.step, steps, started_from, continues_its_run,
+                                              run_info_at_start, stopped_by=lost.stopped_by())
+                raise lost.with_ways_on(f"{stopped.stopped_after()} in {stopped.run}", stopped.ways_on(),
+                                        stopped.newest_at_stop if stopped.checkpoint_step is not None else None
+                                        ) from None
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)
                 raise
             self._take_the_run(out, steps, started_from)
             return self
+
+    def _keep_the_stop(self, out: Path, step: int | None, steps: int, started_from: str | None,
+                       continues_its_run: bool, run_info_at_start, **stopped_by) -> InterruptedFit:
+        """Keep the run a fit stopped in (Ctrl-C, or a launched process lost) for repr and predict, which said "not
+        trained yet" and "call fit()" of it before the hundredth session (of a process lost, before the
+        hundred-and-fifteenth); the model of an earlier fit, if any, is still the one predicted with. ``step``: the
+        step it stopped after, where said. Returns the record kept."""
+        # a resume of the stopped run stopped before it wrote anything leaves that run as the stop did: said
+        # "a fit interrupted (Ctrl-C) in <run>", its step no longer, until the hundred-and-sixth session
+        wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
+        if not (wrote_nothing and _resumes(self._interrupted, out.absolute(), continues_its_run, run_info_at_start)):
+            # a new run that wrote nothing says no step: a resume of another folder's checkpoint carries
+            # that checkpoint's (RunSoFar.stopped_after), none of this folder's (the hundred-and-eleventh
+            # session said "after step 2 of 4 in <folder>; nothing was saved" until its review)
+            saved_nothing = wrote_nothing and not continues_its_run
+            self._interrupted = InterruptedFit(out.absolute(), None if saved_nothing else step, steps, started_from,
+                                               run_info_at_start=run_info_at_start, saved_nothing=saved_nothing,
+                                               **stopped_by)
+        return self._interrupted
 
     def _fit_settings(self, train_settings: dict) -> tuple[dict, bool]:
         """(the run's settings: this call's over the constructor's, whether the fit fine-tunes a loaded model).
@@ -748,6 +761,8 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
         except Exception as error:  # torch's SignalException for a signal: taken as one process takes it
             if (interrupt := interrupt_of_the_launch(error, stopped_step)) is not None:
                 raise interrupt from None
+            if (lost := process_lost_in_the_launch(error, processes, stopped_step)) is not None:
+                raise lost from None
             if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
                 raise
             return preempted

@@ -19,8 +19,9 @@ from .model_folders import ESTIMATOR_NAMES, STEP_DIR, complete_checkpoints, expo
 
 @dataclass(frozen=True)
 class InterruptedFit:
-    """The last fit of an estimator, stopped by Ctrl-C or a preemption signal before it exported its model (a
-    preempted one may have exported a validation's best_model before the signal)."""
+    """The last fit of an estimator, stopped by Ctrl-C, a preemption signal, or the loss of a launched process
+    (``ProcessLost``) before it exported its model (a preempted one may have exported a validation's best_model
+    before the signal)."""
 
     run: Path  # its output_dir, absolute
     step: int | None  # the optimizer steps it had made (None where train did not say: a new run stopped before its
@@ -29,7 +30,8 @@ class InterruptedFit:
     max_steps: int
     started_from: str | None  # the weights it started from (its init_from), for a resume's repr
     # what stopped it: a preempted fit (SIGTERM/SIGUSR1) returns rather than raises, and its refusals offered only
-    # the resume until the hundredth session, not the export Ctrl-C's offered
+    # the resume until the hundredth session, not the export Ctrl-C's offered; a launched process lost
+    # (estimator_process_lost), recorded as Ctrl-C's stop is since the hundred-and-fifteenth session
     stopped_by: str = "interrupted (Ctrl-C)"
     # the folder's run_info.json as the fit began (run_info_written): train writes its own before the first step, so
     # the same one at the stop is an earlier run's, whose newest checkpoint's step is none of this fit's
@@ -89,15 +91,19 @@ class InterruptedFit:
         object.__setattr__(again, "checkpoint_step", self.checkpoint_step)
         return again
 
-    def _stopped(self) -> str:
-        after = ""
+    def stopped_after(self) -> str:
+        """`` after step N of M``, as far as it is known, or nothing where no step is: for ``_stopped``, and for the
+        error of a launch whose process was lost (``ProcessLost``), which says the step as repr does."""
         if self.step is not None:
-            after = f" after step {self.step} of {self.max_steps}"
-        elif self.checkpoint_step is not None:  # a launch whose main process wrote no step (stopped_step): no
+            return f" after step {self.step} of {self.max_steps}"
+        if self.checkpoint_step is not None:  # a launch whose main process wrote no step (stopped_step): no
             # step was said of it until the hundred-and-fifth session, this one of every launch until the
             # hundred-and-tenth
-            after = f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
-        return f"a fit {self.stopped_by}{after} in {self.run}"
+            return f" after step {self.checkpoint_step} or later of {self.max_steps} (its newest checkpoint's step)"
+        return ""
+
+    def _stopped(self) -> str:
+        return f"a fit {self.stopped_by}{self.stopped_after()} in {self.run}"
 
     def written_over(self) -> bool:
         """Whether a later fit wrote the folder's run since the stop: another estimator's, into the same

@@ -80,10 +80,16 @@ class RunSoFar:
         """(``line``, the step it names), that step first written to ``stopped_step_to`` where one is asked for.
         Read once for both: the main process may train on while its watcher says the line (another rank
         interrupted alone), and the line and the step handed on must be one."""
+        step = self._step_handed_on()
+        return self.line(step), step
+
+    def _step_handed_on(self) -> int | None:
+        """The step the run stopped after (``stopped_after``), written to ``stopped_step_to`` where one is asked
+        for, for the line that names it."""
         step = self.stopped_after()
         if self.stopped_step_to is not None and step is not None:
             write_stopped_step(self.stopped_step_to, step)
-        return self.line(step), step
+        return step
 
     def line(self, step: int | None = None) -> str:
         """The line an interrupted run ends with: ``interrupted (Ctrl-C)``, then when it stopped and what a resume
@@ -95,8 +101,10 @@ class RunSoFar:
         collective's error where every process answered) with when the run stopped and the newest whole checkpoint a
         resume continues from, as the interrupted line names them: ``stopping_together``'s ``peer_gone_in_full``, on
         whichever process says it (the main process, or the one that names the main process lost). Until the
-        hundred-and-fifteenth session gloo's traceback was said there, and no checkpoint (``peer_death``)."""
-        return f"{line.rstrip('. ')}; the run stopped {self.stopped()}"
+        hundred-and-fifteenth session gloo's traceback was said there, and no checkpoint (``peer_death``). The step is
+        handed on as the interrupt's is (``stopped_step_to``): the estimator's launch raises it in ``ProcessLost``
+        (since the same session's later helper; its ``fit`` said torch's ChildFailedError until then)."""
+        return f"{line.rstrip('. ')}; the run stopped {self.stopped(self._step_handed_on())}"
 
     def stopped(self, step: int | None = None) -> str:
         """When the run stopped (its step, ``step``, read now where not given) and the newest whole checkpoint a

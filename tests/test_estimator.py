@@ -1392,6 +1392,53 @@ def test_ctrl_c_in_a_fit_of_two_launched_processes_is_a_keyboard_interrupt_namin
     assert model._interrupted.step == model._interrupted.checkpoint_step == int(newest.name[5:])
 
 
+@pytest.mark.distributed
+def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_its_resume_continues(
+        tiny_dataset, tmp_path, monkeypatch, capfd, launch_leaves_no_temporary_folder):
+    """Process 1 of the estimator's own launch SIGKILLs itself at its third step's forward (as the OOM killer kills),
+    step_2 saved. The processes said the line naming it lost and the checkpoint, but fit raised torch's
+    ChildFailedError (its agent's traceback and table) and its repr said "not trained yet", until the
+    hundred-and-fifteenth session's helper h80 (benchmarks/results/estimator_process_lost_2026-12-06/)."""
+    from monai.losses import DiceCELoss
+
+    import accelerated_seg
+    import accelerated_seg.estimator as estimator
+    from faults import loss_forward_with
+
+    def killed(call, loss):  # in the launched processes
+        if call == 2 and os.environ.get("RANK") == "1":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return loss
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    run = tmp_path / "run"
+    newest = run / "checkpoints" / "step_2"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(killed))
+        with pytest.raises(accelerated_seg.ProcessLost) as lost:
+            model.fit(data, steps=4)
+    assert lost.value.__cause__ is None and isinstance(lost.value, RuntimeError)
+    assert not [entry.path for entry in lost.traceback if "torch" in Path(entry.path).parts]
+    assert str(lost.value) == (f"fit: process 1 of 2 died of SIGKILL (killed outright: the OOM killer, or a kill -9), "
+                               f"and the other processes stopped after step 2 of 4 in {run}; its newest whole "
+                               f"checkpoint is {newest}: call fit(..., resume='latest') again to continue from it")
+    assert (lost.value.process, lost.value.processes, lost.value.signal, lost.value.step,
+            lost.value.checkpoint) == (1, 2, "SIGKILL", 2, newest)
+    assert "was lost: its connection closed in a collective" in capfd.readouterr().err
+    assert repr(model).endswith(f": no trained model: a fit stopped by the loss of process 1 of 2 (SIGKILL) after step "
+                                f"2 of 4 in {run}; its newest whole checkpoint is {newest}: call fit(..., "
+                                f"resume='latest') again to continue from it>")
+    with pytest.raises(RuntimeError, match="no trained model: a fit stopped by the loss of process 1 of 2"):
+        model.save(tmp_path / "saved")
+
+    model.fit(data, steps=4, resume="latest")
+    assert f"resumed from {newest} at step 2" in capfd.readouterr().out
+    assert model.summary["step"] == 4 and model._interrupted is None
+    assert (model.model_dir / "model.safetensors").is_file()
+
+
 @contextlib.contextmanager
 def _ctrl_c_to_this_process_after(started: Path, seconds: float):
     """SIGINT to this process ``seconds`` after the file ``started`` appears, from another process (a thread of this one
@@ -1577,6 +1624,30 @@ def test_only_sigint_out_of_the_launch_is_taken_for_ctrl_c():
     assert type(interrupt_of_the_launch(ended(130))) is KeyboardInterrupt
     for other in (1, -15):
         assert interrupt_of_the_launch(ended(other)) is None
+
+
+def test_only_a_launch_whose_first_process_to_end_died_of_a_signal_is_a_process_lost(tmp_path):
+    """torch's agent names the process it saw end first: one killed (its status below 0) is ProcessLost, its step
+    the one the process saying the stop's line wrote (stopped_step); a process's own error (1) and an interrupt
+    (130, KeyboardInterrupt: interrupt_of_the_launch) are not, nor any other error."""
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    from accelerated_seg.estimator_process_lost import process_lost_in_the_launch
+    from accelerated_seg.stopped_step import write_stopped_step
+
+    def ended(rank: int, status: int) -> ChildFailedError:
+        return ChildFailedError("fit_in_launched_process", {rank: ProcessFailure(rank, 10, status, "")})
+
+    written = tmp_path / "stopped_step.json"
+    write_stopped_step(written, 5)
+    lost = process_lost_in_the_launch(ended(0, -signal.SIGKILL), 4, written)
+    assert (lost.process, lost.processes, lost.signal, lost.step) == (0, 4, "SIGKILL", 5)
+    assert str(lost) == "fit: process 0 of 4 died of SIGKILL (killed outright: the OOM killer, or a kill -9), and " \
+                        "the other processes stopped"
+    segfault = process_lost_in_the_launch(ended(1, -signal.SIGSEGV), 2, tmp_path / "never_written.json")
+    assert (segfault.signal, segfault.step) == ("SIGSEGV", None) and "died of SIGSEGV, and" in str(segfault)
+    for other in (ended(1, 1), ended(1, 130), RuntimeError("a rank failed")):
+        assert process_lost_in_the_launch(other, 2, written) is None
 
 
 def test_a_launchs_interrupt_carries_the_step_its_main_process_wrote_and_none_of_a_file_cut_short(tmp_path):

@@ -17,6 +17,7 @@ from accelerated_seg import ranks_stop_together
 from accelerated_seg.interrupted_run import RunSoFar
 from accelerated_seg.model_folders import Names, complete_checkpoints
 from accelerated_seg.peer_death import a_peer_gone_stops_every_process
+from accelerated_seg.stopped_step import stopped_step_read
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
 from processes import run_bounded
@@ -132,6 +133,11 @@ def test_the_line_of_a_process_lost_names_the_step_and_the_newest_whole_checkpoi
     assert so_far.line() == f"interrupted (Ctrl-C) {so_far.stopped()}"  # the interrupt's line, as before
     assert _so_far(tmp_path / "new", step=None).said_where_a_process_was_lost(lost) == (
         f"{lost}; the run stopped before training began; nothing was saved: start the run again")
+    # the step handed on to the estimator's launching process, as the interrupt's is: its ProcessLost names it
+    # (it said the newest checkpoint's, "after step 2 or later", until the hundred-and-fifteenth session's h80)
+    so_far.stopped_step_to = tmp_path / "stopped_step.json"
+    so_far.said_where_a_process_was_lost(lost)
+    assert stopped_step_read(so_far.stopped_step_to) == 3
 
 
 @pytest.fixture
