@@ -1,7 +1,7 @@
 """Command: cd <checkout> && PYTHONPATH=<checkout>:<checkout>/tests python \
-    benchmarks/results/estimator_process_lost_2026-12-06/estimator_fit_killed.py
+    benchmarks/results/estimator_process_lost_2026-12-06/estimator_fit_killed.py  (KILL_RANK=0: the main process)
 The estimator's own launch (Segmentation(..., multi_gpu=True).fit, notebook_launcher's two CPU processes, gloo):
-process 1 SIGKILLs itself at its third step's forward (step_2 saved), as the OOM killer would. What fit raises and
+process 1 (KILL_RANK) SIGKILLs itself at its third step's forward (step_2 saved), as the OOM killer would. What fit raises and
 how long after the kill, what repr says after, and whether fit(..., resume='latest') continues from the checkpoint.
 (The review's estimator_fit.py in review_training_peer_lost_2026-12-06, with the resume added.)"""
 import os
@@ -26,7 +26,7 @@ forward = DiceCELoss.forward
 
 
 def killed(call, loss):
-    if call == 2 and os.environ.get("RANK") == "1":
+    if call == 2 and os.environ.get("RANK") == os.environ.get("KILL_RANK", "1"):
         (top / "killed").write_text(repr(time.time()))
         os.kill(os.getpid(), signal.SIGKILL)
     return loss
