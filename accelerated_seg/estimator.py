@@ -166,7 +166,8 @@ class Segmentation:
         A new run never replaces an earlier one in ``output_dir`` (a second ``fit`` of the same
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
         deletes it first, or ``resume="latest"`` continues it. Stopped by Ctrl-C, the estimator keeps the
-        run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on.
+        run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on;
+        so where a process of a multi-GPU fit is killed (the OOM killer), which raises ``ProcessLost``.
         """
         with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang

@@ -28,6 +28,9 @@ class ProcessLost(RuntimeError):
         self.process, self.processes, self.signal, self.step, self.checkpoint = (process, processes, signal, step,
                                                                                  checkpoint)
 
+    def __reduce__(self):  # pickled whole (a notebook's or a job's exception handed on), not by its message alone
+        return ProcessLost, (str(self), self.process, self.processes, self.signal, self.step, self.checkpoint)
+
     def stopped_by(self) -> str:
         """What stopped the fit, for its record's words (``InterruptedFit.stopped_by``): ``a fit stopped by the loss
         of process 1 of 2 (SIGKILL) after step 2 of 6 in <run>``."""

@@ -1632,6 +1632,8 @@ def test_only_a_launch_whose_first_process_to_end_died_of_a_signal_is_a_process_
     (130, KeyboardInterrupt: interrupt_of_the_launch) are not, nor any other error."""
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
 
+    import pickle
+
     from accelerated_seg.estimator_process_lost import process_lost_in_the_launch
     from accelerated_seg.stopped_step import write_stopped_step
 
@@ -1642,6 +1644,8 @@ def test_only_a_launch_whose_first_process_to_end_died_of_a_signal_is_a_process_
     write_stopped_step(written, 5)
     lost = process_lost_in_the_launch(ended(0, -signal.SIGKILL), 4, written)
     assert (lost.process, lost.processes, lost.signal, lost.step) == (0, 4, "SIGKILL", 5)
+    again = pickle.loads(pickle.dumps(lost))
+    assert (str(again), again.process, again.signal, again.step) == (str(lost), 0, "SIGKILL", 5)
     assert str(lost) == "fit: process 0 of 4 died of SIGKILL (killed outright: the OOM killer, or a kill -9), and " \
                         "the other processes stopped"
     segfault = process_lost_in_the_launch(ended(1, -signal.SIGSEGV), 2, tmp_path / "never_written.json")
