@@ -18,6 +18,7 @@ import numpy as np
 
 from .data.case_readings import _declaring, _lines, _sizes, readings_of, whole_case_readings
 from .data.grid_agreement import Volume
+from .data.spacing import FINER_THAN_THE_TARGET
 from .data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm, rewrite_code, same_sizes,
                                 spatial_unit, unit_named)
 
@@ -26,18 +27,25 @@ from .data.header_units import (UNIT_MM, and_listed, declare_code, header_number
 #: between two (a model at 0.05 mm, readings of 2 and 0.002 mm) tells neither
 _SPACING_TELLS = 10.0
 
+#: How far off the model's spacing the nearest reading may be and still be told: the far finer check refuses voxels a
+#: hundred times finer (``spacing.FINER_THAN_THE_TARGET``), and no model is trained a hundred times off its own cases'
+#: voxels; a reading that far off was "told" where the next one was ten times farther still, or where it was the only
+#: one (until the hundred-and-fifteenth session, helper h81)
+_TOLD_WITHIN = FINER_THAN_THE_TARGET
+
 
 def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_unit: str | None) -> str | None:
     """What predict says of a case of channel files (``volumes``), read together against the model's ``spacing``
     (its numbers in ``model_unit``, the unit its training cases declared, mm where it records none; None for a model
     that resamples nothing): every voxel size all of them come to under some reading of each
     (``whole_case_readings``, a file declaring mm read in the other units too, as a header declaring mm may be the
-    wrong one), the one nearest the spacing told first where the spacing tells it (``_SPACING_TELLS``), with the
+    wrong one), the one nearest the spacing told first where the spacing tells it (``_nearest_first``), with the
     lines that put every file there in the model's unit, and the other ways after it; where it does not (or the model
     has no spacing), every way, the one nearer 1 mm first, as the pre-flight check of a training case offers them.
 
-    None, the file-by-file judgement standing (``refused``: whether it refuses the case), for a case of one file,
-    where no reading fits them all (their voxels differ indeed: the grid's check tells), where the reading the
+    A case of one file is read so alone (``_one_file_words``). None, the file-by-file judgement standing
+    (``refused``: whether it refuses the case), where no reading fits them all (their voxels differ indeed: the
+    grid's check tells), where the reading the
     spacing tells is each file's own unit (a header of none read in the model's) and the file-by-file lines rewrite
     each file in the model's unit from it (against a model recording a unit, or beside a file declaring its unit:
     not a model of no unit's channels in micrometres and metres alone, each told to be rewritten in the other's
@@ -57,7 +65,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     in micrometres beside one in mm told to be resampled onto the first one's grid
     (``benchmarks/results/predict_case_units_alike_2026-12-06/``)."""
     if len(volumes) < 2:
-        return None
+        return _one_file_words(volumes[0], spacing, model_unit)
     numbers = np.array([header_numbers(volume.image) for volume in volumes])
     same_numbers = all(same_sizes(sizes, numbers[0]) for sizes in numbers)
     if spacing is None and same_numbers:  # one grid, nothing resampled: what their units say changes nothing
@@ -74,11 +82,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
             return None
     else:
         in_mm = np.asarray(spacing, dtype=float) * UNIT_MM[target][1]
-        ordered = sorted(readings, key=lambda reading: _off(reading[0], in_mm))
-        # exactly ten times nearer tells too: log(100) - log(10) falls a rounding short of log(10) (a model at 0.2
-        # mm, readings of 2 and 0.002 mm, was told neither until the review of h72)
-        tells = len(ordered) == 1 or _off(ordered[1][0], in_mm) - _off(ordered[0][0], in_mm) >= np.log(
-            _SPACING_TELLS) - 1e-9
+        ordered, tells = _nearest_first(readings, in_mm)
         # where the file-by-file lines rewrite every file in the model's unit (in mm for a model of none)
         to_model = model_unit is not None or target in own_units
         read_right = all(same_sizes(sizes * UNIT_MM[target][1], ordered[0][0]) for sizes in numbers)
@@ -105,8 +109,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
                 f"case's, the numbers cannot tell, nor the model, which has no spacing: check the voxel size the scans "
                 "were acquired at. Where the voxels are " + "; or, where they are ".join(
                     f"{sizes} mm: {lines}" for sizes, lines in ways))
-    model = (f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}"
-             f"{'' if target == 'mm' else ' ' + UNIT_MM[target][0]}")
+    model = _models_spacing(spacing, target)
     if tells:
         # a model's spacing is near its training cases' voxels, and a unit mix-up's readings are 1,000 times apart
         others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
@@ -116,6 +119,55 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, neither the numbers nor {model} can tell: check the voxel size the scans were acquired at. "
             "Where the voxels are " + "; or, where they are ".join(f"{sizes} mm: {lines}" for sizes, lines in ways))
+
+
+def _nearest_first(readings, in_mm) -> tuple[list, bool]:
+    """``readings`` ordered nearest the spacing ``in_mm`` first, and whether the spacing tells the first: ten times
+    nearer it than the next (``_SPACING_TELLS``) and less than a hundred times off it (``_TOLD_WITHIN``)."""
+    ordered = sorted(readings, key=lambda reading: _off(reading[0], in_mm))
+    # exactly ten times nearer tells too: log(100) - log(10) falls a rounding short of log(10) (a model at 0.2 mm,
+    # readings of 2 and 0.002 mm, was told neither until the review of h72)
+    apart = len(ordered) == 1 or _off(ordered[1][0], in_mm) - _off(ordered[0][0], in_mm) >= np.log(
+        _SPACING_TELLS) - 1e-9
+    return ordered, apart and _off(ordered[0][0], in_mm) < np.log(_TOLD_WITHIN)
+
+
+def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | None:
+    """What predict says of a case of one file whose numbers the model's ``spacing`` (in ``model_unit``, which the
+    model records) tells are in another unit than the file's own (its header's, the model's for a header of none):
+    every reading of it, the nearest the spacing first with the line that puts the file there in the model's unit.
+    None where the model records no unit or spacing, where the spacing tells no reading, or tells the file's own
+    (the file-by-file judgement stands: a rewrite into the model's unit, or nothing).
+
+    Judged file by file until the hundred-and-fifteenth session (helper h81), a single file for a model in
+    micrometres or metres was told a wrong line or none in 7 of its 16 kinds at 2 mm (``benchmarks/results/
+    review_case_units_2026-12-06/one_file.py``): declaring micrometres on mm numbers for a model in micrometres,
+    or metres for one in metres, it was refused by the far finer or the memory check, told "rewrite it in mm"; of no
+    unit on mm numbers for a model in metres, the memory check's "micrometres where theirs were mm"."""
+    if spacing is None or model_unit not in UNIT_MM:
+        return None
+    readings = _case_readings([volume], model_unit)
+    own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else model_unit
+    ordered, tells = _nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[model_unit][1])
+    if not tells or ordered[0][1] == [own]:
+        return None
+    # the reading in the model's unit as declared needs no line: the file is read so as it is
+    ways = [(_sizes(sizes), _lines_in([volume], read, model_unit) or "nothing to change, it is read so already")
+            for sizes, read in ordered]
+    others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
+    named = unit_named(volume.image)
+    models = ("as the model's training cases' do" if spatial_unit(volume.image) == model_unit else
+              f"the model's training cases' {UNIT_MM[model_unit][0]}")
+    return (f"{volume.path}: its header declares {'no unit' if named == 'none' else named} for its voxel sizes "
+            f"(xyzt_units), {models} (its config.json's spacing_unit). "
+            f"Its numbers are read as they are, whatever the unit: read in each unit they come to {len(ways)} voxel "
+            f"sizes, and {_models_spacing(spacing, model_unit)} tells which is the scan's, the one nearest it, "
+            f"{ways[0][0]} mm: {ways[0][1]}{others}")
+
+
+def _models_spacing(spacing, target: str) -> str:
+    return f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}" + (
+        "" if target == "mm" else f" {UNIT_MM[target][0]}")
 
 
 def _case_readings(volumes, target: str) -> list[tuple[object, list[str]]]:
@@ -142,18 +194,6 @@ def _case_readings(volumes, target: str) -> list[tuple[object, list[str]]]:
     if None in units or any(same_sizes(sizes, in_target[0]) for sizes, _ in readings):
         return readings
     return sorted([*readings, (in_target[0], units)], key=lambda reading: off_1mm(reading[0]))
-
-
-def numbers_in_the_models_unit(image, model_unit: str, spacing) -> bool:
-    """Whether the model's ``spacing`` (its numbers in ``model_unit``) tells that a file's numbers, its header
-    declaring another unit, are in the model's unit already: nearer the spacing as they are than as the declared unit
-    by ``_SPACING_TELLS``, as ``spacing_case_words`` tells a reading of two files or more. For a case of one file,
-    which predict judges by itself (``spacing.other_unit_words``), whose rewrite offered first left a file declaring
-    micrometres on mm numbers at 0.002 mm voxels, until the review of h78."""
-    numbers = np.maximum(header_numbers(image), 1e-30)
-    declared = numbers * UNIT_MM[spatial_unit(image)][1] / UNIT_MM[model_unit][1]  # its numbers in the model's unit
-    spacing = np.asarray(spacing, dtype=float)
-    return off_1mm(declared / spacing) - off_1mm(numbers / spacing) >= np.log(_SPACING_TELLS) - 1e-9
 
 
 def _lines_in(volumes, read, target: str) -> str:

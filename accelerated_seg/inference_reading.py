@@ -33,7 +33,7 @@ from .data.preprocess_settings import spacing_unit, spacing_was_set
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
 from .host_memory import memory_available
-from .inference_case_units import numbers_in_the_models_unit, spacing_case_words
+from .inference_case_units import spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import PREDICTION_DESCRIP
@@ -59,11 +59,10 @@ def _another_unit_refusal(config: dict, paths: Sequence[Path], images: Sequence,
             off.setdefault(spatial_unit(image), []).append((path, image))
     if not off:
         return None
-    # a channel in micrometres and one in metres for a model in mm were refused one after the other; a case of one
-    # file, which no reading of files together judges, is told its declaring line first where the spacing tells it
-    told = len(paths) == 1 and numbers_in_the_models_unit(images[0], recorded, spacing)
-    return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest],
-                                       numbers_told=told) for (path, image), *rest in off.values())
+    # a channel in micrometres and one in metres for a model in mm were refused one after the other (a case of one
+    # file whose numbers the spacing tells are in another unit is told by spacing_case_words before this)
+    return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
+                      for (path, image), *rest in off.values())
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
@@ -91,7 +90,9 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     (beside 2 of two files alike), and 6 more were told the grid's "resample every channel onto the first one's
     grid", for a model in mm (benchmarks/results/predict_case_units_2026-12-06/; until the hundred-and-fourteenth
     session, helper h72); files alike, a model in micrometres or metres and one of no spacing were judged file by
-    file until the hundred-and-fifteenth (h78). A case of one file is judged as such."""
+    file until the hundred-and-fifteenth (h78). A case of one file is read so too, for a model that records its unit
+    (a single file for a model in micrometres or metres was told a wrong line or none in 7 of 16 kinds until helper
+    h81 of the hundred-and-fifteenth)"""
     volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
     refusal = _another_unit_refusal(config, paths, images, spacing) or _units_judged_together(volumes, spacing)
     # the case's channel files read together against the model's spacing, as training's check reads a case

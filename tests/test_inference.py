@@ -2212,10 +2212,12 @@ def test_a_scan_declaring_another_unit_than_the_models_training_cases_is_refused
     with pytest.raises(DataError, match=r"in micrometres \(xyzt_units\), the model's training cases' in mm .* 1,000 "
                                         r"times larger .* Rewrite it in mm \(nibabel: .*np.diag\(\[0.001, "):
         predict_file(export(tmp_path / "mm", spacing_unit="mm"), in_micrometres, tmp_path / "z.nii.gz")
-    # one declaring none whose numbers are mm, 1,000 times finer, was told "probably in metres" (review of then)
-    with pytest.raises(DataError, match=r"its header declares no unit \(xyzt_units\) where the training cases' "
-                                        r"declare micrometres, so its numbers are probably mm\. Rewrite it in "
-                                        r"micrometres \(nibabel: .*np.diag\(\[1000, "):
+    # one declaring none whose numbers are mm, 1,000 times finer, was told "probably in metres" (review of then); the
+    # model's spacing tells its numbers are mm since helper h81 of the hundred-and-fifteenth session
+    with pytest.raises(DataError, match=r"its header declares no unit for its voxel sizes \(xyzt_units\), the "
+                                        r"model's training cases' micrometres .* the one nearest it, .* mm: rewrite "
+                                        r".* from mm in micrometres, its numbers mm under no unit \(nibabel: "
+                                        r".*np.diag\(\[1000, "):
         predict_file(micrometres, in_unit(image, tmp_path / "unitless.nii.gz", "unknown", 1.0), tmp_path / "u.nii.gz")
     for model, scan in ((tmp_path / "mm", in_unit(image, tmp_path / "none.nii.gz", "unknown", 1.0)),
                         (export(tmp_path / "older"), in_unit(image, tmp_path / "metres.nii.gz", "meter", 1.0))):
@@ -2556,22 +2558,83 @@ def test_a_case_of_one_file_is_told_the_line_the_models_spacing_tells_first(scan
     image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
     sizes = nib.affines.voxel_sizes(image.affine)
     model = export(tmp_path / "mm", spacing_unit="mm")
-    for index, (unit, per_mm, first) in enumerate([("micron", 1.0, "Declare it mm (nibabel: "),
-                                                   ("meter", 1.0, "Declare it mm (nibabel: "),
-                                                   ("micron", 1000.0, "Rewrite it in mm (nibabel: ")]):
+    for index, (unit, per_mm, first) in enumerate([
+            ("micron", 1.0, "declare {} mm, its numbers mm already under a header of micrometres (nibabel: "),
+            ("meter", 1.0, "declare {} mm, its numbers mm already under a header of metres (nibabel: "),
+            ("micron", 1000.0, "Rewrite it in mm (nibabel: ")]):
         path = in_unit(image, tmp_path / f"a{index}_0000.nii.gz", unit, per_mm)
         with pytest.raises(DataError) as refused:
             predict_file(model, path, tmp_path / "a.nii.gz")
         said = str(refused.value)
-        assert said.startswith(f"{path}: its header declares its voxel sizes in "), said
+        assert said.startswith(f"{path}: its header declares "), said
         before_others = re.split(r"; or,|, or, where", said)[0]
-        assert first in before_others, said
-        code = re.search(r"(?:Declare it mm|Rewrite it in mm) \(nibabel: (img = .*?nib\.save\(.*?path\))\)",
+        assert first.format(path) in before_others, said
+        code = re.search(r"(?:[Dd]eclare \S+ mm.*?|Rewrite it in mm) \(nibabel: (img = .*?nib\.save\(.*?path\))\)",
                          before_others)
         exec(code.group(1), {"nib": nib, "np": np, "path": path})
         assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes), (unit, per_mm, said)
         assert nib.load(path).header.get_xyzt_units()[0] == "mm"
         assert read_labels(predict_file(model, path, tmp_path / "a.nii.gz")).shape == image.shape
+
+
+def test_a_case_of_one_file_for_a_model_in_micrometres_or_metres_is_told_the_line_its_spacing_tells(scans, tmp_path):
+    """A single file for a model in micrometres or metres was judged against the model's unit alone until helper h81
+    of the hundred-and-fifteenth session: one declaring micrometres on mm numbers for a model in micrometres was
+    refused by the far finer check, told `Rewrite its geometry in mm` from metres; one declaring metres on mm numbers
+    told to be rewritten from metres; for a model in metres, files of no unit and files declaring micrometres or
+    metres on mm numbers were refused by the host's memory ("micrometres where theirs were mm") or told a rewrite
+    from their header's unit (benchmarks/results/predict_one_file_units_2026-12-06/: 7 of 16 kinds at 2 mm). The
+    spacing tells the reading: its line, run as written, leaves the file at its voxel size in the model's unit, and
+    predict segments it."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    micro = export(tmp_path / "micro", spacing=(2500.0,) * 3, spacing_unit="micron")
+    metres = export(tmp_path / "metres", spacing=(0.0025,) * 3, spacing_unit="meter")
+    for index, (model, unit, per_mm, named, first) in enumerate([
+            (micro, "micron", 1.0, "micrometres", "from mm in micrometres"),
+            (micro, "meter", 1.0, "metres", "from mm in micrometres"),
+            (metres, "unknown", 1.0, "no unit", "from mm in metres"),
+            (metres, "unknown", 1000.0, "no unit", "from micrometres in metres"),
+            (metres, "micron", 1.0, "micrometres", "from mm in metres"),
+            (metres, "meter", 1.0, "metres", "from mm in metres")]):
+        path = in_unit(image, tmp_path / f"o{index}_0000.nii.gz", unit, per_mm)
+        with pytest.raises(DataError) as refused:
+            predict_file(model, path, tmp_path / "o.nii.gz")
+        said = str(refused.value)
+        assert "\n" not in said and said.startswith(f"{path}: its header declares {named} for its voxel sizes"), said
+        assert (f"tells which is the scan's, the one nearest it, {' x '.join(f'{size:.4g}' for size in sizes)} mm: "
+                f"rewrite {path} {first}") in said, said
+        assert run_first_lines(said) == 1
+        model_unit = "micron" if model == micro else "meter"
+        in_model_unit = sizes * (1000.0 if model == micro else 0.001)
+        assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), in_model_unit), (index, said)
+        assert nib.load(path).header.get_xyzt_units()[0] == model_unit
+        assert read_labels(predict_file(model, path, tmp_path / "o.nii.gz")).shape == image.shape
+
+
+def test_a_reading_a_hundred_times_off_the_models_spacing_is_not_told(scans, tmp_path):
+    """The spacing "told" the nearest reading of a case where the next came ten times farther, however far the nearest
+    was: one file declaring metres on micrometre numbers, for a model in mm, was told its numbers were mm already
+    (1,000 times coarser than the spacing as mm, a million as metres), `Declare it mm` leaving it 1,000 times off; two
+    files of no unit alike on numbers 1,000,000 times their size were told the spacing tells their micrometre reading,
+    1,000 times off it (until helper h81 of the hundred-and-fifteenth session). A reading a hundred times off the
+    spacing or more is not told: the file in metres is told its micrometre reading, whose line leaves it at its size
+    in mm, and the two files are left to the memory check, which refuses them naming no reading the spacing tells."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    path = in_unit(image, tmp_path / "m_0000.nii.gz", "meter", 1000.0)
+    model = export(tmp_path / "mm", spacing_unit="mm")
+    with pytest.raises(DataError) as refused:
+        predict_file(model, path, tmp_path / "m.nii.gz")
+    said = str(refused.value)
+    assert f"mm: rewrite {path} from micrometres, its numbers micrometres under a header of metres" in said, said
+    assert run_first_lines(said) == 1
+    assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes)
+    assert read_labels(predict_file(model, path, tmp_path / "m.nii.gz")).shape == image.shape
+    channels = [in_unit(image, tmp_path / f"k_000{c}.nii.gz", "unknown", 1e6) for c in range(2)]
+    with pytest.raises(DataError) as refused:
+        predict_file(export(tmp_path / "two", in_channels=2, spacing_unit="mm"), channels, tmp_path / "k.nii.gz")
+    assert " tells " not in str(refused.value) and "GiB is available" in str(refused.value), str(refused.value)
 
 
 def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_models_spacing(scans, tmp_path):

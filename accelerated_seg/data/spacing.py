@@ -173,15 +173,14 @@ def one_spatial_unit(files: list) -> str | None:
         f"{DECLARE_MM_CODE})")
 
 
-def other_unit_words(path, image, unit: str, spacing, alike: Sequence = (), numbers_told: bool = False) -> str:
+def other_unit_words(path, image, unit: str, spacing, alike: Sequence = ()) -> str:
     """What predict says of a scan (``image`` at ``path``) whose header declares another unit than ``unit``, the
     model's training cases', and how to rewrite it in that one or declare it so; ``alike``: the paths of the case's
     other channels declaring ``image``'s unit, named with it (each was its own refusal, one after the other, until
-    the hundred-and-eleventh session). ``numbers_told``: the model's spacing tells that the scan's numbers are in
-    ``unit`` already, its header's unit alone wrong (``inference_case_units.numbers_in_the_models_unit``): the
-    declaring line is offered first, as for two such files; a file declaring micrometres on mm numbers was told
-    `Rewrite it in mm` first, 0.002 mm voxels then, segmented as a voxel or two against a spacing set, until the
-    review of the hundred-and-fifteenth session's helper h78 (``benchmarks/results/review_case_units_2026-12-06/``)."""
+    the hundred-and-eleventh session). A case of one file whose numbers the model's spacing tells are in another unit
+    than its header's is told its reading's line before this (``inference_case_units.spacing_case_words``): this
+    offered the declaring line first where its numbers alone came near the spacing, from the review of helper h78 of
+    the hundred-and-fifteenth session to its helper h81, and the rewrite first before then."""
     scan = spatial_unit(image)
     scale = UNIT_MM[scan][1] / UNIT_MM[unit][1]
     one = not alike
@@ -191,13 +190,6 @@ def other_unit_words(path, image, unit: str, spacing, alike: Sequence = (), numb
             f"{UNIT_MM[scan][0]} (xyzt_units), the model's training cases' in {UNIT_MM[unit][0]} (its config.json's "
             f"spacing_unit). ")
     rewrite = f"{'it' if one else 'each'} in {UNIT_MM[unit][0]} (nibabel: {rewrite_code(f'{scale:g}', unit)})"
-    declare = f"{'it' if one else 'each'} {UNIT_MM[unit][0]} (nibabel: {declare_code(unit)})"
-    if numbers_told:
-        return (f"{said}{its.capitalize()} numbers are read as they are, whatever the unit, and the model's spacing "
-                f"{_mm(spacing)} tells they are {UNIT_MM[unit][0]} already, {its} unit alone wrong (as "
-                f"{UNIT_MM[unit][0]} they come near it, as {UNIT_MM[scan][0]} {max(scale, 1 / scale):,.0f} times "
-                f"{'coarser' if scale > 1 else 'finer'}). Declare {declare}; or, where "
-                f"{its} numbers are {UNIT_MM[scan][0]} indeed, rewrite {rewrite}")
     return (f"{said}{its.capitalize()} numbers are read as they are, whatever the unit, so resampling {it} "
             f"to the model's spacing {_mm(spacing)} would scale {it} {max(scale, 1 / scale):,.0f} times "
             f"{'smaller' if scale > 1 else 'larger'} than the scans the model learned from. Rewrite {rewrite}, or, "
