@@ -34,7 +34,8 @@ _SPACING_TELLS = 10.0
 _TOLD_WITHIN = FINER_THAN_THE_TARGET
 
 
-def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_unit: str | None) -> str | None:
+def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_unit: str | None,
+                       mm_at_its_word: bool = False) -> str | None:
     """What predict says of a case of channel files (``volumes``), read together against the model's ``spacing``
     (its numbers in ``model_unit``, the unit its training cases declared, mm where it records none; None for a model
     that resamples nothing): every voxel size all of them come to under some reading of each
@@ -64,13 +65,20 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     micrometres a channel of no unit on mm numbers passed, read as micrometres; for a model of no spacing a channel
     in micrometres beside one in mm told to be resampled onto the first one's grid
     (``benchmarks/results/predict_case_units_alike_2026-12-06/``)."""
+    target = model_unit if model_unit in UNIT_MM else "mm"  # the unit the model reads every file's numbers in
+    if mm_at_its_word and target == "mm" and all(spatial_unit(volume.image) == "mm" and same_sizes(
+            header_numbers(volume.image), header_numbers(volumes[0].image)) for volume in volumes):
+        # the far finer check takes a header of mm at its word against a spacing set (micro-CT for a model trained
+        # coarser on purpose): files declaring mm alike at 0.002 mm, for a model in mm at 1.5 set, were told to be
+        # rewritten from metres (two files since h78, one in helper h81 until this); files declaring mm on numbers
+        # that differ are still read together
+        return None
     if len(volumes) < 2:
         return _one_file_words(volumes[0], spacing, model_unit)
     numbers = np.array([header_numbers(volume.image) for volume in volumes])
     same_numbers = all(same_sizes(sizes, numbers[0]) for sizes in numbers)
     if spacing is None and same_numbers:  # one grid, nothing resampled: what their units say changes nothing
         return None
-    target = model_unit if model_unit in UNIT_MM else "mm"  # the unit the model reads every file's numbers in
     if not (readings := _case_readings(volumes, target)):
         return None
     own_units = [unit if unit in UNIT_MM else target for unit in (spatial_unit(volume.image) for volume in volumes)]

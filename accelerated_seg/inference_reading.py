@@ -96,7 +96,8 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
     refusal = _another_unit_refusal(config, paths, images, spacing) or _units_judged_together(volumes, spacing)
     # the case's channel files read together against the model's spacing, as training's check reads a case
-    if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config)):
+    if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config),
+                                  mm_at_its_word=spacing_was_set(config)):
         raise DataError(said)
     if refusal is not None:
         raise DataError(refusal)

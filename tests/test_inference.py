@@ -2637,6 +2637,25 @@ def test_a_reading_a_hundred_times_off_the_models_spacing_is_not_told(scans, tmp
     assert " tells " not in str(refused.value) and "GiB is available" in str(refused.value), str(refused.value)
 
 
+def test_files_declaring_mm_far_finer_than_a_spacing_set_are_taken_at_their_word(scans, tmp_path):
+    """The far finer check takes a header declaring mm at its word against a spacing set (micro-CT for a model trained
+    coarser on purpose): two channel files declaring mm alike at a thousandth of their size were told to be rewritten
+    from metres since h78, and one file too with helper h81's reading of a single file, until that helper. Both are
+    segmented; against a spacing that is a median they are refused."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    for channels in (1, 2):
+        paths = [in_unit(image, tmp_path / f"f{channels}_000{c}.nii.gz", "mm", 0.001) for c in range(channels)]
+        for spacing_set in (True, False):
+            model = export(tmp_path / f"m{channels}{spacing_set}", in_channels=channels, spacing_unit="mm",
+                           spacing_set=spacing_set)
+            output = tmp_path / f"o{channels}{spacing_set}.nii.gz"
+            if spacing_set:
+                assert read_labels(predict_file(model, paths, output)).shape == image.shape
+            else:
+                with pytest.raises(DataError):
+                    predict_file(model, paths, output)
+
+
 def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_models_spacing(scans, tmp_path):
     """Channel files alike (the same unit and numbers) were judged as a case of one file is, until the
     hundred-and-fifteenth session (helper h78): two declaring micrometres on mm numbers, for a model in mm, were told
