@@ -144,32 +144,41 @@ def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | No
     """What predict says of a case of one file whose numbers the model's ``spacing`` (in ``model_unit``, which the
     model records) tells are in another unit than the file's own (its header's, the model's for a header of none):
     every reading of it, the nearest the spacing first with the line that puts the file there in the model's unit.
-    None where the model records no unit or spacing, where the spacing tells no reading, or tells the file's own
-    (the file-by-file judgement stands: a rewrite into the model's unit, or nothing).
+    Where the spacing tells none (it lies between two, or every reading is a hundred times off it) and the header
+    declares another unit than the model's, every reading, the one nearer 1 mm first, with what to check, as for files
+    read together. None where the model records no unit or spacing, where the spacing tells the file's own reading,
+    or tells none of a file declaring the model's unit or none (the file-by-file judgement stands: a rewrite into the
+    model's unit, the far finer or memory check, or nothing).
 
     Judged file by file until the hundred-and-fifteenth session (helper h81), a single file for a model in
     micrometres or metres was told a wrong line or none in 7 of its 16 kinds at 2 mm (``benchmarks/results/
     review_case_units_2026-12-06/one_file.py``): declaring micrometres on mm numbers for a model in micrometres,
     or metres for one in metres, it was refused by the far finer or the memory check, told "rewrite it in mm"; of no
-    unit on mm numbers for a model in metres, the memory check's "micrometres where theirs were mm"."""
+    unit on mm numbers for a model in metres, the memory check's "micrometres where theirs were mm". For a model
+    at 0.05 mm, between 2 and 0.002 mm, a file declaring micrometres on mm numbers was told `Rewrite it in mm` alone,
+    0.002 mm voxels then."""
     if spacing is None or model_unit not in UNIT_MM:
         return None
     readings = _case_readings([volume], model_unit)
     own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else model_unit
     ordered, tells = _nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[model_unit][1])
-    if not tells or ordered[0][1] == [own]:
+    if ordered[0][1] == [own] if tells else own == model_unit:
         return None
     # the reading in the model's unit as declared needs no line: the file is read so as it is
     ways = [(_sizes(sizes), _lines_in([volume], read, model_unit) or "nothing to change, it is read so already")
-            for sizes, read in ordered]
-    others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
+            for sizes, read in (ordered if tells else readings)]  # readings: the one nearer 1 mm first
     named = unit_named(volume.image)
     models = ("as the model's training cases' do" if spatial_unit(volume.image) == model_unit else
               f"the model's training cases' {UNIT_MM[model_unit][0]}")
-    return (f"{volume.path}: its header declares {'no unit' if named == 'none' else named} for its voxel sizes "
-            f"(xyzt_units), {models} (its config.json's spacing_unit). "
-            f"Its numbers are read as they are, whatever the unit: read in each unit they come to {len(ways)} voxel "
-            f"sizes, and {_models_spacing(spacing, model_unit)} tells which is the scan's, the one nearest it, "
+    said = (f"{volume.path}: its header declares {'no unit' if named == 'none' else named} for its voxel sizes "
+            f"(xyzt_units), {models} (its config.json's spacing_unit). Its numbers are read as they are, whatever the "
+            f"unit: read in each unit they come to {len(ways)} voxel sizes, and ")
+    if not tells:
+        return (f"{said}which is the scan's, neither the numbers nor {_models_spacing(spacing, model_unit)} can "
+                "tell: check the voxel size it was acquired at. Where the voxels are " + "; or, where they are ".join(
+                    f"{sizes} mm: {lines}" for sizes, lines in ways))
+    others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
+    return (f"{said}{_models_spacing(spacing, model_unit)} tells which is the scan's, the one nearest it, "
             f"{ways[0][0]} mm: {ways[0][1]}{others}")
 
 

@@ -2637,6 +2637,27 @@ def test_a_reading_a_hundred_times_off_the_models_spacing_is_not_told(scans, tmp
     assert " tells " not in str(refused.value) and "GiB is available" in str(refused.value), str(refused.value)
 
 
+def test_a_single_file_whose_readings_the_spacing_cannot_tell_apart_is_told_every_way_nearer_1mm_first(scans,
+                                                                                                        tmp_path):
+    """A model at 0.05 mm lies between a file's readings at 2 and 0.002 mm: a file declaring micrometres on mm numbers
+    was told `Rewrite it in mm` alone, 0.002 mm voxels then (the review of h78's one_file.py, until helper h81). Every
+    way is offered, the one nearer 1 mm first, with what to check; its line, run, leaves the file at its size in mm
+    (the prediction itself, 40 times finer, is not run: too large for a test)."""
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    sizes = nib.affines.voxel_sizes(image.affine)
+    model = export(tmp_path / "fine", spacing=tuple(sizes / 40), spacing_unit="mm")
+    path = in_unit(image, tmp_path / "u_0000.nii.gz", "micron", 1.0)
+    with pytest.raises(DataError) as refused:
+        predict_file(model, path, tmp_path / "u.nii.gz")
+    said = str(refused.value)
+    assert "can tell: check the voxel size it was acquired at. Where the voxels are " in said, said
+    assert (f"Where the voxels are {' x '.join(f'{size:.4g}' for size in sizes)} mm: declare {path} mm, its numbers mm "
+            "already under a header of micrometres (nibabel: ") in said, said
+    assert run_first_lines(said) == 1
+    assert np.allclose(nib.affines.voxel_sizes(nib.load(path).affine), sizes)
+    assert nib.load(path).header.get_xyzt_units()[0] == "mm"
+
+
 def test_files_declaring_mm_far_finer_than_a_spacing_set_are_taken_at_their_word(scans, tmp_path):
     """The far finer check takes a header declaring mm at its word against a spacing set (micro-CT for a model trained
     coarser on purpose): two channel files declaring mm alike at a thousandth of their size were told to be rewritten
