@@ -53,7 +53,7 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               check_the_network_fits_the_blocks, fit_in_launched_process, gpus_to_launch,
                               interrupt_of_the_launch, launch_precision, port_to_launch_on,
                               preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
-                              steps_for_epochs, torch_elastic_files_in)
+                              steps_for_epochs, summary_written_since, torch_elastic_files_in)
 from .estimator_process_lost import ProcessLost, process_lost_in_the_launch
 from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_channel_units, check_predict_options,
                                        held_out_alone_warning, how_it_runs, refuse_an_output_among_the_cases,
@@ -763,7 +763,11 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
             if (interrupt := interrupt_of_the_launch(error, stopped_step)) is not None:
                 raise interrupt from None
             if (lost := process_lost_in_the_launch(error, processes, stopped_step)) is not None:
-                raise lost from None
+                # a process that died once the run had ended (gloo's abort at exit, docs/strategies.md) lost nothing
+                if (ended := summary_written_since(summary, launched_ns)) is None:
+                    raise lost from None
+                warnings.warn(lost.after_the_run_ended(out.absolute(), ended), AcceleratedSegWarning, stacklevel=3)
+                return ended
             if (preempted := preempted_summary_of_the_launch(error, summary, launched_ns)) is None:
                 raise
             return preempted

@@ -208,13 +208,21 @@ def preempted_summary_of_the_launch(error: BaseException, summary: Path, launche
 
     if not (isinstance(error, SignalException) and error.sigval in PREEMPTION_SIGNALS):
         return None
+    written = summary_written_since(summary, launched_ns)
+    return written if written is not None and written.get("preempted") else None
+
+
+def summary_written_since(summary: Path, launched_ns: int) -> dict | None:
+    """The run's ``summary.json`` where this launch (begun at ``launched_ns``) wrote it: its main process writes it
+    last, after the export (``configured_run.finish_run``), so the run ended as train ends it, finished or
+    preempted. None where it wrote none: an older one is an earlier fit's (a resumed run's)."""
     try:
         if summary.stat().st_mtime_ns < launched_ns:
             return None
         written = json.loads(summary.read_text())
     except (OSError, ValueError):
         return None
-    return written if isinstance(written, dict) and written.get("preempted") else None
+    return written if isinstance(written, dict) else None
 
 
 def interrupt_of_the_launch(error: BaseException, stopped_step: Path | None = None) -> KeyboardInterrupt | None:

@@ -43,6 +43,17 @@ class ProcessLost(RuntimeError):
                            f"stopped{stopped}; {ways_on}",
                            self.process, self.processes, self.signal, self.step, checkpoint)
 
+    def after_the_run_ended(self, run: Path, summary: dict) -> str:
+        """The warning of a launch whose process died of a signal after the run had ended as train ends it (its
+        ``summary.json`` written by this launch, after the export): its model is whole and is the one taken. gloo
+        can abort a process as it ends (``docs/strategies.md``, a rare SIGABRT at exit after a complete run), and
+        the OOM killer may kill one then: said "the other processes stopped after step 4 or later of 4 ...: call
+        fit(..., resume='latest') again", the trained model left untaken, until the hundred-and-fifteenth
+        session's review of h80."""
+        ended = "was preempted and saved" if summary.get("preempted") else "had finished and exported its model"
+        return (f"fit: {_died(self.process, self.processes, self.signal)} after the run in {run} {ended} (step "
+                f"{summary.get('step')}, its summary.json written): what it wrote is taken, nothing was lost")
+
 
 def process_lost_in_the_launch(error: BaseException, processes: int,
                                stopped_step: Path | None = None) -> ProcessLost | None:

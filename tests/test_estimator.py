@@ -1439,6 +1439,43 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
     assert (model.model_dir / "model.safetensors").is_file()
 
 
+@pytest.mark.distributed
+def test_a_process_of_the_launch_dying_of_a_signal_once_the_run_finished_loses_nothing(
+        tiny_dataset, tmp_path, monkeypatch, launch_leaves_no_temporary_folder):
+    """Process 1 SIGABRTs once train has returned in it and the main process has written summary.json (gloo's abort
+    at exit, docs/strategies.md): the run finished and exported its model, so fit returns and takes it, warning of
+    the death. It raised ProcessLost saying "the other processes stopped after step 4 or later of 4 ...: call
+    fit(..., resume='latest') again" and left the model untaken (h80's change), until that session's review
+    (benchmarks/results/review_estimator_process_lost_2026-12-06/abort_at_exit.txt)."""
+    import accelerated_seg.estimator as estimator
+    import accelerated_seg.estimator_launch as estimator_launch
+    from accelerated_seg.own_warnings import AcceleratedSegWarning
+
+    run = tmp_path / "run"
+    returned = estimator_launch._exit_once_returned
+
+    def aborted_once_returned():  # in the launched processes
+        if os.environ.get("RANK") == "1":
+            deadline = time.monotonic() + 20
+            while not (run / "summary.json").is_file() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGABRT)
+        returned()
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    monkeypatch.setattr(estimator_launch, "_exit_once_returned", aborted_once_returned)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
+    with pytest.warns(AcceleratedSegWarning) as warned:
+        model.fit(data, steps=2)
+    assert [str(warning.message) for warning in warned] == [
+        f"fit: process 1 of 2 died of SIGABRT after the run in {run} had finished and exported its model (step 2, its "
+        f"summary.json written): what it wrote is taken, nothing was lost"]
+    assert warned[0].filename == __file__  # said at the fit's line
+    assert model.summary["step"] == 2 and model._interrupted is None and model.model_dir == run / "model"
+    assert repr(model).endswith(f"trained 2 steps in {run}; predicts with {run / 'model'}>")
+
+
 @contextlib.contextmanager
 def _ctrl_c_to_this_process_after(started: Path, seconds: float):
     """SIGINT to this process ``seconds`` after the file ``started`` appears, from another process (a thread of this one
