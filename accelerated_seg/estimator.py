@@ -199,8 +199,7 @@ class Segmentation:
                 stopped = self._keep_the_stop(out, lost.step, steps, started_from, continues_its_run,
                                               run_info_at_start, stopped_by=lost.stopped_by())
                 raise lost.with_ways_on(f"{stopped.stopped_after()} in {stopped.run}", stopped.ways_on(),
-                                        stopped.newest_at_stop if stopped.checkpoint_step is not None else None
-                                        ) from None
+                                        stopped.checkpoint_offered()) from None
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)
                 raise

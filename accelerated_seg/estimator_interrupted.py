@@ -161,17 +161,22 @@ class InterruptedFit:
             return self._unsaved(whose, predicting_with)
         return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
 
+    def checkpoint_offered(self) -> Path | None:
+        """The checkpoint ``ways_on`` offers to resume from now, None where it offers none: ``ProcessLost.checkpoint``
+        is the one its message names (None of a resume killed before it wrote the run, whose message named the
+        folder's checkpoint, until the hundred-and-fifteenth session's review of h80)."""
+        if self.saved_nothing:  # the folder's checkpoint is an earlier run's
+            return None
+        try:
+            return self._checkpoint()
+        except OSError:  # said by ways_on as unreadable
+            return None
+
     def refusal(self, method: str) -> str:
         """``method``'s refusal where the estimator has no model but this run's state: ``said``, and how to
         predict with the checkpoint's weights, asked for by name."""
         refusal = f"{method}: this Segmentation has no trained model: {self.said()}"
-        if self.saved_nothing:  # the folder's checkpoint is an earlier run's
-            return refusal
-        try:
-            checkpoint = self._checkpoint()
-        except OSError:  # said above as unreadable
-            return refusal
-        if checkpoint is None:
+        if (checkpoint := self.checkpoint_offered()) is None:
             return refusal
         return (f"{refusal}; or, for a model of that checkpoint's weights as they are, "
                 f"export_checkpoint({str(checkpoint)!r}, <folder>) (accelerated_seg.checkpoint_export), then "

@@ -1439,6 +1439,32 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
     assert (model.model_dir / "model.safetensors").is_file()
 
 
+def test_a_resume_whose_launch_lost_a_process_before_it_wrote_the_run_names_the_checkpoint_it_offers(
+        tiny_dataset, tmp_path, monkeypatch):
+    """A new estimator's fit(..., resume='latest') of a folder holding step_2, its launch losing a process before the
+    run wrote anything there (run_info.json as it was: killed in the setup, loading the checkpoint), stood in for by
+    the ProcessLost the launch raises. Its message offered step_2 to resume from, but its ``checkpoint`` was None (read
+    only where the fit had written the run) until the hundred-and-fifteenth session's review of h80
+    (benchmarks/results/review_estimator_process_lost_2026-12-06/killed_in_a_resumes_setup.txt)."""
+    import accelerated_seg.estimator as estimator
+    from accelerated_seg import ProcessLost
+
+    def killed_in_the_setup(cfg, manifest, processes, mixed_precision, out):
+        raise ProcessLost("fit: process 1 of 2 died of SIGKILL, and the other processes stopped", 1, 2, "SIGKILL", 2)
+
+    first, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    first.fit(data, steps=2)  # one process: step_2, the run's run_info.json
+    newest = tmp_path / "run" / "checkpoints" / "step_2"
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
+    monkeypatch.setattr(estimator, "_trained_in_launched_processes", killed_in_the_setup)
+    again, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True)
+    with pytest.raises(ProcessLost) as lost:
+        again.fit(data, steps=4, resume="latest")
+    assert str(lost.value).endswith(f"its newest whole checkpoint is {newest}: call fit(..., resume='latest') again "
+                                    f"to continue from it")
+    assert lost.value.checkpoint == newest and lost.value.step == 2
+
+
 @pytest.mark.distributed
 def test_a_process_of_the_launch_dying_of_a_signal_once_the_run_finished_loses_nothing(
         tiny_dataset, tmp_path, monkeypatch, launch_leaves_no_temporary_folder):
