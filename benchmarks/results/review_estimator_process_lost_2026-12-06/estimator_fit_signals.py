@@ -4,6 +4,7 @@ The review of h80's ProcessLost (estimator_process_lost.py): the estimator's own
 save_every=2), one process ending on a signal other than the OOM killer's mid-run kill. MODE:
   abort_at_exit  process 1 SIGABRTs once train has returned in it (the fit finished: gloo's abort at exit, DESIGN.md)
   abort_at_exit0 the same, process 0 (the main process, which wrote the summary and the export)
+  abort_at_once  process 1 SIGABRTs as soon as train has returned in it (no wait for the main process's summary)
   segv           process 1 segfaults (a real SIGSEGV: ctypes reads address 0) at its third step's forward
   early          process 1 SIGKILLed at its first forward (no checkpoint yet)
 What fit raises, repr, what the run folder holds, then fit(..., resume='latest')."""
@@ -44,13 +45,14 @@ def at_forward(call, loss):
 
 def abort_once_returned():
     if os.environ.get("RANK") == ("0" if MODE == "abort_at_exit0" else "1"):
-        time.sleep(1.0)  # the other process's export and summary written meanwhile (the main process's own here)
+        if MODE != "abort_at_once":
+            time.sleep(1.0)  # the other process's export and summary written meanwhile (the main process's own here)
         os.kill(os.getpid(), signal.SIGABRT)
     exit_once_returned()
 
 
 DiceCELoss.forward = loss_forward_with(at_forward)
-if MODE.startswith("abort_at_exit"):
+if MODE.startswith("abort_at"):
     estimator_launch._exit_once_returned = abort_once_returned
 model, data = _tiny_segmentation(ds, top, multi_gpu=True, save_every=2)
 try:
