@@ -18,9 +18,12 @@ from .stopped_step import stopped_step_read
 
 class ProcessLost(RuntimeError):
     """A launched fit stopped because process ``process`` of ``processes`` died of ``signal`` (its name, e.g.
-    ``SIGKILL``); ``step``: the step the run stopped after, as the processes' line names it (None where none was
-    written: the main process lost, or killed before its loop); ``checkpoint``: the newest whole checkpoint a
-    ``fit(..., resume='latest')`` continues from, None where none (set by ``fit``, which reads the run)."""
+    ``SIGKILL``); ``step``: the step the run stopped after, as the processes' line names it (the main process lost,
+    the process saying the line writes it; None where none was written: a new run's process killed before its loop
+    was set up, or no process said the line); ``checkpoint``: the newest whole checkpoint a ``fit(...,
+    resume='latest')`` continues from, the one the message names, None where none (set by ``fit``, which reads the
+    run). A process dead of a signal once the launch wrote the run's summary.json is no ProcessLost: ``fit`` returns
+    that run, warning (``after_the_run_ended``)."""
 
     def __init__(self, message: str, process: int, processes: int, signal: str, step: int | None = None,
                  checkpoint: Path | None = None):

@@ -7,6 +7,7 @@ save_every=2), one process ending on a signal other than the OOM killer's mid-ru
   abort_at_once  process 1 SIGABRTs as soon as train has returned in it (no wait for the main process's summary)
   segv           process 1 segfaults (a real SIGSEGV: ctypes reads address 0) at its third step's forward
   early          process 1 SIGKILLed at its first forward (no checkpoint yet)
+  kill_bar       process 1 SIGKILLed at its third step's forward, the progress bar on (the resume's too): no hang
 What fit raises, repr, what the run folder holds, then fit(..., resume='latest')."""
 import ctypes
 import faulthandler
@@ -38,7 +39,7 @@ def at_forward(call, loss):
         if MODE == "segv" and call == 2:
             faulthandler.disable()
             ctypes.string_at(0)
-        if MODE == "early" and call == 0:
+        if (MODE == "early" and call == 0) or (MODE == "kill_bar" and call == 2):
             os.kill(os.getpid(), signal.SIGKILL)
     return loss
 
@@ -54,7 +55,7 @@ def abort_once_returned():
 DiceCELoss.forward = loss_forward_with(at_forward)
 if MODE.startswith("abort_at"):
     estimator_launch._exit_once_returned = abort_once_returned
-model, data = _tiny_segmentation(ds, top, multi_gpu=True, save_every=2)
+model, data = _tiny_segmentation(ds, top, multi_gpu=True, save_every=2, progress_bar=MODE == "kill_bar")
 try:
     model.fit(data, steps=4)
     print("fit returned", model.summary)
@@ -68,8 +69,10 @@ print("run/:", sorted(p.name for p in run.iterdir()), "checkpoints/:",
 if (run / "summary.json").is_file():
     print("summary.json:", (run / "summary.json").read_text()[:300])
 DiceCELoss.forward, estimator_launch._exit_once_returned = forward, exit_once_returned
+resumed_at = time.time()
 try:
     model.fit(data, steps=4, resume="latest")
+    print(f"resume took {time.time() - resumed_at:.1f} s")
     print("resume: fit returned, step", model.summary["step"], "; repr:", repr(model)[:300])
 except BaseException as error:  # noqa: BLE001
     print("resume raised", type(error).__name__, str(error)[:800])
