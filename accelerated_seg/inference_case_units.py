@@ -18,7 +18,7 @@ import numpy as np
 
 from .data.case_readings import _declaring, _lines, _sizes, readings_of, whole_case_readings
 from .data.grid_agreement import Volume
-from .data.spacing import FINER_THAN_THE_TARGET
+from .data.spacing import FINER_THAN_THE_TARGET, far_finer
 from .data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm, rewrite_code, same_sizes,
                                 spatial_unit, unit_named)
 
@@ -66,12 +66,15 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     in micrometres beside one in mm told to be resampled onto the first one's grid
     (``benchmarks/results/predict_case_units_alike_2026-12-06/``)."""
     target = model_unit if model_unit in UNIT_MM else "mm"  # the unit the model reads every file's numbers in
-    if mm_at_its_word and target == "mm" and all(spatial_unit(volume.image) == "mm" and same_sizes(
-            header_numbers(volume.image), header_numbers(volumes[0].image)) for volume in volumes):
+    if mm_at_its_word and target == "mm" and spacing is not None and far_finer(volumes[0].image, spacing) and all(
+            spatial_unit(volume.image) == "mm" and same_sizes(header_numbers(volume.image),
+                                                              header_numbers(volumes[0].image)) for volume in volumes):
         # the far finer check takes a header of mm at its word against a spacing set (micro-CT for a model trained
         # coarser on purpose): files declaring mm alike at 0.002 mm, for a model in mm at 1.5 set, were told to be
         # rewritten from metres (two files since h78, one in helper h81 until this); files declaring mm on numbers
-        # that differ are still read together
+        # that differ are still read together. Far finer alone, as that check: files declaring mm on micrometre
+        # numbers (0.3 mm voxels written 300), 200 times coarser, were taken at their word too and segmented
+        # resampled to 200 times their voxels along each axis, until the review of h81
         return None
     if len(volumes) < 2:
         return _one_file_words(volumes[0], spacing, model_unit)

@@ -2677,6 +2677,27 @@ def test_files_declaring_mm_far_finer_than_a_spacing_set_are_taken_at_their_word
                     predict_file(model, paths, output)
 
 
+def test_files_declaring_mm_on_micrometre_numbers_are_read_against_a_spacing_set(scans, tmp_path):
+    """A header declaring mm is taken at its word against a spacing set for voxels far FINER alone, as the far finer
+    check takes it: files declaring mm on micrometre numbers (2 mm voxels written 2000), 800 times coarser than the
+    spacing, were taken at their word too by helper h81's rule, one file and two alike, left to the host's memory
+    check, which passes a small scan (segmented resampled 200 times along each axis, the review's probe), until the
+    review of h81. The spacing tells their micrometre reading; its line run, the scan is segmented at 2 mm."""
+    from accelerated_seg.data.spacing import ras_spacing_of
+    from accelerated_seg.inference_reading import channel_units_refusal
+
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    for channels in (1, 2):
+        model = export(tmp_path / f"m{channels}", in_channels=channels, spacing_unit="mm", spacing_set=True)
+        paths = [in_unit(image, tmp_path / f"f{channels}_000{c}.nii.gz", "mm", 1000.0) for c in range(channels)]
+        said = channel_units_refusal(json.loads((model / "config.json").read_text()), paths, (2.5, 2.5, 2.5))
+        assert said is not None and "micrometres" in said, said
+        if channels == 1:
+            with pytest.raises(DataError):
+                refused_then_segmented(model, paths[0], tmp_path / "o.nii.gz")
+            assert np.allclose(ras_spacing_of(nib.load(paths[0]).affine), ras_spacing_of(image.affine))
+
+
 def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_models_spacing(scans, tmp_path):
     """Channel files alike (the same unit and numbers) were judged as a case of one file is, until the
     hundred-and-fifteenth session (helper h78): two declaring micrometres on mm numbers, for a model in mm, were told
