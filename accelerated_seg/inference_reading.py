@@ -180,8 +180,10 @@ def refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
     if need <= available:
         return
     coarser = times_coarser(image, spacing)
-    # micrometres for a model in mm, or of no unit: for one in micrometres the line to mm made a scan of another unit
-    in_micrometres = coarser >= FINER_THAN_THE_TARGET and spacing_unit(config) != "micron"
+    # micrometres for a model in mm, or of no unit: for one in micrometres the line to mm made a scan of another unit,
+    # and for one in metres (a file of metres on 0.5 x 0.5 x 300, which no reading the spacing tells) it was named too
+    # until the review of helper h81 of the hundred-and-fifteenth session
+    in_micrometres = coarser >= FINER_THAN_THE_TARGET and spacing_unit(config) in (None, "mm")
     unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing: its header is probably in "
             f"another unit than the model's training scans' (micrometres where theirs were mm: rewrite it in mm, "
             f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if in_micrometres else "")

@@ -2294,6 +2294,25 @@ def test_of_two_channels_in_two_units_the_one_off_the_models_spacing_is_named(sc
         assert read_labels(predict_file(older, channels, tmp_path / "o.nii.gz")).shape == image.shape
 
 
+def test_the_memory_check_offers_no_line_to_mm_for_a_model_in_metres(tmp_path, monkeypatch):
+    """The memory check told a scan 100 times coarser than the spacing of a model in metres `micrometres where theirs
+    were mm: rewrite it in mm`, a line to another unit than the model's, which its unit check then refuses (a file
+    declaring metres on 0.5 x 0.5 x 300, whose readings the spacing tells none of: the review of helper h81). Told to
+    crop or resample it alone, as for a model in micrometres; for a model in mm the line stands."""
+    import accelerated_seg.inference_reading as inference_reading
+
+    image = nib.Nifti1Image(np.ones((8, 8, 8), np.float32), np.diag([0.5, 0.5, 300.0, 1.0]))
+    image.header.set_xyzt_units("meter")
+    monkeypatch.setattr(inference_reading, "memory_available", lambda: 8 * 2**30)
+    config = {"in_channels": 1, "spacing_unit": "meter"}
+    with pytest.raises(DataError, match=r"GiB is available\. Crop it") as refused:
+        inference_reading.refuse_beyond_host_memory(config, tmp_path / "x.nii.gz", image, (0.0015,) * 3)
+    assert "rewrite it in mm" not in str(refused.value)
+    with pytest.raises(DataError, match=r"micrometres where theirs were mm: rewrite it in mm"):
+        inference_reading.refuse_beyond_host_memory({**config, "spacing_unit": "mm"}, tmp_path / "x.nii.gz", image,
+                                                    (0.0015,) * 3)
+
+
 def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampling(scans, tmp_path, monkeypatch):
     """A scan in micrometres for a model whose training cases declared no unit (an export made before the
     hundred-and-sixth session, or headers of nibabel's default), 800 times coarser than its spacing, was resampled
