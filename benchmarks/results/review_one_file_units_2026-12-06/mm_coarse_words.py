@@ -4,7 +4,7 @@ evaluate say before the far finer and memory checks; mm_coarse.py's full predict
 None where the files are taken as they are, else the words' first 200 characters. Cases declaring mm far finer
 (0.002, micro-CT) against a spacing set must stay None (taken at their word). main: mm_coarse_words_main.txt; r70:
 mm_coarse_words_r70.txt."""
-import json, sys
+import sys
 from pathlib import Path
 import numpy as np, nibabel as nib
 from accelerated_seg.inference_reading import channel_units_refusal
