@@ -165,7 +165,7 @@ def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | No
     readings = _case_readings([volume], model_unit)
     own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else model_unit
     ordered, tells = _nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[model_unit][1])
-    if ordered[0][1] == [own] if tells else own == model_unit:
+    if (ordered[0][1] == [own]) if tells else (own == model_unit):  # told its own reading; or none, of its unit
         return None
     # the reading in the model's unit as declared needs no line: the file is read so as it is
     ways = [(_sizes(sizes), _lines_in([volume], read, model_unit) or "nothing to change, it is read so already")

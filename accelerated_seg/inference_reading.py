@@ -62,7 +62,7 @@ def _another_unit_refusal(config: dict, paths: Sequence[Path], images: Sequence,
     # a channel in micrometres and one in metres for a model in mm were refused one after the other (a case of one
     # file whose numbers the spacing tells are in another unit is told by spacing_case_words before this)
     return "\n".join(other_unit_words(path, image, recorded, spacing, alike=[other for other, _ in rest])
-                      for (path, image), *rest in off.values())
+                     for (path, image), *rest in off.values())
 
 
 def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence, spacing) -> None:
