@@ -53,6 +53,7 @@ from collections.abc import Iterator
 
 from .exit_now import remove_own_multiprocessing_folder
 from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
+from .processes_beside import stat_fields
 from .ranks_stop_together import an_error_is_published
 from .sigterm import sigterm_as_an_interrupt
 
@@ -221,22 +222,13 @@ def end_at_once() -> None:
     os._exit(128 + signal.SIGTERM)  # not reached: the signal's default ended the process
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """``/proc/<pid>/stat``'s fields after the command's name (state first, then the parent); None for no process."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-
-
 def _state(pid: int) -> str | None:
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return fields[0] if fields else None
 
 
 def _parent(pid: int) -> int | None:
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return int(fields[1]) if fields else None
 
 

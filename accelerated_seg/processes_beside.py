@@ -1,0 +1,104 @@
+"""The launch's processes beside this one, on its node: kept against their ranks in the launch's store as each starts,
+and told ended from ``/proc`` at once, where the store tells a death only by a silence (``lost_processes``' roll call,
+``ROLL_CALL_S``, 3.4 s).
+
+A process killed outright on the main process's own node (the OOM killer on a one-node 8-GPU box, the common case)
+was named lost only once the roll call had waited 3.4 s for its answer: the launch ended 4.2-6.3 s after the kill,
+where that node sees the death at once (the hundred-and-fifteenth session's review:
+benchmarks/results/review_training_peer_lost_2026-12-06/). The roll call needs to know which rank a process seen
+ended was: ``/proc`` knows pids, the store ranks. So each process keeps, under its node's key and its ``LOCAL_RANK``,
+its rank, its pid and its start time (``keep_this_process``), once, as its watcher first reaches the store; a roll
+call reads its own node's ``LOCAL_WORLD_SIZE`` entries (a few store calls, however many nodes the launch has) and
+asks ``/proc`` about those pids at each of its looks (``ended``).
+
+A node here is what one pid names one process in: the machine's boot (``/proc/sys/kernel/random/boot_id``, random at
+each boot: two machines never share one), its pid namespace (a container's), and the parent (the launch's agent on
+that node: two launches on one machine, as the tests' two "nodes", are two nodes, each seeing only its own agent's
+processes, as ``launched_sigterm``'s processes beside this one are). The start time (``/proc/<pid>/stat``'s field 22)
+tells a pid taken since by another process. A process is ended once gone, a zombie, or exiting (the kernel's
+``PF_EXITING``, set as ``do_exit`` begins, before the process's sockets close): so it is seen ended by the time gloo's
+error reaches the others, even where its exit takes long (a GPU process's memory and device files torn down).
+
+Nothing is kept, and nothing seen, where ``/proc`` cannot tell (macOS) or outside torch elastic (no ``LOCAL_RANK``,
+``LOCAL_WORLD_SIZE``: accelerate's debug launch): the roll call waits for every process as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import NamedTuple
+
+#: The kernel's per-task flag for a task in ``do_exit`` (include/linux/sched.h), in ``/proc/<pid>/stat``'s field 9.
+PF_EXITING = 0x4
+_BESIDE = "beside/"
+
+
+class Process(NamedTuple):
+    """A process as its node knows it: its pid and its start time (clock ticks after the boot)."""
+
+    pid: int
+    start: int
+
+
+def keep_this_process(store, rank: int) -> None:
+    """Keep this process (``rank``) in ``store`` under its node's key and its local rank, for a roll call on its node
+    to see it ended; nothing where ``/proc`` or torch elastic's environment cannot tell."""
+    node, local_rank, start = _this_node(), os.environ.get("LOCAL_RANK"), _start(os.getpid())
+    if node is not None and local_rank is not None and start is not None:
+        store.set(f"{_BESIDE}{node}/{local_rank}", f"{rank} {os.getpid()} {start}")
+
+
+def kept_beside(store, ranks: Iterable[int]) -> dict[int, Process]:
+    """The processes of ``ranks`` that run beside this one, on its node, as each kept itself in ``store``; empty where
+    ``/proc`` or torch elastic's environment cannot tell. The store's errors are raised."""
+    node, local_ranks = _this_node(), os.environ.get("LOCAL_WORLD_SIZE", "")
+    if node is None or not local_ranks.isdigit():
+        return {}
+    ranks, kept = set(ranks), {}
+    for local_rank in range(int(local_ranks)):
+        key = f"{_BESIDE}{node}/{local_rank}"
+        if store.check([key]):
+            rank, pid, start = map(int, store.get(key).decode().split())
+            if rank in ranks and pid != os.getpid():
+                kept[rank] = Process(pid, start)
+    return kept
+
+
+def ended(process: Process) -> bool:
+    """Whether ``process`` has ended, or is ending: gone from ``/proc``, its pid taken by another, a zombie, or
+    exiting."""
+    fields = stat_fields(process.pid)
+    return (fields is None or int(fields[19]) != process.start or fields[0] in ("Z", "X", "x")
+            or bool(int(fields[6]) & PF_EXITING))
+
+
+def seen_ended(store, ranks: Iterable[int]) -> list[int]:
+    """The processes of ``ranks`` that run beside this one and have ended, as ``/proc`` sees them now."""
+    return sorted(rank for rank, process in kept_beside(store, ranks).items() if ended(process))
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """``/proc/<pid>/stat``'s fields after the command's name (state first, then the parent); None for no process."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def _start(pid: int) -> int | None:
+    fields = stat_fields(pid)
+    return int(fields[19]) if fields else None
+
+
+def _this_node() -> str | None:
+    """What this process's pid is one process in (module docstring): ``<boot>/<pid namespace>/<parent>``; None where
+    ``/proc`` cannot tell."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as boot_id:
+            boot = boot_id.read().strip()
+        namespace = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+    except OSError:
+        return None
+    return f"{boot}/{namespace.removeprefix('pid:[').removesuffix(']')}/{os.getppid()}"
