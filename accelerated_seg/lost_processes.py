@@ -30,6 +30,12 @@ process reads where the main process runs as soon as it is kept (``where_it_runs
 the main process's node, often before a process on another node meets the error (one in its validation, its export,
 a step's forward when the main process died), whose line named no node, ``process 0 was lost``, until the
 hundred-and-fifteenth session's review (benchmarks/results/review_training_peer_lost_2026-12-06/).
+
+A process on the roll caller's own node is not waited for once it is seen ended there (``processes_beside``: each
+process keeps its pid against its rank as it keeps where it runs, and ``/proc`` tells its end at once): the line says
+it was seen ended, not that it did not answer. A process killed on the main process's own node (the OOM killer on a
+one-node box) was waited for the whole ``ROLL_CALL_S`` until the hundred-and-sixteenth session, the launch ending 4.2-6.3
+s after the kill (benchmarks/results/same_node_death_2026-12-06/). Processes on other nodes are waited for as before.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ import os
 import socket
 import time
 from collections.abc import Mapping, Sequence
+
+from .processes_beside import ended, keep_this_process, kept_beside, seen_ended
 
 #: How long the main process, at a stop for a peer gone, waits for every other process to answer (and another process
 #: for the main one): each looks every 0.2 s (``ranks_stop_together.POLL_S``) and answers as it sees the stop, in a few
@@ -62,8 +70,10 @@ def where_this_process_runs() -> str:
 
 
 def keep_where_this_process_runs(store, rank: int) -> None:
-    """Keep where this process (``rank``) runs under ``store``'s keys, for a line that may name it lost."""
+    """Keep where this process (``rank``) runs under ``store``'s keys, for a line that may name it lost; and, for a roll
+    call on its node to see it ended at once, its pid (``processes_beside.keep_this_process``)."""
     store.set(f"{_WHERE}{rank}", where_this_process_runs())
+    keep_this_process(store, rank)
 
 
 def where_it_runs(store, rank: int) -> str | None:
@@ -79,14 +89,22 @@ def answer(store, rank: int) -> None:
 
 def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> list[int]:
     """The processes of ``among`` (by default every one but the main process, rank 0, of a launch of ``ranks``) that
-    have not answered within ``ROLL_CALL_S``; none once every one has (at once, as a rule)."""
-    among = range(1, ranks) if among is None else among
+    have not answered: those of this node seen ended at once (``processes_beside``), the others once ``ROLL_CALL_S``
+    is over; none once every one has (at once, as a rule)."""
+    among = list(range(1, ranks) if among is None else among)
+    beside = kept_beside(store, among)
     deadline = time.monotonic() + ROLL_CALL_S
-    while not store.check([f"{_ANSWERED}{rank}" for rank in among]):
+    while True:
+        gone = [rank for rank in among if rank in beside and ended(beside[rank])]
+        waited_for = [rank for rank in among if rank not in gone]
+        if not waited_for or store.check([f"{_ANSWERED}{rank}" for rank in waited_for]):
+            break
         if time.monotonic() > deadline:
-            return [rank for rank in among if not store.check([f"{_ANSWERED}{rank}"])]
+            gone = among
+            break
         time.sleep(LOOK_S)
-    return []
+    # one seen ended may have answered first: it saw the stop, and is waited for as before
+    return [rank for rank in gone if not store.check([f"{_ANSWERED}{rank}"])]
 
 
 def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) -> str:
@@ -95,21 +113,50 @@ def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) ->
     (None) or fails. The main process lost is named by another process, often where the store ended with the main
     process's node before any roll call (torch elastic's agent keeps it there): its line says either, where it said
     "did not answer ... within 3.4 s" alone, a roll call not taken (the hundred-and-fifteenth session's review of its
-    training stop: process 1 said it 0.7-2.0 s after the kill)."""
+    training stop: process 1 said it 0.7-2.0 s after the kill). One seen ended on this node (``processes_beside``) is
+    said so: no roll call waited for it (since the hundred-and-sixteenth session)."""
+    seen = _seen_ended(store, lost)
+    silent = [rank for rank in lost if rank not in seen]
     where: dict[str, list[int]] = {}
     for rank in lost:
         where.setdefault(_where(store, rank, known or {}), []).append(rank)
-    named = "; ".join(f"process{'es' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
-                      + (f" ({place})" if place else "") for place, ranks in where.items())
-    if lost == [0]:  # said by another process: the store may have ended with the main process's node, no roll call
-        return (f"{named} was lost: its connection closed in a collective, and it did not answer in the launch's "
-                f"store within {ROLL_CALL_S:g} s, or that store, kept on its node, ended first: its process ended, or "
-                "its node was cut off")
+    named = "; ".join(_processes(ranks) + (f" ({place})" if place else "") for place, ranks in where.items())
     if len(lost) == 1:
-        return (f"{named} was lost: its connection closed in a collective, and it did not answer in the launch's "
-                f"store within {ROLL_CALL_S:g} s: its process ended, or its node was cut off")
-    return (f"{named} were lost: their connections closed in a collective, and they did not answer in the launch's "
-            f"store within {ROLL_CALL_S:g} s: their processes ended, or their nodes were cut off")
+        return (f"{named} was lost: its connection closed in a collective, and "
+                + (f"its process {_seen(1)}" if seen else f"it {_silent(1, main_process=lost == [0])}"))
+    lost_words = f"{named} were lost: their connections closed in a collective"
+    if not silent:
+        return f"{lost_words}, and their processes {_seen(len(seen))}"
+    if not seen:
+        return f"{lost_words}, and they {_silent(len(silent))}"
+    return f"{lost_words}; {_processes(seen)} {_seen(len(seen))}, and {_processes(silent)} {_silent(len(silent))}"
+
+
+def _seen(count: int) -> str:
+    """What is said of ``count`` processes seen ended on this node (``processes_beside``): no roll call waited."""
+    return "was seen ended on its node" if count == 1 else "were seen ended on their node"
+
+
+def _silent(count: int, main_process: bool = False) -> str:
+    """What is said of ``count`` processes that did not answer the roll call (or, the ``main_process``, whose store
+    may have ended first)."""
+    return (f"did not answer in the launch's store within {ROLL_CALL_S:g} s"
+            + (", or that store, kept on its node, ended first" if main_process else "")
+            + (": its process ended, or its node was cut off" if count == 1
+               else ": their processes ended, or their nodes were cut off"))
+
+
+def _processes(ranks: list[int]) -> str:
+    return f"process{'es' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+
+
+def _seen_ended(store, ranks: list[int]) -> list[int]:
+    """Those of ``ranks`` seen ended on this node (``processes_beside``); none where the store cannot tell (gone,
+    failing: the line is said all the same)."""
+    try:
+        return seen_ended(store, ranks) if store is not None else []
+    except Exception:  # noqa: BLE001 - torch's DistError: said as not seen
+        return []
 
 
 def _where(store, rank: int, known: Mapping[int, str]) -> str:

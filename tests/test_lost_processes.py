@@ -359,3 +359,161 @@ def test_a_process_asks_where_the_main_process_runs_at_a_few_polls_at_most(one_p
     watcher.done.set()
     watcher.join()
     assert asked.count("where/0") == 3 and asked.count(MESSAGE) >= 6, asked
+
+
+@pytest.fixture
+def beside(monkeypatch):
+    """Processes kept as beside this one, on its node, as each keeps itself at its watcher's first look
+    (``processes_beside.keep_this_process``): a child of this test process stands in for each (a sibling's pid is
+    what the launch's agent would give), this test process local rank 0 of 3. ``beside(store, rank, local_rank)`` keeps
+    one and returns it, running; ``node=`` another node's (another machine's boot, or another launch's agent)."""
+    import subprocess
+    import sys
+
+    from accelerated_seg import processes_beside
+
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "3")
+    children = []
+
+    def kept(store, rank: int, local_rank: int, node: str | None = None):
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        children.append(child)
+        node = node or processes_beside._this_node()
+        store.set(f"beside/{node}/{local_rank}", f"{rank} {child.pid} {processes_beside._start(child.pid)}")
+        return child
+
+    yield kept
+    for child in children:
+        child.kill()
+        child.wait()
+
+
+def _killed(child, reaped: bool):
+    """``child`` killed outright (SIGKILL, as the OOM killer does), then reaped (its agent's poll, within 0.1 s) or not
+    yet (a zombie)."""
+    child.kill()
+    if reaped:
+        child.wait()
+    else:
+        while _state(child.pid) != "Z":
+            time.sleep(0.005)
+
+
+def _state(pid: int) -> str:
+    from accelerated_seg.processes_beside import stat_fields
+
+    return stat_fields(pid)[0]
+
+
+LOST_1_SEEN = ("process 1 (node 0, gpu-node-1) was lost: its connection closed in a collective, and its process was "
+               "seen ended on its node")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+@pytest.mark.parametrize("reaped", [True, False], ids=["reaped", "zombie"])
+def test_a_process_seen_ended_on_this_node_is_named_lost_at_once_not_after_the_roll_call(ended, beside, monkeypatch,
+                                                                                          capsys, reaped):
+    """Process 1 killed outright on the main process's own node (the OOM killer on a one-node box): the main process
+    waited the whole roll call (3.4 s) for its answer, and said it "did not answer in the launch's store within 3.4 s",
+    until the hundred-and-sixteenth session (the launch ended 4.2-6.3 s after the kill:
+    benchmarks/results/review_training_peer_lost_2026-12-06/). Now seen ended, at once, and said so."""
+    monkeypatch.setattr(lost_processes, "ROLL_CALL_S", ROLL_CALL_S)
+    store = _stop("accelerated_seg/test/seen_ended/", peer_gone=True)
+    store.set("where/1", "node 0, gpu-node-1")
+    _killed(beside(store, rank=1, local_rank=1), reaped)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/seen_ended/", lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and time.monotonic() - started < 1.0, time.monotonic() - started
+    assert capsys.readouterr().err == f"error: {LOST_1_SEEN}\n"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_the_main_process_seen_ended_on_this_node_is_named_lost_at_once_by_another(ended, beside, monkeypatch,
+                                                                                    capsys):
+    """The main process killed on process 1's node: process 1 waited the roll call for it, and said it "did not
+    answer ... within 3.4 s, or that store ... ended first" (until the hundred-and-sixteenth session)."""
+    monkeypatch.setattr(lost_processes, "ROLL_CALL_S", ROLL_CALL_S)
+    store = _stop("accelerated_seg/test/main_seen_ended/", peer_gone=True)
+    store.set("where/0", "node 0, gpu-node-1")
+    _killed(beside(store, rank=0, local_rank=1), reaped=True)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/main_seen_ended/", lambda message: message)._end(store, GLOO_RESET, 1, ranks=2)
+    assert ended == [1] and time.monotonic() - started < 1.0, time.monotonic() - started
+    assert capsys.readouterr().err == f"error: {LOST_1_SEEN.replace('process 1', 'process 0')}\n"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+@pytest.mark.parametrize("where", ["alive beside", "another machine", "another launch's agent", "no /proc"])
+def test_a_process_not_seen_ended_on_this_node_is_waited_for_by_the_roll_call_as_before(ended, beside, monkeypatch,
+                                                                                         capsys, where):
+    """Process 1 alive beside this one (held, not answering), or ended where this process cannot see it (another node:
+    another machine's boot, or another launch's agent on this machine, as the tests' two "nodes"; or no /proc,
+    macOS): waited for the roll call's ROLL_CALL_S (0.3 s here), and said as before."""
+    from accelerated_seg import processes_beside
+
+    store = _stop("accelerated_seg/test/not_seen/", peer_gone=True)
+    node = processes_beside._this_node()
+    boot, namespace, agent = node.split("/")
+    other = {"another machine": f"{'0' * len(boot)}/{namespace}/{agent}",
+             "another launch's agent": f"{boot}/{namespace}/{int(agent) + 1}"}.get(where)
+    child = beside(store, rank=1, local_rank=1, node=other)
+    if where != "alive beside":
+        _killed(child, reaped=True)
+    if where == "no /proc":
+        monkeypatch.setattr(processes_beside, "_this_node", lambda: None)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/not_seen/", lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
+    assert ended == [1] and time.monotonic() - started >= 0.3
+    assert capsys.readouterr().err == f"error: {LOST_1}\n"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_the_line_says_which_were_seen_ended_and_which_did_not_answer(one_process_group, beside):
+    store = _store("accelerated_seg/test/seen_and_silent/")
+    for rank in (1, 2):
+        _killed(beside(store, rank=rank, local_rank=rank), reaped=True)
+        store.set(f"where/{rank}", "node 0, gpu-node-1")
+    assert lost_processes.said_lost(store, [1, 2]) == (
+        "processes 1, 2 (node 0, gpu-node-1) were lost: their connections closed in a collective, and their processes "
+        "were seen ended on their node")
+    assert lost_processes.said_lost(store, [1, 5, 6]) == (
+        "process 1 (node 0, gpu-node-1); processes 5, 6 were lost: their connections closed in a collective; process "
+        "1 was seen ended on its node, and processes 5, 6 did not answer in the launch's store within 3.4 s: their "
+        "processes ended, or their nodes were cut off")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_a_process_seen_ended_that_answered_first_is_not_lost(one_process_group, beside):
+    """It saw the stop before its end: waited for as any process that answered (its file, the line), as before."""
+    store = _store("accelerated_seg/test/answered_then_ended/")
+    _killed(beside(store, rank=1, local_rank=1), reaped=True)
+    answer(store, 1)
+    assert lost_processes.lost_processes(store, 2) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc")
+def test_a_process_is_ended_once_gone_a_zombie_or_its_pid_taken(beside, one_process_group):
+    from accelerated_seg.processes_beside import Process, _start, ended
+
+    store = _store("accelerated_seg/test/ended/")
+    alive, zombie, reaped = (beside(store, rank=rank, local_rank=rank) for rank in (1, 2, 3))
+    _killed(zombie, reaped=False)
+    _killed(reaped, reaped=True)
+    assert not ended(Process(alive.pid, _start(alive.pid)))
+    assert ended(Process(zombie.pid, _start(zombie.pid))) and ended(Process(reaped.pid, 0))
+    assert ended(Process(alive.pid, _start(alive.pid) + 1))  # its pid taken by another process since
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc")
+def test_a_watcher_keeps_its_process_against_its_rank_for_its_node(one_process_group, monkeypatch):
+    from accelerated_seg import processes_beside
+
+    monkeypatch.setenv("LOCAL_RANK", "2")
+    store = _store("accelerated_seg/test/kept_beside/")
+    keep_where_this_process_runs(store, 5)
+    key = f"beside/{processes_beside._this_node()}/2"
+    assert store.get(key).decode() == f"5 {os.getpid()} {processes_beside._start(os.getpid())}"
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "3")
+    store.set(f"beside/{processes_beside._this_node()}/1", "4 1 7")  # process 4, beside this one
+    assert processes_beside.kept_beside(store, [4, 5, 6]) == {4: processes_beside.Process(1, 7)}  # not this one
