@@ -32,10 +32,11 @@ a step's forward when the main process died), whose line named no node, ``proces
 hundred-and-fifteenth session's review (benchmarks/results/review_training_peer_lost_2026-12-06/).
 
 A process on the roll caller's own node is not waited for once it is seen ended there (``processes_beside``: each
-process keeps its pid against its rank as it keeps where it runs, and ``/proc`` tells its end at once): the line says
-it was seen ended, not that it did not answer. A process killed on the main process's own node (the OOM killer on a
-one-node box) was waited for the whole ``ROLL_CALL_S`` until the hundred-and-sixteenth session, the launch ending 4.2-6.3
-s after the kill (benchmarks/results/same_node_death_2026-12-06/). Processes on other nodes are waited for as before.
+process keeps its pid against its rank as it keeps where it runs, and ``/proc`` tells its end at once): the line says it
+was seen ended, not that it did not answer. A process killed on the main process's own node (the OOM killer on a
+one-node box) was waited for the whole ``ROLL_CALL_S`` until the hundred-and-sixteenth session, the launch ending
+4.0-6.3 s after the kill (benchmarks/results/same_node_death_2026-12-06/). Processes on other nodes are waited for as
+before.
 """
 
 from __future__ import annotations

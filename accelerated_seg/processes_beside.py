@@ -2,14 +2,14 @@
 and told ended from ``/proc`` at once, where the store tells a death only by a silence (``lost_processes``' roll call,
 ``ROLL_CALL_S``, 3.4 s).
 
-A process killed outright on the main process's own node (the OOM killer on a one-node 8-GPU box, the common case)
-was named lost only once the roll call had waited 3.4 s for its answer: the launch ended 4.2-6.3 s after the kill,
-where that node sees the death at once (the hundred-and-fifteenth session's review:
-benchmarks/results/review_training_peer_lost_2026-12-06/). The roll call needs to know which rank a process seen
-ended was: ``/proc`` knows pids, the store ranks. So each process keeps, under its node's key and its ``LOCAL_RANK``,
-its rank, its pid and its start time (``keep_this_process``), once, as its watcher first reaches the store; a roll
-call reads its own node's ``LOCAL_WORLD_SIZE`` entries (a few store calls, however many nodes the launch has) and
-asks ``/proc`` about those pids at each of its looks (``ended``).
+A process killed outright on the main process's own node (the OOM killer on a one-node 8-GPU box, the common case) was
+named lost only once the roll call had waited 3.4 s for its answer, where that node sees the death at once: the launch
+ended 4.0-6.3 s after the kill until the hundred-and-sixteenth session, 0.7-1.7 s since (2 CPU processes:
+benchmarks/results/same_node_death_2026-12-06/, and review_training_peer_lost_2026-12-06/). The roll call needs to know
+which rank a process seen ended was: ``/proc`` knows pids, the store ranks. So each process keeps, under its node's key
+and its ``LOCAL_RANK``, its rank, its pid and its start time (``keep_this_process``), once, as its watcher first reaches
+the store; a roll call reads its own node's ``LOCAL_WORLD_SIZE`` entries (a few store calls, however many nodes the
+launch has) and asks ``/proc`` about those pids at each of its looks (``ended``).
 
 A node here is what one pid names one process in: the machine's boot (``/proc/sys/kernel/random/boot_id``, random at
 each boot: two machines never share one), its pid namespace (a container's), and the parent (the launch's agent on

@@ -416,7 +416,7 @@ def test_a_process_seen_ended_on_this_node_is_named_lost_at_once_not_after_the_r
                                                                                           capsys, reaped):
     """Process 1 killed outright on the main process's own node (the OOM killer on a one-node box): the main process
     waited the whole roll call (3.4 s) for its answer, and said it "did not answer in the launch's store within 3.4 s",
-    until the hundred-and-sixteenth session (the launch ended 4.2-6.3 s after the kill:
+    until the hundred-and-sixteenth session (the launch ended 4.0-6.3 s after the kill:
     benchmarks/results/review_training_peer_lost_2026-12-06/). Now seen ended, at once, and said so."""
     monkeypatch.setattr(lost_processes, "ROLL_CALL_S", ROLL_CALL_S)
     store = _stop("accelerated_seg/test/seen_ended/", peer_gone=True)

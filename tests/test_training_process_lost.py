@@ -84,7 +84,7 @@ def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_
     (benchmarks/results/training_peer_lost_2026-12-06/same_node.txt). Now the stop for a peer gone: the line, status 1,
     and no save begun for the recorded SIGTERM (read only at a step's all-reduce, which the death breaks); only probed
     until that session's review. Seen ended by the main process on its node, at once: it waited the roll call's 3.4 s
-    for the dead one's answer, the launch ending 4.2-6.3 s after the kill, and said it "did not answer in the launch's
+    for the dead one's answer, the launch ending 4.0-6.3 s after the kill, and said it "did not answer in the launch's
     store within 3.4 s", until the hundred-and-sixteenth session."""
     run, killed = tmp_path / "run", tmp_path / "killed"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "KILLED_RANK": "1",
