@@ -7,7 +7,8 @@ and predict for a model of no spacing, have no spacing to weigh the readings by,
 
 Kept apart from ``data/case_readings.py``, whose helpers it borrows (``_lines``, ``_declaring``, ``_sizes``): that
 file's bytes are part of the checking code that keys the pre-flight check's records (``check_records.CHECKING_CODE``),
-so adding predict's reading there would have every dataset's cases read again at the next training launch.
+so adding predict's reading there would have every dataset's cases read again at the next training launch. One
+file's readings weighed against a spacing are ``data.spacing_readings``', which training's spacing checks share.
 """
 
 from __future__ import annotations
@@ -16,22 +17,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .data.case_readings import _declaring, _lines, _sizes, readings_of, whole_case_readings
+from .data.case_readings import _declaring, _sizes
 from .data.grid_agreement import Volume
-from .data.spacing import FINER_THAN_THE_TARGET, far_finer
-from .data.header_units import (UNIT_MM, and_listed, declare_code, header_numbers, off_1mm, rewrite_code, same_sizes,
-                                spatial_unit, unit_named)
-
-#: How many times nearer a model's spacing one reading of a case must come than the next for the spacing to tell it:
-#: readings are a unit's factor apart (1,000 times at least), so ten times nearer is no rounding, while a spacing
-#: between two (a model at 0.05 mm, readings of 2 and 0.002 mm) tells neither
-_SPACING_TELLS = 10.0
-
-#: How far off the model's spacing the nearest reading may be and still be told: the far finer check refuses voxels a
-#: hundred times finer (``spacing.FINER_THAN_THE_TARGET``), and no model is trained a hundred times off its own cases'
-#: voxels; a reading that far off was "told" where the next one was ten times farther still, or where it was the only
-#: one (until the hundred-and-fifteenth session, helper h81)
-_TOLD_WITHIN = FINER_THAN_THE_TARGET
+from .data.spacing import far_finer
+from .data.header_units import UNIT_MM, header_numbers, same_sizes, spatial_unit, unit_named
+from .data.spacing_readings import lines_in, nearest_first, one_file_words, readings_in, spacing_said
 
 
 def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_unit: str | None,
@@ -40,7 +30,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     (its numbers in ``model_unit``, the unit its training cases declared, mm where it records none; None for a model
     that resamples nothing): every voxel size all of them come to under some reading of each
     (``whole_case_readings``, a file declaring mm read in the other units too, as a header declaring mm may be the
-    wrong one), the one nearest the spacing told first where the spacing tells it (``_nearest_first``), with the
+    wrong one), the one nearest the spacing told first where the spacing tells it (``nearest_first``), with the
     lines that put every file there in the model's unit, and the other ways after it; where it does not (or the model
     has no spacing), every way, the one nearer 1 mm first, as the pre-flight check of a training case offers them.
 
@@ -82,7 +72,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
     same_numbers = all(same_sizes(sizes, numbers[0]) for sizes in numbers)
     if spacing is None and same_numbers:  # one grid, nothing resampled: what their units say changes nothing
         return None
-    if not (readings := _case_readings(volumes, target)):
+    if not (readings := readings_in(volumes, target)):
         return None
     own_units = [unit if unit in UNIT_MM else target for unit in (spatial_unit(volume.image) for volume in volumes)]
     if spacing is None:
@@ -93,7 +83,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
             return None
     else:
         in_mm = np.asarray(spacing, dtype=float) * UNIT_MM[target][1]
-        ordered, tells = _nearest_first(readings, in_mm)
+        ordered, tells = nearest_first(readings, in_mm)
         # where the file-by-file lines rewrite every file in the model's unit (in mm for a model of none)
         to_model = model_unit is not None or target in own_units
         read_right = all(same_sizes(sizes * UNIT_MM[target][1], ordered[0][0]) for sizes in numbers)
@@ -111,7 +101,7 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
                  f"{times} against another. " if spacing is not None else f"read as they are, whatever the unit, so "
                  f"their grids lie {times} apart, and the model, which resamples nothing (its spacing is null), "
                  f"takes one grid. ")
-    ways = [(_sizes(sizes), _lines_in(volumes, read, target)) for sizes, read in ordered]
+    ways = [(_sizes(sizes), lines_in(volumes, read, target)) for sizes, read in ordered]
     if len(ways) == 1:
         return (f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0][0]} mm: "
                 f"{ways[0][1]}")
@@ -120,27 +110,17 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
                 f"case's, the numbers cannot tell, nor the model, which has no spacing: check the voxel size the scans "
                 "were acquired at. Where the voxels are " + "; or, where they are ".join(
                     f"{sizes} mm: {lines}" for sizes, lines in ways))
-    model = _models_spacing(spacing, target)
+    model = spacing_said("the model's spacing", spacing, target)
     if tells:
         # a model's spacing is near its training cases' voxels, and a unit mix-up's readings are 1,000 times apart
         others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
         return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and {model} tells "
                 f"which is the case's, the one nearest it, {ways[0][0]} mm: {ways[0][1]}{others}")
-    ways = [(_sizes(sizes), _lines_in(volumes, read, target)) for sizes, read in readings]  # nearer 1 mm first
+    ways = [(_sizes(sizes), lines_in(volumes, read, target)) for sizes, read in readings]  # nearer 1 mm first
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, neither the numbers nor {model} can tell: check the voxel size the scans were acquired at. "
             "Where the voxels are " + "; or, where they are ".join(f"{sizes} mm: {lines}" for sizes, lines in ways))
 
-
-def _nearest_first(readings, in_mm) -> tuple[list, bool]:
-    """``readings`` ordered nearest the spacing ``in_mm`` first, and whether the spacing tells the first: ten times
-    nearer it than the next (``_SPACING_TELLS``) and less than a hundred times off it (``_TOLD_WITHIN``)."""
-    ordered = sorted(readings, key=lambda reading: _off(reading[0], in_mm))
-    # exactly ten times nearer tells too: log(100) - log(10) falls a rounding short of log(10) (a model at 0.2 mm,
-    # readings of 2 and 0.002 mm, was told neither until the review of h72)
-    apart = len(ordered) == 1 or _off(ordered[1][0], in_mm) - _off(ordered[0][0], in_mm) >= np.log(
-        _SPACING_TELLS) - 1e-9
-    return ordered, apart and _off(ordered[0][0], in_mm) < np.log(_TOLD_WITHIN)
 
 
 def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | None:
@@ -159,92 +139,12 @@ def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | No
     or metres for one in metres, it was refused by the far finer or the memory check, told "rewrite it in mm"; of no
     unit on mm numbers for a model in metres, the memory check's "micrometres where theirs were mm". For a model
     at 0.05 mm, between 2 and 0.002 mm, a file declaring micrometres on mm numbers was told `Rewrite it in mm` alone,
-    0.002 mm voxels then."""
+    0.002 mm voxels then. Its judgement is training's too since the hundred-and-sixteenth session (helper h84):
+    ``spacing_readings.one_file_words``."""
     if spacing is None or model_unit not in UNIT_MM:
         return None
-    readings = _case_readings([volume], model_unit)
-    own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else model_unit
-    ordered, tells = _nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[model_unit][1])
-    if (ordered[0][1] == [own]) if tells else (own == model_unit):  # told its own reading; or none, of its unit
-        return None
-    # the reading in the model's unit as declared needs no line: the file is read so as it is
-    ways = [(_sizes(sizes), _lines_in([volume], read, model_unit) or "nothing to change, it is read so already")
-            for sizes, read in (ordered if tells else readings)]  # readings: the one nearer 1 mm first
-    named = unit_named(volume.image)
-    models = ("as the model's training cases' do" if spatial_unit(volume.image) == model_unit else
-              f"the model's training cases' {UNIT_MM[model_unit][0]}")
-    said = (f"{volume.path}: its header declares {'no unit' if named == 'none' else named} for its voxel sizes "
-            f"(xyzt_units), {models} (its config.json's spacing_unit). Its numbers are read as they are, whatever the "
-            f"unit: read in each unit they come to {len(ways)} voxel sizes, and ")
-    if not tells:
-        return (f"{said}which is the scan's, neither the numbers nor {_models_spacing(spacing, model_unit)} can "
-                "tell: check the voxel size it was acquired at. Where the voxels are " + "; or, where they are ".join(
-                    f"{sizes} mm: {lines}" for sizes, lines in ways))
-    others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
-    return (f"{said}{_models_spacing(spacing, model_unit)} tells which is the scan's, the one nearest it, "
-            f"{ways[0][0]} mm: {ways[0][1]}{others}")
-
-
-def _models_spacing(spacing, target: str) -> str:
-    return f"the model's spacing {' x '.join(f'{size:g}' for size in spacing)}" + (
-        "" if target == "mm" else f" {UNIT_MM[target][0]}")
-
-
-def _case_readings(volumes, target: str) -> list[tuple[object, list[str]]]:
-    """``whole_case_readings`` of ``volumes`` (a file declaring mm read in the other units too), and, for a model in
-    metres (``target``), those where files of no unit hold metres, as the model reads them: ``readings_of`` reads a
-    file of no unit in mm or micrometres alone, so two channels of no unit on metre numbers (or one beside a file
-    declaring metres), at 2 mm for a model at 0.0015 m, came to 0.002 mm or less, were told the "nearest" and to be
-    rewritten from mm in metres, 0.002 mm voxels then, a case that passed before (the review of h78)."""
-    readings = whole_case_readings(volumes, mm_at_its_word=False)
-    if target in ("mm", "micron") or all(spatial_unit(volume.image) in UNIT_MM for volume in volumes):
-        return readings
-    # the files of no unit in the model's unit, each declaring one in the reading of it that comes to their size
-    in_target = [header_numbers(volume.image) * UNIT_MM[target][1] for volume in volumes
-                 if spatial_unit(volume.image) not in UNIT_MM]
-    if not all(same_sizes(sizes, in_target[0]) for sizes in in_target):
-        return readings
-    units = []
-    for volume in volumes:
-        if spatial_unit(volume.image) not in UNIT_MM:
-            units.append(target)
-            continue
-        units.append(next((unit for unit, read in readings_of(volume, mm_at_its_word=False)
-                           if same_sizes(read, in_target[0])), None))
-    if None in units or any(same_sizes(sizes, in_target[0]) for sizes, _ in readings):
-        return readings
-    return sorted([*readings, (in_target[0], units)], key=lambda reading: off_1mm(reading[0]))
-
-
-def _lines_in(volumes, read, target: str) -> str:
-    """The nibabel lines that put each file in ``target``, the unit the model reads their numbers in, at the size it
-    comes to when its numbers are in ``read``'s unit: ``case_readings._lines`` for a model in mm (or of no unit);
-    for one in micrometres or metres, a rewrite from that unit into the model's, or, its numbers in the model's
-    unit, that unit declared (the readings put every file in mm, which such a model refuses, until h78)."""
-    if target == "mm":
-        return _lines(volumes, read)
-    lines: dict[tuple, list] = {}
-    for volume, unit in zip(volumes, read):
-        if unit == spatial_unit(volume.image) == target:  # at that size in the model's unit already: no line
-            continue
-        lines.setdefault((unit, spatial_unit(volume.image)), []).append(volume.path)
-    said, named = [], UNIT_MM[target][0]
-    for (unit, declared), paths in lines.items():
-        its = "its" if len(paths) == 1 else "their"
-        # what the line says of the file's numbers where its header declares another unit than they are in
-        under = "" if declared == unit else f", {its} numbers {UNIT_MM[unit][0]} under " + (
-            f"a header of {UNIT_MM[declared][0]}" if declared in UNIT_MM else "no unit")
-        if unit == target:
-            said.append(f"declare {and_listed(paths)} {named}{under} (nibabel: {declare_code(target)})")
-        else:
-            said.append(f"rewrite {and_listed(paths)} from {UNIT_MM[unit][0]} in {named}{under} (nibabel: "
-                        f"{rewrite_code(f'{UNIT_MM[unit][1] / UNIT_MM[target][1]:g}', target)})")
-    return "; ".join(said)
-
-
-def _off(sizes, spacing) -> float:
-    """How far voxel sizes in mm are from ``spacing`` by the largest factor along an axis."""
-    return off_1mm(np.maximum(np.asarray(sizes, dtype=float), 1e-30) / np.asarray(spacing, dtype=float))
+    return one_file_words(volume, spacing, model_unit, "the model's spacing", "the model's training cases'",
+                          " (its config.json's spacing_unit)")
 
 
 def _spacing_heading(volumes, same_numbers: bool) -> str:
