@@ -770,7 +770,7 @@ def test_a_case_declaring_no_unit_among_mm_far_coarser_than_the_spacing_is_told_
     """A case whose header declares no unit and whose numbers are micrometres, among cases declaring mm: 1,000
     times coarser than the spacing, over the budget, it was told the data.spacing was given in metres, or, against
     the median, that most headers were in metres (hundred-and-sixth session's review). It is told to rewrite it
-    from micrometres, which trains."""
+    from micrometres, which trains; in predict's words since the hundred-and-sixteenth session (helper h84)."""
     import nibabel as nib
 
     from accelerated_seg.config import DataConfig
@@ -779,17 +779,77 @@ def test_a_case_declaring_no_unit_among_mm_far_coarser_than_the_spacing_is_told_
     root, manifest = in_units(tiny_dataset, tmp_path, {case.id: "mm" for case in manifest_cases(tiny_dataset)
                                                        if case.id != "case_001"} | {"case_001": "unknown"})
     for spacing in ((2.0,) * 3, None):
-        with pytest.raises(DataError, match=r"case_001 \(.*\) would hold about [\d,]+: its voxels are 1,000 times "
-                                            r"coarser than the spacing, and its header declares no unit \(xyzt_units\) "
-                                            r"where the training cases' declare mm, so its numbers are probably "
-                                            r"micrometres: rewrite it in mm, its label too \(nibabel: "
-                                            r"(img = .*, path\))\); else, choose") as refused:
+        with pytest.raises(DataError, match=r"case_001 \(.*\) would hold about [\d,]+: \S+case_001\S*: its header "
+                                            r"declares no unit for its voxel sizes \(xyzt_units\), the dataset's "
+                                            r"cases' mm\. .* tells which is the case's, the one nearest it, .* mm: "
+                                            r"rewrite \S+ from micrometres, its numbers micrometres under no unit "
+                                            r"\(nibabel: (img = .*?, path\))\); or, .*, its label too; else, "
+                                            r"choose") as refused:
             settings_and_unit(DataConfig(spacing=spacing), manifest)
     unitless = next(case for case in manifest.training + manifest.validation if case.id == "case_001")
     for path in (*unitless.images, unitless.label):
-        exec(refused.value.args[0].split("(nibabel: ")[1].split("); else,")[0],
+        exec(re.search(r"\(nibabel: (img = .*?, path\))\)", str(refused.value)).group(1),
              {"nib": nib, "np": np, "path": str(path)})
     assert settings_and_unit(DataConfig(spacing=(2.0,) * 3), load_msd(root / "dataset.json"))[1] == "mm"
+
+
+def _one_case_off(tiny_dataset, tmp_path, scale: float, unit: str):
+    """The tiny dataset with every case in mm but case_001, its numbers ``scale`` times mm and its header declaring
+    ``unit`` (images and label): the dataset's root, its manifest, and case_001."""
+    import nibabel as nib
+
+    root, manifest = in_units(tiny_dataset, tmp_path, {case.id: "mm" for case in manifest_cases(tiny_dataset)})
+    off = next(case for case in manifest.training + manifest.validation if case.id == "case_001")
+    for path in (*off.images, off.label):
+        image = nib.load(path)
+        moved = nib.Nifti1Image(np.asanyarray(image.dataobj), np.diag([scale] * 3 + [1.0]) @ image.affine, image.header)
+        moved.header.set_xyzt_units(unit)
+        nib.save(moved, path)
+    return root, manifest, off
+
+
+def _predicts_words(path, spacing) -> str:
+    """What predict says of the file at ``path`` for a model in mm at ``spacing``."""
+    import nibabel as nib
+
+    from accelerated_seg.data.grid_agreement import Volume
+    from accelerated_seg.inference_case_units import spacing_case_words
+
+    return spacing_case_words([Volume("channel 0", path, nib.load(path))], spacing, False, "mm") or ""
+
+
+@pytest.mark.parametrize("scale, unit, line", [
+    (1000.0, "mm", r"rewrite \S+case_001\S* from micrometres, its numbers micrometres under a header of mm"),
+    (1.0, "micron", r"declare \S+case_001\S* mm, its numbers mm already under a header of micrometres"),
+    (1.0, "meter", r"declare \S+case_001\S* mm, its numbers mm already under a header of metres")])
+def test_a_case_whose_unit_is_wrong_is_told_the_line_predict_tells_against_the_same_spacing(tiny_dataset, tmp_path,
+                                                                                            scale, unit, line):
+    """One case among cases in mm whose header's unit is wrong about its numbers: declaring mm on micrometre numbers
+    (2 mm voxels written 2000), training's budget refusal said "data.spacing is 1,000 times finer than its voxels
+    (given in metres? it is in mm)" or, against the median, that most headers were in metres; declaring micrometres
+    (or metres) on mm numbers, the units' refusal offered the rewrite from that unit first, 0.002 mm (2,000 mm)
+    voxels once run. Predict, for a model in mm at the same spacing, told the line its spacing tells (until the
+    hundred-and-sixteenth session, helper h84, ``benchmarks/results/units_train_vs_predict_2026-12-06/``). Training
+    tells predict's line first, data.spacing set or the median, and, run on the case's files, it trains."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import settings_and_unit
+
+    root, manifest, off = _one_case_off(tiny_dataset, tmp_path, scale, unit)
+    for spacing in ((2.0,) * 3, None):
+        with pytest.raises(DataError) as refused:
+            settings_and_unit(DataConfig(spacing=spacing), manifest)
+        said = str(refused.value)
+        assert "given in metres" not in said and "most headers" not in said, said
+        told = re.search(rf"tells which is the case's, the one nearest it, [\d.]+ x [\d.]+ x [\d.]+ mm: {line} "
+                         r"\(nibabel: (img = .*?, path\))\)", said)
+        assert told, said
+        assert told.group(1) in _predicts_words(off.images[0], (2.0,) * 3)  # predict's first line, the same
+    for path in (*off.images, off.label):
+        exec(told.group(1), {"nib": nib, "np": np, "path": str(path)})
+    assert settings_and_unit(DataConfig(spacing=(2.0,) * 3), load_msd(root / "dataset.json"))[1] == "mm"
+    assert settings_and_unit(DataConfig(), load_msd(root / "dataset.json"))[1] == "mm"
 
 
 def manifest_cases(tiny_dataset) -> list:

@@ -15,6 +15,7 @@ from ..config import DataConfig
 from ..dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .cases import Manifest
 from .errors import DataError
+from .grid_agreement import Volume
 from .header_units import UNIT_MM, and_listed, declare_code, rewrite_code, spatial_unit
 from .splits import is_one_fold_of_several
 
@@ -101,7 +102,7 @@ def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float,
     files = image_headers(manifest)  # every image file's header, each channel's, read once for every check
     headers = [(case, image) for case, path, image in files if path == case.images[0]]  # what the checks judge
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
-    unit = one_spatial_unit(files)
+    unit = one_spatial_unit(files, cfg.spacing)
     spacing = tuple(cfg.spacing or _median_of(median_cases(manifest)[0], headers))
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None, unit=unit)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
@@ -135,7 +136,7 @@ def image_headers(manifest: Manifest) -> list:
     return headers
 
 
-def one_spatial_unit(files: list) -> str | None:
+def one_spatial_unit(files: list, spacing: Sequence[float] | None = None) -> str | None:
     """The unit the cases' image files (``files``: ``image_headers``, each channel's) declare their voxel sizes in,
     None where none declares one: what an export records (``SPACING_UNIT_KEY``), which predict judges a scan's by.
     Cases whose headers declare different units, some mm and some metres or micrometres (converted with different
@@ -145,11 +146,13 @@ def one_spatial_unit(files: list) -> str | None:
     are check_voxels_in_mm's. Every channel file is judged, not the first of each case alone: a second channel in
     micrometres among cases in mm, its first one declaring no unit, trained unjudged until the hundred-and-seventh
     session (a case's own channels of two declared units are the pre-flight check's: ``case_check``, before their
-    grids are compared). Judged from the headers alone.
+    grids are compared). Judged from the headers alone. The first case of another unit than most cases' is weighed
+    as predict weighs a scan against a model's spacing (``_told_first``): ``spacing``, data.spacing, or, unset, the
+    median of the cases of that unit.
 
     Raises:
         DataError: naming a file of each unit (and its case), counting the cases of each, and the nibabel lines
-            that rewrite one in mm or declare its unit.
+            that rewrite one in mm or declare its unit, those the spacing tells first.
     """
     declared = {}  # unit -> {case id: the first of its files in that unit}, in the cases' order
     for case, path, image in files:
@@ -165,12 +168,46 @@ def one_spatial_unit(files: list) -> str | None:
     # until the hundred-and-twelfth session's review (37 of the units probe's errors)
     rewrites = "; ".join(f"from {UNIT_MM[unit][0]}: {code}" for unit, code in (
         ("meter", REWRITE_IN_MM_CODE), ("micron", REWRITE_FROM_MICROMETRES_CODE)) if unit in declared)
+    told = _told_first(files, by_count, spacing)
     raise DataError(
         f"the cases' headers declare their voxel sizes in different units (xyzt_units): {named}. Their numbers are "
         f"read as they are, whatever the unit, so resampling them to one spacing would scale the cases of one unit "
-        f"{apart:,.0f} times against the others'. Rewrite the files not in mm in mm, their labels too (nibabel, "
-        f"{rewrites}), or, where a file's numbers are mm already and its unit alone is wrong, declare it mm (nibabel: "
-        f"{DECLARE_MM_CODE})")
+        f"{apart:,.0f} times against the others'. {told}{'r' if told else 'R'}ewrite the files not in mm in mm, "
+        f"their labels too (nibabel, {rewrites}), or, where a file's numbers are mm already and its unit alone is "
+        f"wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
+
+
+def _told_first(files: list, by_count: list, spacing: Sequence[float] | None) -> str:
+    """What predict says of the first case of another unit than most cases' (``by_count``: (unit, {case id: path}),
+    most first) against ``spacing`` (data.spacing, or, None, the median of the cases of most cases' unit), as a
+    model trained on those cases would judge it (``spacing_readings.one_file_words``), and the words that lead to
+    the general lines then; "" where the spacing tells no reading other than its own. A case declaring micrometres
+    (or metres) on mm numbers among cases in mm at 2 mm was told the rewrite from micrometres first, 0.002 mm
+    voxels then, where predict told its declaring line, until the hundred-and-sixteenth session (helper h84,
+    ``benchmarks/results/units_train_vs_predict_2026-12-06/``)."""
+    from .spacing_readings import one_file_words  # it reads FINER_THAN_THE_TARGET from here
+
+    most = by_count[0][0]
+    first: dict = {}  # case id -> (its first image file, loaded), as image_headers lists them
+    for case, path, image in files:
+        first.setdefault(case.id, (path, image))
+    source = "data.spacing"
+    if spacing is None:
+        of_most = [image for _, image in first.values() if spatial_unit(image) in (most, "unknown")]
+        if not of_most:
+            return ""
+        spacing = tuple(float(s) for s in np.median([ras_spacing_of(image.affine) for image in of_most], axis=0))
+        source = f"the median spacing of the cases in {UNIT_MM[most][0]} (data.spacing unset)"
+    for unit, cases in by_count[1:]:
+        case_id, path = next(iter(cases.items()))
+        if first[case_id][0] != path:  # a channel after the first: its case's own check judges it
+            continue
+        image = first[case_id][1]
+        said = one_file_words(Volume("image", path, image), spacing, most, source, "most cases'", what="case",
+                              nearer_1mm_only=True)
+        if said:
+            return f"{case_id}: {said}, its label too; else, "
+    return ""
 
 
 def other_unit_words(path, image, unit: str, spacing, alike: Sequence = ()) -> str:
@@ -340,13 +377,32 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         return
     voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    metres = _in_metres(image, spacing, configured, unit)
+    metres = _told_reading(case, image, spacing, source, unit) or _in_metres(image, spacing, configured, unit)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
         f"({' x '.join(map(str, shape))} voxels of {' x '.join(f'{z:g}' for z in zooms)} mm) would hold about "
         f"{voxels:,.0f}{metres}; {'else, ' if metres else ''}choose a coarser data.spacing, crop the scans to "
         "the region of interest, or raise data.max_voxels on a machine with more memory")
+
+
+def _told_reading(case, image, spacing, source: str, unit: str | None) -> str:
+    """What predict says of the case's first image against the same spacing (``spacing_readings.one_file_words``,
+    the cases' ``unit`` for the model's, mm where none declares one): the reading of its numbers the spacing tells,
+    where it is not the one its header declares, with the line that puts it there; "" otherwise. A case declaring mm
+    on micrometre numbers (2 mm voxels written 2000) among cases in mm was told "data.spacing is 1,000 times finer
+    than its voxels (given in metres? it is in mm)", or, against the median, that most headers were in metres, where
+    predict told its micrometre reading, until the hundred-and-sixteenth session (helper h84,
+    ``benchmarks/results/units_train_vs_predict_2026-12-06/``). A reading is told only nearer 1 mm than the case's
+    own: the spacing may be the one off (a median of cases mostly in metres, a data.spacing given in metres), which
+    ``_in_metres`` says."""
+    from .spacing_readings import one_file_words  # it reads FINER_THAN_THE_TARGET from here
+
+    target = unit if unit in UNIT_MM else "mm"
+    cases = "the dataset's cases'" if unit in UNIT_MM else "the dataset's cases', none declaring one, read in"
+    said = one_file_words(Volume("image", case.images[0], image), spacing, target, source, cases, what="case",
+                          nearer_1mm_only=True)
+    return f": {said}, its label too" if said else ""
 
 
 def _in_metres(image, spacing, configured: bool, unit: str | None = None) -> str:
