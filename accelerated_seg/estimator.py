@@ -379,7 +379,7 @@ class Segmentation:
             from .data.io import write_nifti
             from .inference import predict_file
             from .inference_inputs import check_channel_count, check_no_folder_as_a_channel
-            from .in_memory_lines import said_in_memory
+            from .in_memory_lines import said_in_memory, said_of_an_array
             from .predict_names import ESTIMATOR_PREDICT_NAMES
 
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: the pipeline's threads would hang
@@ -432,6 +432,8 @@ class Segmentation:
                         given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
                             ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
                         message = message.replace(str(path), given)
+                    if not is_image:  # a rewrite of its geometry is another affine= (said_of_an_array)
+                        message = said_of_an_array(message)
                     return said_in_memory(message, "img being each image named" if is_image else
                                           "img = nib.Nifti1Image(each array named, affine)")
 

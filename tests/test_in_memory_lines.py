@@ -97,3 +97,24 @@ def test_the_far_finer_refusals_line_from_metres_is_said_of_img_and_runs_on_the_
     exec(line.group(1), scope)
     np.testing.assert_allclose(nib.affines.voxel_sizes(scope["img"].affine), [2.0] * 3)
     assert model.predict(scope["img"]).shape == image.shape
+
+
+@pytest.mark.parametrize("numbers_per_mm, told", [(1000.0, r"from micrometres"), (0.001, r"from metres")])
+def test_an_arrays_refusal_offers_the_affine_to_give_and_that_affine_predicts_it(tmp_path, numbers_per_mm, told):
+    """An array whose affine= holds micrometres (2 mm voxels written 2000) or metres (0.002) for a model in mm: its
+    line was to make a nibabel image of it, `img = nib.Nifti1Image(each array named, affine)`, rewrite that and give
+    the image instead (until the hundred-and-sixteenth session, helper h84), where an array's geometry is the affine=
+    given. The line says that affine; given, the array is segmented at its voxel size."""
+    model = tiny_model(tmp_path / "model", 1)
+    array = (np.random.default_rng(0).random((20, 20, 20)) + 1).astype(np.float32)
+    affine = np.diag([2.0 * numbers_per_mm] * 3 + [1.0])
+    with pytest.raises(DataError) as refused:
+        model.predict(array, affine=affine)
+    said = str(refused.value)
+    assert "Nifti1Image(each array named" not in said.split("; or,")[0] and "path" not in said, said
+    line = re.search(told + r".*?the array given to predict again with affine=(np\.diag\(\[[^\]]*\]\) @ affine), "
+                     r"affine the one given\)", said)
+    assert line, said
+    given = eval(line.group(1), {"np": np, "affine": affine})
+    np.testing.assert_allclose(nib.affines.voxel_sizes(given), [2.0] * 3)
+    assert model.predict(array, affine=given).shape == array.shape
