@@ -187,6 +187,13 @@ def refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:
     unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing: its header is probably in "
             f"another unit than the model's training scans' (micrometres where theirs were mm: rewrite it in mm, "
             f"nibabel: {REWRITE_FROM_MICROMETRES_CODE}); else," if in_micrometres else "")
+    if coarser >= FINER_THAN_THE_TARGET and spacing_unit(config) in ("micron", "meter"):
+        # a reading in another unit near the spacing is told before this (inference_case_units): none is, so no
+        # unit's line would bring it there; such a scan was told to crop or resample it alone, as if merely large,
+        # until the hundred-and-sixteenth session (helper h84)
+        unit = (f" Its voxels are {coarser:,.0f} times coarser than the model's spacing, and read in no other unit "
+                f"do its numbers come within {FINER_THAN_THE_TARGET} times of it: check the voxel size it was acquired "
+                f"at; else,")
     zooms = " x ".join(f"{zoom:g}" for zoom in nib.affines.voxel_sizes(image.affine))
     raise DataError(f"{path}: resampled to the model's spacing {' x '.join(f'{s:g}' for s in spacing)}, its "
                     f"{' x '.join(map(str, image.shape[:3]))} voxels of {zooms} would become "

@@ -2298,14 +2298,18 @@ def test_the_memory_check_offers_no_line_to_mm_for_a_model_in_metres(tmp_path, m
     """The memory check told a scan 100 times coarser than the spacing of a model in metres `micrometres where theirs
     were mm: rewrite it in mm`, a line to another unit than the model's, which its unit check then refuses (a file
     declaring metres on 0.5 x 0.5 x 300, whose readings the spacing tells none of: the review of helper h81). Told to
-    crop or resample it alone, as for a model in micrometres; for a model in mm the line stands."""
+    crop or resample it alone, as for a model in micrometres; for a model in mm the line stands. Since the
+    hundred-and-sixteenth session (helper h84) it says that no unit's reading comes within 100 times of the spacing
+    (any that does is told by the unit check before), and to check the voxel size."""
     import accelerated_seg.inference_reading as inference_reading
 
     image = nib.Nifti1Image(np.ones((8, 8, 8), np.float32), np.diag([0.5, 0.5, 300.0, 1.0]))
     image.header.set_xyzt_units("meter")
     monkeypatch.setattr(inference_reading, "memory_available", lambda: 8 * 2**30)
     config = {"in_channels": 1, "spacing_unit": "meter"}
-    with pytest.raises(DataError, match=r"GiB is available\. Crop it") as refused:
+    with pytest.raises(DataError, match=r"GiB is available\. Its voxels are [\d,]+ times coarser than the model's "
+                                        r"spacing, and read in no other unit do its numbers come within 100 times of "
+                                        r"it: check the voxel size it was acquired at; else, crop it") as refused:
         inference_reading.refuse_beyond_host_memory(config, tmp_path / "x.nii.gz", image, (0.0015,) * 3)
     assert "rewrite it in mm" not in str(refused.value)
     with pytest.raises(DataError, match=r"micrometres where theirs were mm: rewrite it in mm"):
@@ -2341,9 +2345,12 @@ def test_a_scan_resampled_beyond_the_hosts_memory_is_refused_before_the_resampli
     # model's (the hundred-and-sixth session's read of the whole change)
     monkeypatch.setattr(inference_reading, "memory_available", lambda: 8 * 2**30)
     in_micrometres = export(tmp_path / "in_micrometres", spacing_unit="micron")
-    for declared in ("micron", "unknown"):
-        with pytest.raises(DataError, match=r"GiB is available\. Crop it to the region of interest or resample it "
-                                            r"coarser before predicting, or predict on a machine with more memory$"):
+    for declared in ("micron", "unknown"):  # no unit's line, and none comes near it (h84)
+        with pytest.raises(DataError, match=r"GiB is available\. Its voxels are 800 times coarser than the model's "
+                                            r"spacing, and read in no other unit do its numbers come within 100 times "
+                                            r"of it: check the voxel size it was acquired at; else, crop it to the "
+                                            r"region of interest or resample it coarser before predicting, or predict "
+                                            r"on a machine with more memory$"):
             predict_file(in_micrometres, in_unit(image, tmp_path / f"{declared}.nii.gz", declared, 1000.0),
                          tmp_path / "w.nii.gz")
 
