@@ -130,17 +130,18 @@ def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str
     ways = [(_sizes(sizes), lines_in([volume], read, target) or "nothing to change, it is read so already")
             for sizes, read in (ordered if tells else readings)]  # readings: the one nearer 1 mm first
     named = unit_named(volume.image)
-    declared = (f"as {cases} do" if spatial_unit(volume.image) == target else f"{cases} {UNIT_MM[target][0]}")
+    declared = f"as {cases} do" if spatial_unit(volume.image) == target else f"{cases} {UNIT_MM[target][0]}"
     said = (f"{volume.path}: its header declares {'no unit' if named == 'none' else named} for its voxel sizes "
-            f"(xyzt_units), {declared}{recorded}. Its numbers are read as they are, whatever the unit: read in each unit they "
-            f"come to {len(ways)} voxel sizes, and ")
+            f"(xyzt_units), {declared}{recorded}. Its numbers are read as they are, whatever the unit: read in each "
+            f"unit they come to {len(ways)} voxel sizes, and ")
     spacing_named = spacing_said(source, spacing, target)
     if not tells:
         return (f"{said}which is the {what}'s, neither the numbers nor {spacing_named} can tell: check the voxel size "
                 "it was acquired at. Where the voxels are " + "; or, where they are ".join(
                     f"{sizes} mm: {lines}" for sizes, lines in ways))
     others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
-    return f"{said}{spacing_named} tells which is the {what}'s, the one nearest it, {ways[0][0]} mm: {ways[0][1]}{others}"
+    return (f"{said}{spacing_named} tells which is the {what}'s, the one nearest it, {ways[0][0]} mm: "
+            f"{ways[0][1]}{others}")
 
 
 def _off(sizes, spacing) -> float:
