@@ -63,7 +63,7 @@ from .estimator_settings import checked_config, field_names, refuse_unknown, run
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .launch_interrupt_logs import shutdown_logged_unless_interrupted
+from .launch_interrupt_logs import shutdown_logged_unless_the_fit_says_it
 from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning
@@ -753,9 +753,10 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
     with tempfile.TemporaryDirectory(prefix="accelerated_seg_fit_") as launch_folder:
         stopped_step = Path(launch_folder) / "stopped_step.json"
         try:
-            # torch's log of a Ctrl-C's shutdown left out: its traceback of a process's status 130 read as a crash
+            # torch's log of a shutdown this raises in its own words (Ctrl-C's, a process's death of a signal) left
+            # out: its traceback of the process's status read as a second failure
             # torch elastic's log folder made in the launch's, removed with it (torch_elastic_files_in)
-            with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_interrupted(), \
+            with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_the_fit_says_it(), \
                     torch_elastic_files_in(launch_folder):
                 notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step),
                                   num_processes=processes, mixed_precision=mixed_precision,

@@ -1,7 +1,10 @@
-"""torch's log of a launch's shutdown left out where Ctrl-C ends the launch, as a one-process fit logs none: the
-process that ended with Ctrl-C's status taken for a failure (a traceback of torch's), the agent's SIGINT received
-and its stop of the other processes. Each record is decided as torch logs it, from what the record itself says
-(the status, the signal), so a failure's lines are logged as they come, live, as ever."""
+"""torch's log of a launch's shutdown left out where the estimator's fit says that end in its own words, as a
+one-process fit logs none: Ctrl-C's (the process that ended with Ctrl-C's status taken for a failure, a traceback
+of torch's, the agent's SIGINT received and its stop of the other processes), and a process's death of a signal,
+which fit raises as ``ProcessLost`` (the dead process's status and torch's traceback of its
+``ProcessExitedException``, the stop of the others). Each record is decided as torch logs it, from what the record
+itself says (the status, the signal), so a failure's lines (a process's own error, status 1) are logged as they
+come, live, as ever."""
 from __future__ import annotations
 
 import contextlib
@@ -60,23 +63,52 @@ def of_a_ctrl_c(record: logging.LogRecord) -> bool:
     return len(args) > 0 and args[0] == EXIT_INTERRUPTED  # not 2, SIGINT's number: a process's own status 2
 
 
-class _CtrlCShutdownLeftOut(logging.Filter):
-    """Drops torch's records of a Ctrl-C's shutdown (``of_a_ctrl_c``); every other passes at once."""
+def of_a_death_by_signal(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is one of torch's records of a launch's shutdown for a process's death of a signal (killed
+    outright, a segfault): its status below 0 (``failed (exitcode: -9) ...``, with the traceback of torch's
+    ``ProcessExitedException: process 1 terminated with signal SIGKILL``), the others stopped because such a process
+    ended first (``Terminating process N via signal SIGTERM``). The records ``process_lost_in_the_launch`` takes the
+    launch's end for a ``ProcessLost`` after (or, the run ended first, a warning: ``after_the_run_ended``), whose
+    message names the process, the signal, the step and the checkpoint: torch's lines under it, a traceback of its
+    agent's own frames, read as a second failure in a notebook, until the hundred-and-sixteenth session. Meanwhile
+    the processes left say the stop in their own line (``lost_processes``), and torch's ``Unable to shutdown process``
+    of one deaf to its SIGTERM is still logged. A status of 0 or above (a process's own error, 1: torch's
+    ``ChildFailedError`` is raised then), or arguments not torch 2.13's, are not."""
+    if not isinstance(record.msg, str):
+        return False
+    if record.msg.startswith("Terminating process"):  # logged before the status it follows from: read it
+        status = _first_ended_status()
+        return status is not None and status < 0
+    args = record.args if isinstance(record.args, tuple) else ()
+    return (record.msg.startswith("failed (exitcode: %s)") and len(args) > 0 and isinstance(args[0], int)
+            and args[0] < 0)
+
+
+def said_by_the_fit(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is one of torch's records of a shutdown the fit says in its own words (``of_a_ctrl_c``,
+    ``of_a_death_by_signal``)."""
+    return of_a_ctrl_c(record) or of_a_death_by_signal(record)
+
+
+class _SaidByTheFitLeftOut(logging.Filter):
+    """Drops torch's records of a shutdown the fit says in its own words (``said_by_the_fit``); every other passes at
+    once."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not of_a_ctrl_c(record)
+        return not said_by_the_fit(record)
 
 
 @contextlib.contextmanager
-def shutdown_logged_unless_interrupted():
-    """torch's records of a Ctrl-C's shutdown of the launch inside left out on its loggers themselves (a handler the
-    user added to them, or to a parent, sees none): its traceback of a process's status 130 read as a crash in a
-    notebook under the fit's one line, until the hundred-and-ninth session. A failure's, and a preemption's (SIGTERM
-    to the launching process), are logged as torch logs them, as they come: the session's first version held them
-    until the launch ended, and torch's ``Terminating process N via signal SIGTERM`` of a failure, the only line
-    while it waits 30 s for a process deaf to SIGTERM, came 30.1 s late, and not at all where a Ctrl-C then ended
-    the wait (its review's probe)."""
-    loggers, left_out = [logging.getLogger(name) for name in TORCH_LAUNCH_LOGGERS], _CtrlCShutdownLeftOut()
+def shutdown_logged_unless_the_fit_says_it():
+    """torch's records of a shutdown of the launch inside that the fit says in its own words (``said_by_the_fit``)
+    left out on its loggers themselves (a handler the user added to them, or to a parent, sees none): its traceback of
+    a process's status 130 read as a crash in a notebook under the fit's one line, until the hundred-and-ninth
+    session; its traceback of a process's death of a signal under ``ProcessLost``, until the hundred-and-sixteenth.
+    A failure's (a process's own error), and a preemption's (SIGTERM to the launching process), are logged as torch
+    logs them, as they come: the hundred-and-ninth session's first version held them until the launch ended, and
+    torch's ``Terminating process N via signal SIGTERM`` of a failure, the only line while it waits 30 s for a process
+    deaf to SIGTERM, came 30.1 s late, and not at all where a Ctrl-C then ended the wait (its review's probe)."""
+    loggers, left_out = [logging.getLogger(name) for name in TORCH_LAUNCH_LOGGERS], _SaidByTheFitLeftOut()
     for logger in loggers:
         logger.addFilter(left_out)
     try:

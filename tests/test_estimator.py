@@ -4,6 +4,7 @@ import contextlib
 import csv
 import dataclasses
 import json
+import faulthandler
 import os
 import re
 import shutil
@@ -1426,7 +1427,11 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
                                f"checkpoint is {newest}: call fit(..., resume='latest') again to continue from it")
     assert (lost.value.process, lost.value.processes, lost.value.signal, lost.value.step,
             lost.value.checkpoint) == (1, 2, "SIGKILL", 2, newest)
-    assert "was lost: its connection closed in a collective" in capfd.readouterr().err
+    said = capfd.readouterr().err
+    assert "was lost: its connection closed in a collective" in said
+    # torch's log of the death (its agent's traceback of the process's status) left out under ProcessLost, which says it
+    # all (logged until the hundred-and-sixteenth session)
+    assert not re.search(r"exitcode: -9|ProcessExitedException|Terminating process|Traceback", said), said[-3000:]
     assert repr(model).endswith(f": no trained model: a fit stopped by the loss of process 1 of 2 (SIGKILL) after step "
                                 f"2 of 4 in {run}; its newest whole checkpoint is {newest}: call fit(..., "
                                 f"resume='latest') again to continue from it>")
@@ -1437,6 +1442,42 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
     assert f"resumed from {newest} at step 2" in capfd.readouterr().out
     assert model.summary["step"] == 4 and model._interrupted is None
     assert (model.model_dir / "model.safetensors").is_file()
+
+
+@pytest.mark.distributed
+def test_the_main_process_of_a_launch_of_three_killed_outright_is_named_lost_without_torchs_log_of_its_death(
+        tiny_dataset, tmp_path, monkeypatch, capfd, launch_leaves_no_temporary_folder):
+    """The main process of three SIGKILLs itself at its third step's forward, step_2 saved: the two left each name it
+    lost and each writes the step (stopped_step), one says the line, and fit raises ProcessLost naming process 0 of 3,
+    step 2 and step_2, without torch's log of the death (its "failed (exitcode: -9)" record, the traceback of its
+    ProcessExitedException, its stop of the others), which was logged under it until the hundred-and-sixteenth
+    session (benchmarks/results/estimator_process_lost_three_2026-12-06/: 2 processes alone were tested before)."""
+    from monai.losses import DiceCELoss
+
+    import accelerated_seg
+    import accelerated_seg.estimator as estimator
+    from faults import loss_forward_with
+
+    def killed(call, loss):  # in the launched processes
+        if call == 2 and os.environ.get("RANK") == "0":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return loss
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 3)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    newest = tmp_path / "run" / "checkpoints" / "step_2"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(killed))
+        with pytest.raises(accelerated_seg.ProcessLost) as lost:
+            model.fit(data, steps=4)
+    assert (lost.value.process, lost.value.processes, lost.value.signal, lost.value.step,
+            lost.value.checkpoint) == (0, 3, "SIGKILL", 2, newest)
+    assert str(lost.value).startswith("fit: process 0 of 3 died of SIGKILL (killed outright: the OOM killer, or a kill "
+                                      "-9), and the other processes stopped after step 2 of 4 in ")
+    said = capfd.readouterr().err
+    assert len(re.findall(r"error: process 0 \(node 0, [^)]*\) was lost: ", said)) == 1, said[-3000:]
+    assert not re.search(r"exitcode: -9|ProcessExitedException|Terminating process|Traceback", said), said[-3000:]
 
 
 def test_a_resume_whose_launch_lost_a_process_before_it_wrote_the_run_names_the_checkpoint_it_offers(
@@ -1796,26 +1837,32 @@ def test_a_resume_stopped_in_its_setup_is_said_to_stop_after_its_checkpoints_ste
 
 
 def _ends_with_or_waits(index: int, status: int) -> None:
-    """A process of torch.multiprocessing's: the second ends with ``status``, the first waits to be stopped."""
+    """A process of torch.multiprocessing's: the second ends with ``status`` (below 0: dies of that signal), the first
+    waits to be stopped."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the test process's handler, which a fork keeps
     if index == 1:
+        if status < 0:
+            faulthandler.disable()  # pytest's, which a fork keeps: no dump of this process's SIGSEGV on stderr
+            os.kill(os.getpid(), -status)
         os._exit(status)
     time.sleep(60)
 
 
-def test_torchs_log_of_a_launchs_shutdown_is_dropped_for_ctrl_c_alone_and_a_failures_logged_as_it_comes():
+def test_torchs_log_of_a_launchs_shutdown_is_dropped_where_the_fit_says_it_and_a_failures_logged_as_it_comes():
     """Without a launch: the records torch logs as a launch ends (torch.multiprocessing's stop of the others once a
     process has ended, that process's status, the agent's signal and its stop of the processes) are dropped where
-    they are a Ctrl-C's (status 130, SIGINT) and logged at once otherwise, while the launch still runs; another
-    record passes. A failure's were held until the launch had ended in the hundred-and-ninth session's first
+    the fit says that end in its own words, a Ctrl-C's (status 130, SIGINT: KeyboardInterrupt) or a process's death of
+    a signal (SIGKILL's -9, SIGSEGV's -11: ProcessLost), and logged at once otherwise, while the launch still runs;
+    another record passes. A failure's were held until the launch had ended in the hundred-and-ninth session's first
     version: its "Terminating process" line came 30.1 s late where a process was deaf to SIGTERM, and never where a
-    Ctrl-C then ended the wait. The launches' stderr: test_sigint_to_one_launched_process_... and
-    test_ctrl_c_in_a_fit_of_two_launched_processes_..."""
+    Ctrl-C then ended the wait. A death's were logged under ProcessLost until the hundred-and-sixteenth session. The
+    launches' stderr: test_sigint_to_one_launched_process_..., test_ctrl_c_in_a_fit_of_two_launched_processes_...,
+    test_a_process_of_the_launch_killed_outright_..."""
     import logging
 
     import torch.multiprocessing as torch_mp
 
-    from accelerated_seg.launch_interrupt_logs import TORCH_LAUNCH_LOGGERS, shutdown_logged_unless_interrupted
+    from accelerated_seg.launch_interrupt_logs import TORCH_LAUNCH_LOGGERS, shutdown_logged_unless_the_fit_says_it
 
     class Kept(logging.Handler):
         def emit(self, record):
@@ -1827,9 +1874,11 @@ def test_torchs_log_of_a_launchs_shutdown_is_dropped_for_ctrl_c_alone_and_a_fail
     for logger in (processes, spawn, agent):
         logger.addHandler(kept)
     try:
-        for status, interrupted in ((130, True), (1, False), (2, False)):  # 2: a status, not SIGINT's number
+        # 2: a status, not SIGINT's number
+        for status, said_by_the_fit in ((130, True), (1, False), (2, False), (-signal.SIGKILL, True),
+                                        (-signal.SIGSEGV, True)):
             said.clear()
-            with shutdown_logged_unless_interrupted():
+            with shutdown_logged_unless_the_fit_says_it():
                 context = torch_mp.start_processes(_ends_with_or_waits, args=(status,), nprocs=2, join=False,
                                                    start_method="fork")
                 with pytest.raises(torch_mp.ProcessExitedException):  # torch logs its stop of the first
@@ -1837,10 +1886,10 @@ def test_torchs_log_of_a_launchs_shutdown_is_dropped_for_ctrl_c_alone_and_a_fail
                         pass
                 processes.error("failed (exitcode: %s) local_rank: %s", status, 1)
                 agent.warning("an unrelated warning")
-                shut_down = [] if interrupted else ["Terminating process N", f"failed (exitcode: {status})"]
-                assert said == [*shut_down, "an unrelated warning"], said  # as they come, not at the launch's end
+                shut_down = [] if said_by_the_fit else ["Terminating process N", f"failed (exitcode: {status})"]
+                assert said == [*shut_down, "an unrelated warning"], (status, said)  # as they come, not at the end
             said.clear()
-            with shutdown_logged_unless_interrupted():
+            with shutdown_logged_unless_the_fit_says_it():
                 for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C to the launching process, a preemption
                     agent.warning("Received %s death signal, shutting down workers", signum)
                     processes.warning("Closing process %s via signal %s", 10, signum.name)
