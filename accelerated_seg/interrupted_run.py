@@ -103,7 +103,14 @@ class RunSoFar:
         whichever process says it (the main process, or the one that names the main process lost). Until the
         hundred-and-fifteenth session gloo's traceback was said there, and no checkpoint (``peer_death``). The step is
         handed on as the interrupt's is (``stopped_step_to``): the estimator's launch raises it in ``ProcessLost``
-        (since the same session's later helper; its ``fit`` said torch's ChildFailedError until then)."""
+        (since the same session's later helper; its ``fit`` said torch's ChildFailedError until then).
+
+        A process other than the main one is asked for this before its roll call tells whether the main process is
+        lost (``ranks_stop_together``'s watcher makes the line first, the store possibly ending with the main
+        process's node), so it writes the step either way, and where the main process is lost both others write it:
+        the same step, for no process passes a step's all-reduce without every other, the main process alive
+        writing it last, after its own roll call (30 of 30 launches of three, each process killed in a step or in a
+        save: benchmarks/results/estimator_process_lost_three_2026-12-06/, the hundred-and-sixteenth session)."""
         return f"{line.rstrip('. ')}; the run stopped {self.stopped(self._step_handed_on())}"
 
     def stopped(self, step: int | None = None) -> str:

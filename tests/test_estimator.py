@@ -1417,6 +1417,24 @@ def torch_launch_log():
             logger.removeHandler(kept)
 
 
+def _a_launch_whose_process_is_killed(tiny_dataset, tmp_path, monkeypatch, processes: int, rank: int):
+    """A ``multi_gpu`` estimator of ``processes`` CPU processes training into ``tmp_path/run`` (save_every=2), its
+    Dataset, and the DiceCELoss.forward under which process ``rank`` SIGKILLs itself at its third step's forward, as the
+    OOM killer kills, step_2 saved."""
+    import accelerated_seg.estimator as estimator
+    from faults import loss_forward_with
+
+    def killed(call, loss):  # in the launched processes
+        if call == 2 and os.environ.get("RANK") == str(rank):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return loss
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: processes)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    return model, data, loss_forward_with(killed)
+
+
 @pytest.mark.distributed
 def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_its_resume_continues(
         tiny_dataset, tmp_path, monkeypatch, capfd, launch_leaves_no_temporary_folder, torch_launch_log):
@@ -1427,21 +1445,12 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
     from monai.losses import DiceCELoss
 
     import accelerated_seg
-    import accelerated_seg.estimator as estimator
-    from faults import loss_forward_with
 
-    def killed(call, loss):  # in the launched processes
-        if call == 2 and os.environ.get("RANK") == "1":
-            os.kill(os.getpid(), signal.SIGKILL)
-        return loss
-
-    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
-    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
-    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    model, data, killed = _a_launch_whose_process_is_killed(tiny_dataset, tmp_path, monkeypatch, processes=2, rank=1)
     run = tmp_path / "run"
     newest = run / "checkpoints" / "step_2"
     with monkeypatch.context() as patched:
-        patched.setattr(DiceCELoss, "forward", loss_forward_with(killed))
+        patched.setattr(DiceCELoss, "forward", killed)
         with pytest.raises(accelerated_seg.ProcessLost) as lost:
             model.fit(data, steps=4)
     assert lost.value.__cause__ is None and isinstance(lost.value, RuntimeError)
@@ -1479,20 +1488,11 @@ def test_the_main_process_of_a_launch_of_three_killed_outright_is_named_lost_wit
     from monai.losses import DiceCELoss
 
     import accelerated_seg
-    import accelerated_seg.estimator as estimator
-    from faults import loss_forward_with
 
-    def killed(call, loss):  # in the launched processes
-        if call == 2 and os.environ.get("RANK") == "0":
-            os.kill(os.getpid(), signal.SIGKILL)
-        return loss
-
-    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
-    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 3)
-    model, data = _tiny_segmentation(tiny_dataset, tmp_path, multi_gpu=True, save_every=2)
+    model, data, killed = _a_launch_whose_process_is_killed(tiny_dataset, tmp_path, monkeypatch, processes=3, rank=0)
     newest = tmp_path / "run" / "checkpoints" / "step_2"
     with monkeypatch.context() as patched:
-        patched.setattr(DiceCELoss, "forward", loss_forward_with(killed))
+        patched.setattr(DiceCELoss, "forward", killed)
         with pytest.raises(accelerated_seg.ProcessLost) as lost:
             model.fit(data, steps=4)
     assert (lost.value.process, lost.value.processes, lost.value.signal, lost.value.step,
