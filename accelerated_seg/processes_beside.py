@@ -6,10 +6,11 @@ A process killed outright on the main process's own node (the OOM killer on a on
 named lost only once the roll call had waited 3.4 s for its answer, where that node sees the death at once: the launch
 ended 4.0-6.3 s after the kill until the hundred-and-sixteenth session, 0.7-1.7 s since (2 CPU processes:
 benchmarks/results/same_node_death_2026-12-06/, and review_training_peer_lost_2026-12-06/). The roll call needs to know
-which rank a process seen ended was: ``/proc`` knows pids, the store ranks. So each process keeps, under its node's key
-and its ``LOCAL_RANK``, its rank, its pid and its start time (``keep_this_process``), once, as its watcher first reaches
-the store; a roll call reads its own node's ``LOCAL_WORLD_SIZE`` entries (a few store calls, however many nodes the
-launch has) and asks ``/proc`` about those pids at each of its looks (``ended``).
+which rank a process seen ended was: ``/proc`` knows pids, the store ranks. So each process keeps, under its node's key,
+its attempt (torch elastic's restarts: the store outlives them) and its ``LOCAL_RANK``, its rank, its pid and its start
+time (``keep_this_process``), once, as its watcher first reaches the store; a roll call reads its own node's
+``LOCAL_WORLD_SIZE`` entries (a few store calls, however many nodes the launch has) and asks ``/proc`` about those pids
+at each of its looks (``ended``).
 
 A node here is what one pid names one process in: the machine's boot (``/proc/sys/kernel/random/boot_id``, random at
 each boot: two machines never share one), its pid namespace (a container's), and the parent (the launch's agent on
@@ -46,7 +47,7 @@ def keep_this_process(store, rank: int) -> None:
     to see it ended; nothing where ``/proc`` or torch elastic's environment cannot tell."""
     node, local_rank, start = _this_node(), os.environ.get("LOCAL_RANK"), _start(os.getpid())
     if node is not None and local_rank is not None and start is not None:
-        store.set(f"{_BESIDE}{node}/{local_rank}", f"{rank} {os.getpid()} {start}")
+        store.set(_key(node, local_rank), f"{rank} {os.getpid()} {start}")
 
 
 def kept_beside(store, ranks: Iterable[int]) -> dict[int, Process]:
@@ -57,7 +58,7 @@ def kept_beside(store, ranks: Iterable[int]) -> dict[int, Process]:
         return {}
     ranks, kept = set(ranks), {}
     for local_rank in range(int(local_ranks)):
-        key = f"{_BESIDE}{node}/{local_rank}"
+        key = _key(node, local_rank)
         if store.check([key]):
             rank, pid, start = map(int, store.get(key).decode().split())
             if rank in ranks and pid != os.getpid():
@@ -85,6 +86,16 @@ def stat_fields(pid: int) -> list[str] | None:
             return stat.read().rpartition(")")[2].split()
     except OSError:
         return None
+
+
+def _key(node: str, local_rank: int | str) -> str:
+    """The key a process of ``node`` keeps itself under: with its attempt (``TORCHELASTIC_RESTART_COUNT``), as its
+    agent numbers the attempts of its processes. The store outlives them (the static rendezvous's, accelerate's
+    default, is the agent's own, kept across ``--max_restarts``), and an earlier attempt's process was read for this
+    attempt's under the same agent and local rank until its review (r71): its pid gone, a process alive that had not
+    kept itself yet (its watcher not at its first look) was seen ended, and named lost
+    (benchmarks/results/review_same_node_death_2026-12-06/restart_before.out)."""
+    return f"{_BESIDE}{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/{node}/{local_rank}"
 
 
 def _start(pid: int) -> int | None:

@@ -380,7 +380,7 @@ def beside(monkeypatch):
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         children.append(child)
         node = node or processes_beside._this_node()
-        store.set(f"beside/{node}/{local_rank}", f"{rank} {child.pid} {processes_beside._start(child.pid)}")
+        store.set(processes_beside._key(node, local_rank), f"{rank} {child.pid} {processes_beside._start(child.pid)}")
         return child
 
     yield kept
@@ -512,8 +512,27 @@ def test_a_watcher_keeps_its_process_against_its_rank_for_its_node(one_process_g
     monkeypatch.setenv("LOCAL_RANK", "2")
     store = _store("accelerated_seg/test/kept_beside/")
     keep_where_this_process_runs(store, 5)
-    key = f"beside/{processes_beside._this_node()}/2"
+    key = processes_beside._key(processes_beside._this_node(), 2)
     assert store.get(key).decode() == f"5 {os.getpid()} {processes_beside._start(os.getpid())}"
     monkeypatch.setenv("LOCAL_WORLD_SIZE", "3")
-    store.set(f"beside/{processes_beside._this_node()}/1", "4 1 7")  # process 4, beside this one
+    store.set(processes_beside._key(processes_beside._this_node(), 1), "4 1 7")  # process 4, beside this one
     assert processes_beside.kept_beside(store, [4, 5, 6]) == {4: processes_beside.Process(1, 7)}  # not this one
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc")
+def test_a_record_of_an_earlier_attempt_is_not_read_for_this_attempt_s_process(one_process_group, beside,
+                                                                             monkeypatch):
+    """torch elastic's ``--max_restarts``: the agent's store (the static rendezvous's, accelerate's default) outlives
+    an attempt, and its processes' records with it, under the same agent and local ranks. Process 1 of attempt 1,
+    alive, not yet kept (its watcher not at its first look), was read as attempt 0's process 1, gone: seen ended, and
+    named lost (the review of the hundred-and-sixteenth session, r71: restart_before.out in
+    benchmarks/results/review_same_node_death_2026-12-06/)."""
+    from accelerated_seg.processes_beside import seen_ended
+
+    store = _store("accelerated_seg/test/earlier_attempt/")
+    monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "0")
+    _killed(beside(store, rank=1, local_rank=1), reaped=True)
+    assert seen_ended(store, [1]) == [1]  # within its own attempt, as before
+    monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
+    assert seen_ended(store, [1]) == []  # the next attempt's process 1 is waited for (the roll call) until it keeps
+
