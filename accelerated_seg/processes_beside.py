@@ -20,7 +20,8 @@ tells a pid taken since by another process. A process is ended once gone, a zomb
 ``PF_EXITING``, set as ``do_exit`` begins, before the process's sockets close): so it is seen ended by the time gloo's
 error reaches the others, even where its exit takes long (a GPU process's memory and device files torn down).
 
-Nothing is kept, and nothing seen, where ``/proc`` cannot tell (macOS) or outside torch elastic (no ``LOCAL_RANK``,
+Nothing is kept, and nothing seen, where ``/proc`` cannot tell (macOS; or a pid namespace entered without its own
+``/proc``, whose pids it does not name: ``_this_node``) or outside torch elastic (no ``LOCAL_RANK``,
 ``LOCAL_WORLD_SIZE``: accelerate's debug launch): the roll call waits for every process as before.
 """
 
@@ -105,11 +106,17 @@ def _start(pid: int) -> int | None:
 
 def _this_node() -> str | None:
     """What this process's pid is one process in (module docstring): ``<boot>/<pid namespace>/<parent>``; None where
-    ``/proc`` cannot tell."""
+    ``/proc`` cannot tell, or tells another pid namespace's pids than this process's: a pid namespace entered without
+    its own ``/proc`` (``unshare --pid --fork`` without ``--mount-proc``, a sandbox that keeps the host's) has
+    ``/proc/<pid>`` name the outer namespace's process of that number, another process's start and end read for this
+    one's until the review of the hundred-and-sixteenth session (r71;
+    benchmarks/results/review_same_node_death_2026-12-06/pid_namespace.txt)."""
     try:
         with open("/proc/sys/kernel/random/boot_id") as boot_id:
             boot = boot_id.read().strip()
         namespace = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+        if os.readlink("/proc/self") != str(os.getpid()):  # /proc's pids are another namespace's
+            return None
     except OSError:
         return None
     return f"{boot}/{namespace.removeprefix('pid:[').removesuffix(']')}/{os.getppid()}"

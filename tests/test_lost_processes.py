@@ -536,3 +536,21 @@ def test_a_record_of_an_earlier_attempt_is_not_read_for_this_attempt_s_process(o
     monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
     assert seen_ended(store, [1]) == []  # the next attempt's process 1 is waited for (the roll call) until it keeps
 
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc")
+def test_nothing_is_kept_or_seen_where_proc_tells_another_pid_namespace_s_pids(one_process_group, monkeypatch):
+    """A pid namespace entered without its own /proc (``unshare --pid --fork`` without ``--mount-proc``): this process
+    is pid 1 of its namespace, /proc/1 the outer init. It was kept as "pid 1" with that init's start, and /proc/1 read
+    for its end, until the review of the hundred-and-sixteenth session (r71; pid_namespace.txt in
+    benchmarks/results/review_same_node_death_2026-12-06/). Stood in for by /proc/self naming another pid."""
+    from accelerated_seg import processes_beside
+
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    key = processes_beside._key(processes_beside._this_node(), 0)  # where it was kept
+    readlink = os.readlink
+    monkeypatch.setattr(processes_beside.os, "readlink",
+                        lambda path: str(os.getpid() + 1) if path == "/proc/self" else readlink(path))
+    store = _store("accelerated_seg/test/pid_namespace/")
+    processes_beside.keep_this_process(store, 1)
+    assert not store.check([key]) and processes_beside._this_node() is None
