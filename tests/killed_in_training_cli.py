@@ -1,7 +1,8 @@
 """``accelerated-seg train`` as the command runs it (``cli.main``, ended by ``cli.end_process``), process KILLED_RANK
 killing itself outright (SIGKILL, as the OOM killer or its node's failure would) at its training loss's forward
-KILLED_CALL (0-based), the time written to KILLED_AT first. Run with tests/ on PYTHONPATH (faults.py); for
-test_training_process_lost.py and benchmarks/results/training_peer_lost_2026-12-06/two_nodes.py."""
+KILLED_CALL (0-based), the time written to KILLED_AT first; ROLL_CALL_S, where given, the roll call's wait
+(``lost_processes``). Run with tests/ on PYTHONPATH (faults.py); for test_training_process_lost.py and
+benchmarks/results/training_peer_lost_2026-12-06/two_nodes.py."""
 import os
 import signal
 import sys
@@ -26,6 +27,10 @@ if __name__ == "__main__":
         from monai.losses import DiceCELoss
     from faults import loss_forward_with
 
+    if "ROLL_CALL_S" in os.environ:  # a roll call's wait longer than any slowness of a loaded machine's
+        from accelerated_seg import lost_processes
+
+        lost_processes.ROLL_CALL_S = float(os.environ["ROLL_CALL_S"])
     if os.environ.get("RANK") == os.environ["KILLED_RANK"]:
         DiceCELoss.forward = loss_forward_with(killed_at(int(os.environ["KILLED_CALL"])))
     from accelerated_seg.cli import end_process, main

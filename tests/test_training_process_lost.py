@@ -15,7 +15,6 @@ import pytest
 
 from accelerated_seg import ranks_stop_together
 from accelerated_seg.interrupted_run import RunSoFar
-from accelerated_seg.lost_processes import ROLL_CALL_S
 from accelerated_seg.model_folders import Names, complete_checkpoints
 from accelerated_seg.peer_death import a_peer_gone_stops_every_process
 from accelerated_seg.stopped_step import stopped_step_read
@@ -27,6 +26,9 @@ from test_distributed import ROOT, _free_port
 TESTS = Path(__file__).resolve().parent
 GLOO_RESET = "[gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection reset by peer. "
 RESUME = "run the same command with --train.resume=latest (resume='latest' from Python) to continue from it"
+#: The roll call's wait in the one-node launch (``killed_in_training_cli``'s ROLL_CALL_S): a wait for the process killed
+#: would show as 30 s or more, where a loaded machine's slowness shows as a few.
+LONG_ROLL_CALL_S = 30.0
 
 
 @pytest.mark.distributed
@@ -88,7 +90,7 @@ def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_
     store within 3.4 s", until the hundred-and-sixteenth session."""
     run, killed = tmp_path / "run", tmp_path / "killed"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "KILLED_RANK": "1",
-           "KILLED_CALL": "2", "KILLED_AT": str(killed),
+           "KILLED_CALL": "2", "KILLED_AT": str(killed), "ROLL_CALL_S": str(LONG_ROLL_CALL_S),
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS), os.environ.get("PYTHONPATH", "")])}
     overrides = tiny_overrides(tiny_dataset, run, **{"train.max_steps": 6, "train.val_every": 0, "train.save_every": 2})
     proc = run_bounded(
@@ -98,8 +100,11 @@ def test_a_training_process_killed_on_the_main_process_s_node_is_named_lost_not_
     ended, checkpoints = time.time(), run / "checkpoints"
     said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
     assert said == [_lost_at_step_2(1, node=0, checkpoints=checkpoints, seen=True)], proc.stderr[-3000:]
-    # no roll call's wait in it: 0.71-1.65 s on 2 CPU cores, 4.04-4.70 s before (3.4 s of it the roll call's)
-    assert ended - float(killed.read_text()) < ROLL_CALL_S, proc.stderr[-3000:]
+    # No roll call's wait in it: 0.71-1.65 s on 2 CPU cores, 4.04-4.70 s before (3.4 s of it the roll call's). The
+    # roll call lengthened to LONG_ROLL_CALL_S, so that its wait cannot pass for a loaded machine's slowness: against
+    # ROLL_CALL_S the launch ended 3.75-6.41 s after the kill, the roll call not waited, with busy loops beside it on 2
+    # cores (the review of the hundred-and-sixteenth session, r71: review_same_node_death_2026-12-06/under_load.txt).
+    assert ended - float(killed.read_text()) < LONG_ROLL_CALL_S / 2, proc.stderr[-3000:]
     assert "[rank0]: Traceback" not in proc.stderr and "gloo" not in proc.stderr, proc.stderr[-3000:]
     assert "preempted" not in proc.stdout, proc.stdout[-3000:]
     assert "exitcode  : 1" in proc.stderr and "exitcode  : -9" in proc.stderr and proc.returncode == 1
