@@ -94,8 +94,9 @@ LEFT_WAIT_S = 3.0
 #: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
-#: What a busy machine may add to a watcher's bounded waits (the store's round trips, the line's print and files)
-#: before the rank that published the error stops waiting for its watcher to end the process (``wait_for_the_end``).
+#: What a busy machine may add to a watcher's look at the store (its round trips) before the rank that published the
+#: error stops waiting for its watcher to see it (``wait_for_the_end``; and to end the process, until the
+#: hundred-and-sixteenth session, which now waits for its end however long).
 BUSY_MACHINE_S = 5.0
 #: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
 #: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
@@ -793,7 +794,8 @@ class _Watcher(threading.Thread):
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
-        interrupted = reader_gone = terminated = False
+        interrupted = reader_gone = terminated = peer_gone = False
+        held = line_said = False  # the main process's lock taken, its line said (``_said_though_the_store_failed``)
         try:
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
             interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
@@ -818,7 +820,9 @@ class _Watcher(threading.Thread):
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
                 # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
                 self.writing.acquire()
+                held = True
                 line = self.said_in_full(message, peer_gone)
+                line_said = True  # before the print: one that failed half way is not tried again
                 if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
                     self._say(line, interrupted, reader_gone)
                 store.set(SAID, line)
@@ -847,9 +851,30 @@ class _Watcher(threading.Thread):
                                        error=not (interrupted or reader_gone))
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
+            if rank == 0 and not line_said:
+                self._said_though_the_store_failed(message, held, peer_gone, interrupted, reader_gone)
             _flushed_if_read()
             exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
+
+    def _said_though_the_store_failed(self, message: str, held: bool, peer_gone: bool, interrupted: bool,
+                                      reader_gone: bool) -> None:
+        """The main process's line where its ``_end`` failed before it, as ``_end`` says it, under the lock: the store
+        stalled past ``GIVE_UP_AFTER_S`` (``_Asking``) or its host ended, or the caller's ``in_full`` raised (then the
+        message as it came). Said from the message the watcher's poll read, with what the store told before it failed
+        (an interrupt, a reader gone, a peer gone and the processes lost: where it failed before them, the line is an
+        error's, status 1). The process ended saying no line until the hundred-and-sixteenth session, its main thread
+        held in a collective (benchmarks/results/long_end_stall_2026-12-06: a stall of 35 s). Never raises: the exit
+        follows."""
+        with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails here
+            if not held:
+                self.writing.acquire()
+            try:
+                line = self.said_in_full(message, peer_gone)
+            except Exception:  # noqa: BLE001 - a bug in the caller's in_full: its message, not none
+                line = message
+            if self.says_the_line():
+                self._say(line, interrupted, reader_gone)
 
     def _say(self, line: str, interrupted: bool, reader_gone: bool) -> None:
         """The main process's line, as ``_end`` says it."""
@@ -861,11 +886,16 @@ class _Watcher(threading.Thread):
             say_the_error(line)
 
     def wait_for_the_end(self) -> None:
-        """Wait for this watcher to end the process; return where it cannot (its store failed). Once it has seen
-        the error, its ``_end`` ends in ``os._exit`` within its own waits: this waits for the watcher itself, the
-        bound only a guard. A fixed 15.2 s (until the hundred-and-fourth session) ended before another rank's
-        watcher, which may wait 20 s: the caller said its own "error: ..." too, and the process could exit as its
-        watcher wrote the launcher's report. Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
+        """Wait for this watcher to end the process; return where it cannot: its store failed before it saw the error
+        (``gave_up``), or it does not see it in the time a look takes. Once it has seen it, its ``_end`` ends the
+        process, the line said by it alone (``os._exit`` in its ``finally``, whatever fails; the main process's line
+        said even where the store failed first: ``_said_though_the_store_failed``): waited for however long its end
+        takes, the lock it takes (a file being written whole) and a store that stalls included, with no bound of its
+        own. A bound here returned to the caller, who then said a line of its own beside the watcher's, or before the
+        watcher's exit cut it short: a fixed 15.2 s until the hundred-and-fourth session, shorter than another rank's
+        20 s of waits; ``longest_end_s() + BUSY_MACHINE_S`` (28.4 s) until the hundred-and-sixteenth, shorter than a
+        main process's end through a store stalled 26 s (two lines, benchmarks/results/long_end_stall_2026-12-06).
+        Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
             # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
             # blip has it retrying
@@ -873,7 +903,7 @@ class _Watcher(threading.Thread):
             while not self.seen.wait(POLL_S):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return
-            self.join(longest_end_s() + BUSY_MACHINE_S)
+            self.join()
 
 
 @contextlib.contextmanager

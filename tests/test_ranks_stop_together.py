@@ -1101,6 +1101,76 @@ def test_the_main_processs_end_through_a_short_stall_still_says_the_line(group_o
     assert server.others.get("said") == b"process 1: a bug"
 
 
+def test_the_main_processs_end_through_a_store_stalled_past_its_bound_still_says_the_line(group_on_a_stoppable_store,
+                                                                                         monkeypatch):
+    """A store stalled past ``GIVE_UP_AFTER_S`` in the main process's ``_end`` (its host stopped for good, here 1 s)
+    failed the end, which ended the process, status 1, saying no line, its main thread held in a collective (35 s in
+    benchmarks/results/long_end_stall_2026-12-06, until the hundred-and-sixteenth session). The watcher says the line
+    from the message its poll read, then ends it."""
+    import signal
+
+    from accelerated_seg.ranks_stop_together import _Asking
+
+    server = group_on_a_stoppable_store
+    said, ended = [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    watcher = _Watcher("accelerated_seg/test/", lambda message: f"{message} (in full)")  # not started
+    os.kill(server.pid, signal.SIGSTOP)
+    with pytest.raises(dist.DistError):
+        watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2)
+    assert said == ["process 1: a bug (in full)"] and ended == [1], "the main process ended saying no line"
+    assert not watcher.writing.acquire(timeout=0.1), "said without the lock: what it names could change after it"
+
+
+def test_a_caller_waiting_for_its_watcher_says_no_line_of_its_own_however_long_the_end(group_on_a_stoppable_store,
+                                                                                      monkeypatch):
+    """The main thread whose collective another process's end broke waits for its watcher to end the process
+    (``wait_for_the_end``): it stopped waiting after ``longest_end_s() + BUSY_MACHINE_S`` (28.4 s; 1 s here), and a
+    store stalled longer in the watcher's end (2.5 s here; 26 s and 29 s in
+    benchmarks/results/long_end_stall_2026-12-06) let the caller raise and say its own line, beside the watcher's or
+    before the watcher's exit cut it short (until the hundred-and-sixteenth session). It waits for the end however
+    long: the line said once, by the watcher, which ends the process."""
+    import signal
+    import threading
+
+    from accelerated_seg.ranks_stop_together import MESSAGE, stopping_together
+
+    server = group_on_a_stoppable_store
+    monkeypatch.setattr(ranks_stop_together, "GIVE_UP_AFTER_S", 5.0)  # the stall is waited on, the line said after it
+    monkeypatch.setattr(ranks_stop_together, "longest_end_s", lambda: 0.5)
+    monkeypatch.setattr(ranks_stop_together, "BUSY_MACHINE_S", 0.5)
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    said, ended, watchers, resumes = [], [], [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+
+    def exit_(status):  # the watcher's loop ends here, where the process would
+        ended.append(status)
+        watchers[0].done.set()
+
+    monkeypatch.setattr(ranks_stop_together, "exit_now", exit_)
+    end = _Watcher._end
+
+    def stalled_end(watcher, *args):
+        os.kill(server.pid, signal.SIGSTOP)
+        resumes.append(threading.Timer(2.5, os.kill, (server.pid, signal.SIGCONT)))
+        resumes[0].start()
+        return end(watcher, *args)
+
+    monkeypatch.setattr(_Watcher, "_end", stalled_end)
+    try:
+        with pytest.raises(RuntimeError, match="closed by peer"):
+            with stopping_together((MemoryError,), str):
+                watchers.append(ranks_stop_together._INSIDE[-1])
+                _store(watchers[0].prefix).set(MESSAGE, "process 1: a bug")  # as process 1 publishes it
+                assert watchers[0].seen.wait(10)
+                raise RuntimeError("Connection closed by peer")  # gloo's, in a collective the other's end broke
+        assert ended == [1] and said == ["process 1: a bug"], "the caller went on before its watcher ended the process"
+    finally:
+        for resume in resumes:
+            resume.join()  # before the fixture ends the server
+
+
 def test_an_error_every_rank_met_through_a_short_stall_is_taken_as_met(group_on_a_stoppable_store, monkeypatch):
     """A rank's record that it met a case's error every rank meets (``met_by_every_rank``), its store stalled 1.5 s
     (more than an ask's bound, 0.5 s here: the wait's reads after it are bounded so too, on a busy machine): bounded
