@@ -852,6 +852,40 @@ def test_a_case_whose_unit_is_wrong_is_told_the_line_predict_tells_against_the_s
     assert settings_and_unit(DataConfig(), load_msd(root / "dataset.json"))[1] == "mm"
 
 
+def test_a_micro_ct_case_in_micrometres_declaring_mm_is_told_its_micrometre_reading_not_metres(tiny_dataset,
+                                                                                                  tmp_path):
+    """Micro-CT at 0.02 mm (20 micrometres) in mm, one case written in micrometres under a header of mm (20): its
+    true reading, 0.02 mm, lies farther from 1 mm than its own, 20 mm, so helper h84's bound (a reading told only
+    nearer 1 mm than the case's own) told it nothing, and the budget refusal said "data.spacing is 1,000 times finer
+    than its voxels (given in metres? it is in mm)", or, against the median, that most headers were in metres,
+    where predict told its micrometre reading (the review of h84, r72,
+    ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``). Told predict's line; run, it trains."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import settings_and_unit
+
+    root, manifest, off = _one_case_off(tiny_dataset, tmp_path, 1.0, "mm")
+    for case in manifest.training + manifest.validation:  # 2 mm phantoms as 0.02 mm micro-CT; case_001's 20
+        for path in (*case.images, case.label):
+            image = nib.load(path)
+            scale = np.diag([10.0 if case.id == "case_001" else 0.01] * 3 + [1.0])
+            nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), scale @ image.affine, image.header), path)
+    for spacing in ((0.02,) * 3, None):
+        with pytest.raises(DataError) as refused:
+            settings_and_unit(DataConfig(spacing=spacing), manifest)
+        said = str(refused.value)
+        assert "given in metres" not in said and "most headers" not in said, said
+        told = re.search(r"tells which is the case's, the one nearest it, 0.02 x 0.02 x 0.02 mm: rewrite \S+case_001"
+                         r"\S* from micrometres, its numbers micrometres under a header of mm \(nibabel: "
+                         r"(img = .*?, path\))\)", said)
+        assert told, said
+        assert told.group(1) in _predicts_words(off.images[0], (0.02,) * 3)
+    for path in (*off.images, off.label):
+        exec(told.group(1), {"nib": nib, "np": np, "path": str(path)})
+    assert settings_and_unit(DataConfig(spacing=(0.02,) * 3), load_msd(root / "dataset.json"))[1] == "mm"
+
+
 def manifest_cases(tiny_dataset) -> list:
     """The tiny dataset's cases, training and validation."""
     manifest = load_msd(tiny_dataset)

@@ -204,7 +204,7 @@ def _told_first(files: list, by_count: list, spacing: Sequence[float] | None) ->
             continue
         image = first[case_id][1]
         said = one_file_words(Volume("image", path, image), spacing, most, source, "most cases'", what="case",
-                              nearer_1mm_only=True)
+                              scan_sized_only=True)
         if said:
             return f"{case_id}: {said}, its label too; else, "
     return ""
@@ -393,15 +393,15 @@ def _told_reading(case, image, spacing, source: str, unit: str | None) -> str:
     on micrometre numbers (2 mm voxels written 2000) among cases in mm was told "data.spacing is 1,000 times finer
     than its voxels (given in metres? it is in mm)", or, against the median, that most headers were in metres, where
     predict told its micrometre reading, until the hundred-and-sixteenth session (helper h84,
-    ``benchmarks/results/units_train_vs_predict_2026-12-06/``). A reading is told only nearer 1 mm than the case's
-    own: the spacing may be the one off (a median of cases mostly in metres, a data.spacing given in metres), which
-    ``_in_metres`` says."""
+    ``benchmarks/results/units_train_vs_predict_2026-12-06/``). A reading is told only where it lies no farther
+    outside the sizes scans are acquired at than the case's own (``spacing_readings.SCAN_SIZES_MM``): the spacing may
+    be the one off (a median of cases mostly in metres, a data.spacing given in metres), which ``_in_metres`` says."""
     from .spacing_readings import one_file_words  # it reads FINER_THAN_THE_TARGET from here
 
     target = unit if unit in UNIT_MM else "mm"
     cases = "the dataset's cases'" if unit in UNIT_MM else "the dataset's cases', none declaring one, read in"
     said = one_file_words(Volume("image", case.images[0], image), spacing, target, source, cases, what="case",
-                          nearer_1mm_only=True)
+                          scan_sized_only=True)
     return f": {said}, its label too" if said else ""
 
 

@@ -32,6 +32,13 @@ SPACING_TELLS = 10.0
 #: (until the hundred-and-fifteenth session, helper h81)
 TOLD_WITHIN = FINER_THAN_THE_TARGET
 
+#: The voxel sizes scans are acquired at, in mm: micro-CT's 10 micrometres to thick slices' and radiotherapy grids'
+#: 10 mm. Where the spacing may be the one off, a reading is told only where it lies no farther outside them than
+#: the file's own (``one_file_words``' ``scan_sized_only``): "nearer 1 mm than the file's own" (helper h84) told
+#: micro-CT at 0.02 mm written in micrometres under mm (20) nothing, as 20 mm is nearer 1 mm, and training said
+#: its data.spacing was "given in metres?" (the review of h84, r72)
+SCAN_SIZES_MM = (0.01, 10.0)
+
 
 def nearest_first(readings, in_mm) -> tuple[list, bool]:
     """``readings`` ordered nearest the spacing ``in_mm`` first, and whether the spacing tells the first: ten times
@@ -104,7 +111,7 @@ def spacing_said(source: str, spacing, target: str) -> str:
 
 
 def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str, recorded: str = "",
-                   what: str = "scan", nearer_1mm_only: bool = False) -> str | None:
+                   what: str = "scan", scan_sized_only: bool = False) -> str | None:
     """What is said of one file (``volume``) whose numbers ``spacing`` (``source``'s, in ``target``: the unit the
     files it was taken from declare, read in) tells are in another unit than the file's own (its header's, the
     target's for a header of none): every reading of it, the nearest the spacing first with the line that puts the
@@ -113,18 +120,19 @@ def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str
     mm first, with what to check. None where the spacing tells the file's own reading, or tells none of a file
     declaring the target's unit or none (the caller's own judgement stands). ``cases``: whose unit ``target`` is,
     "the model's training cases'", and ``recorded``, where it is recorded, " (its config.json's spacing_unit)";
-    ``what``: the file, "scan" or "case". ``nearer_1mm_only``: a reading is told only nearer 1 mm than the file's own,
-    as scans' voxels are, where ``spacing`` may be the one off (training's: a median of cases whose unit may be wrong,
-    or a data.spacing given in another unit): against a median of cases mostly in metres (0.002 mm), or a data.spacing
-    of 0.002 given so, a case in mm was told its "micrometre reading", 0.002 mm (a first try of helper h84), where the
-    spacing is the one off, which its caller says then (``spacing._in_metres``)."""
+    ``what``: the file, "scan" or "case". ``scan_sized_only``: a reading is told only where it lies no farther
+    outside the sizes scans are acquired at (``SCAN_SIZES_MM``) than the file's own, where ``spacing`` may be the one
+    off (training's: a median of cases whose unit may be wrong, or a data.spacing given in another unit): against a
+    median of cases mostly in metres (0.002 mm), or a data.spacing of 0.002 given so, a case in mm was told its
+    "micrometre reading", 0.002 mm (a first try of helper h84), where the spacing is the one off, which its caller
+    says then (``spacing._in_metres``)."""
     readings = readings_in([volume], target)
     own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else target
     ordered, tells = nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[target][1])
     if (ordered[0][1] == [own]) if tells else (own == target):  # told its own reading; or none, of its unit
         return None
-    if nearer_1mm_only and (not tells or off_1mm(ordered[0][0]) >= min(off_1mm(sizes) for sizes, read in readings
-                                                                 if read == [own])):
+    if scan_sized_only and (not tells or beyond_scans(ordered[0][0]) > min(beyond_scans(sizes) for sizes, read
+                                                                            in readings if read == [own])):
         return None
     # the reading in the target's unit as declared needs no line: the file is read so as it is
     ways = [(_sizes(sizes), lines_in([volume], read, target) or "nothing to change, it is read so already")
@@ -142,6 +150,14 @@ def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str
     others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
     return (f"{said}{spacing_named} tells which is the {what}'s, the one nearest it, {ways[0][0]} mm: "
             f"{ways[0][1]}{others}")
+
+
+def beyond_scans(sizes) -> float:
+    """How far voxel sizes in mm lie outside ``SCAN_SIZES_MM``, in log, by the largest factor along an axis: 0 where
+    every axis is within them."""
+    logs = np.log(np.maximum(np.asarray(sizes, dtype=float), 1e-30))
+    finest, coarsest = np.log(SCAN_SIZES_MM)
+    return float(np.maximum(np.maximum(finest - logs, logs - coarsest), 0.0).max())
 
 
 def _off(sizes, spacing) -> float:
