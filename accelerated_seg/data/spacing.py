@@ -265,8 +265,30 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     # declared mm, among cases in micrometres, is refused as another unit (one_spatial_unit)
     declare = "" if unitless_among_micrometres(image, unit) else f", or, where it is coarser on purpose, {DECLARE_MM}"
     nearer = f"; or, if its voxels are that fine indeed, set data.spacing nearer to them{declare}" if configured else ""
+    if not configured and _median_in_micrometres(image, spacing, unit):
+        raise DataError(
+            f"{case.id}: {case.images[0]}: voxels of {_mm(ras_spacing_of(image.affine))} mm, "
+            f"{_times_finer(image, spacing):,.0f} times finer than {source + more} {_mm(spacing)} mm: the median is "
+            f"{_times_finer(image, spacing):,.0f} times coarser than its voxels, so most headers it is taken from are "
+            f"probably in micrometres, not mm: rewrite those in mm, their labels too (nibabel, from micrometres: "
+            f"{REWRITE_FROM_MICROMETRES_CODE}); or set data.spacing")
     said = far_finer_words(case.images[0], image, spacing, source + more, unit)
     raise DataError(f"{case.id}: {case.images[0]}: {said}, its label's too, or leave the case out{nearer}")
+
+
+def _median_in_micrometres(image, spacing, unit: str | None) -> bool:
+    """Whether a median ``spacing`` far coarser than ``image``'s voxels, of cases declaring mm or no unit (``unit``),
+    is the one off, taken from headers mostly in micrometres: its micrometre reading, and the case's own voxels, lie
+    nearer the sizes scans are acquired at (``spacing_readings.SCAN_SIZES_MM``) than the median and the case read in
+    metres. Cases truly in mm among cases mostly written in micrometres under mm (2 mm voxels written 2000) were
+    told "its header is probably in metres, not mm" and the line from metres, 2000 mm voxels once run, every case
+    wrong alike, until the review of helper h84 (r72, ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``).
+    """
+    from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
+
+    zooms, target = np.asarray(ras_spacing_of(image.affine)), np.asarray(spacing, dtype=float)
+    return unit in ("mm", None) and beyond_scans(zooms) < beyond_scans(zooms * 1000) and \
+        beyond_scans(target / 1000) < beyond_scans(target)
 
 
 def declared_in_mm(image) -> bool:
