@@ -890,8 +890,8 @@ def test_most_cases_in_micrometres_declaring_mm_tell_the_median_not_the_cases_in
                                                                                                        tmp_path):
     """Most cases written in micrometres under a header of mm (2 mm voxels written 2000), data.spacing unset: their
     median, 2000, is 1,000 times coarser than the cases truly in mm, which the far finer check told "its header is
-    probably in metres, not mm. Rewrite its geometry in mm (nibabel, from metres: …)": run, 2000 mm voxels, every
-    case wrong alike (the review of h84, r72, ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``). The
+    probably in metres, not mm. Rewrite its geometry in mm (nibabel, from metres: …)": run, 2000 mm voxels (the
+    review of h84, r72, ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``). The
     median is told to be taken from headers mostly in micrometres, with the line from micrometres; run on those, the
     cases train."""
     import nibabel as nib

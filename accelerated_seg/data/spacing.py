@@ -281,8 +281,8 @@ def _median_in_micrometres(image, spacing, unit: str | None) -> bool:
     is the one off, taken from headers mostly in micrometres: its micrometre reading, and the case's own voxels, lie
     nearer the sizes scans are acquired at (``spacing_readings.SCAN_SIZES_MM``) than the median and the case read in
     metres. Cases truly in mm among cases mostly written in micrometres under mm (2 mm voxels written 2000) were
-    told "its header is probably in metres, not mm" and the line from metres, 2000 mm voxels once run, every case
-    wrong alike, until the review of helper h84 (r72, ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``).
+    told "its header is probably in metres, not mm" and the line from metres, 2000 mm voxels once run, until the
+    review of helper h84 (r72, ``benchmarks/results/review_units_train_vs_predict_2026-12-06/``).
     """
     from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
 
