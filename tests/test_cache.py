@@ -921,6 +921,25 @@ def test_most_cases_in_micrometres_declaring_mm_tell_the_median_not_the_cases_in
     assert settings_and_unit(DataConfig(), load_msd(root / "dataset.json"))[1] == "mm"
 
 
+def test_a_median_of_2d_cases_is_not_told_to_be_in_micrometres():
+    """A 3D case (0.8 x 0.8 x 2 mm) far finer than a median of nnU-Net's 2D cases (slices 999 mm thick) along its
+    slices: no reading puts that median within scans' sizes, so it is no median in micrometres; a first try of the
+    review of h84 (r72) said so, and its line from micrometres would have shrunk every 2D case's rows to 0.0008 mm.
+    The median of cases mostly in micrometres under mm (2000) is one; a case in metres among cases in mm is not."""
+    import nibabel as nib
+
+    from accelerated_seg.data.spacing import _median_in_micrometres
+
+    def in_mm(zooms):
+        image = nib.Nifti1Image(np.zeros((8, 8, 8), np.float32), np.diag([*zooms, 1.0]))
+        image.header.set_xyzt_units("mm")
+        return image
+
+    assert not _median_in_micrometres(in_mm((0.8, 0.8, 2.0)), (0.8, 0.8, 999.0), "mm")
+    assert _median_in_micrometres(in_mm((2.0, 2.0, 2.0)), (2000.0,) * 3, "mm")
+    assert not _median_in_micrometres(in_mm((0.002,) * 3), (2.0,) * 3, "mm")
+
+
 def manifest_cases(tiny_dataset) -> list:
     """The tiny dataset's cases, training and validation."""
     manifest = load_msd(tiny_dataset)
