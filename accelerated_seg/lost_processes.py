@@ -46,7 +46,7 @@ import socket
 import time
 from collections.abc import Mapping, Sequence
 
-from .processes_beside import ended, keep_this_process, kept_beside, seen_ended
+from .processes_beside import Process, ended, keep_this_process, kept_beside, reaped, seen_ended
 
 #: How long the main process, at a stop for a peer gone, waits for every other process to answer (and another process
 #: for the main one): each looks every 0.2 s (``ranks_stop_together.POLL_S``) and answers as it sees the stop, in a few
@@ -105,7 +105,24 @@ def lost_processes(store, ranks: int, among: Sequence[int] | None = None) -> lis
             break
         time.sleep(LOOK_S)
     # one seen ended may have answered first: it saw the stop, and is waited for as before
-    return [rank for rank in gone if not store.check([f"{_ANSWERED}{rank}"])]
+    lost = [rank for rank in gone if not store.check([f"{_ANSWERED}{rank}"])]
+    _reaped_by([beside[rank] for rank in lost if rank in beside], deadline)
+    return lost
+
+
+def _reaped_by(seen: Sequence[Process], deadline: float) -> None:
+    """Wait until each process of ``seen`` (seen ended on this node) has been reaped by the launch's agent, or until
+    ``deadline`` (the roll call's): the agent reads the first status to reach it as the launch's failure (torch
+    2.13's ``ProcessContext.join`` takes the lowest rank of those ended at its poll, every 0.1 s), and the processes
+    left end with status 1 once this call returns. Seen ended at once (``processes_beside``: as its exit begins), a
+    process killed on this node left the others to end 0.2-1 s after it, and where the agent had not polled since
+    (held up 1 s in the review's probe), process 0's status 1 was the launch's failure in place of process 1's
+    SIGKILL: the estimator's fit raised torch's ChildFailedError, not ``ProcessLost``, and the launcher's table
+    named process 0 first (the hundred-and-sixteenth session's review of h82:
+    benchmarks/results/review_process_lost_order_2026-12-06/). The roll call waited ``ROLL_CALL_S`` for it before,
+    long enough for any poll."""
+    while not all(reaped(process) for process in seen) and time.monotonic() < deadline:
+        time.sleep(LOOK_S)
 
 
 def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) -> str:

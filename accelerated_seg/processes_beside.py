@@ -75,6 +75,13 @@ def ended(process: Process) -> bool:
             or bool(int(fields[6]) & PF_EXITING))
 
 
+def reaped(process: Process) -> bool:
+    """Whether ``process``'s end has been taken by its parent, the launch's agent on this node: gone from ``/proc``
+    (no longer a zombie), or its pid taken by another. The agent reaps a process as its poll reads its status."""
+    fields = stat_fields(process.pid)
+    return fields is None or int(fields[19]) != process.start
+
+
 def seen_ended(store, ranks: Iterable[int]) -> list[int]:
     """The processes of ``ranks`` that run beside this one and have ended, as ``/proc`` sees them now."""
     return sorted(rank for rank, process in kept_beside(store, ranks).items() if ended(process))
