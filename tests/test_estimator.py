@@ -1478,6 +1478,38 @@ def test_a_process_of_the_launch_killed_outright_is_one_process_lost_error_and_i
 
 
 @pytest.mark.distributed
+def test_a_process_killed_is_the_one_process_lost_names_where_torchs_agent_polls_late(
+        tiny_dataset, tmp_path, monkeypatch, launch_leaves_no_temporary_folder, torch_launch_log):
+    """Process 1 SIGKILLs itself, and torch's agent (in this launching process) polls its processes 1 s late, as one
+    held up would (a busy machine, a notebook kernel's other threads). Process 0, which sees process 1 ended on its
+    node at once (processes_beside), ended 0.2-1 s after the kill, and the agent's late poll took process 0's status
+    1 for the launch's failure, the first of those ended: fit raised torch's ChildFailedError, torch's traceback
+    logged, 2 of 2 launches (the hundred-and-sixteenth session's review of h82:
+    benchmarks/results/review_process_lost_order_2026-12-06/agent_late_main.txt). Now process 0 ends only once the
+    agent has reaped process 1 (lost_processes)."""
+    from monai.losses import DiceCELoss
+    from torch.distributed.elastic.agent.server.local_elastic_agent import LocalElasticAgent
+
+    import accelerated_seg
+
+    model, data, killed = _a_launch_whose_process_is_killed(tiny_dataset, tmp_path, monkeypatch, processes=2, rank=1)
+    monitor = LocalElasticAgent._monitor_workers
+
+    def late(self, *args, **kwargs):
+        time.sleep(1.0)
+        return monitor(self, *args, **kwargs)
+
+    monkeypatch.setattr(LocalElasticAgent, "_monitor_workers", late)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", killed)
+        with pytest.raises(accelerated_seg.ProcessLost) as lost:
+            model.fit(data, steps=4)
+    assert (lost.value.process, lost.value.signal, lost.value.step) == (1, "SIGKILL", 2)
+    assert not [said for said in torch_launch_log if re.search(r"exitcode|Terminating process", said)], \
+        torch_launch_log
+
+
+@pytest.mark.distributed
 def test_the_main_process_of_a_launch_of_three_killed_outright_is_named_lost_without_torchs_log_of_its_death(
         tiny_dataset, tmp_path, monkeypatch, capfd, launch_leaves_no_temporary_folder, torch_launch_log):
     """The main process of three SIGKILLs itself at its third step's forward, step_2 saved: the two left each name it
