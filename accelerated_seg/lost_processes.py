@@ -36,7 +36,8 @@ process keeps its pid against its rank as it keeps where it runs, and ``/proc`` 
 was seen ended, not that it did not answer. A process killed on the main process's own node (the OOM killer on a
 one-node box) was waited for the whole ``ROLL_CALL_S`` until the hundred-and-sixteenth session, the launch ending
 4.0-6.3 s after the kill (benchmarks/results/same_node_death_2026-12-06/). Processes on other nodes are waited for as
-before.
+before. One seen ended is still waited for until the launch's agent has reaped it (``_reaped_by``), so that its status,
+not a survivor's 1, is the first the agent reads.
 """
 
 from __future__ import annotations
