@@ -8,7 +8,10 @@ of this script (the one run: KILL_RANK and KILL_WHERE set). Each run reports: wh
 after the kill; which processes wrote the stopped step, which step, and in which order (``write_stopped_step``
 wrapped in the launched processes); the processes' lines (``error: process N ... was lost``); torch's log records of
 the death in the launching process's stderr (``failed (exitcode: -9)``, its traceback, ``Terminating process``); and
-whether fit(..., resume='latest') continues to step 6."""
+whether fit(..., resume='latest') continues to step 6.
+Set from the environment since its review (r73, benchmarks/results/review_process_lost_order_2026-12-06/), each off
+by default: BALLAST_GB (the killed process holds that much memory, touched, as it dies), AGENT_LATE_S (torch's agent
+polls that much later), WHERES and RANKS (comma-separated: the kills run), PROCESSES (3 by default)."""
 import json
 import os
 import re
@@ -36,11 +39,15 @@ def one_run() -> None:
     top = Path(tempfile.mkdtemp(prefix="estimator_process_lost_three_"))
     ds = write_synthetic_dataset(top / "data", num_cases=9, num_validation=3, seed=0, size_mm=(40.0, 40.0, 32.0),
                                  spacing_mm=2.0)
-    estimator.gpus_to_launch = lambda: 3
+    estimator.gpus_to_launch = lambda: int(os.environ.get("PROCESSES", "3"))
     kill_rank, (kind, _, number) = os.environ["KILL_RANK"], os.environ["KILL_WHERE"].partition(":")
     killed_at, writes = top / "killed", top / "writes"
 
     def die():
+        # BALLAST_GB: memory the killed process holds, whose freeing its exit waits for, as a real training process's
+        # (GBs of host memory, a GPU's context): it is seen exiting (PF_EXITING) at once, a zombie only after that
+        ballast = bytearray(int(float(os.environ.get("BALLAST_GB", "0")) * 2**30))
+        ballast[::4096] = b"x" * len(ballast[::4096])
         killed_at.write_text(repr(time.time()))
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -71,6 +78,18 @@ def one_run() -> None:
         write(path, step)
 
     interrupted_run.write_stopped_step = noted
+    if float(os.environ.get("AGENT_LATE_S", "0")) > 0:
+        # AGENT_LATE_S: torch's agent (in this launching process) polls its processes that much later than its 0.1 s,
+        # as an agent held up would (a busy machine, a notebook kernel's other threads)
+        from torch.distributed.elastic.agent.server.local_elastic_agent import LocalElasticAgent
+
+        monitor = LocalElasticAgent._monitor_workers
+
+        def late(self, *args, **kwargs):
+            time.sleep(float(os.environ["AGENT_LATE_S"]))
+            return monitor(self, *args, **kwargs)
+
+        LocalElasticAgent._monitor_workers = late
     model, data = _tiny_segmentation(ds, top, multi_gpu=True, save_every=2)
     result = {}
     try:
@@ -100,8 +119,8 @@ def one_run() -> None:
 
 def matrix(runs: int) -> None:
     here = Path(__file__).resolve()
-    for where in ("loss:2", "save:4"):
-        for rank in ("0", "1", "2"):
+    for where in os.environ.get("WHERES", "loss:2,save:4").split(","):
+        for rank in os.environ.get("RANKS", "0,1,2").split(","):
             for run in range(runs):
                 started = time.time()
                 done = subprocess.run([sys.executable, str(here)], capture_output=True, text=True, timeout=600,

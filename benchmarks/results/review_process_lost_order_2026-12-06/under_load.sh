@@ -7,4 +7,4 @@ python3 -c "while True: pass" & B1=$!
 python3 -c "while True: pass" & B2=$!
 trap 'kill $B1 $B2' EXIT
 RANKS=${RANKS:-1,2} WHERES=${WHERES:-loss:2,save:4} PYTHONPATH=$PWD:$PWD/tests timeout 1500 \
-    /work/main/.venv/bin/python $D/ballast_probe.py ${1:-2}
+    /work/main/.venv/bin/python benchmarks/results/estimator_process_lost_three_2026-12-06/three_processes.py ${1:-2}
