@@ -33,8 +33,12 @@ one-process command says nothing then, its line left for the launcher's table al
 SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
 A stop for a peer gone (``stop_every_rank(..., peer_gone=True)``: a collective's "Connection reset by peer", a process
 on another node killed outright) is a roll call too: each rank's watcher answers it as it sees it, and the main
-process waits for none that has not answered within 3.4 s, naming each lost in its line (``lost_processes``; it waited
-``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's error, until the hundred-and-fourteenth session).
+process waits for none that has not answered within 3.4 s, nor for one on its own node seen ended there (in /proc, at
+once: ``processes_beside``, the hundred-and-fifteenth session; its line saying "seen ended on its node"), naming each
+lost in its line (``lost_processes``; it waited ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's
+error, until the hundred-and-fourteenth session). Its keys hold the attempt of a ``--max_restarts`` launch
+(``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once with a stop published in
+the one before, its old line, until the hundred-and-sixteenth session's review.
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -67,6 +71,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import itertools
+import os
 import signal
 import sys
 import threading
@@ -95,8 +100,8 @@ LEFT_WAIT_S = 3.0
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
 #: What a busy machine may add to a watcher's look at the store (its round trips) before the rank that published the
-#: error stops waiting for its watcher to see it (``wait_for_the_end``; and to end the process, until the
-#: hundred-and-sixteenth session, which now waits for its end however long).
+#: error stops waiting for its watcher to see it, and to its end's bounds before it stops waiting for the end
+#: (``wait_for_the_end``).
 BUSY_MACHINE_S = 5.0
 #: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
 #: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
@@ -171,7 +176,11 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
-    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full, interrupt_said_on,
+    # with the attempt (TORCHELASTIC_RESTART_COUNT), as interrupt_in_the_rendezvous and processes_beside key theirs:
+    # the agent's store outlives a --max_restarts attempt, whose restarted processes count their uses from 0 again,
+    # and the next attempt read a stop published in the one before, ending at once with its old line (r71's review)
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    watcher = _Watcher(f"accelerated_seg/stopping_together/{attempt}/{next(_USES)}/", in_full, interrupt_said_on,
                        peer_gone_in_full)
     watcher.start()
     _INSIDE.append(watcher)
@@ -803,7 +812,8 @@ class _Watcher(threading.Thread):
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
                 # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (3.4 s) is lost (ended, or
-                # its node cut off): no wait below is for it, and the line names it in place of gloo's error; the main
+                # its node cut off), and one on this node seen ended in /proc at once ("seen ended on its node":
+                # processes_beside): no wait below is for it, and the line names it in place of gloo's error; the main
                 # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
                 # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
                 peer_gone = store.check([FOR_A_PEER_GONE])
@@ -889,12 +899,14 @@ class _Watcher(threading.Thread):
         """Wait for this watcher to end the process; return where it cannot: its store failed before it saw the error
         (``gave_up``), or it does not see it in the time a look takes. Once it has seen it, its ``_end`` ends the
         process, the line said by it alone (``os._exit`` in its ``finally``, whatever fails; the main process's line
-        said even where the store failed first: ``_said_though_the_store_failed``): waited for however long its end
-        takes, the lock it takes (a file being written whole) and a store that stalls included, with no bound of its
-        own. A bound here returned to the caller, who then said a line of its own beside the watcher's, or before the
-        watcher's exit cut it short: a fixed 15.2 s until the hundred-and-fourth session, shorter than another rank's
-        20 s of waits; ``longest_end_s() + BUSY_MACHINE_S`` (28.4 s) until the hundred-and-sixteenth, shorter than a
-        main process's end through a store stalled 26 s (two lines, benchmarks/results/long_end_stall_2026-12-06).
+        said even where the store failed first: ``_said_though_the_store_failed``): waited for as long as its end may
+        take through a store that stalls, every bound of the end together (``longest_end_through_a_stall_s() +
+        BUSY_MACHINE_S``, 63.6 s). A bound shorter than the end returned to the caller, who then said a line of its
+        own beside the watcher's, or before the watcher's exit cut it short: a fixed 15.2 s until the
+        hundred-and-fourth session, shorter than another rank's 20 s of waits; ``longest_end_s() + BUSY_MACHINE_S``
+        (28.4 s) until the hundred-and-sixteenth, shorter than a main process's end through a store stalled 26 s (two
+        lines, benchmarks/results/long_end_stall_2026-12-06). No bound (that session, until its review) left a
+        process whose end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung.
         Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
             # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
@@ -903,7 +915,12 @@ class _Watcher(threading.Thread):
             while not self.seen.wait(POLL_S):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return
-            self.join()
+            # Bounded past every bound of the end, its stalls included: an end held past them is held by no store but
+            # by what nothing here bounds (another thread's write under the lock on a hung filesystem, a print into a
+            # pipe no one reads), and waiting on it for ever, SIGINT and SIGTERM ignored, left a process that only
+            # SIGKILL ended (the hundred-and-sixteenth session, until its review:
+            # benchmarks/results/review_stop_end_2026-12-06/held_lock_*.txt); the caller then says its own line.
+            self.join(longest_end_through_a_stall_s() + BUSY_MACHINE_S)
 
 
 @contextlib.contextmanager
@@ -932,6 +949,16 @@ def longest_end_s() -> float:
     from .lost_processes import ROLL_CALL_S
 
     return ROLL_CALL_S + max(SAID_WAIT_S + LEFT_WAIT_S, SAID_WAIT_S + SAID_WAIT_S)
+
+
+def longest_end_through_a_stall_s() -> float:
+    """The longest a watcher's ``_end`` takes, its store stalling as it ends: its waits (``longest_end_s``), each of
+    which a stalled call may hold past its own bound, every store call together waited on within ``GIVE_UP_AFTER_S``
+    (``_Asking``) and its last try past that (an ask, a reconnect's two connects and a pause), and the line's claim on
+    its node (``SAYING_WAIT_S``, where another process said it first). 58.6 s at the module's values."""
+    from .launcher_report import SAYING_WAIT_S
+
+    return longest_end_s() + GIVE_UP_AFTER_S + ANSWER_S + 2 * CONNECT_S + POLL_S + SAYING_WAIT_S
 
 
 def _deaf_to_sigterm() -> None:

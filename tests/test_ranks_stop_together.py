@@ -866,8 +866,8 @@ def group_on_a_stoppable_store(monkeypatch):
 
 
 def _stop(server) -> None:
-    """SIGSTOP to the store's server (``group_on_a_stoppable_store``), returned once each of its threads has stopped: the
-    signal takes effect as a thread next runs, and on a loaded machine the server answered calls sent after the kill
+    """SIGSTOP to the store's server (``group_on_a_stoppable_store``), returned once each of its threads has stopped:
+    the signal takes effect as a thread next runs, and on a loaded machine the server answered calls sent after the kill
     (benchmarks/results/long_end_stall_2026-12-06: a line said "0.0 s after the stall began", before the hundred-and-
     sixteenth session waited for it), the test's stall missed."""
     import signal
@@ -1225,3 +1225,48 @@ def test_an_error_every_rank_met_through_a_short_stall_is_taken_as_met(group_on_
         assert met_by_every_rank("case_1/1", met=True) is True, "a stall taken for the store gone: not met by all"
     finally:
         resume.join()  # before the fixture ends the server
+
+
+def test_a_stop_published_in_one_attempt_is_not_read_by_the_next(one_process_group, monkeypatch):
+    """torch elastic's store (the static rendezvous's, accelerate's default) outlives the attempts of a
+    ``--max_restarts`` launch, and each restarted process numbers its uses of ``stopping_together`` from 0 again: keys
+    without the attempt had the next attempt read the stop published in the one before, and end at once with its old
+    line (r71's review: benchmarks/results/review_same_node_death_2026-12-06/restart_published.txt, 1 of 3 runs). The
+    watcher is not started here: ``an_error_is_published`` asks the store as it would."""
+    import itertools
+
+    from accelerated_seg.ranks_stop_together import MESSAGE, an_error_is_published, stopping_together
+
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(_Watcher, "start", lambda self: None)
+    monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "0")
+    monkeypatch.setattr(ranks_stop_together, "_USES", itertools.count())  # a process of attempt 0
+    with stopping_together((RuntimeError,), str):
+        _store(ranks_stop_together._INSIDE[-1].prefix).set(MESSAGE, "attempt 0's error")  # its publish landed
+        assert an_error_is_published()
+    monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
+    monkeypatch.setattr(ranks_stop_together, "_USES", itertools.count())  # its restarted process counts from 0
+    with stopping_together((RuntimeError,), str):
+        assert not an_error_is_published(), "attempt 1 read attempt 0's stop, and would end with its line"
+
+
+def test_a_caller_whose_watchers_end_is_held_past_every_bound_of_it_goes_on(monkeypatch):
+    """The main thread waits for its watcher's end as long as its bounds together (a store stalling included): an end
+    held past them is held by nothing the end bounds (another thread's write under the lock on a hung filesystem, a
+    print into a pipe no one reads). Waited on with no bound (the hundred-and-sixteenth session, until its review), the
+    process ignored SIGINT and SIGTERM for as long as it was held: SIGKILL alone ended it
+    (benchmarks/results/review_stop_end_2026-12-06/held_lock_main.txt). The caller goes on, to say its own line."""
+    import threading
+
+    monkeypatch.setattr(ranks_stop_together, "longest_end_through_a_stall_s", lambda: 0.5, raising=False)
+    monkeypatch.setattr(ranks_stop_together, "longest_end_s", lambda: 0.5)  # before the review's bound
+    monkeypatch.setattr(ranks_stop_together, "BUSY_MACHINE_S", 0.5)
+    held = threading.Event()
+    watcher = _Watcher("accelerated_seg/test/", str)
+    watcher.run = lambda: (watcher.seen.set(), held.wait(30))  # its end held: a hung write under the lock
+    watcher.start()
+    try:
+        _returned_within(watcher.wait_for_the_end, 10)
+        assert watcher.is_alive()
+    finally:
+        held.set()
