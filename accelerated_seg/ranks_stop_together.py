@@ -807,7 +807,10 @@ class _Watcher(threading.Thread):
         held = line_said = False  # the main process's lock taken, its line said (``_said_though_the_store_failed``)
         try:
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
-            interrupted, reader_gone = store.check([INTERRUPTED]), store.check([READER_GONE])
+            # one at a time: each answer kept before the next call, should the store fail at it
+            # (``_said_though_the_store_failed``); read together, an interrupt was said as an error, status 1
+            interrupted = store.check([INTERRUPTED])
+            reader_gone = store.check([READER_GONE])
             terminated = interrupted and store.check([TERMINATED])
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:

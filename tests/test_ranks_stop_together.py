@@ -1270,3 +1270,30 @@ def test_a_caller_whose_watchers_end_is_held_past_every_bound_of_it_goes_on(monk
         assert watcher.is_alive()
     finally:
         held.set()
+
+
+def test_an_interrupt_the_store_told_before_it_failed_is_said_as_one(monkeypatch, capsys):
+    """The main process's end whose store told it the stop is an interrupt, then failed at its next call (a host
+    ended, a stall past its bound): the line is said from the message its poll read, with what the store told before
+    it failed (``_said_though_the_store_failed``). Both flags read in one assignment, the interrupt's answer was lost
+    with the second call's failure: the interrupt said as an error, status 1 (the hundred-and-sixteenth session,
+    until its review)."""
+    from accelerated_seg.ranks_stop_together import INTERRUPTED
+
+    class _FailsAfterTheInterrupt:
+        def check(self, keys):
+            if keys == [INTERRUPTED]:
+                return True
+            raise dist.DistNetworkError("Connection reset by peer")
+
+    said, left, ended = [], [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "leave_for_the_launcher", lambda line, error: left.append((line, error)))
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: its ``_end`` is called here
+    with pytest.raises(dist.DistError):
+        watcher._end(_FailsAfterTheInterrupt(), "training interrupted at step 3", 0, 2)
+    assert said == [] and ended == [ranks_stop_together.EXIT_INTERRUPTED], (said, ended)
+    assert left == [("training interrupted at step 3", False)]
+    assert capsys.readouterr().err == "training interrupted at step 3\n"
