@@ -17,8 +17,9 @@ the processes with the same parent and the same command line (``processes_beside
 Where there is no ``/proc`` (macOS), SIGTERM keeps its default, as before.
 
 A process that has ended is no death where it ended well: once every process has come to predict's last wait for
-every process (``last_wait.every_process_came_to_the_last_wait``: this process's barrier there is complete), each has
-written its share and none waits for another, and a process of the launch ends, status 0, as soon as it is past it.
+every process (``last_wait.every_process_came_to_the_last_wait``: this process's barrier there is complete, or
+completes within ``last_wait.CATCH_UP_S``, as it does after the last process's under load), each has written its
+share and none waits for another, and a process of the launch ends, status 0, as soon as it is past it.
 A SIGTERM then (a job's stop in a run's last moments: the main process saying its last line) is a stop, said, 143:
 until the hundred-and-tenth session it found that process gone and ended the main process at once, saying nothing.
 Told by this process's own barrier rather than by a mark the ended one leaves (in the launch's store, or a file):
