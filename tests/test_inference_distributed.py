@@ -375,6 +375,25 @@ def test_the_last_wait_returns_soon_after_the_barrier_and_looks_at_most_every_po
     assert max(slept) <= last_wait.POLL_S, slept
 
 
+@pytest.mark.parametrize("completes_after_s, came", [(0.0, True), (0.2, True), (None, False)],
+                         ids=["complete", "completing-soon", "still-to-come"])
+def test_a_last_wait_barrier_that_completes_within_catch_up_s_is_every_process_come(completes_after_s, came,
+                                                                                      monkeypatch):
+    """This process's barrier completes after the last process's (under load, tens of ms later): one that completes
+    within ``CATCH_UP_S`` of the question is every process come (a SIGTERM then was taken for one with a process
+    still at work until the hundred-and-sixteenth session); one that does not is not, asked no longer than that."""
+    from accelerated_seg import last_wait
+
+    asked = time.monotonic()
+    complete_at = None if completes_after_s is None else asked + completes_after_s
+    barrier = SimpleNamespace(is_completed=lambda: complete_at is not None and time.monotonic() >= complete_at,
+                              get_future=lambda: SimpleNamespace(value=lambda: []))
+    monkeypatch.setattr(last_wait, "CATCH_UP_S", 0.5)
+    monkeypatch.setattr(last_wait, "_last_barrier", [barrier])
+    assert last_wait.every_process_came_to_the_last_wait() is came
+    assert time.monotonic() - asked < (0.5 if came else 3.0), "asked for longer than its barrier took, or CATCH_UP_S"
+
+
 def checks_met_on_two_processes(monkeypatch, met_on_1: Exception | None, met_on_0: Exception | None = None):
     """What ``_raise_what_the_checks_met`` raises on process 0 and on process 1, given what each met in the checks,
     the gather of the two taken by hand."""
