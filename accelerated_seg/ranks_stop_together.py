@@ -34,7 +34,7 @@ SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno
 A stop for a peer gone (``stop_every_rank(..., peer_gone=True)``: a collective's "Connection reset by peer", a process
 on another node killed outright) is a roll call too: each rank's watcher answers it as it sees it, and the main
 process waits for none that has not answered within 3.4 s, nor for one on its own node seen ended there (in /proc, at
-once: ``processes_beside``, the hundred-and-fifteenth session; its line saying "seen ended on its node"), naming each
+once: ``processes_beside``, the hundred-and-sixteenth session; its line saying "seen ended on its node"), naming each
 lost in its line (``lost_processes``; it waited ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's
 error, until the hundred-and-fourteenth session). Its keys hold the attempt of a ``--max_restarts`` launch
 (``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once with a stop published in
