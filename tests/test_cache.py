@@ -366,7 +366,9 @@ def test_voxels_that_fine_indeed_pass_a_data_spacing_coarser_on_purpose_where_th
     """Micro-CT or microscopy resampled 100 times coarser on purpose was refused as a header in metres, with no way
     past (hundred-and-fifth session): a header that declares its unit mm (xyzt_units) is taken at its word against
     a data.spacing set, and the refusal says so. Metres ('meter', or no unit: nibabel's default) and micrometres,
-    which nothing converts, stay refused, and so does the median, which no one chose."""
+    which nothing converts, stay refused, and so does the median, which no one chose. Since the
+    hundred-and-seventeenth session (helper h88) only where most cases are that fine: one case among cases of 2 mm,
+    its header declaring mm, is refused as far finer than the cases' median too (a case in metres written by ITK)."""
     import nibabel as nib
 
     from accelerated_seg.config import DataConfig
@@ -385,9 +387,14 @@ def test_voxels_that_fine_indeed_pass_a_data_spacing_coarser_on_purpose_where_th
         before = nib.load(path).affine
         exec(line, {"nib": nib, "np": np, "path": str(path)})
         assert nib.load(path).header.get_xyzt_units()[0] == "mm" and np.array_equal(nib.load(path).affine, before)
-    assert preprocess_settings(coarse, load_msd(root / "dataset.json")).spacing == (2.0, 2.0, 2.0)
+    with pytest.raises(DataError, match=r"or leave the case out \(its header declares mm, which this check takes at "
+                                        r"its word against a data.spacing coarser on purpose, but its voxels are "
+                                        r"1,000 times finer than the cases' median voxel size [\d.x ]+ mm too"):
+        preprocess_settings(coarse, load_msd(root / "dataset.json"))  # one case so, among cases of 2 mm
     with pytest.raises(DataError, match=r"1,000 times finer than the training cases' median spacing"):
         preprocess_settings(DataConfig(), load_msd(root / "dataset.json"))  # a median is chosen by no one
+    root, _ = metres_copy(tiny_dataset, tmp_path / "most", cases=6, unit="mm")  # 6 of the 9 cases that fine
+    assert preprocess_settings(coarse, load_msd(root / "dataset.json")).spacing == (2.0, 2.0, 2.0)
 
 
 @pytest.mark.parametrize("name", ["scan.nii", "scan.nii.gz"])

@@ -152,17 +152,18 @@ def one_spatial_unit(files: list, spacing: Sequence[float] | None = None) -> str
 
     Raises:
         DataError: naming a file of each unit (and its case), counting the cases of each, and the nibabel lines
-            that rewrite one in mm or declare its unit, those the spacing tells first.
+            that rewrite one in mm or declare its unit, those the spacing tells first; and every file of each unit
+            but most cases', a line for each unit (``_every_file_of``).
     """
-    declared = {}  # unit -> {case id: the first of its files in that unit}, in the cases' order
+    declared = {}  # unit -> {case id: its files in that unit}, in the cases' order
     for case, path, image in files:
         if (unit := spatial_unit(image)) != "unknown":
-            declared.setdefault(unit, {}).setdefault(case.id, path)
+            declared.setdefault(unit, {}).setdefault(case.id, []).append(path)
     if len(declared) < 2:
         return next(iter(declared), None)
     by_count = sorted(declared.items(), key=lambda item: -len(item[1]))  # stable: the first unit met first on a tie
-    named = "; ".join(f"{len(cases)} in {UNIT_MM[unit][0]} ({next(iter(cases.items()))[0]}: "
-                      f"{next(iter(cases.items()))[1]})" for unit, cases in by_count)
+    named = "; ".join(f"{len(cases)} in {UNIT_MM[unit][0]} ({_first_of(cases, listed=unit != by_count[0][0])})"
+                      for unit, cases in by_count)
     apart = max(UNIT_MM[unit][1] for unit in declared) / min(UNIT_MM[unit][1] for unit in declared)
     # a line for each unit the cases declare: both were offered, "from metres" to cases in micrometres and mm alone,
     # until the hundred-and-twelfth session's review (37 of the units probe's errors)
@@ -174,12 +175,34 @@ def one_spatial_unit(files: list, spacing: Sequence[float] | None = None) -> str
         f"read as they are, whatever the unit, so resampling them to one spacing would scale the cases of one unit "
         f"{apart:,.0f} times against the others'. {told}{'r' if told else 'R'}ewrite the files not in mm in mm, "
         f"their labels too (nibabel, {rewrites}), or, where a file's numbers are mm already and its unit alone is "
-        f"wrong, declare it mm (nibabel: {DECLARE_MM_CODE})")
+        f"wrong, declare it mm (nibabel: {DECLARE_MM_CODE}){_every_file_of(by_count[1:])}")
+
+
+def _first_of(cases: dict, listed: bool) -> str:
+    """The first of ``cases`` (case id -> its files in one unit) and its first file, as the units refusal names
+    them, "case_001: …/case_001.nii.gz", and, where there are more files and they are ``listed``
+    (``_every_file_of``), that every one is listed below."""
+    (case_id, paths), many = next(iter(cases.items())), sum(len(paths) for paths in cases.values()) > 1
+    return f"{case_id}: {paths[0]}" + (", every file listed below" if many and listed else "")
+
+
+def _every_file_of(units: list) -> str:
+    """A line for each of ``units`` ((unit, {case id: its files in that unit}), those of fewer cases than most
+    cases' unit) that holds more than one file, naming every one: a dataset with 40 cases in micrometres among
+    cases in mm was told the first alone, and fixed it, to be told the next at the next launch, until the
+    hundred-and-seventeenth session (helper h88, ``benchmarks/results/units_edges_2026-12-06/``). Most cases' unit
+    is left out: where it is the one off, the lines rewrite every file of the dataset."""
+    lines = []
+    for unit, cases in units:
+        if (count := sum(len(paths) for paths in cases.values())) > 1:
+            lines.append(f"\n  in {UNIT_MM[unit][0]}, {count} files: " + "; ".join(
+                f"{case_id}: {and_listed(paths)}" for case_id, paths in cases.items()))
+    return "".join(lines)
 
 
 def _told_first(files: list, by_count: list, spacing: Sequence[float] | None) -> str:
-    """What predict says of the first case of another unit than most cases' (``by_count``: (unit, {case id: path}),
-    most first) against ``spacing`` (data.spacing, or, None, the median of the cases of most cases' unit), as a
+    """What predict says of the first case of another unit than most cases' (``by_count``: (unit, {case id: its
+    files}), most first) against ``spacing`` (data.spacing, or, None, the median of the cases of most cases' unit), as a
     model trained on those cases would judge it (``spacing_readings.one_file_words``), and the words that lead to
     the general lines then; "" where the spacing tells no reading other than its own. A case declaring micrometres
     (or metres) on mm numbers among cases in mm at 2 mm was told the rewrite from micrometres first, 0.002 mm
@@ -199,7 +222,7 @@ def _told_first(files: list, by_count: list, spacing: Sequence[float] | None) ->
         spacing = tuple(float(s) for s in np.median([ras_spacing_of(image.affine) for image in of_most], axis=0))
         source = f"the median spacing of the cases in {UNIT_MM[most][0]} (data.spacing unset)"
     for unit, cases in by_count[1:]:
-        case_id, path = next(iter(cases.items()))
+        case_id, (path, *_) = next(iter(cases.items()))
         if first[case_id][0] != path:  # a channel after the first: its case's own check judges it
             continue
         image = first[case_id][1]
@@ -250,12 +273,21 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     (``configured``), a coarser one chosen on purpose for voxels that fine (micro-CT, microscopy): refused with no
     way past until the hundred-and-fifth session (``DECLARE_MM``). Judged from the headers alone; ``unit``: the one
     the cases' headers declare (``one_spatial_unit``), which names the rewrite of a header that declares none.
+    Not a case far finer than the cases' own median voxel size too (``_cases_median``): its unit taken at its word,
+    one case in metres under a header of mm (as ITK writes any numbers) among cases of 5 mm, against a data.spacing
+    coarser on purpose, trained as a voxel or two without a word until the hundred-and-seventeenth session (helper
+    h88, ``benchmarks/results/units_edges_2026-12-06/``): scans resampled coarser on purpose are most cases, their
+    median as fine as they are, where a case a hundred times finer than the others' is no such scan. Cases of
+    resolutions that differ as scanners' do (0.5 mm and 5 mm, thin and thick slices) lie within a hundred times.
 
     Raises:
         DataError: naming the cases, their voxel sizes and the ways on.
     """
-    shrunk = [(case, image) for case, image in headers
-              if far_finer(image, spacing) and not (configured and declared_in_mm(image))]
+    if not (shrunk := [(case, image) for case, image in headers if far_finer(image, spacing)]):
+        return
+    median = _cases_median(headers) if configured else spacing
+    shrunk = [(case, image) for case, image in shrunk
+              if not (configured and declared_in_mm(image) and not far_finer(image, median))]
     if not shrunk:
         return
     case, image = shrunk[0]
@@ -265,6 +297,11 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     # declared mm, among cases in micrometres, is refused as another unit (one_spatial_unit)
     declare = "" if unitless_among_micrometres(image, unit) else f", or, where it is coarser on purpose, {DECLARE_MM}"
     nearer = f"; or, if its voxels are that fine indeed, set data.spacing nearer to them{declare}" if configured else ""
+    if configured and declared_in_mm(image):  # taken at its word, but far finer than the cases' median too
+        nearer = (f" (its header declares mm, which this check takes at its word against a data.spacing coarser on "
+                  f"purpose, but its voxels are {_times_finer(image, median):,.0f} times finer than the cases' median "
+                  f"voxel size {_mm(median)} mm too: scans resampled coarser on purpose are most of a dataset's "
+                  f"cases, not one {_times_finer(image, median):,.0f} times finer than the others)")
     if not configured and _median_in_micrometres(image, spacing, unit):
         raise DataError(
             f"{case.id}: {case.images[0]}: voxels of {_mm(ras_spacing_of(image.affine))} mm, "
@@ -274,6 +311,12 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
             f"{REWRITE_FROM_MICROMETRES_CODE}); or set data.spacing")
     said = far_finer_words(case.images[0], image, spacing, source + more, unit)
     raise DataError(f"{case.id}: {case.images[0]}: {said}, its label's too, or leave the case out{nearer}")
+
+
+def _cases_median(headers: list) -> tuple[float, float, float]:
+    """The median voxel size per RAS axis of the cases of ``headers`` ((case, its first image), read already),
+    training's and validation's: what the far finer check weighs a case taken at its word against."""
+    return tuple(float(s) for s in np.median([ras_spacing_of(image.affine) for _, image in headers], axis=0))
 
 
 def _median_in_micrometres(image, spacing, unit: str | None) -> bool:
@@ -288,10 +331,12 @@ def _median_in_micrometres(image, spacing, unit: str | None) -> bool:
     from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
 
     zooms, target = np.asarray(ras_spacing_of(image.affine)), np.asarray(spacing, dtype=float)
-    # the median read in micrometres within scans' sizes along every axis: nnU-Net's 2D cases (slices 999 mm thick)
-    # make a median no unit's reading puts there, which is no median in micrometres
+    # the median read in micrometres within scans' sizes along every axis, and outside them in mm along every axis:
+    # nnU-Net's 2D cases (slices 999 mm thick, rows of 0.8 mm) make a median no unit's reading puts there, which is
+    # no median in micrometres (its rows' micrometre reading, 0.0008 mm, a synchrotron's since the
+    # hundred-and-seventeenth session's sizes, helper h88: every axis outside in mm keeps it so)
     return unit in ("mm", None) and beyond_scans(zooms) < beyond_scans(zooms * 1000) and \
-        beyond_scans(target / 1000) == 0 < beyond_scans(target)
+        beyond_scans(target / 1000) == 0 < min(beyond_scans([size]) for size in target)
 
 
 def declared_in_mm(image) -> bool:
@@ -402,7 +447,8 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         return
     voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    metres = _told_reading(case, image, spacing, source, unit) or _in_metres(image, spacing, configured, unit)
+    metres = _told_reading(case, image, spacing, source, configured, unit) or _in_metres(image, spacing, configured,
+                                                                                           unit)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
@@ -411,7 +457,7 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         "the region of interest, or raise data.max_voxels on a machine with more memory")
 
 
-def _told_reading(case, image, spacing, source: str, unit: str | None) -> str:
+def _told_reading(case, image, spacing, source: str, configured: bool, unit: str | None) -> str:
     """What predict says of the case's first image against the same spacing (``spacing_readings.one_file_words``,
     the cases' ``unit`` for the model's, mm where none declares one): the reading of its numbers the spacing tells,
     where it is not the one its header declares, with the line that puts it there; "" otherwise. A case declaring mm
@@ -420,14 +466,21 @@ def _told_reading(case, image, spacing, source: str, unit: str | None) -> str:
     predict told its micrometre reading, until the hundred-and-sixteenth session (helper h84,
     ``benchmarks/results/units_train_vs_predict_2026-12-06/``). A reading is told only where it lies no farther
     outside the sizes scans are acquired at than the case's own (``spacing_readings.SCAN_SIZES_MM``): the spacing may
-    be the one off (a median of cases mostly in metres, a data.spacing given in metres), which ``_in_metres`` says."""
-    from .spacing_readings import one_file_words  # it reads FINER_THAN_THE_TARGET from here
+    be the one off (a median of cases mostly in metres, a data.spacing given in metres), which ``_in_metres`` says;
+    where both the reading told and the case's own are a scan's (``spacing_readings.spacing_doubted``: micro-CT at 5
+    micrometres, 200 voxels across, written in micrometres under mm, is 1 mm across, and 1,000 mm in mm), its words
+    are offered after the reading's, where they asserted one or the other until the hundred-and-seventeenth session
+    (helper h88, ``benchmarks/results/units_edges_2026-12-06/``)."""
+    from .spacing_readings import one_file_words, spacing_doubted  # they read FINER_THAN_THE_TARGET from here
 
     target = unit if unit in UNIT_MM else "mm"
     cases = "the dataset's cases'" if unit in UNIT_MM else "the dataset's cases', none declaring one, read in"
-    said = one_file_words(Volume("image", case.images[0], image), spacing, target, source, cases, what="case",
-                          scan_sized_only=True)
-    return f": {said}, its label too" if said else ""
+    volume = Volume("image", case.images[0], image)
+    said = one_file_words(volume, spacing, target, source, cases, what="case", scan_sized_only=True)
+    if not said:
+        return ""
+    off = _in_metres(image, spacing, configured, unit) if spacing_doubted(volume, spacing, target) else ""
+    return f": {said}, its label too" + (f"; or, where {source} is the one off{off}" if off else "")
 
 
 def _in_metres(image, spacing, configured: bool, unit: str | None = None) -> str:

@@ -32,12 +32,23 @@ SPACING_TELLS = 10.0
 #: (until the hundred-and-fifteenth session, helper h81)
 TOLD_WITHIN = FINER_THAN_THE_TARGET
 
-#: The voxel sizes scans are acquired at, in mm: micro-CT's 10 micrometres to thick slices' and radiotherapy grids'
-#: 10 mm. Where the spacing may be the one off, a reading is told only where it lies no farther outside them than
-#: the file's own (``one_file_words``' ``scan_sized_only``): "nearer 1 mm than the file's own" (helper h84) told
-#: micro-CT at 0.02 mm written in micrometres under mm (20) nothing, as 20 mm is nearer 1 mm, and training said
-#: its data.spacing was "given in metres?" (the review of h84, r72)
-SCAN_SIZES_MM = (0.01, 10.0)
+#: The voxel sizes scans are acquired at, in mm: a synchrotron's (SR-micro-CT) 0.3 micrometres to thick slices' and
+#: radiotherapy grids' 10 mm. Where the spacing may be the one off, a reading is told only where it lies no farther
+#: outside them, and outside ``SCAN_EXTENTS_MM``, than the file's own (``one_file_words``' ``scan_sized_only``):
+#: "nearer 1 mm than the file's own" (helper h84) told micro-CT at 0.02 mm written in micrometres under mm (20)
+#: nothing, and training said its data.spacing was "given in metres?" (the review of h84, r72); from then to the
+#: hundred-and-seventeenth session (helper h88) the sizes began at micro-CT's 10 micrometres, which told micro-CT at
+#: 5 micrometres (0.005 mm) the same, 0.005 mm lying farther outside them than 5 mm
+#: (``benchmarks/results/units_edges_2026-12-06/``). Voxel sizes alone cannot tell such micro-CT from a CT in
+#: metres read as mm (1 mm voxels written 0.001): both lie within; the extent does (``SCAN_EXTENTS_MM``)
+SCAN_SIZES_MM = (0.0003, 10.0)
+
+#: How far across a scan reaches along its longest axis, in mm: from a synchrotron's fields of view (2048 pixels of
+#: 0.3 micrometres, 0.6 mm; 0.1 mm leaves room for nano-CT) to a whole body (2 m). What tells micro-CT from metres
+#: read as mm: a 512^3 micro-CT of 5 micrometre voxels is 2.56 mm across, and read in mm (5 mm voxels) 2,560 mm,
+#: no body; a CT of 1 mm voxels written in metres (0.001) is 0.5 mm across, which a synchrotron's scan may be too,
+#: so where both readings are a scan's the spacing is told first with a doubt (``spacing_doubted``), not asserted
+SCAN_EXTENTS_MM = (0.1, 2000.0)
 
 
 def nearest_first(readings, in_mm) -> tuple[list, bool]:
@@ -121,19 +132,21 @@ def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str
     declaring the target's unit or none (the caller's own judgement stands). ``cases``: whose unit ``target`` is,
     "the model's training cases'", and ``recorded``, where it is recorded, " (its config.json's spacing_unit)";
     ``what``: the file, "scan" or "case". ``scan_sized_only``: a reading is told only where it lies no farther
-    outside the sizes scans are acquired at (``SCAN_SIZES_MM``) than the file's own, where ``spacing`` may be the one
-    off (training's: a median of cases whose unit may be wrong, or a data.spacing given in another unit): against a
-    median of cases mostly in metres (0.002 mm), or a data.spacing of 0.002 given so, a case in mm was told its
-    "micrometre reading", 0.002 mm (a first try of helper h84), where the spacing is the one off, which its caller
-    says then (``spacing._in_metres``)."""
-    readings = readings_in([volume], target)
-    own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else target
-    ordered, tells = nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[target][1])
+    outside the sizes and extents scans are acquired at (``SCAN_SIZES_MM``, ``SCAN_EXTENTS_MM``) than the file's own,
+    where ``spacing`` may be the one off (training's: a median of cases whose unit may be wrong, or a data.spacing
+    given in another unit): against a median of cases mostly in metres (0.002 mm), or a data.spacing of 0.002 given
+    so, a case in mm was told its "micrometre reading", 0.002 mm (a first try of helper h84), where the spacing is
+    the one off, which its caller says then (``spacing._in_metres``); where both readings are a scan's, the
+    spacing's is told with that doubt (``spacing_doubted``)."""
+    readings, own, ordered, tells = _weighed(volume, spacing, target)
     if (ordered[0][1] == [own]) if tells else (own == target):  # told its own reading; or none, of its unit
         return None
-    if scan_sized_only and (not tells or beyond_scans(ordered[0][0]) > min(beyond_scans(sizes) for sizes, read
-                                                                            in readings if read == [own])):
-        return None
+    doubted = False
+    if scan_sized_only:
+        told_or_doubted = _scan_sized_reading(volume, readings, ordered, tells, own)
+        if told_or_doubted is None:
+            return None
+        doubted = told_or_doubted == "doubted"
     # the reading in the target's unit as declared needs no line: the file is read so as it is
     ways = [(_sizes(sizes), lines_in([volume], read, target) or "nothing to change, it is read so already")
             for sizes, read in (ordered if tells else readings)]  # readings: the one nearer 1 mm first
@@ -148,16 +161,77 @@ def one_file_words(volume: Volume, spacing, target: str, source: str, cases: str
                 "it was acquired at. Where the voxels are " + "; or, where they are ".join(
                     f"{sizes} mm: {lines}" for sizes, lines in ways))
     others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
-    return (f"{said}{spacing_named} tells which is the {what}'s, the one nearest it, {ways[0][0]} mm: "
+    # both a scan's: the spacing's reading first, as predict tells it, but the doubt said, not the answer asserted
+    doubt = (f", unless {spacing_named} is the one off itself (its numbers read in {UNIT_MM[own][0]} are a scan's "
+             f"too, {_across(own_sizes(readings, own), volume.image.shape)}: check the voxel size it was acquired "
+             "at)") if doubted else ""
+    return (f"{said}{spacing_named} tells which is the {what}'s, the one nearest it, {ways[0][0]} mm{doubt}: "
             f"{ways[0][1]}{others}")
 
 
-def beyond_scans(sizes) -> float:
-    """How far voxel sizes in mm lie outside ``SCAN_SIZES_MM``, in log, by the largest factor along an axis: 0 where
-    every axis is within them."""
-    logs = np.log(np.maximum(np.asarray(sizes, dtype=float), 1e-30))
+def spacing_doubted(volume: Volume, spacing, target: str) -> bool:
+    """Whether the reading of ``volume``'s numbers that ``spacing`` (in ``target``) tells, other than its own, and
+    its own reading are both a scan's (``SCAN_SIZES_MM``, ``SCAN_EXTENTS_MM``): where the spacing may be the one off
+    (training's), which of the two is the file's the header cannot tell, so its caller offers the spacing's way too
+    (``spacing._told_reading``)."""
+    readings, own, ordered, tells = _weighed(volume, spacing, target)
+    return ordered[0][1] != [own] and _scan_sized_reading(volume, readings, ordered, tells, own) == "doubted"
+
+
+def _weighed(volume: Volume, spacing, target: str) -> tuple[list, str, list, bool]:
+    """``volume``'s readings (``readings_in``), its own unit (its header's, ``target`` for a header of none), its
+    readings nearest ``spacing`` (in ``target``) first, and whether the spacing tells the first
+    (``nearest_first``)."""
+    readings = readings_in([volume], target)
+    own = spatial_unit(volume.image) if spatial_unit(volume.image) in UNIT_MM else target
+    return readings, own, *nearest_first(readings, np.asarray(spacing, dtype=float) * UNIT_MM[target][1])
+
+
+def _scan_sized_reading(volume: Volume, readings, ordered, tells: bool, own: str) -> str | None:
+    """Whether the reading the spacing tells (``ordered``' first, where it ``tells``) is told where the spacing may
+    be the one off: "told" where it lies nearer the sizes and extents of scans than the file's own reading
+    (``beyond_scans``), "doubted" where both are a scan's, None where the file's own lies nearer (the spacing the
+    one off: a median of cases mostly in metres, a data.spacing given in metres) or the spacing tells none."""
+    if not tells:
+        return None
+    shape = volume.image.shape[:3]
+    told, mine = beyond_scans(ordered[0][0], shape), beyond_scans(own_sizes(readings, own), shape)
+    if told > mine:
+        return None
+    return "doubted" if told == mine == 0 else "told"
+
+
+def own_sizes(readings, own: str):
+    """The voxel sizes in mm of the reading of one file in its own unit (``own``) among ``readings``."""
+    return min((sizes for sizes, read in readings if read == [own]), key=off_1mm)
+
+
+def _across(sizes, shape) -> str:
+    """``sizes`` and how far across they make a scan of ``shape`` along its longest axis, in words."""
+    return f"{_sizes(sizes)} mm, {_longest(sizes, shape):g} mm across"
+
+
+def _longest(sizes, shape) -> float:
+    """How far a scan of ``shape`` voxels of ``sizes`` reaches along its longest axis of several voxels, in mm."""
+    several = [size * count for size, count in zip(sizes, (*shape, 1, 1)[:3]) if count > 1]
+    return float(max(several, default=0.0))
+
+
+def beyond_scans(sizes, shape=None) -> float:
+    """How far voxel sizes in mm lie outside ``SCAN_SIZES_MM``, in log, by the largest factor along an axis, and,
+    given the file's ``shape``, how far its longest axis of several voxels lies outside ``SCAN_EXTENTS_MM``: 0
+    where both are within them. An axis of a single voxel (a 2D file's slice) is left out where the shape is
+    given."""
+    sizes = np.maximum(np.asarray(sizes, dtype=float), 1e-30)
+    several = np.asarray((*shape, 1, 1)[:3]) > 1 if shape is not None else None
+    logs = np.log(sizes[several] if several is not None and several.any() else sizes)
     finest, coarsest = np.log(SCAN_SIZES_MM)
-    return float(np.maximum(np.maximum(finest - logs, logs - coarsest), 0.0).max())
+    beyond = float(np.maximum(np.maximum(finest - logs, logs - coarsest), 0.0).max())
+    if several is None or not several.any():
+        return beyond
+    across = np.log(_longest(sizes, shape))
+    nearest, farthest = np.log(SCAN_EXTENTS_MM)
+    return max(beyond, nearest - across, across - farthest)
 
 
 def _off(sizes, spacing) -> float:

@@ -1,0 +1,151 @@
+"""Training's units and spacing checks at three edges left by the hundred-and-sixteenth session's review (r72): micro-CT
+finer than 10 micrometres, the refusal of mixed units naming every file, and a case in metres declaring mm among
+cases far coarser, against a data.spacing set coarser on purpose (the hundred-and-seventeenth session, helper h88,
+``benchmarks/results/units_edges_2026-12-06/``)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.config import DataConfig
+from accelerated_seg.data import spacing_readings
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.grid_agreement import Volume
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.prepare import settings_and_unit
+from accelerated_seg.inference_case_units import spacing_case_words
+
+
+def dataset(folder, cases):
+    """An MSD dataset in ``folder`` of ``cases`` ((case id, unit, the header's voxel sizes, shape)), each image's
+    label on its grid and header: its manifest."""
+    entries = []
+    for case, unit, sizes, shape in cases:
+        for kind in ("imagesTr", "labelsTr"):
+            voxels = np.zeros(shape, np.uint8)
+            voxels[tuple(slice(n // 4, 3 * n // 4) for n in shape)] = 1
+            image = nib.Nifti1Image(voxels if kind == "labelsTr" else voxels.astype(np.float32) + 1,
+                                    np.diag([*sizes, 1.0]))
+            image.header.set_xyzt_units(unit)
+            (folder / kind).mkdir(parents=True, exist_ok=True)
+            nib.save(image, folder / kind / f"{case}.nii.gz")
+        entries.append({"image": f"./imagesTr/{case}.nii.gz", "label": f"./labelsTr/{case}.nii.gz"})
+    (folder / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a"},
+                                                     "modality": {"0": "CT"}, "training": entries}))
+    return load_msd(folder / "dataset.json")
+
+
+def one_off(folder, fine: float, odd: float, shape):
+    """Three cases of ``fine`` mm voxels in mm and one, ``odd``, whose numbers are ``odd`` under a header of mm."""
+    return dataset(folder, [(f"c{i}", "mm", (fine,) * 3, shape) for i in range(3)] + [("odd", "mm", (odd,) * 3, shape)])
+
+
+def refusal(manifest, spacing) -> str:
+    with pytest.raises(DataError) as refused:
+        settings_and_unit(DataConfig(spacing=spacing), manifest)
+    return str(refused.value)
+
+
+def run_line(line: str, paths) -> None:
+    for path in paths:
+        exec(line, {"nib": nib, "np": np, "path": str(path)})
+
+
+def odd_files(folder):
+    return [folder / "imagesTr" / "odd.nii.gz", folder / "labelsTr" / "odd.nii.gz"]
+
+
+def test_micro_ct_at_5_micrometres_written_in_micrometres_is_told_from_micrometres_not_given_in_metres(tmp_path):
+    """Micro-CT at 5 micrometres (0.005 mm), 512 voxels along (2.56 mm across), one case written in micrometres
+    under a header of mm (5): its micrometre reading lay farther outside the sizes scans are acquired at (then from
+    10 micrometres) than its own, 5 mm, so training said "data.spacing is 1,000 times finer than its voxels (given in
+    metres? it is in mm)", or, against the median, that most headers were in metres, where predict told the line
+    from micrometres. Read in mm it is 2,560 mm across, no body: told predict's line, no doubt; run, it trains."""
+    manifest = one_off(tmp_path, 0.005, 5.0, (512, 8, 8))
+    for spacing in ((0.005,) * 3, None):
+        said = refusal(manifest, spacing)
+        assert "given in metres" not in said and "most headers" not in said and "one off itself" not in said, said
+        told = re.search(r"tells which is the case's, the one nearest it, 0.005 x 0.005 x 0.005 mm: rewrite \S+odd"
+                         r"\S* from micrometres, its numbers micrometres under a header of mm \(nibabel: "
+                         r"(img = .*?, path\))\)", said)
+        assert told, said
+        image = nib.load(odd_files(tmp_path)[0])
+        predicts = spacing_case_words([Volume("channel 0", odd_files(tmp_path)[0], image)], (0.005,) * 3, False, "mm")
+        assert told.group(1) in predicts
+    run_line(told.group(1), odd_files(tmp_path))
+    assert settings_and_unit(DataConfig(spacing=(0.005,) * 3), load_msd(tmp_path / "dataset.json"))[1] == "mm"
+    assert settings_and_unit(DataConfig(), load_msd(tmp_path / "dataset.json"))[1] == "mm"
+
+
+def test_where_both_readings_are_a_scans_the_reading_is_told_with_its_doubt_and_the_spacings_words_after(tmp_path):
+    """CT of 2 mm written in metres under mm (0.002), 512 voxels along, one case in mm (2): read as micrometres it is
+    0.002 mm voxels 1 mm across, a synchrotron's scan may be so, and in mm 1,024 mm across, a body's: which is off,
+    the case or data.spacing, the header cannot tell. Told predict's reading first with the doubt, and the spacing's
+    words after; with 8 voxels along (0.016 mm across, no scan) data.spacing is blamed alone, as before."""
+    for shape, doubted in (((512, 8, 8), True), ((8, 8, 8), False)):
+        manifest = one_off(tmp_path / str(shape[0]), 0.002, 2.0, shape)
+        said = refusal(manifest, (0.002,) * 3)
+        assert ("data.spacing 0.002 x 0.002 x 0.002 tells which is the case's, the one nearest it, 0.002 x 0.002 x "
+                "0.002 mm, unless data.spacing 0.002 x 0.002 x 0.002 is the one off itself (its numbers read in mm "
+                "are a scan's too, 2 x 2 x 2 mm, 1024 mm across: check the voxel size it was acquired at): rewrite "
+                in said) == doubted, said
+        assert ("its label too; or, where data.spacing is the one off: data.spacing is 1,000 times finer than its "
+                "voxels (given in metres? it is in mm); else, choose" in said) == doubted, said
+        assert said.endswith("(given in metres? it is in mm); else, choose a coarser data.spacing, crop the scans to "
+                             "the region of interest, or raise data.max_voxels on a machine with more memory"), said
+
+
+def test_the_scan_sized_bounds_weigh_the_extent_along_the_longest_axis_of_several_voxels():
+    """``beyond_scans``: micro-CT of 5 micrometres is a scan's voxel size; 5 mm voxels 512 along reach 2,560 mm, no
+    body; a 2D file's slice (one voxel, 999 mm thick) is left out where its shape is given."""
+    assert spacing_readings.beyond_scans((0.005,) * 3) == 0
+    assert spacing_readings.beyond_scans((5.0,) * 3, (512, 8, 8)) == pytest.approx(np.log(2560 / 2000))
+    assert spacing_readings.beyond_scans((0.002,) * 3, (8, 8, 8)) == pytest.approx(np.log(0.1 / 0.016))
+    assert spacing_readings.beyond_scans((0.8, 0.8, 999.0), (512, 512, 1)) == 0
+    assert spacing_readings.beyond_scans((0.8, 0.8, 999.0)) > 0
+
+
+def test_the_mixed_units_refusal_names_every_file_of_a_unit_of_fewer_cases_on_a_line_of_its_own(tmp_path):
+    """12 cases in mm and 10 in micrometres: the refusal named the first case in micrometres alone, so a user
+    fixed it, ran again, and was told the next. Every file of the minority unit is named, on one line for that unit;
+    most cases' unit keeps its count and first file."""
+    manifest = dataset(tmp_path, [(f"m{i:02d}", "mm", (2.0,) * 3, (8, 8, 8)) for i in range(12)] +
+                       [(f"u{i:02d}", "micron", (2000.0,) * 3, (8, 8, 8)) for i in range(10)])
+    said = refusal(manifest, None)
+    first, *lines = said.split("\n")
+    assert f"12 in mm (m00: {tmp_path / 'imagesTr' / 'm00.nii.gz'}); 10 in micrometres (u00: " \
+           f"{tmp_path / 'imagesTr' / 'u00.nii.gz'}, every file listed below)" in first, first
+    assert len(lines) == 1 and lines[0].startswith("  in micrometres, 10 files: "), lines
+    named = lines[0].removeprefix("  in micrometres, 10 files: ").split("; ")  # in the manifest's order of cases
+    assert sorted(named) == [f"u{i:02d}: {tmp_path / 'imagesTr' / f'u{i:02d}.nii.gz'}" for i in range(10)], named
+    assert "m01" not in said
+
+
+def test_a_case_in_metres_declaring_mm_far_finer_than_the_cases_median_is_refused_against_a_coarser_spacing(
+        tmp_path):
+    """Cases of 5 mm, data.spacing 10 (coarser on purpose), one case in metres under a header of mm (0.005): its
+    header's mm was taken at its word, and it trained as a voxel or two without a word. Far finer than the cases'
+    median too, it is refused naming it, with the line from metres, which, run, trains; thin and thick slices (0.5
+    and 5 mm) and micro-CT resampled 100 times coarser on purpose still pass."""
+    manifest = dataset(tmp_path / "outlier", [(f"c{i}", "mm", (5.0,) * 3, (20, 20, 12)) for i in range(5)] +
+                       [("odd", "mm", (0.005,) * 3, (20, 20, 12))])
+    said = refusal(manifest, (10.0,) * 3)
+    assert said.startswith(f"odd: {odd_files(tmp_path / 'outlier')[0]}: voxels of 0.005 x 0.005 x 0.005 mm, 2,000 "
+                           "times finer than data.spacing 10 x 10 x 10 mm"), said
+    assert said.endswith("or leave the case out (its header declares mm, which this check takes at its word against "
+                         "a data.spacing coarser on purpose, but its voxels are 1,000 times finer than the cases' "
+                         "median voxel size 5 x 5 x 5 mm too: scans resampled coarser on purpose are most of a "
+                         "dataset's cases, not one 1,000 times finer than the others)"), said
+    run_line(re.search(r"\(nibabel, from metres: (img = .*?, path\))\)", said).group(1),
+             odd_files(tmp_path / "outlier"))
+    assert settings_and_unit(DataConfig(spacing=(10.0,) * 3), load_msd(tmp_path / "outlier" / "dataset.json"))
+    thin_thick = dataset(tmp_path / "thin_thick", [(f"c{i}", "mm", (0.5,) * 3, (40, 40, 30)) for i in range(3)] +
+                         [(f"t{i}", "mm", (0.5, 0.5, 5.0), (40, 40, 4)) for i in range(3)])
+    assert settings_and_unit(DataConfig(spacing=(5.0,) * 3), thin_thick)
+    micro_ct = dataset(tmp_path / "micro_ct", [(f"c{i}", "mm", (0.005,) * 3, (64, 64, 32)) for i in range(4)])
+    assert settings_and_unit(DataConfig(spacing=(0.5,) * 3), micro_ct)
