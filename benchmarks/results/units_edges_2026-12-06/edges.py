@@ -86,19 +86,23 @@ def predict(model, image):
         return str(error)
 
 
+#: the first line offered, by what its nibabel code does (the geometry scaled, or the unit declared alone)
+LINES = (("np.diag([0.001, ", "from micrometres"), ("np.diag([1000, ", "from metres"),
+         ("unit_codes['mm']; nib.save(img, path)", "declare mm"))
+
+
+#: the refusing check, by words of its own (the first that a refusal holds)
+CHECKS = (("GiB is available", "memory"), ("data.max_voxels", "budget"), ("times finer than", "finer"),
+          ("(xyzt_units)", "units"))
+
+
 def verdict(said):
     if said is None:
         return "PASSES"
-    which = ("memory" if "GiB is available" in said else "budget" if "data.max_voxels" in said else
-             "finer" if "times finer than" in said else "units" if "(xyzt_units)" in said else "other")
+    which = next((name for mark, name in CHECKS if mark in said), "other")
     first = said.split("; or,")[0].split(", or, where")[0]
-    found = re.search(r"np\.diag\(\[([0-9.e+-]+),|unit_codes\['(\w+)'\]\]?; nib\.save\(img", first)
-    if found is None:
-        line = "spacing?" if "data.spacing" in first and "nibabel" not in first else "none"
-    elif found.group(1):
-        line = {"0.001": "from micrometres", "1000": "from metres"}.get(found.group(1), f"x{found.group(1)}")
-    else:
-        line = f"declare {found.group(2)}"
+    line = next((name for code, name in LINES if code in first),
+                "spacing?" if "data.spacing" in first and "nibabel" not in first else "none")
     extra = ("+doubt" if "is the one off itself" in said else "") + (
         "+spacing" if "is the one off: data.spacing" in said or "is the one off: the median" in said else "")
     return f"{which}: {line}{extra}"
