@@ -100,6 +100,19 @@ def test_where_both_readings_are_a_scans_the_reading_is_told_with_its_doubt_and_
                              "the region of interest, or raise data.max_voxels on a machine with more memory"), said
 
 
+def test_a_reading_told_coarser_than_the_cases_own_is_told_without_the_doubt(tmp_path):
+    """A case declaring micrometres on mm numbers (2, 512 voxels along) among cases in mm at 2 mm: its own reading,
+    0.002 mm and 1 mm across, is a scan's too, but it is offered after the reading told, and a spacing 1,000 times
+    too coarse is no spacing given in metres: the declaring line is told without the doubt."""
+    manifest = dataset(tmp_path, [(f"c{i}", "mm", (2.0,) * 3, (512, 8, 8)) for i in range(3)] +
+                       [("odd", "micron", (2.0,) * 3, (512, 8, 8))])
+    for spacing in ((2.0,) * 3, None):
+        said = refusal(manifest, spacing)
+        assert "one off itself" not in said, said
+        assert re.search(r"tells which is the case's, the one nearest it, 2 x 2 x 2 mm: declare \S+odd\S* mm, its "
+                         r"numbers mm already under a header of micrometres", said), said
+
+
 def test_the_scan_sized_bounds_weigh_the_extent_along_the_longest_axis_of_several_voxels():
     """``beyond_scans``: micro-CT of 5 micrometres is a scan's voxel size; 5 mm voxels 512 along reach 2,560 mm, no
     body; a 2D file's slice (one voxel, 999 mm thick) is left out where its shape is given."""

@@ -190,15 +190,21 @@ def _weighed(volume: Volume, spacing, target: str) -> tuple[list, str, list, boo
 def _scan_sized_reading(volume: Volume, readings, ordered, tells: bool, own: str) -> str | None:
     """Whether the reading the spacing tells (``ordered``' first, where it ``tells``) is told where the spacing may
     be the one off: "told" where it lies nearer the sizes and extents of scans than the file's own reading
-    (``beyond_scans``), "doubted" where both are a scan's, None where the file's own lies nearer (the spacing the
-    one off: a median of cases mostly in metres, a data.spacing given in metres) or the spacing tells none."""
+    (``beyond_scans``), "doubted" where both are a scan's and the reading told is the finer (the spacing finer than
+    the file's own voxels, as one given in metres is), None where the file's own lies nearer (the spacing the one
+    off: a median of cases mostly in metres, a data.spacing given in metres) or the spacing tells none. A reading
+    told coarser than the file's own (a case declaring micrometres on mm numbers among cases in mm) is told without
+    the doubt: the file's own reading is offered after it, and a spacing 1,000 times too coarse is a median's
+    (``spacing._median_in_micrometres``), which training judges apart."""
     if not tells:
         return None
     shape = volume.image.shape[:3]
-    told, mine = beyond_scans(ordered[0][0], shape), beyond_scans(own_sizes(readings, own), shape)
+    told_sizes, mine_sizes = ordered[0][0], own_sizes(readings, own)
+    told, mine = beyond_scans(told_sizes, shape), beyond_scans(mine_sizes, shape)
     if told > mine:
         return None
-    return "doubted" if told == mine == 0 else "told"
+    finer = bool(np.all(np.asarray(told_sizes) < np.asarray(mine_sizes)))
+    return "doubted" if told == mine == 0 and finer else "told"
 
 
 def own_sizes(readings, own: str):
