@@ -103,6 +103,17 @@ MET_WAIT_S = 60.0
 #: error stops waiting for its watcher to see it, and to its end's bounds before it stops waiting for the end
 #: (``wait_for_the_end``).
 BUSY_MACHINE_S = 5.0
+#: How long torch elastic's agent gives a process between its SIGTERM and its SIGKILL (its ``shutdown_timeout``, 30 s
+#: in torch 2.13). That SIGTERM comes at a stop's earliest: a job's stop reaches the agent with every process, and a
+#: process killed outright is reaped and the rest signalled within the agent's poll (0.1 s).
+AGENT_KILL_S = 30.0
+#: The longest the main process's end, from the moment its watcher saw the stop, waits before it says its line: for its
+#: roll call, for the others' files, and above all for a write of its own under the lock (``_Watcher._end``). Past it,
+#: under torch elastic, the agent's SIGKILL ended the process saying no line; outside it (srun, mpirun) a write that
+#: never finished (a hung network filesystem; a print into a pipe no one reads) held the process for ever, SIGINT and
+#: SIGTERM ignored (until the hundred-and-seventeenth session: benchmarks/results/stop_end_bounds_2026-12-06). The
+#: agent's 30 s less what a busy machine adds; a write cut short at it is said so, and stays under its hidden name.
+LINE_BY_S = AGENT_KILL_S - BUSY_MACHINE_S
 #: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
 #: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
 #: is over at the first retry (a fresh client answers in 1-12 ms); a host that has ended is known at once, its
@@ -805,6 +816,7 @@ class _Watcher(threading.Thread):
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
         interrupted = reader_gone = terminated = peer_gone = False
         held = line_said = False  # the main process's lock taken, its line said (``_said_though_the_store_failed``)
+        line_by = time.monotonic() + LINE_BY_S  # the main process's line said by then, whatever write it waits for
         try:
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
             # one at a time: each answer kept before the next call, should the store fail at it
@@ -832,9 +844,10 @@ class _Watcher(threading.Thread):
                 # nothing the line names changes after it is said: training's main thread, which goes on where
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
                 # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
-                self.writing.acquire()
-                held = True
-                line = self.said_in_full(message, peer_gone)
+                # Not past LINE_BY_S: a write that does not finish by then (a hung filesystem) is cut short, and said
+                # so (``_held_or_cut_short``); waited for with no bound until the hundred-and-seventeenth session.
+                held = _held_by(self.writing, line_by)
+                line = _held_or_cut_short(self.said_in_full(message, peer_gone), held)
                 line_said = True  # before the print: one that failed half way is not tried again
                 if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
                     self._say(line, interrupted, reader_gone)
@@ -865,27 +878,27 @@ class _Watcher(threading.Thread):
                 store.add(LEFT, 1)
         finally:  # whatever failed above, this rank must not stay in its collective
             if rank == 0 and not line_said:
-                self._said_though_the_store_failed(message, held, peer_gone, interrupted, reader_gone)
+                self._said_though_the_store_failed(message, held, line_by, peer_gone, interrupted, reader_gone)
             _flushed_if_read()
             exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
-    def _said_though_the_store_failed(self, message: str, held: bool, peer_gone: bool, interrupted: bool,
-                                      reader_gone: bool) -> None:
-        """The main process's line where its ``_end`` failed before it, as ``_end`` says it, under the lock: the store
-        stalled past ``GIVE_UP_AFTER_S`` (``_Asking``) or its host ended, or the caller's ``in_full`` raised (then the
-        message as it came). Said from the message the watcher's poll read, with what the store told before it failed
-        (an interrupt, a reader gone, a peer gone and the processes lost: where it failed before them, the line is an
-        error's, status 1). The process ended saying no line until the hundred-and-sixteenth session, its main thread
-        held in a collective (benchmarks/results/long_end_stall_2026-12-06: a stall of 35 s). Never raises: the exit
-        follows."""
+    def _said_though_the_store_failed(self, message: str, held: bool, line_by: float, peer_gone: bool,
+                                      interrupted: bool, reader_gone: bool) -> None:
+        """The main process's line where its ``_end`` failed before it, as ``_end`` says it, under the lock (waited for
+        until ``line_by`` at most, as there): the store stalled past ``GIVE_UP_AFTER_S`` (``_Asking``) or its host
+        ended, or the caller's ``in_full`` raised (then the message as it came). Said from the message the watcher's
+        poll read, with what the store told before it failed (an interrupt, a reader gone, a peer gone and the
+        processes lost: where it failed before them, the line is an error's, status 1). The process ended saying no
+        line until the hundred-and-sixteenth session, its main thread held in a collective
+        (benchmarks/results/long_end_stall_2026-12-06: a stall of 35 s). Never raises: the exit follows."""
         with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails here
-            if not held:
-                self.writing.acquire()
+            held = held or _held_by(self.writing, line_by)
             try:
                 line = self.said_in_full(message, peer_gone)
             except Exception:  # noqa: BLE001 - a bug in the caller's in_full: its message, not none
                 line = message
+            line = _held_or_cut_short(line, held)
             if self.says_the_line():
                 self._say(line, interrupted, reader_gone)
 
@@ -904,13 +917,15 @@ class _Watcher(threading.Thread):
         process, the line said by it alone (``os._exit`` in its ``finally``, whatever fails; the main process's line
         said even where the store failed first: ``_said_though_the_store_failed``): waited for as long as its end may
         take through a store that stalls, every bound of the end together (``longest_end_through_a_stall_s() +
-        BUSY_MACHINE_S``, 63.6 s). A bound shorter than the end returned to the caller, who then said a line of its
-        own beside the watcher's, or before the watcher's exit cut it short: a fixed 15.2 s until the
+        BUSY_MACHINE_S``, 68.2 s; 63.6 s before the main process's lock was waited for within ``LINE_BY_S``, in the
+        hundred-and-seventeenth session). A bound shorter than the end returned to the caller, who then said a line of
+        its own beside the watcher's, or before the watcher's exit cut it short: a fixed 15.2 s until the
         hundred-and-fourth session, shorter than another rank's 20 s of waits; ``longest_end_s() + BUSY_MACHINE_S``
         (28.4 s) until the hundred-and-sixteenth, shorter than a main process's end through a store stalled 26 s (two
         lines, benchmarks/results/long_end_stall_2026-12-06). No bound (that session, until its review) left a
-        process whose end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung.
-        Deaf to a second Ctrl-C meanwhile (``_deaf_to_sigint``)."""
+        process whose end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung; since
+        the hundred-and-seventeenth the end itself cuts such a write short (``LINE_BY_S``). Deaf to a second Ctrl-C
+        meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
             # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
             # blip has it retrying
@@ -919,9 +934,10 @@ class _Watcher(threading.Thread):
                 if not self.is_alive() or time.monotonic() > seeing_by:  # its store failed (``gave_up``)
                     return
             # Bounded past every bound of the end, its stalls included: an end held past them is held by no store but
-            # by what nothing here bounds (another thread's write under the lock on a hung filesystem, a print into a
-            # pipe no one reads), and waiting on it for ever, SIGINT and SIGTERM ignored, left a process that only
-            # SIGKILL ended (the hundred-and-sixteenth session, until its review:
+            # by what nothing here bounds (the caller's in_full reading a hung filesystem, a print of the line into a
+            # pipe no one reads; until the hundred-and-seventeenth session another thread's write under the lock),
+            # and waiting on it for ever, SIGINT and SIGTERM ignored, left a process that only SIGKILL ended (the
+            # hundred-and-sixteenth session, until its review:
             # benchmarks/results/review_stop_end_2026-12-06/held_lock_*.txt); the caller then says its own line.
             self.join(longest_end_through_a_stall_s() + BUSY_MACHINE_S)
 
@@ -944,21 +960,25 @@ def _deaf_to_sigint() -> Iterator[None]:
 
 
 def longest_end_s() -> float:
-    """The longest a watcher's ``_end`` waits before it ends the process, whichever its role. The main process's:
-    ``SAID_WAIT_S`` for the others to finish their files, then ``LEFT_WAIT_S`` for them to read its line. Another's:
-    ``SAID_WAIT_S`` for the lock its own thread holds as it writes a file, then ``SAID_WAIT_S`` for the main process's
-    line, which one killed outright never says. Either after a roll call at a stop for a peer gone (``ROLL_CALL_S``;
-    left out until the hundred-and-fourteenth session's review, another process's 21 s then past this bound's 20)."""
+    """The longest a watcher's ``_end`` waits before it ends the process, whichever its role. The main process's: a roll
+    call at a stop for a peer gone (``ROLL_CALL_S``) and ``SAID_WAIT_S`` for the others to finish their files, the
+    lock its own thread holds as it writes one waited for until ``LINE_BY_S`` after the stop, then ``LEFT_WAIT_S`` for
+    the others to read its line; 28 s. Another's: ``SAID_WAIT_S`` for the lock its own thread holds as it writes a
+    file, then ``SAID_WAIT_S`` for the main process's line, which one killed outright never says, after that roll call
+    (``ROLL_CALL_S``; left out until the hundred-and-fourteenth session's review, another process's 21 s then past
+    this bound's 20). The main process's own lock had no bound until the hundred-and-seventeenth session, nor any
+    count here."""
     from .lost_processes import ROLL_CALL_S
 
-    return ROLL_CALL_S + max(SAID_WAIT_S + LEFT_WAIT_S, SAID_WAIT_S + SAID_WAIT_S)
+    return max(LINE_BY_S + LEFT_WAIT_S, ROLL_CALL_S + SAID_WAIT_S + LEFT_WAIT_S, ROLL_CALL_S + 2 * SAID_WAIT_S)
 
 
 def longest_end_through_a_stall_s() -> float:
     """The longest a watcher's ``_end`` takes, its store stalling as it ends: its waits (``longest_end_s``), each of
     which a stalled call may hold past its own bound, every store call together waited on within ``GIVE_UP_AFTER_S``
     (``_Asking``) and its last try past that (an ask, a reconnect's two connects and a pause), and the line's claim on
-    its node (``SAYING_WAIT_S``, where another process said it first). 58.6 s at the module's values."""
+    its node (``SAYING_WAIT_S``, where another process said it first). 63.2 s at the module's values (58.6 s until
+    the hundred-and-seventeenth session bounded the main process's wait for its lock, ``LINE_BY_S``)."""
     from .launcher_report import SAYING_WAIT_S
 
     return longest_end_s() + GIVE_UP_AFTER_S + ANSWER_S + 2 * CONNECT_S + POLL_S + SAYING_WAIT_S
@@ -997,6 +1017,25 @@ def _flushed_if_read() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError):
             stream.flush()
+
+
+def _held_by(lock: threading.Lock, deadline: float) -> bool:
+    """Whether ``lock`` was taken by ``deadline`` (``time.monotonic``'s): at once where it is free, however late."""
+    return lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _held_or_cut_short(line: str, held: bool) -> str:
+    """The main process's ``line`` as it is where its lock was ``held``; else with the write under that lock, which
+    did not finish within ``LINE_BY_S`` of the stop, said cut short. Every write under the lock goes to a hidden name
+    and is renamed into place (predict's maps, ``write_nifti``; training's checkpoint, renamed from its hidden
+    ``.step_N.partial``; a benchmark's results, ``write_text_atomically``): the exit leaves it there, and the line, made
+    from what is whole (predict's cases once written, the newest checkpoint on the disk), names nothing of it."""
+    if held:
+        return line
+    first, newline, rest = line.partition("\n")  # a traceback under the line stays under it
+    return (f"{first}; a write of the main process was still under way {LINE_BY_S:.0f} s after the stop (its file "
+            f"system, or a pipe it writes to, not answering): it is cut short, under its hidden name, and nothing "
+            f"named whole here is in it{newline}{rest}")
 
 
 def _wait_for(condition: Callable[[], bool], wait_s: float) -> bool:

@@ -1298,3 +1298,99 @@ def test_an_interrupt_the_store_told_before_it_failed_is_said_as_one(monkeypatch
     assert said == [] and ended == [ranks_stop_together.EXIT_INTERRUPTED], (said, ended)
     assert left == [("training interrupted at step 3", False)]
     assert capsys.readouterr().err == "training interrupted at step 3\n"
+
+
+def _held_until_released(lock):
+    """``lock`` held by another thread (a write under it that does not finish: a hung filesystem, a pipe no one
+    reads) until the returned event is set: never, where a test fails first, so that the end it held does not go on
+    to end the test process once the test's stand-ins are gone."""
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+
+    def write_that_hangs():
+        with lock:
+            held.set()
+            release.wait()
+
+    threading.Thread(target=write_that_hangs, daemon=True).start()
+    assert held.wait(10)
+    return release
+
+
+def test_the_main_processs_end_says_its_line_past_a_write_that_never_finishes(one_process_group, monkeypatch):
+    """The main process's watcher took the line's lock with no bound: a write under it that never finished (another
+    thread's, into a pipe no one reads; a hung network filesystem) held the process for ever, SIGTERM ignored and SIGINT
+    never run, its main thread in a collective: SIGKILL alone ended it (the hundred-and-sixteenth session's review left
+    it; benchmarks/results/stop_end_bounds_2026-12-06/held_write_watcher_before.txt). It waits until ``LINE_BY_S``
+    after the stop (0.5 s here), then says the line with the write said cut short, and ends the process."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import _Asking
+
+    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 0.5)
+    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)  # the other process never reads the line here
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
+    said, ended = [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    watcher = _Watcher("accelerated_seg/test/", lambda message: f"{message} (case_0 written whole)")  # not started
+    release = _held_until_released(watcher.writing)
+    started = time.monotonic()
+    _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 10)
+    waited = time.monotonic() - started
+    release.set()
+    assert ended == [1] and len(said) == 1, (said, ended)
+    assert said[0].startswith("process 1: a bug (case_0 written whole); a write of the main process was still under "
+                              "way"), said
+    assert "cut short, under its hidden name, and nothing named whole here is in it" in said[0], said
+    assert _store(watcher.prefix).get(SAID).decode() == said[0]  # the others leave it for the launcher's table
+    assert 0.5 <= waited < 3.0, waited
+
+
+def test_the_main_processs_end_still_waits_for_a_write_that_finishes_within_its_bound(one_process_group,
+                                                                                      monkeypatch):
+    """A write under the lock that finishes within ``LINE_BY_S`` is waited for, as before the bound: the line is said
+    after it, naming it, with no word of a write cut short, and the lock is kept to the exit."""
+    import threading
+    import time
+
+    from accelerated_seg.ranks_stop_together import _Asking
+
+    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 10.0)
+    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
+    said, ended, written = [], [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    watcher = _Watcher("accelerated_seg/test/", lambda message: f"{message} (written whole: {', '.join(written)})")
+    release = _held_until_released(watcher.writing)
+    threading.Timer(0.5, lambda: (written.append("case_0"), release.set())).start()
+    started = time.monotonic()
+    watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2)
+    assert said == ["process 1: a bug (written whole: case_0)"] and ended == [1], said
+    assert time.monotonic() - started >= 0.5
+    assert not watcher.writing.acquire(timeout=0.1), "a write after the line would change what it names"
+
+
+def test_the_main_processs_line_past_a_failed_store_does_not_wait_for_ever_for_a_write(monkeypatch):
+    """The main process's end whose store failed before the line (``_said_though_the_store_failed``) took the lock with
+    no bound too: a write that never finished held it there for ever. It waits until ``LINE_BY_S`` after the stop, as
+    ``_end`` does, and says the line with the write cut short."""
+
+    class _Gone:
+        def check(self, keys):
+            raise dist.DistNetworkError("Connection reset by peer")
+
+    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 0.5)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
+    said, ended = [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    watcher = _Watcher("accelerated_seg/test/", str)  # not started: its ``_end`` is called here
+    release = _held_until_released(watcher.writing)
+    failed = _returned_within(lambda: watcher._end(_Gone(), "process 1: a bug", 0, 2), 10)
+    release.set()
+    assert isinstance(failed, dist.DistError) and ended == [1]
+    assert len(said) == 1 and said[0].startswith("process 1: a bug; a write of the main process was still under way")
+
