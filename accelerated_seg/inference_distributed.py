@@ -253,7 +253,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # before the split, split=cases outside a case's gathered failures, and after the work until the last wait.
     interrupt, after_the_wait = InterruptInTheLastWait(rank), None
     try:
-        with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, whole.any_error_stops_every_process():
+        with stopping_together((OutOfMemory,), whole.in_full, untold_in_full=_untold_in_full(whole)) as whole.lock, \
+                whole.any_error_stops_every_process():
             model, config, keep, cases, outputs, written = _checked_on_every_process(
                 accelerator, whole, model_dir, inputs, given_cases, output, options, fp32_setting, keep_largest,
                 probabilities, names)
@@ -296,6 +297,26 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     if failures:
         raise _cases_failed(failures, len(jobs))
     return outputs
+
+
+def _untold_in_full(whole) -> Callable[[str], str]:
+    """The line of a process other than the main one whose stop the launch's store took nothing of, which it says
+    itself (``ranks_stop_together._said_untold``): what it knows of what is written (under --split cases the cases it
+    wrote itself; under windows none, the main process writing each), and --continue. It said nothing until the
+    hundred-and-seventeenth session, and neither did the main process."""
+
+    def in_full(line: str) -> str:
+        first, newline, rest = line.partition("\n")
+        if not whole.each_process_writes:
+            known = "the main process writes every case, each whole or not at all"
+        elif whole.cases:
+            known = (f"this process wrote {len(whole.cases)} case(s) whole: {', '.join(whole.cases)} in "
+                     f"{whole.output}; no file is half-written")
+        else:
+            known = "this process wrote no case; no file is half-written"
+        return f"{first} ({known}, and {whole.again.format('those not yet written')}){newline}{rest}"
+
+    return in_full
 
 
 def _listed(inputs) -> tuple[list, bool]:

@@ -171,7 +171,8 @@ _MARK = "accelerated_seg/stopping_together/mark"
 @contextlib.contextmanager
 def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str],
                       interrupt_said_on: str = "stderr",
-                      peer_gone_in_full: Callable[[str], str] | None = None) -> Iterator:
+                      peer_gone_in_full: Callable[[str], str] | None = None,
+                      untold_in_full: Callable[[str], str] | None = None) -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
     process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``, its
     line on ``sys.<interrupt_said_on>``: training's on stdout, where one process says it; hundred-and-sixth session).
@@ -183,7 +184,9 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     error where every process answered) in full, on whichever process says it: the main process, or, where the main
     process is the one lost, the process that names it (training's adds the newest whole checkpoint to resume from,
     the hundred-and-fifteenth session); None: ``in_full`` on the main process, the line alone on another (predict's
-    cases, which the main process alone knew)."""
+    cases, which the main process alone knew). ``untold_in_full``: the line in full that a process other than the main
+    one says itself where the store took nothing of its ``stop_every_rank`` (``_said_untold``): what it knows of what
+    is written, and what to do; None: the line alone."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
@@ -192,7 +195,7 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     # and the next attempt read a stop published in the one before, ending at once with its old line (r71's review)
     attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
     watcher = _Watcher(f"accelerated_seg/stopping_together/{attempt}/{next(_USES)}/", in_full, interrupt_said_on,
-                       peer_gone_in_full)
+                       peer_gone_in_full, untold_in_full)
     watcher.start()
     _INSIDE.append(watcher)
     try:
@@ -227,8 +230,11 @@ def stop_every_rank(error: BaseException, peer_gone: bool = False) -> None:
     on the next case's failure after the case before it: predict's split by windows). Returns where it cannot
     (one process, no process group, the store gone): the caller raises ``error``. ``peer_gone``: the error is a
     collective's whose peer went away (``peer_death.said_by_a_peer_gone``): a rank that does not answer the stop is
-    then lost, not waited for, and named in the line (``lost_processes``)."""
-    if _INSIDE and launched_processes() > 1:
+    then lost, not waited for, and named in the line (``lost_processes``). Returns at once where a stop of this
+    process's the store took nothing of is said already (``_said_untold``): asked again, the store took nothing of a
+    predict's second stop either (its outer scope's, as the error left the work), and the process ended 12 s after its
+    line, 24 s after the signal, near the agent's SIGKILL (the hundred-and-seventeenth session's probe)."""
+    if _INSIDE and launched_processes() > 1 and not _INSIDE[-1].untold.is_set():
         # not said at once where the publish is left waiting: the error goes on through a pipeline, the main thread
         # perhaps in a collective, as the publish lands and the watcher ends the process: the watcher says the line
         _publish(_INSIDE[-1], error, peer_gone, said_at_once=False)
@@ -349,7 +355,7 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
     caller, not yet there (hundred-and-fourteenth session's second review)."""
     # The first error is the one said: the first mark set is this call's own. A count (until the hundred-and-seventh
     # session's review) asked again after a blip that lost its answer read 2, and nothing was published.
-    mine = uuid.uuid4().hex
+    mine, started = uuid.uuid4().hex, time.monotonic()
     main_process_lost: list[str] = []  # the line, should the store end before this rank's watcher ends it
 
     def publish(store) -> None:
@@ -384,6 +390,8 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
         if not said_at_once or not watcher.leave_the_line_to_the_caller():
             watcher.wait_for_the_end()
         _ended_where_the_main_process_was_lost(watcher, peer_gone, main_process_lost)
+        if not said_at_once:  # and the publish has not landed by now: none says the line but this process
+            _said_untold(watcher, error, time.monotonic() - started)
         return
     watcher.wait_for_the_end()
     _ended_where_the_main_process_was_lost(watcher, peer_gone, main_process_lost)
@@ -406,6 +414,33 @@ def _ended_where_the_main_process_was_lost(watcher: _Watcher, peer_gone: bool, l
                                        main_process=False))
     _flushed_if_read()
     exit_now(1)
+
+
+def _said_untold(watcher: _Watcher, error: BaseException, waited_s: float) -> None:
+    """On a process other than the main one, whose ``stop_every_rank`` the store took nothing of (not within the
+    ``waited_s`` its publish and the wait for it took: a store stalled that long, its host gone): say the stop's line
+    here, once (``says_it_untold``), with what the caller knows of what is written and what to do
+    (``untold_in_full``). No other process learns of the stop from this one: the main process, which says every other
+    line, ends as the launcher or a collective this process's end breaks ends it (a process beside it seen ended:
+    ``peer_death``, nothing said). This process ended saying nothing, as a process other than the main one says no
+    line, until the hundred-and-seventeenth session (benchmarks/results/stop_end_bounds_2026-12-06/lost_publish*). Said
+    as the main process's watcher says a line (``_say``): an interrupt's on ``interrupt_said_on`` and in the launcher's
+    table, a reader gone's in that table alone, an error's once on this node. Not where its watcher saw the stop (the
+    publish landed: it ends the process with the main process's line), nor on the main process, whose caller says its
+    own error."""
+    import torch.distributed as dist
+
+    if watcher.seen.is_set() or not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0:
+        return
+    if not watcher.says_it_untold():
+        return
+    first, newline, rest = str(error).partition("\n")  # a traceback under the line stays under it
+    line = (f"{first}; the launch's store took nothing of this stop in {waited_s:.0f} s (stalled, or its host gone), "
+            f"so no other process learns of it from this one{newline}{rest}")
+    with contextlib.suppress(Exception):  # noqa: BLE001 - a bug in the caller's untold_in_full: the line as it is
+        line = watcher.untold_in_full(line) if watcher.untold_in_full is not None else line
+    watcher.untold.set()
+    watcher._say(line, isinstance(error, KeyboardInterrupt), isinstance(error, BrokenPipeError))
 
 
 def _asked(prefix: str, ask: Callable):
@@ -684,10 +719,13 @@ class _Watcher(threading.Thread):
     """Watches the store for a published error and ends this process with its line (``stopping_together``)."""
 
     def __init__(self, prefix: str, in_full: Callable[[str], str], interrupt_said_on: str = "stderr",
-                 peer_gone_in_full: Callable[[str], str] | None = None):
+                 peer_gone_in_full: Callable[[str], str] | None = None,
+                 untold_in_full: Callable[[str], str] | None = None):
         super().__init__(name="stopping-together", daemon=True)
         self.prefix, self.in_full, self.interrupt_said_on = prefix, in_full, interrupt_said_on
         self.peer_gone_in_full = peer_gone_in_full  # a stop for a peer gone's line in full (``said_in_full``)
+        self.untold_in_full = untold_in_full  # the line of a stop the store took nothing of (``_said_untold``)
+        self.untold = threading.Event()  # that line is said: this process publishes no more (``stop_every_rank``)
         self.done = threading.Event()  # the measurement ended without a published error
         self.writing = threading.Lock()  # held while the caller writes what the line names
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
@@ -699,7 +737,8 @@ class _Watcher(threading.Thread):
         self.main_process_placed = False  # read (or this is the main process, or given up): not asked again
         self.place_looks = 0  # how many polls have asked for it
         self._saying = threading.Lock()
-        self._says: str | None = None  # who says this process's line: "watcher", or "caller" (``_publish``)
+        # who says this process's line: "watcher", "caller" (``_publish``) or "untold" (``_said_untold``)
+        self._says: str | None = None
 
     def said_in_full(self, line: str, peer_gone: bool, main_process: bool = True) -> str:
         """``line`` as this process says it: a stop for a peer gone's through the caller's ``peer_gone_in_full``
@@ -715,6 +754,13 @@ class _Watcher(threading.Thread):
         with self._saying:
             self._says = self._says or "watcher"
             return self._says == "watcher"
+
+    def says_it_untold(self) -> bool:
+        """Whether this process, a stop of its own taken by no store, says that stop's line itself (``_said_untold``):
+        once, the first of its stops, and not where its watcher or its caller says a line already."""
+        with self._saying:
+            first, self._says = self._says is None, self._says or "untold"
+            return first
 
     def leave_the_line_to_the_caller(self) -> bool:
         """Whether the rank's caller, whose publish got no answer (``_publish``), says its error: its publish may land

@@ -1394,3 +1394,92 @@ def test_the_main_processs_line_past_a_failed_store_does_not_wait_for_ever_for_a
     assert isinstance(failed, dist.DistError) and ended == [1]
     assert len(said) == 1 and said[0].startswith("process 1: a bug; a write of the main process was still under way")
 
+
+class _TakesNothing(_FlakyStore):
+    """A store every call of which fails (``_FlakyStore``), a publish's compare-and-set too."""
+
+    def __init__(self):
+        super().__init__(failures=None)
+
+    def compare_set(self, key, expected, desired):
+        self._asked()
+
+
+def _a_stop_the_store_never_takes(monkeypatch, rank: int, untold_in_full=None):
+    """A watcher (not started: it never sees the stop) of process ``rank`` of a launch of two, inside whose
+    ``stopping_together`` a pipeline's stage calls ``stop_every_rank``, and whose store takes nothing (every call
+    fails, its host taking connections: stalled)."""
+    from accelerated_seg.ranks_stop_together import STALLED
+
+    monkeypatch.setattr(ranks_stop_together, "ANSWER_S", 0.1)
+    store = _TakesNothing()
+    monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: store)
+    monkeypatch.setattr(ranks_stop_together, "_reconnect", lambda: STALLED)
+    monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
+    monkeypatch.setattr(dist, "get_rank", lambda: rank)
+    monkeypatch.setattr(dist, "get_world_size", lambda: 2)
+    watcher = _Watcher("accelerated_seg/test/", str, untold_in_full=untold_in_full)
+    watcher.store = store
+    monkeypatch.setattr(ranks_stop_together, "_INSIDE", [watcher])
+    return watcher
+
+
+def test_a_process_whose_stop_the_store_never_takes_says_its_line_itself_once(one_process_group, monkeypatch,
+                                                                             tmp_path, capsys):
+    """Process 1 stopped (a job's SIGTERM) where the launch's store takes nothing of its stop (stalled, its host
+    gone): its ``stop_every_rank`` waited for the publish to land, then went on, and the process ended saying nothing,
+    as a process other than the main one does; the main process, in a collective, ended on that process's end,
+    saying nothing either (known_issues' Open "A launched process whose stop the store never takes says no line", until
+    the hundred-and-seventeenth session). It says the line itself, once however many of its stages stop, as an
+    interrupt's: on stderr and in the launcher's table, with what the caller adds (``untold_in_full``)."""
+    from accelerated_seg.ranks_stop_together import stop_every_rank
+    from accelerated_seg.sigterm import Terminated
+
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+    watcher = _a_stop_the_store_never_takes(monkeypatch, 1, lambda line: f"{line} (what is written; --continue)")
+    stop_every_rank(Terminated("predict stopped by SIGTERM in process 1, case small_1"))
+    asked = watcher.store.calls
+    # its outer scope's, as the error leaves the work: not published again (12 s more in a launch)
+    stop_every_rank(Terminated("predict stopped by SIGTERM in process 1, case small_1"))
+    assert watcher.store.calls == asked, "a second stop asked the store that took nothing of the first"
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1, said
+    assert said[0].startswith("predict stopped by SIGTERM in process 1, case small_1; the launch's store took nothing "
+                              "of this stop in "), said
+    assert said[0].endswith("(stalled, or its host gone), so no other process learns of it from this one (what is "
+                            "written; --continue)"), said
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == said[0]  # no "error: "
+
+
+@pytest.mark.parametrize("seen", [False, True])
+def test_a_stop_the_store_never_takes_is_left_to_the_main_process_or_the_watcher(seen, one_process_group,
+                                                                                  monkeypatch, capsys):
+    """On the main process the caller says its own error (a command's line), and where the watcher saw the stop (the
+    publish landed late) the watcher ends the process with the main process's line: no line of the stop's own."""
+    from accelerated_seg.ranks_stop_together import stop_every_rank
+
+    watcher = _a_stop_the_store_never_takes(monkeypatch, 1 if seen else 0)
+    if seen:
+        watcher.seen.set()
+        monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)  # it would end the process
+    stop_every_rank(RuntimeError("process 1, case small_1: ValueError: a bug"))
+    assert capsys.readouterr().err == ""
+
+
+def test_a_launched_predicts_untold_stop_says_what_its_process_knows_is_written(tmp_path):
+    """The line a process of a launched predict says where the store took nothing of its stop: under --split windows
+    the main process writes every case, which this process cannot name; under --split cases the cases it wrote
+    itself; --continue either way (``inference_distributed._untold_in_full``)."""
+    from accelerated_seg.inference_distributed import _untold_in_full
+    from accelerated_seg.predict_stop import WrittenWhole
+
+    line = "predict stopped by SIGTERM in process 1, case small_1; the launch's store took nothing of this stop"
+    windows = WrittenWhole(tmp_path / "out", 1, to_write=["small_0", "small_1"])
+    assert _untold_in_full(windows)(line) == (
+        f"{line} (the main process writes every case, each whole or not at all, and the same command with --continue "
+        f"predicts those not yet written)")
+    cases = WrittenWhole(tmp_path / "out", 1, continued=True, to_write=["a", "b", "c", "d"])
+    cases.each_process_writes, cases.cases = True, ["b"]
+    assert _untold_in_full(cases)(f"{line}\nTraceback ...") == (
+        f"{line} (this process wrote 1 case(s) whole: b in {tmp_path / 'out'}; no file is half-written, and the same "
+        f"command, with its --continue, passes over them and predicts those not yet written)\nTraceback ...")
