@@ -447,14 +447,28 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         return
     voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    metres = _told_reading(case, image, spacing, source, configured, unit) or _in_metres(image, spacing, configured,
-                                                                                           unit)
+    told = "" if configured and _finer_than_most(headers, spacing) else _told_reading(case, image, spacing, source,
+                                                                                      configured, unit)
+    metres = told or _in_metres(image, spacing, configured, unit)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
         f"({' x '.join(map(str, shape))} voxels of {' x '.join(f'{z:g}' for z in zooms)} mm) would hold about "
         f"{voxels:,.0f}{metres}; {'else, ' if metres else ''}choose a coarser data.spacing, crop the scans to "
         "the region of interest, or raise data.max_voxels on a machine with more memory")
+
+
+def _finer_than_most(headers: list, spacing) -> bool:
+    """Whether ``spacing`` (data.spacing) is ``FINER_THAN_THE_TARGET`` times finer than the voxels of more than half
+    the cases of ``headers`` ((case, its first image)): then it is the one off, given in metres, not a case. A case's
+    own reading is a scan's read in micrometres too where it is 0.1 mm across or more (``spacing_readings``'
+    ``SCAN_EXTENTS_MM``, helper h88), as a scan of 1 mm voxels is with 100 or more along: a dataset whose every case
+    is right, under a data.spacing given in metres, was told to rewrite its cases from micrometres first ("unless
+    data.spacing ... is the one off itself"), where it was told "given in metres?" before, until the review of h88
+    (r76, ``benchmarks/results/review_units_edges_2026-12-06/``). A case or a few that far coarser, among cases at
+    the spacing, keep the doubt: the cases may be the ones off."""
+    coarser = sum(times_coarser(image, spacing) >= FINER_THAN_THE_TARGET for _, image in headers)
+    return 2 * coarser > len(headers)
 
 
 def _told_reading(case, image, spacing, source: str, configured: bool, unit: str | None) -> str:
