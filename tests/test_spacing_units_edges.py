@@ -171,11 +171,26 @@ def test_a_data_spacing_given_in_metres_for_cases_in_mm_is_told_so_not_to_rewrit
     a synchrotron's scan within the bounds of helper h88, so training told its micrometre reading first, "rewrite
     ... from micrometres, unless data.spacing ... is the one off itself", of a dataset whose every case is right,
     where before it said "given in metres?" (the review of h88, r76,
-    ``benchmarks/results/review_units_edges_2026-12-06/``). Most cases that far coarser than data.spacing make it
-    the one off: told so alone, as before; one case of four so (the doubt test above) keeps its doubt."""
+    ``benchmarks/results/review_units_edges_2026-12-06/``). Most cases that far coarser than data.spacing, their own
+    reading a scan's, make it the one off: told so alone, as before; one case of four so (the doubt test above) keeps
+    its doubt, and cases whose own reading is no scan's are told their reading (the test below)."""
     manifest = dataset(tmp_path, [(f"p{i}", "mm", (0.6, 0.6, 3.6), (320, 320, 20)) for i in range(4)])
     said = refusal(manifest, (0.0006, 0.0006, 0.0036))
     assert "from micrometres" not in said and "one off itself" not in said, said
     assert said.endswith("would hold about 1,933,572,883,657,001: data.spacing is 1,000 times finer than its voxels "
                          "(given in metres? it is in mm); else, choose a coarser data.spacing, crop the scans to the "
                          "region of interest, or raise data.max_voxels on a machine with more memory"), said
+
+
+def test_most_cases_written_in_micrometres_under_mm_against_a_data_spacing_in_mm_are_still_told_from_micrometres(
+        tmp_path):
+    """Six cases of ten declaring mm on micrometre numbers (2 mm voxels written 2000), data.spacing 2: most cases are
+    1,000 times coarser than data.spacing, but read in mm a case is 16,000 mm across, no scan, so its micrometre
+    reading is told, as predict tells it, not "given in metres?" (the spacing blamed only where the case's own reading
+    is a scan's too: the review of h88, r76)."""
+    manifest = dataset(tmp_path, [(f"c{i}", "mm", (2.0,) * 3, (8, 8, 8)) for i in range(4)] +
+                       [(f"u{i}", "mm", (2000.0,) * 3, (8, 8, 8)) for i in range(6)])
+    said = refusal(manifest, (2.0,) * 3)
+    assert "given in metres" not in said, said
+    assert re.search(r"tells which is the case's, the one nearest it, 2 x 2 x 2 mm: rewrite \S+u\d\S* from "
+                     r"micrometres", said), said

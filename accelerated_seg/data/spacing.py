@@ -447,9 +447,9 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
         return
     voxels, case, shape, zooms, image = max(over, key=lambda item: item[0])
     source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
-    told = "" if configured and _finer_than_most(headers, spacing) else _told_reading(case, image, spacing, source,
-                                                                                      configured, unit)
-    metres = told or _in_metres(image, spacing, configured, unit)
+    spacing_off = configured and _finer_than_most(headers, spacing)
+    metres = _told_reading(case, image, spacing, source, configured, unit, spacing_off) or _in_metres(
+        image, spacing, configured, unit)
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
@@ -460,18 +460,15 @@ def check_resampled_sizes(manifest: Manifest, headers: list, spacing: tuple[floa
 
 def _finer_than_most(headers: list, spacing) -> bool:
     """Whether ``spacing`` (data.spacing) is ``FINER_THAN_THE_TARGET`` times finer than the voxels of more than half
-    the cases of ``headers`` ((case, its first image)): then it is the one off, given in metres, not a case. A case's
-    own reading is a scan's read in micrometres too where it is 0.1 mm across or more (``spacing_readings``'
-    ``SCAN_EXTENTS_MM``, helper h88), as a scan of 1 mm voxels is with 100 or more along: a dataset whose every case
-    is right, under a data.spacing given in metres, was told to rewrite its cases from micrometres first ("unless
-    data.spacing ... is the one off itself"), where it was told "given in metres?" before, until the review of h88
-    (r76, ``benchmarks/results/review_units_edges_2026-12-06/``). A case or a few that far coarser, among cases at
-    the spacing, keep the doubt: the cases may be the ones off."""
+    the cases of ``headers`` ((case, its first image)): where a case's own reading and the one the spacing tells are
+    both a scan's (``spacing_readings.spacing_doubted``), the spacing is then the one off, given in metres, not most
+    cases (``_told_reading``)."""
     coarser = sum(times_coarser(image, spacing) >= FINER_THAN_THE_TARGET for _, image in headers)
     return 2 * coarser > len(headers)
 
 
-def _told_reading(case, image, spacing, source: str, configured: bool, unit: str | None) -> str:
+def _told_reading(case, image, spacing, source: str, configured: bool, unit: str | None,
+                  spacing_off: bool = False) -> str:
     """What predict says of the case's first image against the same spacing (``spacing_readings.one_file_words``,
     the cases' ``unit`` for the model's, mm where none declares one): the reading of its numbers the spacing tells,
     where it is not the one its header declares, with the line that puts it there; "" otherwise. A case declaring mm
@@ -484,16 +481,24 @@ def _told_reading(case, image, spacing, source: str, configured: bool, unit: str
     where both the reading told and the case's own are a scan's (``spacing_readings.spacing_doubted``: micro-CT at 5
     micrometres, 200 voxels across, written in micrometres under mm, is 1 mm across, and 1,000 mm in mm), its words
     are offered after the reading's, where they asserted one or the other until the hundred-and-seventeenth session
-    (helper h88, ``benchmarks/results/units_edges_2026-12-06/``)."""
+    (helper h88, ``benchmarks/results/units_edges_2026-12-06/``). ``spacing_off``: data.spacing is far finer than
+    most cases' voxels (``_finer_than_most``), so where both readings are a scan's it is the one off, and
+    ``_in_metres`` says so alone: a case's reading in micrometres is a scan's wherever it is 0.1 mm across or more,
+    as a scan of 1 mm voxels 100 along is, so a dataset whose every case was right, under a data.spacing given in
+    metres, was told to rewrite its cases from micrometres first ("unless data.spacing ... is the one off itself"),
+    where it was told "given in metres?" before h88, until the review of h88 (r76,
+    ``benchmarks/results/review_units_edges_2026-12-06/``); a case whose own reading is no scan's (2 mm voxels
+    written 2000) is told its reading still, however many are so."""
     from .spacing_readings import one_file_words, spacing_doubted  # they read FINER_THAN_THE_TARGET from here
 
     target = unit if unit in UNIT_MM else "mm"
     cases = "the dataset's cases'" if unit in UNIT_MM else "the dataset's cases', none declaring one, read in"
     volume = Volume("image", case.images[0], image)
     said = one_file_words(volume, spacing, target, source, cases, what="case", scan_sized_only=True)
-    if not said:
+    doubted = bool(said) and spacing_doubted(volume, spacing, target)
+    if not said or doubted and spacing_off:
         return ""
-    off = _in_metres(image, spacing, configured, unit) if spacing_doubted(volume, spacing, target) else ""
+    off = _in_metres(image, spacing, configured, unit) if doubted else ""
     return f": {said}, its label too" + (f"; or, where {source} is the one off{off}" if off else "")
 
 
