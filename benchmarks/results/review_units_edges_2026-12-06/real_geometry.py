@@ -1,6 +1,6 @@
 """Run as: PYTHONPATH=<package> OMP_NUM_THREADS=1 .venv/bin/python real_geometry.py <empty folder>
 The review of helper h88 (r76): real datasets' geometry through training's spacing checks (``settings_and_unit``),
-data.spacing unset (the median) and set, and the ordinary user error of a data.spacing given in metres. Headers
+data.spacing unset (the median) and set, and the user errors of a data.spacing given in metres or micrometres. Headers
 only matter to these checks, so each image is written with its true shape but few distinct voxels (zeros)."""
 import json, sys
 from pathlib import Path
@@ -63,6 +63,7 @@ for name, cases in ROWS.items():
     folder = dataset(name, cases)
     median = tuple(np.median([[s for s in c[2]] for c in cases], axis=0))
     for how, spacing in (("median", None), ("set x1", median), ("set x4", tuple(4 * s for s in median)),
-                         ("set in metres", tuple(s / 1000 for s in median))):
+                         ("set in metres", tuple(s / 1000 for s in median)),
+                         ("set in micrometres", tuple(s * 1000 for s in median))):
         said = verdict(folder, spacing)
         print(f"{name:22} | {how:24} | {said[:1200]}")
