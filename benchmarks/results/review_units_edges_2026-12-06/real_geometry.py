@@ -40,30 +40,31 @@ def verdict(folder, spacing, max_voxels=None):
         return "REFUSED: " + str(error).replace(str(root), "<root>")
 
 
-rng = np.random.default_rng(0)
-ROWS = {
-    "liver_ct": [(f"l{i}", "mm", (x, x, z), (512, 512, n)) for i, (x, z, n) in enumerate(
-        zip(rng.uniform(0.5, 1.0, 10), rng.choice([0.7, 1.0, 2.5, 5.0], 10), rng.integers(75, 400, 10)))],
-    "prostate_mri": [(f"p{i}", "mm", (0.6, 0.6, 3.6), (320, 320, 20)) for i in range(6)],
-    "hippocampus": [(f"h{i}", "mm", (1.0, 1.0, 1.0), (35, 50, 35)) for i in range(6)],
-    "stack_1_voxel": [(f"s{i}", "mm", (0.8, 0.8, 999.0), (512, 512, 1)) for i in range(6)],
-    "aniso_0.3x5": [(f"a{i}", "mm", (0.3, 0.3, 5.0), (512, 512, 40)) for i in range(6)],
-    "patches_0.01": [(f"q{i}", "mm", (0.01,) * 3, (32, 32, 32)) for i in range(6)],
-    "mouse_uct_10_50um": [(f"m{i}", "mm", (s,) * 3, (1000, 300, 300)) for i, s in enumerate(
-        (0.01, 0.02, 0.05, 0.01, 0.02, 0.05))],
-    "pet_wholebody": [(f"w{i}", "mm", (4.0, 4.0, 4.0), (128, 128, 400)) for i in range(6)],
-    "ct_1e-3_single_axis": [(f"c{i}", "mm", (0.8, 0.8, 1e-3), (512, 512, 1)) for i in range(6)],
-    "thin4_thick6": [(f"t{i}", "mm", (0.5,) * 3, (64, 64, 64)) for i in range(4)] +
-                    [(f"k{i}", "mm", (5.0,) * 3, (64, 64, 64)) for i in range(6)],
-    "two_cases_0.5_5": [("t0", "mm", (0.5,) * 3, (64, 64, 64)), ("k0", "mm", (5.0,) * 3, (64, 64, 64))],
-    "one_case": [("o0", "mm", (0.005,) * 3, (64, 64, 64))],
-}
-print(f"{'row':22} | {'spacing':24} | verdict")
-for name, cases in ROWS.items():
-    folder = dataset(name, cases)
-    median = tuple(np.median([[s for s in c[2]] for c in cases], axis=0))
-    for how, spacing in (("median", None), ("set x1", median), ("set x4", tuple(4 * s for s in median)),
-                         ("set in metres", tuple(s / 1000 for s in median)),
-                         ("set in micrometres", tuple(s * 1000 for s in median))):
-        said = verdict(folder, spacing)
-        print(f"{name:22} | {how:24} | {said[:1200]}")
+if __name__ == "__main__":  # mixed_resolutions.py imports dataset and verdict
+    rng = np.random.default_rng(0)
+    ROWS = {
+        "liver_ct": [(f"l{i}", "mm", (x, x, z), (512, 512, n)) for i, (x, z, n) in enumerate(
+            zip(rng.uniform(0.5, 1.0, 10), rng.choice([0.7, 1.0, 2.5, 5.0], 10), rng.integers(75, 400, 10)))],
+        "prostate_mri": [(f"p{i}", "mm", (0.6, 0.6, 3.6), (320, 320, 20)) for i in range(6)],
+        "hippocampus": [(f"h{i}", "mm", (1.0, 1.0, 1.0), (35, 50, 35)) for i in range(6)],
+        "stack_1_voxel": [(f"s{i}", "mm", (0.8, 0.8, 999.0), (512, 512, 1)) for i in range(6)],
+        "aniso_0.3x5": [(f"a{i}", "mm", (0.3, 0.3, 5.0), (512, 512, 40)) for i in range(6)],
+        "patches_0.01": [(f"q{i}", "mm", (0.01,) * 3, (32, 32, 32)) for i in range(6)],
+        "mouse_uct_10_50um": [(f"m{i}", "mm", (s,) * 3, (1000, 300, 300)) for i, s in enumerate(
+            (0.01, 0.02, 0.05, 0.01, 0.02, 0.05))],
+        "pet_wholebody": [(f"w{i}", "mm", (4.0, 4.0, 4.0), (128, 128, 400)) for i in range(6)],
+        "ct_1e-3_single_axis": [(f"c{i}", "mm", (0.8, 0.8, 1e-3), (512, 512, 1)) for i in range(6)],
+        "thin4_thick6": [(f"t{i}", "mm", (0.5,) * 3, (64, 64, 64)) for i in range(4)] +
+                        [(f"k{i}", "mm", (5.0,) * 3, (64, 64, 64)) for i in range(6)],
+        "two_cases_0.5_5": [("t0", "mm", (0.5,) * 3, (64, 64, 64)), ("k0", "mm", (5.0,) * 3, (64, 64, 64))],
+        "one_case": [("o0", "mm", (0.005,) * 3, (64, 64, 64))],
+    }
+    print(f"{'row':22} | {'spacing':24} | verdict")
+    for name, cases in ROWS.items():
+        folder = dataset(name, cases)
+        median = tuple(np.median([[s for s in c[2]] for c in cases], axis=0))
+        for how, spacing in (("median", None), ("set x1", median), ("set x4", tuple(4 * s for s in median)),
+                             ("set in metres", tuple(s / 1000 for s in median)),
+                             ("set in micrometres", tuple(s * 1000 for s in median))):
+            said = verdict(folder, spacing)
+            print(f"{name:22} | {how:24} | {said[:1200]}")
