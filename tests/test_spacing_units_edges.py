@@ -125,7 +125,7 @@ def test_the_scan_sized_bounds_weigh_the_extent_along_the_longest_axis_of_severa
 
 def test_the_mixed_units_refusal_names_every_file_of_a_unit_of_fewer_cases_on_a_line_of_its_own(tmp_path):
     """12 cases in mm and 10 in micrometres: the refusal named the first case in micrometres alone, so a user
-    fixed it, ran again, and was told the next. Every file of the minority unit is named, on one line for that unit;
+    fixed it, ran again, and was told the next. Every file of the minority unit is named, a case a line under its unit;
     most cases' unit keeps its count and first file."""
     manifest = dataset(tmp_path, [(f"m{i:02d}", "mm", (2.0,) * 3, (8, 8, 8)) for i in range(12)] +
                        [(f"u{i:02d}", "micron", (2000.0,) * 3, (8, 8, 8)) for i in range(10)])
@@ -133,8 +133,8 @@ def test_the_mixed_units_refusal_names_every_file_of_a_unit_of_fewer_cases_on_a_
     first, *lines = said.split("\n")
     assert f"12 in mm (m00: {tmp_path / 'imagesTr' / 'm00.nii.gz'}); 10 in micrometres (u00: " \
            f"{tmp_path / 'imagesTr' / 'u00.nii.gz'}, every file listed below)" in first, first
-    assert len(lines) == 1 and lines[0].startswith("  in micrometres, 10 files: "), lines
-    named = lines[0].removeprefix("  in micrometres, 10 files: ").split("; ")  # in the manifest's order of cases
+    assert lines[0] == "  in micrometres, 10 files:", lines
+    named = [line.removeprefix("    ") for line in lines[1:]]  # a case a line, in the manifest's order of cases
     assert sorted(named) == [f"u{i:02d}: {tmp_path / 'imagesTr' / f'u{i:02d}.nii.gz'}" for i in range(10)], named
     assert "m01" not in said
 
