@@ -160,7 +160,9 @@ def test_a_case_in_metres_declaring_mm_far_finer_than_the_cases_median_is_refuse
     thin_thick = dataset(tmp_path / "thin_thick", [(f"c{i}", "mm", (0.5,) * 3, (40, 40, 30)) for i in range(3)] +
                          [(f"t{i}", "mm", (0.5, 0.5, 5.0), (40, 40, 4)) for i in range(3)])
     assert settings_and_unit(DataConfig(spacing=(5.0,) * 3), thin_thick)
-    micro_ct = dataset(tmp_path / "micro_ct", [(f"c{i}", "mm", (0.005,) * 3, (64, 64, 32)) for i in range(4)])
+    # micro-CT of 5 micrometres, 2,000 voxels (10 mm) along, at 0.5 mm keeps 21 x 3 x 1 (cases of 64 x 64 x 32 so,
+    # 2 x 2 x 1 voxels, passed here until helper h92: no structure survives them, the test below)
+    micro_ct = dataset(tmp_path / "micro_ct", [(f"c{i}", "mm", (0.005,) * 3, (2000, 200, 4)) for i in range(4)])
     assert settings_and_unit(DataConfig(spacing=(0.5,) * 3), micro_ct)
 
 
@@ -194,3 +196,41 @@ def test_most_cases_written_in_micrometres_under_mm_against_a_data_spacing_in_mm
     assert "given in metres" not in said, said
     assert re.search(r"tells which is the case's, the one nearest it, 2 x 2 x 2 mm: rewrite \S+u\d\S* from "
                      r"micrometres", said), said
+
+
+def test_a_data_spacing_given_in_micrometres_is_refused_naming_what_the_cases_would_become(tmp_path):
+    """Prostate MRI of 0.6 x 0.6 x 3.6 mm, 320 x 320 x 20 voxels, data.spacing given in micrometres (600 x 600 x
+    3600): every case 1,000 times finer than it, its header's mm taken at its word as coarsened on purpose, passed
+    every check and trained on cases of one voxel (found by r76; helper h92 of the hundred-and-seventeenth session,
+    ``benchmarks/results/spacing_far_coarser_2026-12-06/``). Refused before any work, naming what a case would become
+    and the 1,000 times; where the headers declare no unit it is told so too, not that a header is in metres."""
+    cases = [(f"p{i}", "mm", (0.6, 0.6, 3.6), (320, 320, 20)) for i in range(3)]
+    said = refusal(dataset(tmp_path / "mm", cases), (600.0, 600.0, 3600.0))
+    assert said == ("data.spacing 600 x 600 x 3600 mm would resample 3 of 3 cases to fewer than 4 voxels along their "
+                    "longest axis, no structure left in them: p0 (320 x 320 x 20 voxels of 0.6 x 0.6 x 3.6 mm) would "
+                    "become 1 x 1 x 1 voxels. The cases' median voxel size is 0.6 x 0.6 x 3.6 mm, 1,000 times finer "
+                    "than data.spacing (given in micrometres? it is in mm): set data.spacing nearer the cases' voxels "
+                    "(unset, it is their median), coarse enough for the model, fine enough that the cases keep 4 "
+                    "voxels or more along their longest axis"), said
+    unitless = dataset(tmp_path / "none", [(case, "unknown", sizes, shape) for case, _, sizes, shape in cases])
+    said = refusal(unitless, (600.0, 600.0, 3600.0))
+    assert said.startswith("data.spacing 600 x 600 x 3600 mm would resample 3 of 3 cases") and \
+        "(given in micrometres? it is in mm)" in said and "metres, not mm" not in said, said
+
+
+def test_the_cases_kept_rule_passes_real_coarsening_on_purpose(tmp_path):
+    """Coarsened on purpose as real datasets are: micro-CT of 0.05 mm 400 voxels along at 0.5 and 1 mm (41 and 21
+    voxels), thin-slice CT of 0.7 mm at 3 mm, hippocampus crops of 35 x 50 x 35 at 1 mm resampled to 2 and 4 mm (13
+    voxels along the longest), 32-voxel patches 4 times coarser (9); cases stored as small as 3 voxels along, which no
+    spacing shrank; and one case of three shrunk to a voxel, which is not most."""
+    rows = {"micro_ct": ([("u", "mm", (0.05,) * 3, (400, 40, 4))], [(0.5,) * 3, (1.0,) * 3]),
+            "thin_ct": ([("t", "mm", (0.7,) * 3, (512, 64, 4))], [(3.0,) * 3]),
+            "hippocampus": ([("h", "mm", (1.0,) * 3, (35, 50, 35))], [(2.0,) * 3, (4.0,) * 3]),
+            "patches": ([("q", "mm", (0.01,) * 3, (32, 32, 32))], [(0.04,) * 3]),
+            "stored_small": ([("s", "mm", (2.0,) * 3, (3, 3, 3))], [(2.0,) * 3]),
+            "one_of_three": ([("a", "mm", (1.0,) * 3, (40, 40, 40)), ("b", "mm", (1.0,) * 3, (40, 40, 40)),
+                              ("c", "mm", (0.05,) * 3, (40, 40, 40))], [(2.0,) * 3])}
+    for name, (cases, spacings) in rows.items():
+        manifest = dataset(tmp_path / name, [(f"{case}{i}", *rest) for i in range(2) for case, *rest in cases])
+        for spacing in spacings:
+            assert settings_and_unit(DataConfig(spacing=spacing), manifest), (name, spacing)

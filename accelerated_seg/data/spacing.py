@@ -105,7 +105,13 @@ def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float,
     unit = one_spatial_unit(files, cfg.spacing)
     spacing = tuple(cfg.spacing or _median_of(median_cases(manifest)[0], headers))
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None, unit=unit)
+    if cfg.spacing is not None:  # a median resamples the middle case to itself: only a spacing chosen shrinks most
+        # first where the cases are scans as they are (the spacing is the one off, given in micrometres), after the
+        # far finer check otherwise, which names a case's header in metres
+        check_cases_kept(headers, spacing, unit, scans_only=True)
     check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
+    if cfg.spacing is not None:
+        check_cases_kept(headers, spacing, unit)
     return spacing, unit
 
 
@@ -314,6 +320,65 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
             f"{REWRITE_FROM_MICROMETRES_CODE}); or set data.spacing")
     said = far_finer_words(case.images[0], image, spacing, source + more, unit)
     raise DataError(f"{case.id}: {case.images[0]}: {said}, its label's too, or leave the case out{nearer}")
+
+
+#: How many voxels a case must keep along its longest axis once resampled to a data.spacing set: the U-Nets here halve
+#: a case twice at least (the smallest, tests' strides [2, 2]), so one of fewer is under a voxel at their deepest
+#: level, no structure left in it. Real coarsening on purpose keeps far more: hippocampus crops of 35 x 50 x 35 at 1 mm
+#: resampled to 4 mm keep 13, 32-voxel patches 4 times coarser 9, micro-CT of 0.05 mm 400 along at 1 mm 21, where a
+#: data.spacing given in micrometres leaves each of r76's twelve real geometries 3 or fewer
+#: (``benchmarks/results/spacing_far_coarser_2026-12-06/``)
+KEPT_ALONG_THE_LONGEST = 4
+
+
+def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: str | None = None,
+                     scans_only: bool = False) -> None:
+    """Refuse a data.spacing that resamples more than half the cases of ``headers`` ((case, its first image)) to
+    fewer than ``KEPT_ALONG_THE_LONGEST`` voxels along their longest axis, where they held more as stored: one given
+    in micrometres (600 x 600 x 3600 for prostate MRI of 0.6 x 0.6 x 3.6 mm) passed every check, its cases declaring
+    mm taken at their word as coarsened on purpose, and trained on cases of one voxel until the
+    hundred-and-seventeenth session (helper h92, found by r76, ``benchmarks/results/spacing_far_coarser_2026-12-06/``).
+    Judged by the cases' count of voxels, not by how many times coarser the spacing is: micro-CT resampled 100 times
+    coarser on purpose keeps its structures where it is 2,000 voxels across. ``scans_only``: only where the first such
+    case's own reading is a scan's (``spacing_readings.beyond_scans``), so that the spacing is the one off; cases of
+    0.002 mm 20 voxels across (0.04 mm, no scan) are the far finer check's first, a header in metres.
+
+    Raises:
+        DataError: naming data.spacing, a case and what it would become, the cases' median voxel size, and the way on.
+    """
+    from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
+
+    shrunk = [(case, image, resampled_shape_of(image, spacing)) for case, image in headers
+              if _longest_of_several(resampled_shape_of(image, spacing)) < min(
+                  KEPT_ALONG_THE_LONGEST, _longest_of_several(tuple(image.shape[:3])))]
+    if 2 * len(shrunk) <= len(headers):
+        return
+    case, image, shape = shrunk[0]
+    zooms = ras_spacing_of(image.affine)
+    if scans_only and beyond_scans(zooms, image.shape[:3]) > 0:
+        return
+    median = _cases_median(headers)
+    ratios = np.asarray(spacing, dtype=float) / np.maximum(np.asarray(median), 1e-12)
+    # 1,000 times explains it where data.spacing / 1000 lies within 4 times of the median along every axis, as a
+    # spacing chosen for these cases does (the median, or 4 times coarser), where micro-CT 100 times coarser does not,
+    # and the case's own reading is a scan's, as where it is told first (scans_only), so that it is the
+    # spacing (no case of 0.002 mm 20 voxels across, 0.04 mm, no scan: its header is likelier in metres)
+    thousand = bool(np.all((ratios >= 250) & (ratios <= 4000))) and beyond_scans(zooms, image.shape[:3]) == 0
+    told = {"mm": " (given in micrometres? it is in mm)", None: " (given in micrometres? it is in mm)",
+            "meter": " (given in mm? it is in metres, the unit the cases' headers declare)"}.get(unit, "")
+    raise DataError(
+        f"data.spacing {_mm(spacing)} mm would resample {len(shrunk)} of {len(headers)} cases to fewer than "
+        f"{KEPT_ALONG_THE_LONGEST} voxels along their longest axis, no structure left in them: {case.id} "
+        f"({' x '.join(map(str, image.shape[:3]))} voxels of {_mm(zooms)} mm) would become "
+        f"{' x '.join(map(str, shape))} voxels. The cases' median voxel size is {_mm(median)} mm, "
+        f"{float(ratios.max()):,.0f} times finer than data.spacing{told if thousand else ''}: set data.spacing "
+        f"nearer the cases' voxels (unset, it is their median), coarse enough for the model, fine enough that the "
+        f"cases keep {KEPT_ALONG_THE_LONGEST} voxels or more along their longest axis")
+
+
+def _longest_of_several(shape) -> int:
+    """The most voxels ``shape`` holds along an axis."""
+    return int(max(shape))
 
 
 def _cases_median(headers: list) -> tuple[float, float, float]:
