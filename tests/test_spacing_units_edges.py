@@ -216,6 +216,11 @@ def test_a_data_spacing_given_in_micrometres_is_refused_naming_what_the_cases_wo
     said = refusal(unitless, (600.0, 600.0, 3600.0))
     assert said.startswith("data.spacing 600 x 600 x 3600 mm would resample 3 of 3 cases") and \
         "(given in micrometres? it is in mm)" in said and "metres, not mm" not in said, said
+    in_metres = dataset(tmp_path / "metres", [(case, "meter", tuple(size / 1000 for size in sizes), shape)
+                                              for case, _, sizes, shape in cases])
+    said = refusal(in_metres, (0.6, 0.6, 3.6))  # the headers' numbers metres, data.spacing given in mm
+    assert "1,000 times finer than data.spacing (given in mm? it is in metres, the unit the cases' headers declare)" \
+        in said, said
 
 
 def test_the_cases_kept_rule_passes_real_coarsening_on_purpose(tmp_path):
