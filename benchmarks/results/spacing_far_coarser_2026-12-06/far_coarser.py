@@ -4,10 +4,10 @@ A data.spacing far coarser than every case's voxels (given in micrometres, 1,000
 r76's real geometries (review_units_edges_2026-12-06/real_geometry.py: its datasets and verdict reused), with the
 shape the first case is resampled to; and real coarsening on purpose, which must pass: the median, the median set,
 4 times coarser, micro-CT of 0.05 mm at 0.5 and 1 mm, thin-slice CT of 0.7 mm at 3 mm, hippocampus crops at 2 mm."""
+import ast
 import sys
 from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "review_units_edges_2026-12-06"))
@@ -17,24 +17,17 @@ from real_geometry import dataset, verdict  # noqa: E402
 
 from accelerated_seg.data.spacing import resampled_ras_shape  # noqa: E402
 
-rng = np.random.default_rng(0)
-ROWS = {  # r76's rows, as real_geometry.py writes them
-    "liver_ct": [(f"l{i}", "mm", (x, x, z), (512, 512, n)) for i, (x, z, n) in enumerate(
-        zip(rng.uniform(0.5, 1.0, 10), rng.choice([0.7, 1.0, 2.5, 5.0], 10), rng.integers(75, 400, 10)))],
-    "prostate_mri": [(f"p{i}", "mm", (0.6, 0.6, 3.6), (320, 320, 20)) for i in range(6)],
-    "hippocampus": [(f"h{i}", "mm", (1.0, 1.0, 1.0), (35, 50, 35)) for i in range(6)],
-    "stack_1_voxel": [(f"s{i}", "mm", (0.8, 0.8, 999.0), (512, 512, 1)) for i in range(6)],
-    "aniso_0.3x5": [(f"a{i}", "mm", (0.3, 0.3, 5.0), (512, 512, 40)) for i in range(6)],
-    "patches_0.01": [(f"q{i}", "mm", (0.01,) * 3, (32, 32, 32)) for i in range(6)],
-    "mouse_uct_10_50um": [(f"m{i}", "mm", (s,) * 3, (1000, 300, 300)) for i, s in enumerate(
-        (0.01, 0.02, 0.05, 0.01, 0.02, 0.05))],
-    "pet_wholebody": [(f"w{i}", "mm", (4.0, 4.0, 4.0), (128, 128, 400)) for i in range(6)],
-    "ct_1e-3_single_axis": [(f"c{i}", "mm", (0.8, 0.8, 1e-3), (512, 512, 1)) for i in range(6)],
-    "thin4_thick6": [(f"t{i}", "mm", (0.5,) * 3, (64, 64, 64)) for i in range(4)] +
-                    [(f"k{i}", "mm", (5.0,) * 3, (64, 64, 64)) for i in range(6)],
-    "two_cases_0.5_5": [("t0", "mm", (0.5,) * 3, (64, 64, 64)), ("k0", "mm", (5.0,) * 3, (64, 64, 64))],
-    "one_case": [("o0", "mm", (0.005,) * 3, (64, 64, 64))],
-}
+
+def r76_rows() -> dict:
+    """r76's ROWS, read from real_geometry.py's own text (they sit under its ``__main__``), so that they cannot drift."""
+    tree = ast.parse(Path(real_geometry.__file__).read_text())
+    main = next(node for node in tree.body if isinstance(node, ast.If))
+    assigned = next(node for node in main.body if isinstance(node, ast.Assign) and node.targets[0].id == "ROWS")
+    return eval(compile(ast.Expression(assigned.value), "real_geometry.py", "eval"),
+                {"rng": np.random.default_rng(0), "np": np})
+
+
+ROWS = r76_rows()
 ON_PURPOSE = {  # (row, cases, spacing): real coarsening on purpose
     "micro_ct_0.05_to_0.5": ([(f"u{i}", "mm", (0.05,) * 3, (400, 400, 300)) for i in range(4)], (0.5,) * 3),
     "micro_ct_0.05_to_1": ([(f"u{i}", "mm", (0.05,) * 3, (400, 400, 300)) for i in range(4)], (1.0,) * 3),
