@@ -219,7 +219,8 @@ def test_a_data_spacing_given_in_micrometres_is_refused_naming_what_the_cases_wo
     in_metres = dataset(tmp_path / "metres", [(case, "meter", tuple(size / 1000 for size in sizes), shape)
                                               for case, _, sizes, shape in cases])
     said = refusal(in_metres, (0.6, 0.6, 3.6))  # the headers' numbers metres, data.spacing given in mm
-    assert "1,000 times finer than data.spacing (given in mm? it is in metres, the unit the cases' headers declare)" \
+    assert said.startswith("data.spacing 0.6 x 0.6 x 3.6 metres would resample 3 of 3 cases") and \
+        "1,000 times finer than data.spacing (given in mm? it is in metres, the unit the cases' headers declare)" \
         in said, said
 
 

@@ -348,9 +348,10 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     """
     from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
 
-    shrunk = [(case, image, resampled_shape_of(image, spacing)) for case, image in headers
-              if _longest_of_several(resampled_shape_of(image, spacing)) < min(
-                  KEPT_ALONG_THE_LONGEST, _longest_of_several(tuple(image.shape[:3])))]
+    resampled = [(case, image, resampled_shape_of(image, spacing)) for case, image in headers]
+    # a case stored as small is no spacing's doing: each only where it held more voxels along an axis as stored
+    shrunk = [(case, image, shape) for case, image, shape in resampled
+              if max(shape) < min(KEPT_ALONG_THE_LONGEST, max(image.shape[:3]))]
     if 2 * len(shrunk) <= len(headers):
         return
     case, image, shape = shrunk[0]
@@ -366,19 +367,15 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     thousand = bool(np.all((ratios >= 250) & (ratios <= 4000))) and beyond_scans(zooms, image.shape[:3]) == 0
     told = {"mm": " (given in micrometres? it is in mm)", None: " (given in micrometres? it is in mm)",
             "meter": " (given in mm? it is in metres, the unit the cases' headers declare)"}.get(unit, "")
+    named = UNIT_MM[unit][0] if unit in UNIT_MM else "mm"  # the headers' numbers, which spacings are read in
     raise DataError(
-        f"data.spacing {_mm(spacing)} mm would resample {len(shrunk)} of {len(headers)} cases to fewer than "
+        f"data.spacing {_mm(spacing)} {named} would resample {len(shrunk)} of {len(headers)} cases to fewer than "
         f"{KEPT_ALONG_THE_LONGEST} voxels along their longest axis, no structure left in them: {case.id} "
-        f"({' x '.join(map(str, image.shape[:3]))} voxels of {_mm(zooms)} mm) would become "
-        f"{' x '.join(map(str, shape))} voxels. The cases' median voxel size is {_mm(median)} mm, "
+        f"({' x '.join(map(str, image.shape[:3]))} voxels of {_mm(zooms)} {named}) would become "
+        f"{' x '.join(map(str, shape))} voxels. The cases' median voxel size is {_mm(median)} {named}, "
         f"{float(ratios.max()):,.0f} times finer than data.spacing{told if thousand else ''}: set data.spacing "
         f"nearer the cases' voxels (unset, it is their median), coarse enough for the model, fine enough that the "
         f"cases keep {KEPT_ALONG_THE_LONGEST} voxels or more along their longest axis")
-
-
-def _longest_of_several(shape) -> int:
-    """The most voxels ``shape`` holds along an axis."""
-    return int(max(shape))
 
 
 def _cases_median(headers: list) -> tuple[float, float, float]:
