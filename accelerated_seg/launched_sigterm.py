@@ -76,6 +76,12 @@ def one_has_ended(beside: list[int]) -> bool:
     return any(_parent(pid) != os.getppid() or _state(pid) in ("Z", "X", None) for pid in beside)
 
 
+def one_is_not_reaped(beside: list[int]) -> bool:
+    """Whether a process of ``beside`` has ended and its parent (the launch's agent on this node) has not reaped it
+    yet: a zombie. The agent reads its status only as it reaps it (``peer_death``)."""
+    return any(_state(pid) == "Z" for pid in beside)
+
+
 @contextlib.contextmanager
 def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     """While active, in a launch whose processes have met: SIGTERM raises ``sigterm.Terminated`` on the main thread

@@ -1386,3 +1386,29 @@ def test_a_process_killed_on_another_node_is_named_lost_at_once(killed_rank, dat
     assert ended - float((tmp_path / "killed").read_text()) < 7, survivor.stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
     read(out / "small_0.nii.gz"), read(out / "small_1.nii.gz")
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+def test_a_process_killed_is_the_launchs_first_failure_where_the_agent_looks_late(data, tmp_path, monkeypatch):
+    """Process 1 kills itself (SIGKILL) as it comes to the last wait; torch's agent looks at its processes 1 s late
+    (``tests/late_agent_launch.py``: a busy machine may hold it). The main process meets gloo's error in its wait and
+    ends at once, as the agent's SIGTERM after the death would end it (peer_death): before the agent had reaped the
+    dead one, until the hundred-and-seventeenth session, so that the agent found both ended at one look and named the
+    lowest rank's status, the main process's -15, as the launch's first failure, its table's "Root Cause" (10 of 10
+    launches so: benchmarks/results/predict_killed_first_failure_2026-12-06/). Now the main process ends only once
+    the agent has reaped the dead one: the table names process 1's -9 first."""
+    monkeypatch.setenv("KILLED_RANK", "1")
+    monkeypatch.setenv("KILLED_AT", str(tmp_path / "killed"))
+    monkeypatch.setenv("AGENT_LATE_S", "1")
+    monkeypatch.setenv("AGENT_LOG", str(tmp_path / "agent.jsonl"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "killed_at_the_last_wait_predict.py", "--split",
+                                                    "cases"))
+    cmd[1:3] = [str(Path(__file__).with_name("late_agent_launch.py"))]  # in the place of -m accelerate.commands.launch
+    proc = run_bounded(cmd, env=env, timeout=150, cwd=tmp_path)
+    root = proc.stderr.split("Root Cause (first observed failure):")[-1]
+    assert re.search(r"rank\s*:\s*1 \(local_rank: 1\)\s*exitcode\s*:\s*-9", root), proc.stderr[-3000:]
+    # the agent's first look that found a process ended found the killed one alone
+    assert json.loads((tmp_path / "agent.jsonl").read_text())["ended"] == [1], proc.stderr[-3000:]
+    assert "exitcode  : -15" in proc.stderr and "by peer" not in proc.stderr, proc.stderr[-3000:]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]

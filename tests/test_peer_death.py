@@ -1,12 +1,18 @@
 """peer_death: a collective's error ends the process at once only where it is a peer's death (the launch's SIGTERM
 after it is certain); any other error goes on to stop every process as before."""
 
+import os
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
 
 from accelerated_seg import last_wait, launched_sigterm, peer_death, ranks_stop_together
 
+#: The look for a process beside this one ended, before the ``ended`` fixture stands in for it.
+ONE_HAS_ENDED = launched_sigterm.one_has_ended
 GLOO_RESET = RuntimeError("[gloo/transport/tcp/pair.cc:537] Read error [127.0.0.1]:5847: Connection reset by peer. "
                           "This is typically caused by a remote worker hanging or bugs in the application.")
 
@@ -83,6 +89,47 @@ def test_with_no_other_process_of_the_launch_on_this_node_gloos_error_goes_on_at
     started = time.monotonic()
     peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
     assert ended == [] and time.monotonic() - started < 0.05
+
+
+@pytest.fixture
+def zombie(monkeypatch):
+    """A child of this test process killed outright and not reaped (a zombie), standing in for a process beside this
+    one that its launch's agent has not reaped yet; seen ended by the real look (``one_has_ended``). Reaped at the
+    end, where the test has not."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    child.kill()
+    while launched_sigterm._state(child.pid) != "Z":
+        time.sleep(0.005)
+    monkeypatch.setattr(launched_sigterm, "_SPAN", [[child.pid]])
+    monkeypatch.setattr(launched_sigterm, "one_has_ended", ONE_HAS_ENDED)
+    yield child
+    child.wait()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_a_process_ending_at_once_after_a_death_beside_it_waits_until_the_agent_has_reaped_the_dead_one(ended,
+                                                                                                         zombie):
+    """Process 1 killed outright is a zombie until the launch's agent reaps it, at its look every 0.1 s (here 0.5 s
+    late): the process meeting gloo's error ended at once before that, and the agent, finding both ended at one look,
+    took the lowest rank's status, this process's -15, for the launch's first failure, its table's "Root Cause" (until
+    the hundred-and-seventeenth session: benchmarks/results/predict_killed_first_failure_2026-12-06/). Now it ends
+    once the dead one is reaped."""
+    reaped_at = []
+    agent = threading.Timer(0.5, lambda: (zombie.wait(), reaped_at.append(time.monotonic())))
+    agent.start()
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    agent.join()
+    assert len(ended) == 1 and ended[0] >= reaped_at[0], (ended, reaped_at)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_a_dead_process_never_reaped_is_waited_for_no_longer_than_reaped_within_s(ended, zombie, monkeypatch):
+    """The launch's agent held (stopped, or its machine swapping) or gone, the zombie left to a parent that does not
+    reap: this process ends all the same, ``REAPED_WITHIN_S`` (0.3 s here) after the look saw the death."""
+    monkeypatch.setattr(peer_death, "REAPED_WITHIN_S", 0.3)
+    started = time.monotonic()
+    peer_death.ended_at_once_where_a_process_beside_died(GLOO_RESET)
+    assert len(ended) == 1 and 0.3 <= ended[0] - started < 1.0, ended[0] - started
 
 
 @pytest.mark.parametrize("error, gone", [(GLOO_RESET, True), (RuntimeError("NCCL: remote process exited"), True),
