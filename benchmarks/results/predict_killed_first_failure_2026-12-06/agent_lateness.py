@@ -9,7 +9,6 @@ process 1 SIGKILLing itself 1.5 s after its start, process 0 sleeping; each says
 first look found it ended (tests/late_agent_launch.py notes it)."""
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -17,14 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from launching import LAUNCHER, free_port  # beside this script
+
 HERE = Path(__file__).resolve().parent
-LAUNCHER = HERE.parents[2] / "tests" / "late_agent_launch.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return free.getsockname()[1]
 
 WORKER = """import os, signal, time
 from pathlib import Path
@@ -53,7 +47,7 @@ try:
                "AGENT_LOG": str(agent_log)}
         subprocess.run([sys.executable, str(LAUNCHER), "--multi_gpu", "--num_processes", "2",
                         "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-                        "--main_process_port", str(_free_port()), str(top / "worker.py")],
+                        "--main_process_port", str(free_port()), str(top / "worker.py")],
                        env=env, capture_output=True, text=True, timeout=300)
         look = json.loads(agent_log.read_text().splitlines()[0])
         lateness.append(look["at"] - float(killed.read_text()))

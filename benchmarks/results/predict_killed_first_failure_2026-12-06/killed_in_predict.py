@@ -16,27 +16,19 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import torch
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.exported_model import write_export
+from accelerated_seg.models import build_from_spec, model_spec
+from launching import LAUNCHER, free_port  # beside this script
+
 HERE = Path(__file__).resolve().parent
-LAUNCHER = HERE.parents[2] / "tests" / "late_agent_launch.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return free.getsockname()[1]
-
-
-import torch  # noqa: E402
-from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
-from accelerated_seg.exported_model import write_export  # noqa: E402
-from accelerated_seg.models import build_from_spec, model_spec  # noqa: E402
 
 #: test_inference_distributed's tiny U-Net and scan sizes, not imported: its conftest puts its own checkout first on
 #: PYTHONPATH, for every process launched after it (the package PYTHONPATH named was not the one run).
@@ -68,7 +60,7 @@ for run in range(runs):
            "ENDS_LOG": str(ends)}
     cmd = [sys.executable, str(LAUNCHER), "--multi_gpu", "--num_processes", str(processes),
            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port",
-           str(_free_port()), str(HERE / "killed_in_predict_worker.py"), "predict", "--model", str(top / "model"),
+           str(free_port()), str(HERE / "killed_in_predict_worker.py"), "predict", "--model", str(top / "model"),
            *map(str, scans), "--output", str(out), "--split", "windows" if where == "inference" else "cases",
            "--sw-batch-size", "1"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
