@@ -240,3 +240,49 @@ def test_the_cases_kept_rule_passes_real_coarsening_on_purpose(tmp_path):
         manifest = dataset(tmp_path / name, [(f"{case}{i}", *rest) for i in range(2) for case, *rest in cases])
         for spacing in spacings:
             assert settings_and_unit(DataConfig(spacing=spacing), manifest), (name, spacing)
+
+
+def _case_files(folder, case: str, unit: str, affine, shape) -> None:
+    """A case of ``shape`` under ``affine`` (its voxel axes permuted where it says so) and its label, in ``folder``."""
+    for kind in ("imagesTr", "labelsTr"):
+        image = nib.Nifti1Image(np.ones(shape, np.uint8), affine)
+        image.header.set_xyzt_units(unit)
+        (folder / kind).mkdir(parents=True, exist_ok=True)
+        nib.save(image, folder / kind / f"{case}.nii.gz")
+
+
+def test_the_micrometres_hint_reads_a_case_stored_permuted_in_its_voxels_order(tmp_path):
+    """CT stored coronally (voxel axes R, S, A: 8 x 30 x 210 voxels of 0.5 x 10 x 0.5 mm, 300 mm across) whose
+    headers declare no unit, data.spacing given in micrometres: its RAS sizes (0.5 x 0.5 x 10) beside its stored
+    shape read as 10 mm x 210, 2,100 mm across, no scan, and the far finer check told its header was in metres (the
+    review of h92, ``benchmarks/results/review_cases_kept_2026-12-06/``)."""
+    affine = np.array([[0.5, 0, 0, 0], [0, 0, 0.5, 0], [0, 10.0, 0, 0], [0, 0, 0, 1]])
+    for i in range(3):
+        _case_files(tmp_path, f"k{i}", "unknown", affine, (8, 30, 210))
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "a"}, "modality": {"0": "CT"},
+        "training": [{"image": f"./imagesTr/k{i}.nii.gz", "label": f"./labelsTr/k{i}.nii.gz"} for i in range(3)]}))
+    said = refusal(load_msd(tmp_path / "dataset.json"), (500.0, 500.0, 10000.0))
+    assert said.startswith("data.spacing 500 x 500 x 10000 mm would resample 3 of 3 cases") and \
+        "(given in micrometres? it is in mm)" in said and "metres, not mm" not in said, said
+
+
+def test_headers_declaring_metres_are_read_in_metres_for_the_hint(tmp_path):
+    """Hippocampus crops of 35 x 50 x 35 voxels of 1 mm under headers declaring metres (0.001), data.spacing given in
+    mm (1): read as mm, 0.05 mm across, no scan, so the far finer check came first and told headers declaring metres
+    that they were probably in metres (the review of h92)."""
+    crops = dataset(tmp_path, [(f"h{i}", "meter", (0.001,) * 3, (35, 50, 35)) for i in range(3)])
+    said = refusal(crops, (1.0, 1.0, 1.0))
+    assert said.startswith("data.spacing 1 x 1 x 1 metres would resample 3 of 3 cases") and \
+        "(given in mm? it is in metres, the unit the cases' headers declare)" in said, said
+
+
+def test_the_micrometres_hint_only_where_a_thousand_times_explains_it(tmp_path):
+    """Crops of 6 x 6 x 6 voxels of 1 mm, 3 of 4 cases, at 4 mm: refused, 4 times finer, with no word of
+    micrometres, which that far from 1,000 times would be a lie (the hint's 250 to 4,000 times were untested)."""
+    crops = dataset(tmp_path, [(f"c{i}", "mm", (1.0,) * 3, (6, 6, 6)) for i in range(3)] +
+                    [("w", "mm", (1.0,) * 3, (64, 64, 40))])
+    said = refusal(crops, (4.0, 4.0, 4.0))
+    assert said.startswith("data.spacing 4 x 4 x 4 mm would resample 3 of 4 cases") and \
+        "4 times finer than data.spacing: set data.spacing nearer" in said and "micrometres" not in said, said
+

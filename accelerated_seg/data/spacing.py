@@ -356,7 +356,13 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
         return
     case, image, shape = shrunk[0]
     zooms = ras_spacing_of(image.affine)
-    if scans_only and beyond_scans(zooms, image.shape[:3]) > 0:
+    # the case's own reading, in mm: its sizes in its voxels' order, as its shape is (RAS sizes beside the stored
+    # shape took CT stored coronally, 30 slices of 10 mm, 300 mm across, for 10 mm x another axis' 210 voxels, 2,100
+    # mm, no scan, and told headers of no unit they were in metres), in the unit its header declares (metres read as
+    # mm took crops of 1 mm written 0.001, 0.05 mm across, for no scan, and told headers declaring metres the same)
+    own = nib.affines.voxel_sizes(image.affine) * (UNIT_MM[unit][1] if unit in UNIT_MM else 1.0)
+    a_scan = beyond_scans(own, image.shape[:3]) == 0
+    if scans_only and not a_scan:
         return
     median = _cases_median(headers)
     ratios = np.asarray(spacing, dtype=float) / np.maximum(np.asarray(median), 1e-12)
@@ -364,7 +370,7 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     # spacing chosen for these cases does (the median, or 4 times coarser), where micro-CT 100 times coarser does not,
     # and the case's own reading is a scan's, as where it is told first (scans_only), so that it is the
     # spacing (no case of 0.002 mm 20 voxels across, 0.04 mm, no scan: its header is likelier in metres)
-    thousand = bool(np.all((ratios >= 250) & (ratios <= 4000))) and beyond_scans(zooms, image.shape[:3]) == 0
+    thousand = bool(np.all((ratios >= 250) & (ratios <= 4000))) and a_scan
     told = {"mm": " (given in micrometres? it is in mm)", None: " (given in micrometres? it is in mm)",
             "meter": " (given in mm? it is in metres, the unit the cases' headers declare)"}.get(unit, "")
     named = UNIT_MM[unit][0] if unit in UNIT_MM else "mm"  # the headers' numbers, which spacings are read in
