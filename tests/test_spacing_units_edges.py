@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -286,3 +287,17 @@ def test_the_micrometres_hint_only_where_a_thousand_times_explains_it(tmp_path):
     assert said.startswith("data.spacing 4 x 4 x 4 mm would resample 3 of 4 cases") and \
         "4 times finer than data.spacing: set data.spacing nearer" in said and "micrometres" not in said, said
 
+
+def test_cases_kept_whole_at_the_coarsest_axis_are_not_oriented(tmp_path, monkeypatch):
+    """A case whose voxel axes keep 4 voxels at the coarsest target axis is not oriented and resampled: both calls
+    of check_cases_kept oriented every case, 0.96 s of 1,000 cases where the whole pre-flight took 1.2 s (the review
+    of h92, ``benchmarks/results/review_cases_kept_2026-12-06/``)."""
+    from accelerated_seg.data import spacing
+
+    manifest = dataset(tmp_path, [(f"c{i}", "mm", (0.8, 0.8, 2.5), (24, 24, 12)) for i in range(4)] +
+                       [("s", "mm", (1.0,) * 3, (6, 6, 6))])
+    headers = [(case, nib.load(str(case.images[0]))) for case in manifest.training + manifest.validation]
+    oriented = []
+    monkeypatch.setattr(spacing, "resampled_shape_of", lambda image, target: oriented.append(image) or (1, 1, 1))
+    spacing.check_cases_kept(headers, (1.5, 1.5, 3.0), "mm")
+    assert [Path(image.get_filename()).name for image in oriented] == ["s.nii.gz"]  # the crop of 6 voxels alone

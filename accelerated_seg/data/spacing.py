@@ -348,7 +348,11 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     """
     from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
 
-    resampled = [(case, image, resampled_shape_of(image, spacing)) for case, image in headers]
+    # only the cases no voxel axis alone keeps whole at the coarsest target axis are oriented and resampled: the
+    # orientation (io_orientation) cost 0.27 ms a case, 0.96 s of 1,000 cases for both calls on 2 loaded cores where
+    # the headers' whole pre-flight took 1.2 s (the review of h92, ``benchmarks/results/review_cases_kept_2026-12-06/``)
+    resampled = [(case, image, resampled_shape_of(image, spacing)) for case, image in headers
+                 if _kept_at_the_coarsest(image, spacing) < KEPT_ALONG_THE_LONGEST]
     # a case stored as small is no spacing's doing: each only where it held more voxels along an axis as stored
     shrunk = [(case, image, shape) for case, image, shape in resampled
               if max(shape) < min(KEPT_ALONG_THE_LONGEST, max(image.shape[:3]))]
@@ -382,6 +386,14 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
         f"{float(ratios.max()):,.0f} times finer than data.spacing{told if thousand else ''}: set data.spacing "
         f"nearer the cases' voxels (unset, it is their median), coarse enough for the model, fine enough that the "
         f"cases keep {KEPT_ALONG_THE_LONGEST} voxels or more along their longest axis")
+
+
+def _kept_at_the_coarsest(image, spacing) -> int:
+    """The most voxels ``image`` keeps along a voxel axis resampled to the coarsest axis of ``spacing``, as
+    ``resampled_shape_of`` counts them: no more than along its longest RAS axis resampled to ``spacing``, whatever
+    its orientation, found from its voxel sizes alone."""
+    zooms, stored = nib.affines.voxel_sizes(image.affine), (*image.shape[:3], 1, 1)[:3]
+    return int(max(np.round((count - 1) * zoom / max(spacing) + 1) for count, zoom in zip(stored, zooms)))
 
 
 def _cases_median(headers: list) -> tuple[float, float, float]:
