@@ -344,7 +344,8 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     0.002 mm 20 voxels across (0.04 mm, no scan) are the far finer check's first, a header in metres.
 
     Raises:
-        DataError: naming data.spacing, a case and what it would become, the cases' median voxel size, and the way on.
+        DataError: naming data.spacing, a case and its file (its id alone until the review of h92) and what it
+            would become, the cases' median voxel size, and the way on.
     """
     from .spacing_readings import beyond_scans  # it reads FINER_THAN_THE_TARGET from here
 
@@ -380,8 +381,8 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
     named = UNIT_MM[unit][0] if unit in UNIT_MM else "mm"  # the headers' numbers, which spacings are read in
     raise DataError(
         f"data.spacing {_mm(spacing)} {named} would resample {len(shrunk)} of {len(headers)} cases to fewer than "
-        f"{KEPT_ALONG_THE_LONGEST} voxels along their longest axis, no structure left in them: {case.id} "
-        f"({' x '.join(map(str, image.shape[:3]))} voxels of {_mm(zooms)} {named}) would become "
+        f"{KEPT_ALONG_THE_LONGEST} voxels along their longest axis, no structure left in them: {case.id}: "
+        f"{case.images[0]} ({' x '.join(map(str, image.shape[:3]))} voxels of {_mm(zooms)} {named}) would become "
         f"{' x '.join(map(str, shape))} voxels. The cases' median voxel size is {_mm(median)} {named}, "
         f"{float(ratios.max()):,.0f} times finer than data.spacing{told if thousand else ''}: set data.spacing "
         f"nearer the cases' voxels (unset, it is their median), coarse enough for the model, fine enough that the "
