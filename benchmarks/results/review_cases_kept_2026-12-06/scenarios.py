@@ -5,8 +5,7 @@ the pre-flight training, fit and `accelerated-seg check` share."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from scenarios_lib import dataset  # noqa: E402
+from tests.test_spacing_units_edges import dataset  # the tests' MSD writer: (case id, unit, voxel sizes, shape)
 
 from accelerated_seg.config import DataConfig
 from accelerated_seg.data.errors import DataError
@@ -36,21 +35,21 @@ HALF = {  # half tiny crops, half whole scans
     "half_crops_half_scans": ([("c", "mm", (1.0,) * 3, (6, 6, 6))] * 1, [("w", "mm", (1.0,) * 3, (256, 256, 100))],
                               (4.0,) * 3),
 }
-for name, (cases, spacing) in ROWS.items():
-    manifest = dataset(root / name, [(f"{c}{i}", *rest) for i in range(4) for c, *rest in cases])
+
+
+def verdict(manifest, spacing) -> str:
     try:
         settings_and_unit(DataConfig(spacing=spacing), manifest)
-        verdict = "PASS"
+        return "PASS"
     except DataError as error:
-        verdict = "REFUSED: " + str(error)[:900]
-    print(f"{name} spacing {spacing}: {verdict}\n")
+        return "REFUSED: " + str(error)[:900]
+
+
+for name, (cases, spacing) in ROWS.items():
+    manifest = dataset(root / name, [(f"{c}{i}", *rest) for i in range(4) for c, *rest in cases])
+    print(f"{name} spacing {spacing}: {verdict(manifest, spacing)}\n")
 for name, (small, whole, spacing) in HALF.items():
     for n_small, n_whole in ((2, 2), (3, 1)):
         cases = [(f"c{i}", *small[0][1:]) for i in range(n_small)] + [(f"w{i}", *whole[0][1:]) for i in range(n_whole)]
         manifest = dataset(root / f"{name}_{n_small}_{n_whole}", cases)
-        try:
-            settings_and_unit(DataConfig(spacing=spacing), manifest)
-            verdict = "PASS"
-        except DataError as error:
-            verdict = "REFUSED: " + str(error)[:900]
-        print(f"{name} {n_small} crops of 6^3 {n_whole} whole, spacing {spacing}: {verdict}\n")
+        print(f"{name} {n_small} crops of 6^3 {n_whole} whole, spacing {spacing}: {verdict(manifest, spacing)}\n")

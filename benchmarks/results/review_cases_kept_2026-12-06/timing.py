@@ -9,11 +9,10 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
-from scenarios_lib import dataset  # noqa: E402
+from tests.test_spacing_units_edges import dataset  # the tests' MSD writer
 
-from accelerated_seg.config import DataConfig  # noqa: E402
-from accelerated_seg.data.spacing import check_cases_kept, target_spacing_and_unit  # noqa: E402
+from accelerated_seg.config import DataConfig
+from accelerated_seg.data.spacing import check_cases_kept, target_spacing_and_unit
 
 root = Path(sys.argv[1])
 manifest = dataset(root / "thousand", [(f"c{i:04d}", "mm", (0.8, 0.8, 2.5), (24, 24, 12)) for i in range(1000)])
