@@ -86,6 +86,7 @@ from .launcher_report import leave_for_the_launcher, say_the_error
 from .lost_processes import (FOR_A_PEER_GONE, answer, keep_where_this_process_runs, lost_processes, said_lost,
                               where_it_runs)
 from .sigterm import EXIT_TERMINATED, by_sigterm
+from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
 #: warns on stderr each time it times out, so it cannot wait for the end of the measurement instead).
@@ -113,7 +114,16 @@ AGENT_KILL_S = 30.0
 #: never finished (a hung network filesystem; a print into a pipe no one reads) held the process for ever, SIGINT and
 #: SIGTERM ignored (until the hundred-and-seventeenth session: benchmarks/results/stop_end_bounds_2026-12-06). The
 #: agent's 30 s less what a busy machine adds; a write cut short at it is said so, and stays under its hidden name.
+#: Outside torch elastic it is waited for past it while it makes progress (``_write_finished``).
 LINE_BY_S = AGENT_KILL_S - BUSY_MACHINE_S
+#: Outside torch elastic, past ``LINE_BY_S``: how long the main process's write may go without its thread running or
+#: writing before it is taken for hung (``write_progress``; a thread that runs shows a clock tick in 10 ms, a busy
+#: machine's in a few seconds at most), and the longest the write is waited for from the stop, nine times the 68 s a
+#: 512x512x400 probability map takes on 2 cores (benchmarks/results/stop_end_bounds_2026-12-06/map_write_time.txt).
+#: It was cut short at ``LINE_BY_S`` there too, a write that used to finish lost (hundred-and-seventeenth session, until
+#: its review: benchmarks/results/review_stop_bounds_2026-12-06).
+NO_PROGRESS_S = BUSY_MACHINE_S
+LONGEST_WRITE_S = 600.0
 #: How long a watcher goes on asking a store whose calls keep failing, its host's address not refusing (a network
 #: down: connects time out), before it takes the store for gone (``_Watcher.run``). A blip that only reset the connection
 #: is over at the first retry (a fresh client answers in 1-12 ms); a host that has ended is known at once, its
@@ -727,7 +737,12 @@ class _Watcher(threading.Thread):
         self.untold_in_full = untold_in_full  # the line of a stop the store took nothing of (``_said_untold``)
         self.untold = threading.Event()  # that line is said: this process publishes no more (``stop_every_rank``)
         self.done = threading.Event()  # the measurement ended without a published error
-        self.writing = threading.Lock()  # held while the caller writes what the line names
+        self.writing = WritingLock()  # held while the caller writes what the line names; knows its thread
+        # the main process's end waits past LINE_BY_S for a write making progress (``_write_finished``): the caller's
+        # wait for the end waits on with it (``wait_for_the_end``), for as long as it went on
+        self.waiting_past_line_by = threading.Event()
+        self.waited_past_line_by_s = 0.0
+        self.cut_short_after = ""  # when and why the write under the lock was cut short (``_write_finished``)
         self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
         self.seen = threading.Event()  # a published error was seen: this process is about to end
         self.kept_where = False  # where this process runs is kept in the store (``lost_processes``)
@@ -890,10 +905,11 @@ class _Watcher(threading.Thread):
                 # nothing the line names changes after it is said: training's main thread, which goes on where
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
                 # (changing_what_the_line_names; released after the print until the hundred-and-sixth session).
-                # Not past LINE_BY_S: a write that does not finish by then (a hung filesystem) is cut short, and said
-                # so (``_held_or_cut_short``); waited for with no bound until the hundred-and-seventeenth session.
-                held = _held_by(self.writing, line_by)
-                line = _held_or_cut_short(self.said_in_full(message, peer_gone), held)
+                # Not past LINE_BY_S under torch elastic, nor past its progress outside it (``_write_finished``): a
+                # write cut short (a hung filesystem) is said so (``_held_or_cut_short``); waited for with no bound
+                # until the hundred-and-seventeenth session.
+                held = self._write_finished(line_by)
+                line = _held_or_cut_short(self.said_in_full(message, peer_gone), held, self.cut_short_after)
                 line_said = True  # before the print: one that failed half way is not tried again
                 if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
                     self._say(line, interrupted, reader_gone)
@@ -939,14 +955,48 @@ class _Watcher(threading.Thread):
         line until the hundred-and-sixteenth session, its main thread held in a collective
         (benchmarks/results/long_end_stall_2026-12-06: a stall of 35 s). Never raises: the exit follows."""
         with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails here
-            held = held or _held_by(self.writing, line_by)
+            held = held or self._write_finished(line_by)
             try:
                 line = self.said_in_full(message, peer_gone)
             except Exception:  # noqa: BLE001 - a bug in the caller's in_full: its message, not none
                 line = message
-            line = _held_or_cut_short(line, held)
+            line = _held_or_cut_short(line, held, self.cut_short_after)
             if self.says_the_line():
                 self._say(line, interrupted, reader_gone)
+
+    def _write_finished(self, line_by: float) -> bool:
+        """Whether the write under the lock finished, the lock then taken (at once where none is under way): waited for
+        until ``line_by`` (``LINE_BY_S`` after the stop). Past it, outside torch elastic (no agent's SIGKILL), for as
+        long as the write's thread makes progress, running or writing within each ``NO_PROGRESS_S``, until
+        ``LONGEST_WRITE_S`` after the stop, a further SIGINT or SIGTERM ending the process at once
+        (``write_progress``): a write that was only long, a large probability map's 68 s, was cut short at 25 s there
+        as well (the hundred-and-seventeenth session, until its review), and one that hangs is still cut short. Where
+        it is cut short, ``cut_short_after`` says when and why, for the line (``_held_or_cut_short``)."""
+        if _held_by(self.writing, line_by):
+            return True
+        if under_an_agent():  # its SIGKILL 30 s after its SIGTERM, which comes at the stop's earliest
+            self.cut_short_after = f"{LINE_BY_S:.0f} s after the stop, the longest torch elastic's agent leaves it"
+            return False
+        stop, longest_by = line_by - LINE_BY_S, line_by - LINE_BY_S + LONGEST_WRITE_S
+        before = progress(self.writing.holder)
+        self.waiting_past_line_by.set()
+        try:
+            with ended_by_a_further_signal():
+                while before is not None and time.monotonic() < longest_by:
+                    if self.writing.acquire(timeout=max(0.0, min(NO_PROGRESS_S, longest_by - time.monotonic()))):
+                        return True
+                    now = progress(self.writing.holder)
+                    before = now if now != before else None
+                    self.waited_past_line_by_s = time.monotonic() - line_by
+        finally:
+            self.waited_past_line_by_s = time.monotonic() - line_by
+            self.waiting_past_line_by.clear()
+        if before is not None:
+            self.cut_short_after = f"{LONGEST_WRITE_S:.0f} s after the stop, the longest it is waited for"
+        else:  # hung, or its progress unknown here (not Linux)
+            self.cut_short_after = (f"{time.monotonic() - stop:.0f} s after the stop, making no progress (its file "
+                                    f"system, or a pipe it writes to, not answering)")
+        return False
 
     def _say(self, line: str, interrupted: bool, reader_gone: bool) -> None:
         """The main process's line, as ``_end`` says it."""
@@ -984,8 +1034,14 @@ class _Watcher(threading.Thread):
             # pipe no one reads; until the hundred-and-seventeenth session another thread's write under the lock),
             # and waiting on it for ever, SIGINT and SIGTERM ignored, left a process that only SIGKILL ended (the
             # hundred-and-sixteenth session, until its review:
-            # benchmarks/results/review_stop_end_2026-12-06/held_lock_*.txt); the caller then says its own line.
-            self.join(longest_end_through_a_stall_s() + BUSY_MACHINE_S)
+            # benchmarks/results/review_stop_end_2026-12-06/held_lock_*.txt); the caller then says its own line. Plus
+            # however long the main process's end waited past LINE_BY_S for a write making progress (outside torch
+            # elastic: ``_write_finished``), as long as it waits: a fixed bound returned at 68.2 s where a map took 68 s
+            # more, and the caller said its line beside the watcher's.
+            ending_by = time.monotonic() + longest_end_through_a_stall_s() + BUSY_MACHINE_S
+            while self.is_alive() and (self.waiting_past_line_by.is_set()
+                                       or time.monotonic() < ending_by + self.waited_past_line_by_s):
+                self.join(POLL_S)
 
 
 @contextlib.contextmanager
@@ -1070,18 +1126,19 @@ def _held_by(lock: threading.Lock, deadline: float) -> bool:
     return lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def _held_or_cut_short(line: str, held: bool) -> str:
-    """The main process's ``line`` as it is where its lock was ``held``; else with the write under that lock, which
-    did not finish within ``LINE_BY_S`` of the stop, said cut short. Every write under the lock goes to a hidden name
+def _held_or_cut_short(line: str, held: bool, after: str) -> str:
+    """The main process's ``line`` as it is where its lock was ``held``; else with the write under that lock said cut
+    short, ``after`` saying when and why (``_Watcher._write_finished``). Every write under the lock goes to a hidden name
     and is renamed into place (predict's maps, ``write_nifti``; training's checkpoint, renamed from its hidden
     ``.step_N.partial``; a benchmark's results, ``write_text_atomically``): the exit leaves it there, and the line, made
-    from what is whole (predict's cases once written, the newest checkpoint on the disk), names nothing of it."""
+    from what is whole (predict's cases once written, the newest checkpoint on the disk), names nothing of it. Said
+    "its file system, or a pipe it writes to, not answering" for every write until the hundred-and-seventeenth session's
+    review, a large map's that was only long, cut at 25 s by torch elastic's bound, too."""
     if held:
         return line
     first, newline, rest = line.partition("\n")  # a traceback under the line stays under it
-    return (f"{first}; a write of the main process was still under way {LINE_BY_S:.0f} s after the stop (its file "
-            f"system, or a pipe it writes to, not answering): it is cut short, under its hidden name, and nothing "
-            f"named whole here is in it{newline}{rest}")
+    return (f"{first}; a write of the main process was still under way {after}: it is cut short, under its hidden "
+            f"name, and nothing named whole here is in it{newline}{rest}")
 
 
 def _wait_for(condition: Callable[[], bool], wait_s: float) -> bool:
