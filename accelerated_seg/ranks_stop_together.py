@@ -211,7 +211,11 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
     try:
         yield watcher.writing
     except errors as error:
-        _publish(watcher, error)
+        # not where a stage's stop of it was said untold (``_said_untold``): the store that took nothing of it was
+        # asked again, and its watcher waited for about 11 s more (the hundred-and-seventeenth session, until its
+        # review), as ``stop_every_rank``'s second stop did until that session
+        if not watcher.untold.is_set():
+            _publish(watcher, error)
         raise  # no process group, or its watcher could not end it (the store gone): said by the caller
     except BaseException:
         if watcher.seen.is_set() or _published(watcher.prefix):  # a collective broken by a rank ended first

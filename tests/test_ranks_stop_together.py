@@ -1656,3 +1656,26 @@ def test_the_callers_wait_for_the_end_waits_on_while_the_end_waits_for_a_long_wr
     assert not watcher.is_alive() and time.monotonic() - started >= 1.6
     assert threading.current_thread() is threading.main_thread()  # its SIGINT put back (``_deaf_to_sigint``)
 
+
+def test_an_error_whose_stop_was_said_untold_is_not_published_again_as_it_leaves(one_process_group, monkeypatch,
+                                                                                  capsys):
+    """An error of ``errors`` (predict's out of memory) that a pipeline's stage has stopped every process with, its
+    stop said by this process itself (``_said_untold``), leaves ``stopping_together`` without a second publish: it
+    asked the store that took nothing of the first again, and waited about 10 s more for its watcher (``_publish``,
+    the hundred-and-seventeenth session, until its review); ``stop_every_rank``'s second stop alone returned at once."""
+    import time
+
+    from accelerated_seg.ranks_stop_together import stop_every_rank, stopping_together
+
+    watcher = _a_stop_the_store_never_takes(monkeypatch, 1)
+    monkeypatch.setattr(watcher, "start", lambda: None)  # it never sees the stop, retrying the stalled store
+    monkeypatch.setattr(watcher, "is_alive", lambda: True)
+    monkeypatch.setattr(ranks_stop_together, "_Watcher", lambda *args, **kwargs: watcher)
+    with pytest.raises(MemoryError):
+        with stopping_together((MemoryError,), str):
+            stop_every_rank(MemoryError("process 1, case small_1: out of memory"))  # a stage's, said untold
+            asked, leaving = watcher.store.calls, time.monotonic()
+            raise MemoryError("process 1, case small_1: out of memory")  # handed on to the main thread
+    assert watcher.store.calls == asked and time.monotonic() - leaving < 1.0, (watcher.store.calls, asked,
+                                                                              time.monotonic() - leaving)
+    assert len(capsys.readouterr().err.splitlines()) == 1
