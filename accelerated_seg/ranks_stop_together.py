@@ -982,7 +982,9 @@ class _Watcher(threading.Thread):
             self.cut_short_after = f"{LINE_BY_S:.0f} s after the stop, the longest torch elastic's agent leaves it"
             return False
         stop, longest_by = line_by - LINE_BY_S, line_by - LINE_BY_S + LONGEST_WRITE_S
-        before = progress(self.writing.holder)
+        if (before := progress(self.writing.holder)) is None:  # no /proc (macOS): no progress to tell it by
+            self.cut_short_after = f"{LINE_BY_S:.0f} s after the stop, its progress unknown here"
+            return self.writing.acquire(blocking=False)  # finished as its holder was read
         self.waiting_past_line_by.set()
         try:
             with ended_by_a_further_signal():
@@ -995,9 +997,11 @@ class _Watcher(threading.Thread):
         finally:
             self.waited_past_line_by_s = time.monotonic() - line_by
             self.waiting_past_line_by.clear()
+        if self.writing.acquire(blocking=False):  # finished as its progress was read: its thread's gone from /proc
+            return True
         if before is not None:
             self.cut_short_after = f"{LONGEST_WRITE_S:.0f} s after the stop, the longest it is waited for"
-        else:  # hung, or its progress unknown here (not Linux)
+        else:  # hung
             self.cut_short_after = (f"{time.monotonic() - stop:.0f} s after the stop, making no progress (its file "
                                     f"system, or a pipe it writes to, not answering)")
         return False

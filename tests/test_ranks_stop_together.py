@@ -1338,14 +1338,7 @@ def test_the_main_processs_end_says_its_line_past_a_write_that_never_finishes(ag
 
     from accelerated_seg.ranks_stop_together import _Asking
 
-    _under_an_agent(monkeypatch, agent)
-    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 0.5)
-    monkeypatch.setattr(ranks_stop_together, "NO_PROGRESS_S", 0.5)
-    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)  # the other process never reads the line here
-    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
-    said, ended = [], []
-    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
-    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    said, ended = _a_main_process_ending(monkeypatch, agent, 0.5)
     watcher = _Watcher("accelerated_seg/test/", lambda message: f"{message} (case_0 written whole)")  # not started
     release = _held_until_released(watcher.writing)
     started = time.monotonic()
@@ -1359,7 +1352,7 @@ def test_the_main_processs_end_says_its_line_past_a_write_that_never_finishes(ag
     assert _store(watcher.prefix).get(SAID).decode() == said[0]  # the others leave it for the launcher's table
     assert ("s after the stop, the longest torch elastic's agent leaves it: " if agent else
             "s after the stop, making no progress (its file system, or a pipe it writes to, not answering): ") in said[0]
-    assert (0.5 if agent else 1.0) <= waited < 3.5, waited
+    assert (0.5 if agent else 1.5) <= waited < 4.0, waited
 
 
 def test_the_main_processs_end_still_waits_for_a_write_that_finishes_within_its_bound(one_process_group,
@@ -1500,6 +1493,22 @@ def test_a_launched_predicts_untold_stop_says_what_its_process_knows_is_written(
         f"command, with its --continue, passes over them and predicts those not yet written)\nTraceback ...")
 
 
+def _a_main_process_ending(monkeypatch, agent: bool, line_by_s: float) -> tuple[list, list]:
+    """The main process's end as the tests of its write's wait take it: under torch elastic's agent or not
+    (``agent``), ``LINE_BY_S`` ``line_by_s``, ``NO_PROGRESS_S`` 1 s (a thread burning CPU showed no clock tick in 0.3 s
+    at a load of 11 on 2 cores), no wait for the other process to read the line, this test process's SIGTERM left
+    alone; (the lines said, the statuses it ended with)."""
+    _under_an_agent(monkeypatch, agent)
+    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", line_by_s)
+    monkeypatch.setattr(ranks_stop_together, "NO_PROGRESS_S", 1.0)
+    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)
+    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
+    said, ended = [], []
+    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
+    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    return said, ended
+
+
 def _a_write_making_progress(lock, lasting_s: float, written: list):
     """``lock`` held by another thread for ``lasting_s`` as a long write holds it (a large map's gzip: its thread
     running all along), which then notes ``written`` whole and lets go."""
@@ -1532,14 +1541,8 @@ def test_outside_torch_elastic_the_main_processs_end_waits_for_a_write_making_pr
 
     from accelerated_seg.ranks_stop_together import _Asking
 
-    _under_an_agent(monkeypatch, agent)
-    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 0.5)
-    monkeypatch.setattr(ranks_stop_together, "NO_PROGRESS_S", 0.5)
-    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)
-    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
-    said, ended, written = [], [], []
-    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
-    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    said, ended = _a_main_process_ending(monkeypatch, agent, 0.5)
+    written = []
     watcher = _Watcher("accelerated_seg/test/", lambda message: f"{message} (written whole: {', '.join(written)})")
     _a_write_making_progress(watcher.writing, 2.5, written)
     started = time.monotonic()
@@ -1555,25 +1558,33 @@ def test_outside_torch_elastic_the_main_processs_end_waits_for_a_write_making_pr
         assert waited >= 2.0, waited
 
 
+def test_a_write_whose_progress_cannot_be_read_is_cut_short_at_line_by_saying_so(one_process_group, monkeypatch):
+    """Where a thread's progress cannot be read (no /proc: macOS), a write under the lock outside torch elastic is cut
+    short at ``LINE_BY_S``, as before the review, its line saying so, not that it made no progress (it may have)."""
+    from accelerated_seg.ranks_stop_together import _Asking
+
+    said, ended = _a_main_process_ending(monkeypatch, False, 0.3)
+    monkeypatch.setattr(ranks_stop_together, "progress", lambda thread_id: None)
+    watcher = _Watcher("accelerated_seg/test/", str)
+    _a_write_making_progress(watcher.writing, 3.0, [])
+    _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 2.5)
+    assert said == ["process 1: a bug; a write of the main process was still under way 0 s after the stop, its "
+                    "progress unknown here: it is cut short, under its hidden name, and nothing named whole here is "
+                    "in it"] and ended == [1], said
+
+
 def test_a_write_making_progress_is_cut_short_at_the_longest_wait(one_process_group, monkeypatch):
     """Outside torch elastic a write making progress is waited for until ``LONGEST_WRITE_S`` after the stop at most
     (another thread's writes that never end: nothing to wait for), and said cut short then, with no word of a file
     system not answering."""
     from accelerated_seg.ranks_stop_together import _Asking
 
-    _under_an_agent(monkeypatch, False)
-    monkeypatch.setattr(ranks_stop_together, "LINE_BY_S", 0.3)
-    monkeypatch.setattr(ranks_stop_together, "NO_PROGRESS_S", 0.3)
-    monkeypatch.setattr(ranks_stop_together, "LONGEST_WRITE_S", 1.2)
-    monkeypatch.setattr(ranks_stop_together, "LEFT_WAIT_S", 0.1)
-    monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)
-    said, ended, written = [], [], []
-    monkeypatch.setattr(ranks_stop_together, "say_the_error", said.append)
-    monkeypatch.setattr(ranks_stop_together, "exit_now", ended.append)
+    said, ended = _a_main_process_ending(monkeypatch, False, 0.3)
+    monkeypatch.setattr(ranks_stop_together, "LONGEST_WRITE_S", 2.2)
     watcher = _Watcher("accelerated_seg/test/", str)
-    _a_write_making_progress(watcher.writing, 6.0, written)
+    _a_write_making_progress(watcher.writing, 6.0, [])
     _returned_within(lambda: watcher._end(_Asking(watcher.prefix), "process 1: a bug", 0, 2), 5)
-    assert said == ["process 1: a bug; a write of the main process was still under way 1 s after the stop, the "
+    assert said == ["process 1: a bug; a write of the main process was still under way 2 s after the stop, the "
                     "longest it is waited for: it is cut short, under its hidden name, and nothing named whole here "
                     "is in it"] and ended == [1], said
 
@@ -1593,7 +1604,7 @@ def test_a_further_signal_ends_the_main_processs_wait_for_a_long_write_at_once(s
         import os, threading, time
         os.environ.pop("TORCHELASTIC_RUN_ID", None)
         from accelerated_seg import ranks_stop_together as rst
-        rst.LINE_BY_S, rst.NO_PROGRESS_S, rst.LONGEST_WRITE_S = 0.3, 0.3, 60.0
+        rst.LINE_BY_S, rst.NO_PROGRESS_S, rst.LONGEST_WRITE_S = 0.3, 1.0, 60.0
         watcher = rst._Watcher("accelerated_seg/test/", str)
         held = threading.Event()
 
@@ -1618,7 +1629,7 @@ def test_a_further_signal_ends_the_main_processs_wait_for_a_long_write_at_once(s
     waiting = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert waiting.stdout.readline() == "waiting\n"
-        time.sleep(1.5)  # past LINE_BY_S, the write still running
+        time.sleep(2.0)  # past LINE_BY_S, the write still running
         assert waiting.poll() is None, waiting.stdout.read()
         signalled = time.monotonic()
         waiting.send_signal(getattr(signal, signal_name))
