@@ -1022,13 +1022,15 @@ class _Watcher(threading.Thread):
         said even where the store failed first: ``_said_though_the_store_failed``): waited for as long as its end may
         take through a store that stalls, every bound of the end together (``longest_end_through_a_stall_s() +
         BUSY_MACHINE_S``, 68.2 s; 63.6 s before the main process's lock was waited for within ``LINE_BY_S``, in the
-        hundred-and-seventeenth session). A bound shorter than the end returned to the caller, who then said a line of
-        its own beside the watcher's, or before the watcher's exit cut it short: a fixed 15.2 s until the
-        hundred-and-fourth session, shorter than another rank's 20 s of waits; ``longest_end_s() + BUSY_MACHINE_S``
-        (28.4 s) until the hundred-and-sixteenth, shorter than a main process's end through a store stalled 26 s (two
-        lines, benchmarks/results/long_end_stall_2026-12-06). No bound (that session, until its review) left a
-        process whose end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung; since
-        the hundred-and-seventeenth the end itself cuts such a write short (``LINE_BY_S``). Deaf to a second Ctrl-C
+        hundred-and-seventeenth session), and as long again as the main process's end waits past ``LINE_BY_S`` for a
+        write making progress (outside torch elastic, ``_write_finished``; since that session's review). A bound
+        shorter than the end returned to the caller, who then said a line of its own beside the watcher's, or before
+        the watcher's exit cut it short: a fixed 15.2 s until the hundred-and-fourth session, shorter than another
+        rank's 20 s of waits; ``longest_end_s() + BUSY_MACHINE_S`` (28.4 s) until the hundred-and-sixteenth, shorter
+        than a main process's end through a store stalled 26 s (two lines,
+        benchmarks/results/long_end_stall_2026-12-06). No bound (that session, until its review) left a process whose
+        end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung; since the
+        hundred-and-seventeenth the end itself cuts such a write short (``LINE_BY_S``). Deaf to a second Ctrl-C
         meanwhile (``_deaf_to_sigint``)."""
         with _deaf_to_sigint():
             # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
@@ -1136,8 +1138,8 @@ def _held_by(lock: threading.Lock, deadline: float) -> bool:
 
 def _held_or_cut_short(line: str, held: bool, after: str) -> str:
     """The main process's ``line`` as it is where its lock was ``held``; else with the write under that lock said cut
-    short, ``after`` saying when and why (``_Watcher._write_finished``). Every write under the lock goes to a hidden name
-    and is renamed into place (predict's maps, ``write_nifti``; training's checkpoint, renamed from its hidden
+    short, ``after`` saying when and why (``_Watcher._write_finished``). Every write under the lock goes to a hidden
+    name and is renamed into place (predict's maps, ``write_nifti``; training's checkpoint, renamed from its hidden
     ``.step_N.partial``; a benchmark's results, ``write_text_atomically``): the exit leaves it there, and the line, made
     from what is whole (predict's cases once written, the newest checkpoint on the disk), names nothing of it. Said
     "its file system, or a pipe it writes to, not answering" for every write until the hundred-and-seventeenth session's

@@ -51,8 +51,8 @@ class WritingLock:
 
 
 def under_an_agent() -> bool:
-    """Whether torch elastic's agent runs this process (torchrun, ``accelerate launch``): its SIGKILL follows its SIGTERM
-    within 30 s (``ranks_stop_together.AGENT_KILL_S``). ``launcher_death.LAUNCHER_MARKS``'s mark of it."""
+    """Whether torch elastic's agent runs this process (torchrun, ``accelerate launch``): its SIGKILL follows its
+    SIGTERM within 30 s (``ranks_stop_together.AGENT_KILL_S``). ``launcher_death.LAUNCHER_MARKS``'s mark of it."""
     return "TORCHELASTIC_RUN_ID" in os.environ
 
 

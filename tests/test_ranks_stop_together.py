@@ -1350,8 +1350,9 @@ def test_the_main_processs_end_says_its_line_past_a_write_that_never_finishes(ag
                               "way"), said
     assert "cut short, under its hidden name, and nothing named whole here is in it" in said[0], said
     assert _store(watcher.prefix).get(SAID).decode() == said[0]  # the others leave it for the launcher's table
-    assert ("s after the stop, the longest torch elastic's agent leaves it: " if agent else
-            "s after the stop, making no progress (its file system, or a pipe it writes to, not answering): ") in said[0]
+    cut_short = ("s after the stop, the longest torch elastic's agent leaves it: " if agent else
+                 "s after the stop, making no progress (its file system, or a pipe it writes to, not answering): ")
+    assert cut_short in said[0], said
     assert (0.5 if agent else 1.5) <= waited < 4.0, waited
 
 
