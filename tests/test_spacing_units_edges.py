@@ -210,7 +210,8 @@ def test_a_data_spacing_given_in_micrometres_is_refused_naming_what_the_cases_wo
     # the case's file named too, as every other refusal of the spacing names it (its id alone until the review of h92)
     assert said == ("data.spacing 600 x 600 x 3600 mm would resample 3 of 3 cases to fewer than 4 voxels along their "
                     f"longest axis, no structure left in them: p0: {tmp_path / 'mm' / 'imagesTr' / 'p0.nii.gz'} (320 x "
-                    "320 x 20 voxels of 0.6 x 0.6 x 3.6 mm) would become 1 x 1 x 1 voxels. The cases' median voxel size is 0.6 x 0.6 x 3.6 mm, 1,000 times finer "
+                    "320 x 20 voxels of 0.6 x 0.6 x 3.6 mm) would become 1 x 1 x 1 voxels. The cases' median voxel "
+                    "size is 0.6 x 0.6 x 3.6 mm, 1,000 times finer "
                     "than data.spacing (given in micrometres? it is in mm): set data.spacing nearer the cases' voxels "
                     "(unset, it is their median), coarse enough for the model, fine enough that the cases keep 4 "
                     "voxels or more along their longest axis"), said
