@@ -81,7 +81,7 @@ def main() -> None:
     if args.history:
         elsewhere = pages(exclude="checkpoints.md")
         new = normalised((ROOT / "docs" / "checkpoints.md").read_text(encoding="utf-8"))
-        lines = ["# What docs/checkpoints.md said of its history, before the hundred-and-nineteenth session", "",
+        lines = ["# What docs/checkpoints.md said of its history, before the hundred-and-eighteenth session", "",
                  "Each sentence of the old page (main at 0a7fb78e) telling how a behaviour came to be (a session, an",
                  "\"until\", a probe, a results folder, or a figure the new page does not give) and that no other page",
                  "holds whole, verbatim, under the old page's section; then the old tables' rows that no page holds",
