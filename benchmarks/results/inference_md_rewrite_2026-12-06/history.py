@@ -11,7 +11,7 @@ from pathlib import Path
 HISTORY = re.compile(r"session|\buntil\b|\bbefore the\b|\bbefore an audit|\ba probe\b|\bprobe's\b|\breview\b", re.I)
 
 base = Path(sys.argv[1]).read_text(encoding="utf-8")
-print("# docs/inference.md's history, as the page told it until the hundred-and-nineteenth session\n")
+print("# docs/inference.md's history, as the page told it until the hundred-and-eighteenth session\n")
 print("The page now says what is true; these sentences (whole, as written at main 0a7fb78e) told how each behaviour")
 print("was before and which session changed it. The Fixed entries of docs/known_issues.md tell the later ones too.\n")
 section = None
