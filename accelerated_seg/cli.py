@@ -27,7 +27,9 @@ import logging
 import os
 import re
 import shlex
+import signal
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
 from . import benchmark_command, cache_command, check_command, evaluate_command, plan_command, predict_command
@@ -37,7 +39,7 @@ from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .predict_options import TTA_MODES
-from .sigterm import EXIT_TERMINATED, by_sigterm, sigterm_as_an_interrupt, stopped_by
+from .sigterm import exit_status, sigterm_as_an_interrupt, stopped_by
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,14 +65,22 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_went_away()
     except KeyboardInterrupt as interrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
-        return EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED  # SIGTERM's too (sigterm.py)
+        return exit_status(interrupt)  # 130; SIGTERM's 143 (sigterm.py), synth's SIGUSR1 138
 
 
-def _sigterm_as_ctrl_c(command: str) -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c(command: str) -> Iterator[None]:
     """A one-process command stops on SIGTERM as on Ctrl-C (sigterm.py): synth, evaluate and cache --prune said
     nothing of what they left, status -15, until the hundred-and-second session. predict takes it in one process
-    alone (predict_command: a launch's processes end at once); train saves and stops (checkpoint.PreemptionSignals)."""
-    return sigterm_as_an_interrupt() if command in ONE_PROCESS_COMMANDS else contextlib.nullcontext()
+    alone (predict_command: a launch's processes end at once); train saves and stops (checkpoint.PreemptionSignals).
+    synth takes SIGUSR1 so too, a requeue's notice: it left a case's hidden temporary and its folder's marker, nothing
+    said, until the hundred-and-nineteenth session."""
+    with contextlib.ExitStack() as stops:
+        if command in ONE_PROCESS_COMMANDS:
+            stops.enter_context(sigterm_as_an_interrupt())
+        if command == "synth":
+            stops.enter_context(sigterm_as_an_interrupt(signum=signal.SIGUSR1))
+        yield
 
 
 def _setting_overrides(argv: list[str]) -> list[str]:
@@ -603,7 +613,7 @@ def exit_on_user_error():
             raise
         _end_with_the_message(error, 1)
     except KeyboardInterrupt as interrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
-        raise SystemExit(EXIT_TERMINATED if by_sigterm(interrupt) else EXIT_INTERRUPTED) from None  # synth's SIGTERM
+        raise SystemExit(exit_status(interrupt)) from None  # synth's SIGTERM 143, its SIGUSR1 138
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:

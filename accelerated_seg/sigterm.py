@@ -36,13 +36,25 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised on the main thread where Ctrl-C's KeyboardInterrupt would be (``sigterm_as_an_interrupt``)."""
 
 
-def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, FrameType | None], None]:
+class StoppedBySIGUSR1(KeyboardInterrupt):
+    """SIGUSR1, raised as ``Terminated`` is, where a command takes it as its SIGTERM (``sigterm_as_an_interrupt``'s
+    ``signum``): synth, which it ended at once until the hundred-and-nineteenth session, a case file left under its
+    hidden temporary name beside the folder's marker, nothing said, status -10."""
+
+
+#: The interrupt each signal that ``sigterm_as_an_interrupt`` takes raises.
+INTERRUPTS = {signal.SIGTERM: Terminated, signal.SIGUSR1: StoppedBySIGUSR1}
+
+
+def raised_once(first: Callable[[], object] = lambda: None,
+                signum: int = signal.SIGTERM) -> Callable[[int, FrameType | None], None]:
     """A SIGTERM handler that raises ``Terminated`` the first time and does nothing after: the stop is under way by
     then, and a second SIGTERM (a second ``kill``, a wrapper passing on the one it got) raised as the case being
     written is waited for cut that wait short: the case went unsaid, and under Python 3.10 to 3.12 the process left
     without it, its hidden temporary half-written (an interrupted ``Thread.join`` takes the thread for ended, CPython
     issue 90882), until the hundred-and-first session's review. A stop that takes too long is for SIGKILL to end.
-    ``first``: called as each SIGTERM comes, before anything else; it may end the process (launched_sigterm.py)."""
+    ``first``: called as each SIGTERM comes, before anything else; it may end the process (launched_sigterm.py).
+    ``signum``: the signal it is set for, SIGUSR1's raising ``StoppedBySIGUSR1``."""
     raised = False  # handlers run on the main thread alone, one at a time
 
     def raise_terminated(signum: int, frame: FrameType | None) -> None:
@@ -50,7 +62,7 @@ def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, Fr
         first()
         if not raised:
             raised = True
-            raise Terminated("SIGTERM")
+            raise INTERRUPTS[signum](signal.Signals(signum).name)
 
     return raise_terminated
 
@@ -63,33 +75,44 @@ def by_sigterm(interrupt: BaseException) -> bool:
 
 def stopped_by(command: str, interrupt: BaseException) -> str:
     """How the line that says what ``interrupt`` left begins: "evaluate stopped by SIGTERM" for SIGTERM's
-    (``by_sigterm``), "evaluate interrupted" for Ctrl-C's."""
+    (``by_sigterm``), "synth stopped by SIGUSR1" for SIGUSR1's, "evaluate interrupted" for Ctrl-C's."""
+    if isinstance(interrupt, StoppedBySIGUSR1):
+        return f"{command} stopped by SIGUSR1"
     return f"{command} stopped by SIGTERM" if by_sigterm(interrupt) else f"{command} interrupted"
 
 
+def exit_status(interrupt: BaseException) -> int:
+    """The status a command that ``interrupt`` stopped ends with, as a shell reports the signal's end: 143 for
+    SIGTERM's (``by_sigterm``), 138 for SIGUSR1's, 130 for Ctrl-C's."""
+    if isinstance(interrupt, StoppedBySIGUSR1):
+        return 128 + signal.SIGUSR1
+    return EXIT_TERMINATED if by_sigterm(interrupt) else 128 + signal.SIGINT
+
+
 @contextlib.contextmanager
-def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None) -> Iterator[None]:
+def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
+                            signum: int = signal.SIGTERM) -> Iterator[None]:
     """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``, which
     calls ``first`` as each comes). Only where Python's default is in place (a program that set its own handler, or an
     ignored SIGTERM, keeps it) and on the main thread, the only one a handler can be set from; the earlier handler is
-    put back on leaving."""
+    put back on leaving. ``signum``: the signal taken so, SIGUSR1 raising ``StoppedBySIGUSR1`` (synth's)."""
     if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+            or signal.getsignal(signum) is not signal.SIG_DFL):
         yield
         return
-    signal.signal(signal.SIGTERM, raised_once(first))
+    signal.signal(signum, raised_once(first, signum))
     try:
         yield
     finally:
-        _put_back_the_default()
+        _put_back_the_default(signum)
 
 
-def _put_back_the_default() -> None:
-    """Python's default for SIGTERM, put back. ``signal.signal`` runs the handlers of signals pending before it sets
+def _put_back_the_default(signum: int = signal.SIGTERM) -> None:
+    """Python's default for ``signum``, put back. ``signal.signal`` runs the handlers of signals pending before it sets
     one: a first SIGTERM come just then is raised there, and the default was left unset, every later SIGTERM then
     ignored by the handler left in place (the hundred-and-first session's review). Set, then that one raised."""
     try:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # nothing pending now
+        signal.signal(signum, signal.SIG_DFL)
+    except INTERRUPTS[signum]:
+        signal.signal(signum, signal.SIG_DFL)  # nothing pending now
         raise
