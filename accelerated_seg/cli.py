@@ -34,6 +34,7 @@ from typing import NoReturn
 
 from . import benchmark_command, cache_command, check_command, evaluate_command, plan_command, predict_command
 from .collector import importing_without_collection
+from .early_signals import handed_over, stopping_before_the_command
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
@@ -43,7 +44,27 @@ from .sigterm import exit_status, sigterm_as_an_interrupt, stopped_by
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
+    """The command line. Without ``argv`` it is this process's command (the console script, ``python -m
+    accelerated_seg``), whose stop in its first seconds says a line (early_signals.py); called from Python with its
+    arguments, it leaves the caller's signals alone."""
+    if argv is None:
+        stopping_before_the_command(*_stopping_as(sys.argv[1:]))
+    try:
+        return _command_line(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        handed_over()  # where the command never came to its own handling (a refusal): the defaults back
+
+
+def _stopping_as(arguments: list[str]) -> tuple[str, tuple[int, ...]]:
+    """How a stop before the command began names it (``accelerated-seg train``: its first word that is no option, as
+    argparse will read it), and the signals noted for it: training's SIGUSR1 (early_signals.py)."""
+    command = next((word for word in arguments if not word.startswith("-")), None)
+    if command not in COMMANDS:
+        return "accelerated-seg", ()
+    return f"accelerated-seg {command}", (signal.SIGUSR1,) if command == "train" else ()
+
+
+def _command_line(arguments: list[str]) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(arguments)
     # What a result file records as its command (benchmark, plan --json): these arguments, where sys.argv
@@ -56,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join([args.command] + ([args.target] if args.command == "benchmark" else []))
     if command in ONE_PROCESS_COMMANDS and (processes := launched_processes()) > 1:
         return _one_process_command_refused(command, processes)
+    if not _hands_over_later(args.command):
+        handed_over()  # the command's own handling begins (early_signals.py)
     try:
         # said_as_lines: predict's "warning: <scan>: its header gives no orientation ...", not Python's form
         with said_as_lines(), _sigterm_as_ctrl_c(command):
@@ -66,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         return _reader_went_away()
     except KeyboardInterrupt as interrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
         return exit_status(interrupt)  # 130; SIGTERM's 143 (sigterm.py), synth's SIGUSR1 138
+
+
+def _hands_over_later(command: str) -> bool:
+    """Whether ``command`` takes over a stop in its first seconds later than its start (early_signals.handed_over):
+    train as training begins (checkpoint.PreemptionSignals), a one-process predict once its imports are done; until
+    then their imports, 1-9 s, ended at once on SIGTERM, nothing said (until the hundred-and-nineteenth session)."""
+    return command == "train" or command == "predict" and launched_processes() <= 1
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from importlib import import_module
 from pathlib import Path
 
 from .collector import importing_without_collection
+from .early_signals import handed_over
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
 from .predict_options import in_flag_words
@@ -32,6 +33,7 @@ def run(args, _) -> int:
     from .predict_names import PredictNames
 
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
+    handed_over()  # a stop from here is predict's own, said as below (early_signals.py: before, ended at once)
     try:
         with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
             if args.input:  # the older form: channels named one by one, output is the label map itself

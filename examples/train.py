@@ -9,6 +9,13 @@ Any ``--section.key=value`` overrides the experiment config. The run goes into `
 report.png there (a validation slice: image, label, prediction; and the loss/Dice curves).
 """
 
+if __name__ == "__main__":  # first: a stop while the lines below import says so (accelerated_seg/early_signals.py)
+    import signal
+
+    from accelerated_seg.early_signals import stopping_before_the_command
+
+    stopping_before_the_command("examples/train.py", noting=(signal.SIGUSR1,))  # SIGUSR1: a save after the first step
+
 import argparse
 
 from accelerated_seg.cli import GivenOnce, end_process, exit_on_user_error, path_argument

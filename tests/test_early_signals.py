@@ -1,0 +1,214 @@
+"""A stop in a command's first seconds, before its own handling of signals is in (accelerated_seg/early_signals.py).
+
+Each command runs in a process of its own, started as the command line starts it (``cli.main()`` reading
+``sys.argv``, or examples/train.py as ``__main__``), and sends itself the signal as a chosen module is first imported
+(``SIGNAL_AT_THE_IMPORT``): inside the command's imports, at the same point every run, no sleep. Until the
+hundred-and-nineteenth session SIGTERM and SIGUSR1 there ended the process with status -15 / -10 and nothing said,
+and SIGINT with 130 and nothing said.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import tiny_overrides  # tests/ is on sys.path
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+#: Python run before the command: it sends ``{signum}`` to its own process as ``{module}`` is first imported.
+SIGNAL_AT_THE_IMPORT = """
+import os, sys
+
+class SignalAtTheImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {signum})
+        return None
+
+sys.meta_path.insert(0, SignalAtTheImport())
+"""
+
+#: The command line's own start (the console script's): ``main()`` reads sys.argv.
+AS_THE_COMMAND_LINE = """
+sys.argv = {argv!r}
+from accelerated_seg.cli import end_process, main
+end_process(main())
+"""
+
+#: examples/train.py run as ``python examples/train.py ARGS``.
+AS_THE_TRAINING_EXAMPLE = """
+import runpy
+sys.argv = {argv!r}
+runpy.run_path({script!r}, run_name="__main__")
+"""
+
+
+def signalled_at_the_import(module: str, signum: int, start: str, **where) -> subprocess.CompletedProcess:
+    """``start`` (``AS_THE_COMMAND_LINE`` or ``AS_THE_TRAINING_EXAMPLE``, formatted with ``where``) run in a process
+    of its own that sends itself ``signum`` as ``module`` is first imported."""
+    return run_python(SIGNAL_AT_THE_IMPORT.format(module=module, signum=int(signum)) + start.format(**where))
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    """``code`` run by this Python in a process of its own, with this checkout's package."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+
+
+def before_it_began(command: str, stopped: str) -> str:
+    return f"{command} {stopped} before it began; nothing was written: run the same command again"
+
+
+@pytest.mark.parametrize("signum, status, stopped", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                     (signal.SIGINT, 130, "interrupted (Ctrl-C)")])
+def test_a_stop_as_train_imports_torch_says_it_stopped_before_it_began(signum, status, stopped, tiny_dataset,
+                                                                       tmp_path):
+    """SIGTERM or Ctrl-C as ``accelerated-seg train`` imports torch: one line, the signal's status, nothing written."""
+    out = tmp_path / "run"
+    done = signalled_at_the_import("torch", signum, AS_THE_COMMAND_LINE,
+                                   argv=["accelerated-seg", "train", *tiny_overrides(tiny_dataset, out)])
+    assert done.returncode == status, done.stderr
+    assert done.stderr.splitlines() == [before_it_began("accelerated-seg train", stopped)], done.stderr
+    assert done.stdout == "" and not out.exists()
+
+
+def test_sigusr1_as_the_training_example_imports_torch_is_a_preemption_after_the_first_step(tiny_dataset, tmp_path):
+    """A requeue's SIGUSR1 in examples/train.py's imports is kept for the training loop, which saves after its first
+    step and says so, status 0: the job is requeued (examples/slurm/train.sbatch) and resumes."""
+    out = tmp_path / "run"
+    done = signalled_at_the_import("torch", signal.SIGUSR1, AS_THE_TRAINING_EXAMPLE, script=str(ROOT / "examples" /
+                                   "train.py"), argv=["train.py", *tiny_overrides(tiny_dataset, out)])
+    assert done.returncode == 0, done.stderr
+    assert "preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 1" in done.stdout, done.stdout
+    assert sorted(path.name for path in (out / "checkpoints").iterdir()) == ["step_1"]
+
+
+def test_sigterm_as_the_training_example_imports_torch_names_the_script(tiny_dataset, tmp_path):
+    out = tmp_path / "run"
+    done = signalled_at_the_import("torch", signal.SIGTERM, AS_THE_TRAINING_EXAMPLE, script=str(ROOT / "examples" /
+                                   "train.py"), argv=["train.py", *tiny_overrides(tiny_dataset, out)])
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.splitlines() == [before_it_began("examples/train.py", "stopped by SIGTERM")], done.stderr
+    assert not out.exists()
+
+
+def test_sigterm_as_a_one_process_predict_imports_torch_says_it_stopped_before_it_began(tmp_path):
+    """predict's checks of its model and inputs come before torch: the signal comes in the imports after them."""
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+    from accelerated_seg.exported_model import write_export
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    model = tmp_path / "model"
+    spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
+    write_export(build_from_spec(spec).state_dict(), spec.to_dict(), {"in_channels": 1, "num_classes": 2}, model)
+    scans = write_synthetic_dataset(tmp_path / "scans", num_cases=1, num_validation=0, size_mm=(16.0, 16.0, 16.0),
+                                    spacing_mm=4.0).parent / "imagesTr"
+    out = tmp_path / "predictions"
+    done = signalled_at_the_import("torch", signal.SIGTERM, AS_THE_COMMAND_LINE,
+                                   argv=["accelerated-seg", "predict", "--model", str(model), str(scans),
+                                         "--output", str(out)])
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.splitlines() == [before_it_began("accelerated-seg predict", "stopped by SIGTERM")], done.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGUSR1, 138)])
+def test_a_stop_before_synth_runs_says_so_and_writes_nothing(signum, status, tmp_path):
+    """The signal comes as ``main`` makes its parser, before the command runs."""
+    out = tmp_path / "phantoms"
+    code = """
+import os, sys
+from accelerated_seg import cli
+make_the_parser = cli.build_parser
+def signalled_then_made():
+    os.kill(os.getpid(), {signum})
+    return make_the_parser()
+cli.build_parser = signalled_then_made
+sys.argv = {argv!r}
+cli.end_process(cli.main())
+"""
+    done = run_python(code.format(signum=int(signum), argv=["accelerated-seg", "synth", str(out), "--cases", "2",
+                                                            "--validation", "1"]))
+    assert done.returncode == status, done.stderr
+    name = signal.Signals(signum).name
+    assert done.stderr.splitlines() == [before_it_began("accelerated-seg synth", f"stopped by {name}")], done.stderr
+    assert not out.exists()
+
+
+def test_sigusr1_stops_synth_as_sigterm_does_and_says_so(tmp_path):
+    """A requeue's SIGUSR1 as the third file is written: every case file whole, the marker left for the same command
+    to finish them, synth's line naming SIGUSR1, status 138. It left a hidden temporary and said nothing before."""
+    out = tmp_path / "phantoms"
+    code = """
+import os, signal
+import accelerated_seg.data.synthetic as synthetic
+from accelerated_seg.cli import end_process, main
+write, calls = synthetic.write_nifti, []
+def signalled_at_the_third(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGUSR1)
+    return write(*args, **kwargs)
+synthetic.write_nifti = signalled_at_the_third
+end_process(main({argv!r}))
+"""
+    done = run_python(code.format(argv=["synth", str(out), "--cases", "3", "--validation", "1"]))
+    assert done.returncode == 128 + signal.SIGUSR1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"synth stopped by SIGUSR1: {out} holds part of the phantoms and no dataset.json yet (written last; every case "
+        f"file there is whole); the same command finishes them"), done.stderr
+    assert [path.name for path in sorted((out / "imagesTr").iterdir()) + sorted((out / "labelsTr").iterdir())] == [
+        "case_000.nii.gz"] * 2  # no hidden temporary beside them
+    assert (out / ".phantoms_being_written").exists() and not (out / "dataset.json").exists()
+
+
+def test_only_the_command_lines_process_takes_the_signals(tmp_path):
+    """``import accelerated_seg`` and ``cli.main`` called with its arguments leave the caller's signals alone; the
+    command line's own ``main()`` puts each default back as it returns, and a process forked before the handover
+    gets the defaults back; SIGTERM keeps its default where a launcher started the process (its agent's way to end
+    the processes left when one has ended)."""
+    code = """
+import json, os, signal, sys
+from accelerated_seg import cli, early_signals
+
+defaults = lambda: [signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler)
+                    for s in (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)]
+seen = {"imported": defaults()}
+try:
+    cli.main(["check", "no such dataset.json"])
+except SystemExit:
+    pass
+seen["called with arguments"] = defaults()
+sys.argv = ["accelerated-seg", "check", "no such dataset.json"]
+try:
+    cli.main()
+except SystemExit:
+    pass
+seen["returned"] = defaults()
+early_signals.stopping_before_the_command("accelerated-seg check")
+seen["taken"] = defaults()
+reading, writing = os.pipe()
+if (child := os.fork()) == 0:
+    os.write(writing, json.dumps(defaults()).encode())
+    os._exit(0)
+os.waitpid(child, 0)
+seen["forked"] = json.loads(os.read(reading, 100))
+early_signals.handed_over()
+os.environ["TORCHELASTIC_RUN_ID"] = "test"
+early_signals.stopping_before_the_command("accelerated-seg train")
+seen["launched"] = defaults()
+print(json.dumps(seen))
+"""
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {
+        "imported": [True] * 3, "called with arguments": [True] * 3, "returned": [True] * 3, "taken": [False] * 3,
+        "forked": [True] * 3, "launched": [True, False, False]}
