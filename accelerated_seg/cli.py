@@ -94,7 +94,7 @@ def _command_line(arguments: list[str]) -> int:
 def _hands_over_later(command: str) -> bool:
     """Whether ``command`` takes over a stop in its first seconds later than its start (early_signals.handed_over):
     train as training begins (checkpoint.PreemptionSignals), a one-process predict once its imports are done; until
-    then their imports, 1-9 s, ended at once on SIGTERM, nothing said (until the hundred-and-nineteenth session)."""
+    then their imports, 1-9 s, ended at once on SIGTERM, nothing said (until the hundred-and-eighteenth session)."""
     return command == "train" or command == "predict" and launched_processes() <= 1
 
 
@@ -104,7 +104,7 @@ def _sigterm_as_ctrl_c(command: str) -> Iterator[None]:
     nothing of what they left, status -15, until the hundred-and-second session. predict takes it in one process
     alone (predict_command: a launch's processes end at once); train saves and stops (checkpoint.PreemptionSignals).
     synth takes SIGUSR1 so too, a requeue's notice: it left a case's hidden temporary and its folder's marker, nothing
-    said, until the hundred-and-nineteenth session."""
+    said, until the hundred-and-eighteenth session."""
     with contextlib.ExitStack() as stops:
         if command in ONE_PROCESS_COMMANDS:
             stops.enter_context(sigterm_as_an_interrupt())

@@ -3,7 +3,7 @@
 A job's stop can come at any time: Slurm's SIGTERM (a time limit, ``scancel``), a requeue's SIGUSR1, a terminal's
 Ctrl-C, in the first seconds too, while the command reads its arguments and imports torch, MONAI and accelerate (1-3
 s on 2 CPU cores here; more for a launched rank). Each signal had Python's default there until the
-hundred-and-nineteenth session: SIGTERM and SIGUSR1 ended the process at once, status -15 or -10 to a program reading
+hundred-and-eighteenth session: SIGTERM and SIGUSR1 ended the process at once, status -15 or -10 to a program reading
 it and nothing said, and SIGINT's KeyboardInterrupt ended it with 130, nothing said either (the hundred-and-eighteenth
 session's review, benchmarks/results/review_stopping_doc_2026-12-06/).
 

@@ -38,7 +38,7 @@ class Terminated(KeyboardInterrupt):
 
 class StoppedBySIGUSR1(KeyboardInterrupt):
     """SIGUSR1, raised as ``Terminated`` is, where a command takes it as its SIGTERM (``sigterm_as_an_interrupt``'s
-    ``signum``): synth, which it ended at once until the hundred-and-nineteenth session, a case file left under its
+    ``signum``): synth, which it ended at once until the hundred-and-eighteenth session, a case file left under its
     hidden temporary name beside the folder's marker, nothing said, status -10."""
 
 

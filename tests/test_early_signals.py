@@ -3,7 +3,7 @@
 Each command runs in a process of its own, started as the command line starts it (``cli.main()`` reading
 ``sys.argv``, or examples/train.py as ``__main__``), and sends itself the signal as a chosen module is first imported
 (``SIGNAL_AT_THE_IMPORT``): inside the command's imports, at the same point every run, no sleep. Until the
-hundred-and-nineteenth session SIGTERM and SIGUSR1 there ended the process with status -15 / -10 and nothing said,
+hundred-and-eighteenth session SIGTERM and SIGUSR1 there ended the process with status -15 / -10 and nothing said,
 and SIGINT with 130 and nothing said.
 """
 

@@ -4,7 +4,7 @@ Each case TO:SIGNAL@SECONDS: the signal sent SECONDS after the launch's two rank
 
 TO=group: to the launcher's process group, as a terminal's Ctrl-C or Slurm's signal to every process; TO=ranks: to
 the two ranks alone (found as the agent's children), as examples/slurm/node_task.sh passes a requeue's SIGUSR1 on.
-Reports the launch's status, the lines said and the checkpoints. The hundred-and-nineteenth session's (h97). Run
+Reports the launch's status, the lines said and the checkpoints. The hundred-and-eighteenth session's (h97). Run
 (PROBE_CODE=/work/main for the code before the fix): cd /tmp/wt_h97 && PYTHONPATH=. /work/main/.venv/bin/python \
     benchmarks/results/early_signals_2026-12-06/launched_first_seconds.py [group:SIGINT@1 ranks:SIGUSR1@1 ...]
 """

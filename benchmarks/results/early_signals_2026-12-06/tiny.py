@@ -1,7 +1,7 @@
 """What the probes of this folder share: a tiny phantom dataset in a fresh temporary folder, the environment naming
 this worktree's code (or PROBE_CODE's, a checkout to compare with: the code before a fix), the accelerated-seg
 command, and a signal sent at a delay. Copied from review_stopping_doc_2026-12-06/ (the hundred-and-eighteenth
-session's review r75) by the hundred-and-nineteenth session, PROBE_CODE added.
+session's review r75) by the hundred-and-eighteenth session, PROBE_CODE added.
 
 Each probe's argument SIGNAL@SECONDS (SIGUSR1@3) is a signal and how long after the command's start it is sent.
 """
