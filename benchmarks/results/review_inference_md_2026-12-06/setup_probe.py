@@ -1,7 +1,6 @@
 """Run: PYTHONPATH=/tmp/wt_r82 python setup_probe.py /tmp/r82probe
 A tiny export (random-weight U-Net, patch 16^3, spacing 2.5 mm, 3 classes, as tests/test_inference.py's
 ``export``) and three synthetic phantoms, for the probes beside this file."""
-import json
 import shutil
 import sys
 from pathlib import Path
