@@ -1,7 +1,7 @@
 """Run: python doc_claims.py PAGE   (from the repository root; PAGE: docs/inference.md, or main's copy of it)
 The claims of docs/inference.md this review found wrong, checked against the probes beside this file and the
 benchmark JSON the page cites. Prints each check and exits 1 where any fails: main's page (73687ab8) fails all
-five, this branch's passes."""
+six, this branch's passes."""
 import json
 import re
 import sys
@@ -53,4 +53,11 @@ ranges = [(float(a), float(b)) for a, b in re.findall(r"(\d\.\d\d)–(\d\.\d\d)"
 covers = all(any(lo <= low and high <= hi for lo, hi in ranges) for low, high in zip(lows, highs))
 check("the CPU per-block ratios", covers, f"measured {[f'{a:.2f}-{b:.2f}' for a, b in zip(lows, highs)]}, "
       f"the page says ({said})")
+
+# 6. evaluate_units.txt: a header of no unit beside one in micrometres, 1,000 times apart, is told the unit is the
+#    likely cause (the old page said so; the rewrite named two units and, beside metres, both readings alone)
+told = "the unit is the likely cause, not another grid" in (HERE / "evaluate_units.txt").read_text()
+pairs = page.split("### Pairs, grids and maps", 1)[1].split("### Classes", 1)[0]
+check("evaluate: no unit beside micrometres", told and "the unit is the likely cause" in pairs,
+      "the page's pairs section must say what evaluate tells a header of none beside one in micrometres")
 sys.exit(1 if failed else 0)
