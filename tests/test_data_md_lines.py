@@ -1,8 +1,9 @@
-"""docs/data.md's "Units of voxel size" table against what ``accelerated-seg check`` says: each row's quoted line,
-and a "what to do" column. The hundred-and-eighteenth session's rewrite (helper h93) kept a row whose line the code
-had stopped saying two sessions before (a case of no unit on micrometre numbers among cases in mm is told predict's
-reading, not "its voxels are 1,000 times coarser than the spacing"), dropped the line of a case of no unit among
-cases in micrometres, and left the table without what to do (its review, r81)."""
+"""docs/data.md's tables of the pre-flight checks' lines against what ``accelerated-seg check`` says: the "Units of
+voxel size" rows' quoted lines and their "what to do" column, and the Warnings row of CT under the foreground crop.
+The hundred-and-eighteenth session's rewrite (helper h93) kept a units row whose line the code had stopped saying two
+sessions before (a case of no unit on micrometre numbers among cases in mm is told predict's reading, not "its voxels
+are 1,000 times coarser than the spacing"), dropped the line of a case of no unit among cases in micrometres, left the
+units table without what to do, and offered CT under ct with the crop set on only the ct it had (its review, r81)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,45 @@ def test_a_case_off_by_a_unit_is_told_the_line_the_table_quotes(tmp_path, capsys
     for piece in _quoted(_row(row)[1]):
         assert piece in said, f"{piece!r} is not in what check says: {said}"
     assert told.replace("…", str(tmp_path / "d")) in said
+
+
+def _warnings_table_row(begins: str) -> list[str]:
+    page = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")
+    section = page.split("**Warnings.**", 1)[1]
+    rows = [[cell.strip() for cell in line.split(" | ")] for line in section.splitlines() if line.startswith("| " + begins)]
+    assert len(rows) == 1, begins
+    return rows[0]
+
+
+@pytest.mark.parametrize("normalization, crop, way", [
+    ("zscore", None, "for CT set data.normalization: ct"),
+    ("ct", True, "set data.crop_foreground: false (its default under data.normalization: ct)"),
+])
+def test_ct_under_the_crop_is_told_the_way_the_warnings_table_gives(tmp_path, capsys, normalization, crop, way):
+    """CT in Hounsfield units under the foreground crop: z-scored, told to set ct; under ct with the crop set on,
+    told to set the crop off, which the rewrite's row left out (it offered ct, already set, alone)."""
+    (tmp_path / "imagesTr").mkdir()
+    (tmp_path / "labelsTr").mkdir()
+    image = np.full(SHAPE, -1000.0, np.float32)
+    image[4:12, 4:12, 2:10] = 40.0
+    label = np.zeros(SHAPE, np.uint8)
+    label[5:9, 5:9, 3:7] = 1
+    training = []
+    for n in range(2):
+        nib.save(nib.Nifti1Image(image, np.eye(4)), tmp_path / "imagesTr" / f"c{n}.nii.gz")
+        nib.save(nib.Nifti1Image(label, np.eye(4)), tmp_path / "labelsTr" / f"c{n}.nii.gz")
+        training.append({"image": f"imagesTr/c{n}.nii.gz", "label": f"labelsTr/c{n}.nii.gz"})
+    (tmp_path / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a"},
+                                                       "modality": {"0": "MR"}, "training": training}))
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {tmp_path / 'dataset.json'}\n  normalization: {normalization}\n"
+                      + (f"  crop_foreground: {str(crop).lower()}\n" if crop is not None else ""))
+    assert main(["check", "--config", str(config)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert way in said
+    _, line, remedy = _warnings_table_row("CT in HU under the crop")
+    said_pieces = [piece for piece in _quoted(line) if piece in said]
+    assert said_pieces, f"no line the row quotes is said: {said}"
+    assert ("data.crop_foreground: false" if normalization == "ct" else "data.normalization: ct") in remedy
+    if normalization == "ct":
+        assert "under `ct`, `data.crop_foreground: false`" in remedy, remedy
