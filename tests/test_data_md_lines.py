@@ -144,3 +144,29 @@ def test_ct_under_the_crop_is_told_the_way_the_warnings_table_gives(tmp_path, ca
     assert ("data.crop_foreground: false" if normalization == "ct" else "data.normalization: ct") in remedy
     if normalization == "ct":
         assert "under `ct`, `data.crop_foreground: false`" in remedy, remedy
+
+
+def _errors_table_row(begins: str) -> list[str]:
+    page = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")
+    section = page.split("**Errors.**", 1)[1].split("#### Units of voxel size", 1)[0]
+    rows = [[cell.strip() for cell in line.split(" | ")] for line in section.splitlines() if line.startswith("| " + begins)]
+    assert len(rows) == 1, begins
+    return rows[0]
+
+
+@pytest.mark.parametrize("broken, way", [("random_bytes_nii", "re-export or re-download"),
+                                         ("other_format_nrrd", "convert it")])
+def test_a_file_that_is_no_nifti_is_told_the_way_the_errors_table_gives(tmp_path, capsys, broken, way):
+    """A file named .nii that holds no NIfTI is told to be re-exported or downloaded again; one of another name is
+    told to convert it. The rewrite's row gave the second's line and way alone, for files named .nii or .nii.gz."""
+    from broken_cases import write_corpus
+
+    dataset, _ = write_corpus(tmp_path)[broken]
+    assert main(["check", "--max-voxels", "1000", str(dataset)]) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    _, line, remedy = _errors_table_row("NIfTI, named so")
+    assert [piece for piece in _quoted(line) if piece in said], said
+    said_way = {"random_bytes_nii": "re-export or re-download this file", "other_format_nrrd": "convert the file"}
+    assert said_way[broken] in said and remedy.startswith("re-export or re-download") and way in remedy
+    if broken == "random_bytes_nii":
+        assert "only NIfTI" not in said
