@@ -72,7 +72,7 @@ def _dataset(root: Path, cases: list[tuple[str, float]]) -> Path:
 
 def _said(capsys, dataset: Path, spacing: list | None = None) -> str:
     config = dataset.parent / "experiment.yaml"
-    config.write_text(f"data:\n  dataset: {dataset}\n  spacing: {spacing}\n" if spacing else f"data:\n  dataset: {dataset}\n")
+    config.write_text(f"data:\n  dataset: {dataset}\n" + (f"  spacing: {spacing}\n" if spacing else ""))
     assert main(["check", str(dataset), "--config", str(config)]) == 1
     captured = capsys.readouterr()
     return " ".join((captured.out + captured.err).split())
@@ -104,10 +104,11 @@ def test_a_case_off_by_a_unit_is_told_the_line_the_table_quotes(tmp_path, capsys
     assert told.replace("…", str(tmp_path / "d")) in said
 
 
-def _warnings_table_row(begins: str) -> list[str]:
-    page = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")
-    section = page.split("**Warnings.**", 1)[1]
-    rows = [[cell.strip() for cell in line.split(" | ")] for line in section.splitlines() if line.startswith("| " + begins)]
+def _table_row(table: str, begins: str) -> list[str]:
+    """The cells of the row that begins ``begins`` in the table after ``table`` ("**Errors.**", "**Warnings.**")."""
+    section = (ROOT / "docs" / "data.md").read_text(encoding="utf-8").split(table, 1)[1].split("\n\n**", 1)[0]
+    rows = [[cell.strip() for cell in line.split(" | ")] for line in section.splitlines()
+            if line.startswith("| " + begins)]
     assert len(rows) == 1, begins
     return rows[0]
 
@@ -138,20 +139,12 @@ def test_ct_under_the_crop_is_told_the_way_the_warnings_table_gives(tmp_path, ca
     assert main(["check", "--config", str(config)]) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert way in said
-    _, line, remedy = _warnings_table_row("CT in HU under the crop")
+    _, line, remedy = _table_row("**Warnings.**", "CT in HU under the crop")
     said_pieces = [piece for piece in _quoted(line) if piece in said]
     assert said_pieces, f"no line the row quotes is said: {said}"
     assert ("data.crop_foreground: false" if normalization == "ct" else "data.normalization: ct") in remedy
     if normalization == "ct":
         assert "under `ct`, `data.crop_foreground: false`" in remedy, remedy
-
-
-def _errors_table_row(begins: str) -> list[str]:
-    page = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")
-    section = page.split("**Errors.**", 1)[1].split("#### Units of voxel size", 1)[0]
-    rows = [[cell.strip() for cell in line.split(" | ")] for line in section.splitlines() if line.startswith("| " + begins)]
-    assert len(rows) == 1, begins
-    return rows[0]
 
 
 @pytest.mark.parametrize("broken, way", [("random_bytes_nii", "re-export or re-download"),
@@ -164,7 +157,7 @@ def test_a_file_that_is_no_nifti_is_told_the_way_the_errors_table_gives(tmp_path
     dataset, _ = write_corpus(tmp_path)[broken]
     assert main(["check", "--max-voxels", "1000", str(dataset)]) == 1
     said = " ".join(capsys.readouterr().err.split())
-    _, line, remedy = _errors_table_row("NIfTI, named so")
+    _, line, remedy = _table_row("**Errors.**", "NIfTI, named so")
     assert [piece for piece in _quoted(line) if piece in said], said
     said_way = {"random_bytes_nii": "re-export or re-download this file", "other_format_nrrd": "convert the file"}
     assert said_way[broken] in said and remedy.startswith("re-export or re-download") and way in remedy
