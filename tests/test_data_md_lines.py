@@ -163,3 +163,24 @@ def test_a_file_that_is_no_nifti_is_told_the_way_the_errors_table_gives(tmp_path
     assert said_way[broken] in said and remedy.startswith("re-export or re-download") and way in remedy
     if broken == "random_bytes_nii":
         assert "only NIfTI" not in said
+
+
+def test_every_beginning_a_case_s_line_takes_is_named_above_the_errors_table(tmp_path, capsys):
+    """A case whose channels and label disagree in units is told in a line beginning `c0 (image channels and label):`,
+    which the Errors table's first words left out (they named the image, label, label vs image and channels' ones)."""
+    (tmp_path / "imagesTr").mkdir()
+    (tmp_path / "labelsTr").mkdir()
+    training = []
+    for n in range(3):
+        units = [("unknown", 2.0), ("micron", 2000.0)] if n == 0 else [MM, MM]
+        images = [_nifti(tmp_path / "imagesTr" / f"c{n}_{k:04d}.nii.gz", *unit) for k, unit in enumerate(units)]
+        label = _nifti(tmp_path / "labelsTr" / f"c{n}.nii.gz", *units[0], label=True)
+        training.append({"image": images, "label": label})
+    (tmp_path / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a"},
+                                                       "modality": {"0": "T1", "1": "T2"}, "training": training}))
+    said = _said(capsys, tmp_path / "dataset.json")
+    roles = set(re.findall(r"error: c\d+ \(([a-z ]+)\):", said))
+    assert roles == {"image channels and label"}, said
+    page = " ".join((ROOT / "docs" / "data.md").read_text(encoding="utf-8").split())
+    first_words = page.split("**Errors.**", 1)[1].split("| check |", 1)[0]
+    assert all(f"`({role})`" in first_words for role in roles), first_words
