@@ -27,3 +27,13 @@ def test_the_page_names_every_module_whose_change_reads_every_case_again():
     named = re.search(r"the modules `check_records\.CHECKING_CODE` lists: (.*?)\), nibabel or numpy", records)
     assert named is not None, records
     assert sorted(re.findall(r"`([^`]+\.py)`", named[1])) == sorted(CHECKING_CODE)
+
+
+def test_every_page_that_counts_the_broken_corpus_counts_it_as_it_is():
+    """README.md and docs/configuration.md say the count too, and said 34 after the data.md review fixed it there."""
+    from broken_cases import BROKEN_CASES
+
+    for page in ("README.md", "docs/configuration.md"):
+        text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+        counted = re.findall(r"The (\d+) broken cases in `tests/broken_cases\.py`", text)
+        assert counted and all(int(n) == len(BROKEN_CASES) for n in counted), (page, counted, len(BROKEN_CASES))
