@@ -582,6 +582,37 @@ def test_weights_files_get_the_mode_of_any_new_file(tiny_config, tmp_path):
     assert NEW_FILE_MODE == stat.S_IMODE((run / "run_info.json").stat().st_mode)  # as every other file
 
 
+def test_metrics_json_is_written_at_each_validation_and_summary_json_at_the_end_alone(tiny_config, tmp_path,
+                                                                                       monkeypatch):
+    """docs/checkpoints.md's table of a run folder had both written "at each validation and at the end" (the
+    hundred-and-eighteenth session's rewrite; its review): summary.json is the end's alone, a preempted run's too, so a
+    run stopped otherwise (Ctrl-C, a kill) has none, however many validations wrote metrics.json."""
+    import signal
+
+    import accelerated_seg.configured_run as configured_run
+    from test_preemption import _signal_self_at
+
+    real, seen = configured_run.write_metrics, []
+
+    def write_metrics(accelerator, out, progress):
+        real(accelerator, out, progress)
+        seen.append((progress.step, (out / "metrics.json").is_file(), (out / "summary.json").is_file()))
+
+    monkeypatch.setattr(configured_run, "write_metrics", write_metrics)
+    common = dict(train__max_steps=4, train__val_every=2, train__save_every=0)
+    train(tiny_config(tmp_path / "run", **common))
+    assert seen == [(2, True, False), (4, True, False), (4, True, True)]  # two validations, then the end
+    with monkeypatch.context() as patch:
+        _signal_self_at(patch, call=2, signum=signal.SIGUSR1)  # in step 3, after the validation at 2
+        assert train(tiny_config(tmp_path / "preempted", **common))["preempted"]
+    assert json.loads((tmp_path / "preempted" / "summary.json").read_text())["preempted"]
+    assert not (tmp_path / "preempted" / "model").exists()
+    cells = [row.split("|")[1:-1] for row in (ROOT / "docs" / "checkpoints.md").read_text(encoding="utf-8").splitlines()
+             if row.startswith("| `")]
+    written = {cell[0].strip(): cell[2].strip() for cell in cells if "summary.json`" in cell[0] and len(cell) == 3}
+    assert written == {"`summary.json`": "at the end, a preempted run's too (`\"preempted\": true`)"}
+
+
 def test_ranks_that_see_the_run_folder_differently_are_refused_together(monkeypatch):
     """A stale listing on one node: rank 0 resumed step_6, rank 1 step_4, and they trained together
     with different step counts until they hung (sixty-ninth session)."""
