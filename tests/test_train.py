@@ -2800,6 +2800,13 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
         f"warning: resuming {step_2}, whose weights learned from image channels named otherwise (channel 0: T1 "
         f"there, T1w here; channel 1: T2 there, T2w here): if these are other scans, not the same ones named anew, "
         f"stop and give the images in its order (T1, T2)")
+    # A space inside a name is a name of its own: docs/checkpoints.md's "without case or spaces" (the
+    # hundred-and-eighteenth session's rewrite) said otherwise, where the code sets aside the surrounding ones alone
+    assert check_resume_channels(step_2, {0: "T 1", 1: "T2"}).startswith(
+        f"warning: resuming {step_2}, whose weights learned from image channels named otherwise (channel 0: T1 there, "
+        f"T 1 here)")
+    page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "checkpoints.md").read_text().split())
+    assert "names compared without case or surrounding spaces" in page
     assert sorted((tmp_path / "cache").rglob("*")) == cached  # refused before any volume was preprocessed
 
 
