@@ -343,3 +343,23 @@ def test_head_only_steps_hold_the_rest_inside_fsdp1s_flat_parameters(one_process
     assert all(not torch.equal(states[1][name], before[name]) for name in heads)
     trained = [name for name in rest if not torch.equal(states[2][name], before[name])]
     assert len(trained) > len(rest) // 2, trained  # then the rest joins
+
+
+def test_checkpoints_md_gives_the_channel_spreads_early_dice_as_measured():
+    """docs/checkpoints.md's "Measured" gives the one-channel export spread over two channels against a new network
+    at step 50 and, for the opposite channel, by step 150; the hundred-and-eighteenth session's rewrite made the
+    opposite's step 50 "0.00 for both" (the new network's seed 1 had 0.04) and had the spread "overtaken" where it
+    overtook (its review)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    runs = json.loads((root / "benchmarks/results/finetune_channels_session_2026-11-28e/summary.json").read_text())
+    dice = {name: run["validation_dice_by_step"] for name, run in runs["runs"].items()}
+
+    def at(arm: str, step: int) -> str:
+        return ", ".join(f"{dice[f'{arm}_seed{seed}'][str(step)]:.2f}" for seed in (0, 1))
+
+    page = " ".join((root / "docs" / "checkpoints.md").read_text(encoding="utf-8").split())
+    assert (f"at step 50, {at('similar_spread', 50)} against {at('similar_new', 50)} (similar), and "
+            f"{at('inverted_spread', 50)} against {at('inverted_new', 50)} (opposite), the spread export ahead by step "
+            f"150 ({at('inverted_spread', 150)} against {at('inverted_new', 150)})") in page
