@@ -537,6 +537,9 @@ def test_sigterm_stops_export_as_ctrl_c_does_leaving_nothing_half_written(tiny_c
         f"export stopped by SIGTERM: nothing written to {output} (an export is written whole or not at all); the same "
         f"command exports it")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+    # docs/checkpoints.md gave the Ctrl-C line for SIGTERM's too (the hundred-and-eighteenth session's rewrite)
+    page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "checkpoints.md").read_text().split())
+    assert "; `export stopped by SIGTERM: ...`, 143)" in page
 
 
 def test_ctrl_c_after_the_export_took_its_name_says_it_is_written_whole(tiny_config, tmp_path, monkeypatch, capsys):
