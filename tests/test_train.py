@@ -2596,6 +2596,10 @@ def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sg
         train(tiny_config(out, train__max_steps=6, train__resume="latest", **{**nnunet, "optim__optimizer": "adamw"}))
     assert (out / "model" / "model.safetensors").read_bytes() == export  # nothing of the refused run written
     assert train(tiny_config(out, train__max_steps=6, train__resume="latest", **nnunet))["step"] == 6
+    # docs/checkpoints.md's table gives the refusal's ways on (the hundred-and-eighteenth session's rewrite gave none)
+    page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "checkpoints.md").read_text().split())
+    assert ("each saying to resume with the checkpoint's value or (the optimizer, the regions, the phantoms) to start "
+            "a new run from its weights with `train.init_from`") in page
 
 
 def test_gpu_figures_follow_the_runs_device_not_the_machines(monkeypatch, tiny_dataset):
