@@ -961,3 +961,41 @@ def test_a_fit_stopped_by_a_schedulers_signal_says_where_and_how_it_goes_on_in_f
     assert re.search(r"resuming step_1: the later checkpoints and exports of the earlier course are kept in \S+, out "
                      r"of the way of resume='latest'", resumed), resumed
     assert "train." not in said and "--resume" not in said
+
+
+def test_checkpoints_md_gives_fits_resume_draws_as_measured():
+    """docs/checkpoints.md's table of a fit resume's distance from the uninterrupted run, row by row against
+    benchmarks/results/fit_resume_draws_2cpu.json: the hundred-and-eighteenth session's rewrite made it a table and left
+    "–" (not measured, as read) where the file holds a mid-epoch figure (persistent workers 0.021; MONAI's DataLoader
+    without workers 0.018; its review)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    figures = json.loads((root / "benchmarks/results/fit_resume_draws_2cpu.json").read_text())[
+        "max_abs_weight_difference_by_resumed_step"]
+
+    def said(case: str, *steps: int) -> str:
+        values = [figures[case][str(step)] for step in steps]
+        return "bit-identical" if not any(values) else ", ".join(f"{value:#.2g}" for value in values)
+
+    running = ("noise, no workers", "noise, 2 workers", "noise, 2 workers, own generator",
+               "noise, 2 workers, own generator, shuffled")
+    mid = [figures[case]["4"] for case in running]
+    monai, sample = "MONAI DataLoader, Randomizable noise", "per-sample generator, 2"
+    expected = {
+        "a running generator, 0 or 2 workers": [f"{min(mid):#.2g}–{max(mid):#.2g}",
+                                                {said(case, 3, 6) for case in running}.pop()],
+        "the same, `persistent_workers=True`": [said("noise, 2 persistent workers", 4),
+                                                said("noise, 2 persistent workers", 3, 6)],
+        "a `Randomizable` dataset's own state, MONAI's `DataLoader`, `num_workers=0` / 2 workers": [
+            f"{said(f'{monai}, no workers', 4)} / {said(f'{monai}, 2 workers', 4)}",
+            f"{said(f'{monai}, no workers', 3, 6)} / {said(f'{monai}, 2 workers', 3, 6)}"],
+        "a generator of the sample's own (below), 2 workers; with `persistent_workers=True`": [
+            f"{said(f'{sample} workers', 4)}; {said(f'{sample} persistent workers', 4)}",
+            f"{said(f'{sample} workers', 3, 6)}; {said(f'{sample} persistent workers', 3, 6)}"]}
+    page = (root / "docs" / "checkpoints.md").read_text(encoding="utf-8").split("### Resuming `fit`")[1]
+    rows = {cells[0]: cells[1:] for cells in ([cell.strip() for cell in line.split("|")[1:-1]]
+                                              for line in page.splitlines() if line.startswith("| "))
+            if cells[0] in expected}
+    assert rows == expected
