@@ -521,3 +521,24 @@ def test_readmes_layout_lists_every_module_of_the_package_and_no_other():
     assert {"missing": modules - set(entries), "not there": set(entries) - modules,
             "more than once": {name for name, count in entries.items() if count > 1}} == {
         "missing": set(), "not there": set(), "more than once": set()}
+
+
+def test_every_section_of_checkpoints_md_named_elsewhere_is_one_of_its_headings():
+    """A link to docs/checkpoints.md#<anchor>, or a section of it named in words (`docs/checkpoints.md, "Resume"`),
+    from a page, the code, the tests or the examples, lands on a heading it has (GitHub's slugs). Its rewrite of the
+    hundred-and-eighteenth session kept every anchor, but a Fixed entry it edited sent readers to a section
+    "Loader workers", a bold paragraph of "SLURM" (its review)."""
+    page = _prose(_doc("docs/checkpoints.md"))
+    headings = [heading.strip() for heading in re.findall(r"^#+ (.*)$", page, flags=re.M)]
+    anchors = {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    sources = [path for pattern in ("*.md", "docs/*.md", "accelerated_seg/**/*.py", "tests/*.py", "examples/**/*")
+               for path in ROOT.glob(pattern) if path.is_file() and path.suffix in (".md", ".py", ".sh", ".sbatch")]
+    wrong = []
+    for path in sources:
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        wrong += [f"{path.relative_to(ROOT)}: #{anchor}" for anchor in re.findall(r"checkpoints\.md#([\w-]+)", text)
+                  if anchor not in anchors]
+        # a name is its heading's start: `"What "step N" means"` is cut at its inner quote
+        wrong += [f'{path.relative_to(ROOT)}: "{name}"' for name in re.findall(r'checkpoints\.md, "([^"]+)"', text)
+                  if not any(heading.startswith(name) for heading in headings)]
+    assert wrong == []
