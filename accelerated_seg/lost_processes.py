@@ -38,6 +38,14 @@ one-node box) was waited for the whole ``ROLL_CALL_S`` until the hundred-and-six
 4.0-6.3 s after the kill (benchmarks/results/same_node_death_2026-12-06/). Processes on other nodes are waited for as
 before. One seen ended is still waited for until the launch's agent has reaped it (``_reaped_by``), so that its status,
 not a survivor's 1, is the first the agent reads.
+
+At any other stop (an interrupt, an error) no roll call is taken, but a process of the node that says the line seen
+ended before it answered the stop is lost all the same, and waited for by none of that stop's waits
+(``EndedBeforeAnswering``): killed as the stop came (a job's SIGTERM racing the OOM killer's SIGKILL), it left the main
+process to wait 10 s for its file and 3 s for it to read the line, the launch ending 13.5-13.6 s after the kill with a
+line that did not name it (16.9-18.8 s under load), and where the main process was the one killed, the other process
+waited 10 s for its line and ended saying nothing (until the hundred-and-nineteenth session:
+benchmarks/results/sigterm_before_a_kill_2026-12-06/). Its line says both the stop and the loss.
 """
 
 from __future__ import annotations
@@ -136,10 +144,7 @@ def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) ->
     said so: no roll call waited for it (since the hundred-and-sixteenth session)."""
     seen = _seen_ended(store, lost)
     silent = [rank for rank in lost if rank not in seen]
-    where: dict[str, list[int]] = {}
-    for rank in lost:
-        where.setdefault(_where(store, rank, known or {}), []).append(rank)
-    named = "; ".join(_processes(ranks) + (f" ({place})" if place else "") for place, ranks in where.items())
+    named = _named(store, lost, known)
     if len(lost) == 1:
         return (f"{named} was lost: its connection closed in a collective, and "
                 + (f"its process {_seen(1)}" if seen else f"it {_silent(1, main_process=lost == [0])}"))
@@ -149,6 +154,52 @@ def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) ->
     if not seen:
         return f"{lost_words}, and they {_silent(len(silent))}"
     return f"{lost_words}; {_processes(seen)} {_seen(len(seen))}, and {_processes(silent)} {_silent(len(silent))}"
+
+
+def said_ended_before_answering(store, message: str, lost: list[int], known: Mapping[int, str] | None = None) -> str:
+    """A stop's line (``message``, not a peer gone's) where the processes ``lost`` were seen ended on this node before
+    they answered it (``EndedBeforeAnswering``): the stop first, then the loss (the loss alone where the stop's message
+    is empty: training's Ctrl-C, whose line its caller makes); a traceback under the line stays under it. ``known`` as
+    for ``said_lost``."""
+    first, newline, rest = message.partition("\n")
+    one = len(lost) == 1
+    return (f"{first}{'; ' if first else ''}{_named(store, lost, known)} {'was' if one else 'were'} lost: "
+            f"{'its process was' if one else 'their processes were'} seen ended on {'its' if one else 'their'} node "
+            f"before {'it' if one else 'they'} answered the stop{newline}{rest}")
+
+
+class EndedBeforeAnswering:
+    """At a stop not for a peer gone, the processes of ``among`` that run on this node (``kept_beside``) seen ended
+    before they answered it (``answer``): they will never finish a file nor read the line, and the stop's waits for
+    them (``ranks_stop_together``'s ``_end``) count them as come (module docstring). Looked at again at each look of
+    those waits (``look``): one killed as the stop came may end after the wait began. None where ``/proc`` cannot tell,
+    nor on another node: those are waited for as before."""
+
+    def __init__(self, store, among: Sequence[int]):
+        self.store, self.beside, self.ranks = store, kept_beside(store, among) if among else {}, []
+
+    def look(self) -> int:
+        """How many have been seen ended before they answered, this look included."""
+        self.ranks += sorted(rank for rank, process in self.beside.items()
+                             if rank not in self.ranks and ended(process)
+                             and not self.store.check([f"{_ANSWERED}{rank}"]))
+        return len(self.ranks)
+
+    def reaped(self) -> None:
+        """Wait until the launch's agent has reaped those seen ended, ``ROLL_CALL_S`` at most, as the roll call waits
+        (``_reaped_by``), for its table to name the killed process first. Not at an interrupt's stop: there the launcher
+        was signalled as a rule (a job's stop, a terminal's Ctrl-C), and its agent, shutting down, waits for each of its
+        processes in turn, the lowest local rank first, reaping the dead one only once this one has ended (training's
+        roll call held 3.4 s so: benchmarks/results/sigterm_before_a_kill_2026-12-06/)."""
+        _reaped_by([self.beside[rank] for rank in self.ranks], time.monotonic() + ROLL_CALL_S)
+
+
+def _named(store, ranks: list[int], known: Mapping[int, str] | None = None) -> str:
+    """``process 1 (node 1, gpu-7)``: ``ranks`` grouped by where each runs, where known (``_where``)."""
+    where: dict[str, list[int]] = {}
+    for rank in ranks:
+        where.setdefault(_where(store, rank, known or {}), []).append(rank)
+    return "; ".join(_processes(ranks) + (f" ({place})" if place else "") for place, ranks in where.items())
 
 
 def _seen(count: int) -> str:

@@ -83,8 +83,8 @@ from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_the_error
-from .lost_processes import (FOR_A_PEER_GONE, answer, keep_where_this_process_runs, lost_processes, said_lost,
-                              where_it_runs)
+from .lost_processes import (FOR_A_PEER_GONE, EndedBeforeAnswering, answer, keep_where_this_process_runs,
+                              lost_processes, said_ended_before_answering, said_lost, where_it_runs)
 from .sigterm import EXIT_TERMINATED, by_sigterm
 from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
@@ -767,6 +767,17 @@ class _Watcher(threading.Thread):
             return self.peer_gone_in_full(line)
         return self.in_full(line) if main_process else line
 
+    def said_for_the_main_process(self, line: str) -> str:
+        """``line``, on a process other than the main one, where the main process ended before it answered a stop: in
+        full as a stop for a peer gone's is (``peer_gone_in_full``: training's step and checkpoint), else as a line of
+        this process's own is (``untold_in_full``: predict's cases this process wrote whole), else as it is. A bug in
+        either: the line as it is."""
+        full = self.peer_gone_in_full or self.untold_in_full
+        try:
+            return full(line) if full is not None else line
+        except Exception:  # noqa: BLE001 - the caller's: the line is said all the same
+            return line
+
     def says_the_line(self) -> bool:
         """Whether this watcher says the line in this process: not where its rank's caller says it already, its
         publish left waiting in a stalled store (``leave_the_line_to_the_caller``); the first of the two decides."""
@@ -900,11 +911,22 @@ class _Watcher(threading.Thread):
                 lost = lost_processes(store, ranks) if peer_gone else []
                 if lost:
                     message = said_lost(store, lost)
-                answering = ranks - 1 - len(lost)
+                # At any other stop, a rank of this node seen ended before it answered (killed as the stop came: a
+                # job's SIGTERM racing the OOM killer) is no more waited for than a lost one, and named after the
+                # stop: the waits below held the main process 13 s for it, its line naming neither, until the
+                # hundred-and-nineteenth session (``lost_processes.EndedBeforeAnswering``). Looked at again at each of
+                # their looks: it may end after they begin.
+                ended_first = EndedBeforeAnswering(store, [] if peer_gone else range(1, ranks))
+
+                def answering() -> int:
+                    return ranks - 1 - len(lost) - ended_first.look()
+
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
                 if int(store.add(WRITERS, 0)):
-                    _wait_for(lambda: int(store.add(HELD, 0)) >= answering, SAID_WAIT_S)
+                    _wait_for(lambda: int(store.add(HELD, 0)) >= answering(), SAID_WAIT_S)
+                if ended_first.look():
+                    message = said_ended_before_answering(store, message, ended_first.ranks)
                 # A results file being written is written whole, and named; the lock is kept to the exit, so that
                 # nothing the line names changes after it is said: training's main thread, which goes on where
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
@@ -919,7 +941,9 @@ class _Watcher(threading.Thread):
                     self._say(line, interrupted, reader_gone)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
-                _wait_for(lambda: int(store.add(LEFT, 0)) >= answering, LEFT_WAIT_S)
+                _wait_for(lambda: int(store.add(LEFT, 0)) >= answering(), LEFT_WAIT_S)
+                if not interrupted:
+                    ended_first.reaped()
             else:
                 # At a stop for a peer gone, the main process lost (not answering within ROLL_CALL_S; killed, its node's
                 # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node
@@ -936,7 +960,19 @@ class _Watcher(threading.Thread):
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)
                 store.add(HELD, 1)
-                said = _wait_for(lambda: store.check([SAID]), SAID_WAIT_S)
+                # the main process seen ended on this node before it answered (killed as the stop came) says no line:
+                # this rank says it, naming it lost, where it waited SAID_WAIT_S and said nothing until the
+                # hundred-and-nineteenth session (``lost_processes.EndedBeforeAnswering``)
+                main_process = EndedBeforeAnswering(store, [0])
+                said = _wait_for(lambda: store.check([SAID]) or main_process.look(), SAID_WAIT_S)
+                if main_process.ranks and not store.check([SAID]):
+                    line = self.said_for_the_main_process(said_ended_before_answering(store, message, [0],
+                                                                                      self.places))
+                    if self.says_the_line():
+                        self._say(line, interrupted, reader_gone)
+                    if not interrupted:
+                        main_process.reaped()
+                    return
                 # an interrupt as the main process says it, not "error: predict interrupted ..." (until the
                 # ninety-ninth session)
                 leave_for_the_launcher(store.get(SAID).decode() if said else message,

@@ -593,3 +593,79 @@ def test_nothing_is_kept_or_seen_where_proc_tells_another_pid_namespace_s_pids(o
     store = _store("accelerated_seg/test/pid_namespace/")
     processes_beside.keep_this_process(store, 1)
     assert not store.check([key]) and processes_beside._this_node() is None
+
+
+# --------------------------------------------------------------------------------------------------
+# At any other stop, a process seen ended before it answered (the hundred-and-nineteenth session)
+# --------------------------------------------------------------------------------------------------
+
+STOPPED = "predict stopped by SIGTERM in process 0"
+LOST_1_BEFORE_IT_ANSWERED = ("process 1 (node 0, gpu-node-1) was lost: its process was seen ended on its node before it "
+                             "answered the stop")
+
+
+def _a_stop_by_sigterm(prefix: str):
+    """The store under ``prefix`` as a launched predict's SIGTERM leaves it (a stop, not a peer gone's), process 1
+    having written a map (--split cases) and kept where it runs, on the main process's node."""
+    from accelerated_seg.ranks_stop_together import INTERRUPTED, TERMINATED
+
+    store = _stop(prefix, peer_gone=False)
+    store.set(MESSAGE, STOPPED)
+    store.set(INTERRUPTED, "1")
+    store.set(TERMINATED, "1")
+    store.set("where/1", "node 0, gpu-node-1")
+    return store
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+@pytest.mark.parametrize("killed_after_s", [0.0, 0.5], ids=["ended as the end begins", "ended in its wait"])
+def test_at_a_stop_a_process_seen_ended_before_it_answered_is_not_waited_for_and_named_after_it(
+        ended, beside, capsys, killed_after_s):
+    """A job's SIGTERM just before the OOM killer's SIGKILL of process 1: the main process took the SIGTERM for a stop
+    (process 1 not ended yet as it came), and waited SAID_WAIT_S for process 1's file and LEFT_WAIT_S for it to read
+    the line (13.5-13.6 s after the kill in a launch of 2, its line not naming process 1: the hundred-and-nineteenth
+    session's probe, benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now it waits for neither, and its line
+    says both the stop and the loss, status 143. Killed in the wait too: it is looked for at each of the wait's looks."""
+    prefix = f"accelerated_seg/test/ended_before_answering_{killed_after_s}/"
+    store = _a_stop_by_sigterm(prefix)
+    child = beside(store, rank=1, local_rank=1)
+    killing = threading.Timer(killed_after_s, lambda: _killed(child, reaped=True))
+    killing.start()
+    if not killed_after_s:
+        killing.join()
+    started = time.monotonic()
+    _Watcher(prefix, lambda message: f"{message} (every case is written whole in out)")._end(store, STOPPED, 0, ranks=2)
+    killing.join()
+    assert ended == [143] and time.monotonic() - started < killed_after_s + 1.0, time.monotonic() - started
+    line = f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED} (every case is written whole in out)"
+    assert capsys.readouterr().err == f"{line}\n" and store.get(SAID).decode() == line
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_at_a_stop_a_process_alive_beside_that_does_not_answer_is_waited_for_as_before(ended, beside, capsys):
+    """Alive (slow to answer: a busy machine, a blip), not ended: no roll call at a stop other than a peer gone's, so
+    its file and its reading of the line are waited for (SAID_WAIT_S, LEFT_WAIT_S: 3 and 2 s here), as before."""
+    store = _a_stop_by_sigterm("accelerated_seg/test/alive_at_a_stop/")
+    beside(store, rank=1, local_rank=1)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/alive_at_a_stop/", lambda message: message)._end(store, STOPPED, 0, ranks=2)
+    assert ended == [143] and time.monotonic() - started >= 5.0
+    assert capsys.readouterr().err == f"{STOPPED}\n"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_at_a_stop_the_main_process_seen_ended_before_it_answered_is_named_by_another(ended, beside, capsys):
+    """The main process killed as the stop came: process 1 waited SAID_WAIT_S for its line and ended saying nothing
+    (10.7-10.8 s after the kill in a launch of 2; the launcher, signalled too, prints no table), until the
+    hundred-and-nineteenth session. Now it says the line itself at once, with what it knows is written
+    (``untold_in_full``), status 143."""
+    store = _a_stop_by_sigterm("accelerated_seg/test/main_ended_before_answering/")
+    store.set("where/0", "node 0, gpu-node-1")
+    _killed(beside(store, rank=0, local_rank=1), reaped=True)
+    started = time.monotonic()
+    _Watcher("accelerated_seg/test/main_ended_before_answering/", lambda message: message,
+             untold_in_full=lambda line: f"{line} (this process wrote 1 case(s) whole)")._end(store, STOPPED, 1,
+                                                                                               ranks=2)
+    assert ended == [143] and time.monotonic() - started < 1.0, time.monotonic() - started
+    assert capsys.readouterr().err == (f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED.replace('process 1', 'process 0')} "
+                                       f"(this process wrote 1 case(s) whole)\n")
