@@ -1414,3 +1414,38 @@ def test_a_process_killed_is_the_launchs_first_failure_where_the_agent_looks_lat
     assert json.loads((tmp_path / "agent.jsonl").read_text())["ended"] == [1], proc.stderr[-3000:]
     assert "exitcode  : -15" in proc.stderr and "by peer" not in proc.stderr, proc.stderr[-3000:]
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
+
+
+# --------------------------------------------------------------------------------------------------
+# A job's stop just before a process is killed (the hundred-and-nineteenth session)
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+@pytest.mark.parametrize("killed_rank", ["1", "0"])
+def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_naming_both(killed_rank, data,
+                                                                                            tmp_path, monkeypatch):
+    """A job's SIGTERM to the launcher's agent and to every process, just before process 1 is killed outright (the
+    OOM killer racing the scheduler's stop), as it comes to the last wait: the other process takes the SIGTERM for a
+    stop (no process had ended as it came), and the dead one never answers that stop. The main process waited 10 s
+    for its file and 3 s for it to read the line, and said the stop alone, the launch ending 13.5-13.6 s after the
+    kill (16.9-18.8 s under load); the main process killed instead, process 1 waited 10 s for its line and ended
+    saying nothing, the agent, signalled too, printing no table (10.7-10.8 s) (until the hundred-and-nineteenth
+    session: benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now the process seen ended before it answered is
+    waited for by neither, and the line says both the stop and the loss, with what is written whole, 143."""
+    monkeypatch.setenv("KILLED_RANK", killed_rank)
+    monkeypatch.setenv("KILLED_AT", str(tmp_path / "killed"))
+    proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
+    ended = time.time()
+    out, survivor, lost = tmp_path / "out", 1 - int(killed_rank), int(killed_rank)
+    loss = (f"predict stopped by SIGTERM in process {survivor}; process {lost} (node 0, {socket.gethostname()}) was "
+            f"lost: its process was seen ended on its node before it answered the stop")
+    what = (f"every case is written whole in {out}" if survivor == 0 else
+            f"this process wrote 1 case(s) whole: small_1 in {out}; no file is half-written, and the same command "
+            f"with --continue predicts those not yet written")
+    assert stop_lines(proc.stderr) == [f"{loss} ({what})"], proc.stderr[-3000:]
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert ended - float((tmp_path / "killed").read_text()) < 5, proc.stderr[-3000:]  # 0.5-1.5 s measured
+    assert sorted(path.name for path in out.iterdir() if not path.name.startswith(".")) == ["small_0.nii.gz",
+                                                                                          "small_1.nii.gz"]

@@ -1,0 +1,49 @@
+"""``accelerated-seg predict`` under a launch, run by test_inference_distributed: process 1 (process KILLED_RANK where
+given) is killed outright (SIGKILL, as the OOM killer) as it comes to the last wait for every process, a job's stop
+racing the kill: it first sends SIGTERM to torch's agent (its parent) and to the other process, and dies once the
+other has taken it for a stop and published it in the launch's store, its own watcher held from answering that stop
+(a process killed before it could answer). The other's SIGTERM thus comes before the death, every time, where a
+launch leaves it to chance (the stop before the death in 2 of 4 probe launches: benchmarks/results/
+sigterm_before_a_kill_2026-12-06/). Its kill is killed_at_the_last_wait_predict.py's, the time written to KILLED_AT."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+from killed_at_the_last_wait_predict import KILLED_RANK, killed_as_it_comes_to_the_last_wait
+
+kill = os.kill
+
+
+def the_jobs_stop_first(pid: int, number: int) -> None:
+    """``os.kill`` for the killed process: its own SIGKILL comes once the other process's stop is published."""
+    if pid == os.getpid() and number == signal.SIGKILL:
+        from accelerated_seg.launched_sigterm import processes_beside_this_one
+        from accelerated_seg.ranks_stop_together import an_error_is_published
+
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the agent's, which it sends on: this process is to be killed
+        for other in (os.getppid(), *(processes_beside_this_one() or [])):
+            kill(other, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while not an_error_is_published() and time.monotonic() < deadline:
+            time.sleep(0.005)
+    kill(pid, number)
+
+
+def held_from_answering() -> None:
+    """This process's watcher never answers a stop it sees (``_Watcher._end``): it is killed before it could."""
+    from accelerated_seg import ranks_stop_together
+
+    ranks_stop_together._Watcher._end = lambda *args: threading.Event().wait()
+
+
+if __name__ == "__main__":
+    if os.environ.get("RANK") == KILLED_RANK:
+        os.kill = the_jobs_stop_first
+        held_from_answering()
+    killed_as_it_comes_to_the_last_wait()
+    from accelerated_seg.cli import end_process, main
+
+    end_process(main(sys.argv[1:]))
