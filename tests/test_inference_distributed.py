@@ -1321,15 +1321,18 @@ def test_a_process_killed_once_its_error_is_published_still_has_its_error_said(m
     test_peer_death mocks the store's answer). With the main process's watcher slow to look (2 s), process 1 is dead
     before it has seen the error, and the agent's SIGTERM after that death came to a process not yet deaf to it: it
     ended the main process at once too, nothing said (4 of 4 in that review), until launched_sigterm also left a
-    published error to its stop."""
+    published error to its stop. Seen ended before it answered the stop, process 1 is named lost after the error
+    (lost_processes.EndedBeforeAnswering), not waited for: since the hundred-and-nineteenth session."""
     if main_poll_s:
         monkeypatch.setenv("ONE_RANK_MAIN_POLL_S", main_poll_s)
     monkeypatch.setenv("ONE_RANK_STAGE", "failures")
     monkeypatch.setenv("ONE_RANK_KILLED_AFTER", "0")
     monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
     proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", timeout=120)
-    assert said_alone(proc) == [f"error: process 1: ValueError: a bug in gathering (every case is written whole in "
-                                f"{tmp_path / 'out'})"], proc.stderr[-3000:]
+    assert said_alone(proc) == [f"error: process 1: ValueError: a bug in gathering; process 1 (node 0, "
+                                f"{socket.gethostname()}) was lost: its process was seen ended on its node before it "
+                                f"answered the stop (every case is written whole in {tmp_path / 'out'})"], \
+        proc.stderr[-3000:]
     codes = dict(re.findall(r"rank      : (\d) \(local_rank: \d\)\n  exitcode  : (-?\d+)", proc.stderr))
     assert codes == {"0": "1", "1": "-9"}, proc.stderr[-3000:]  # the stop's status, not -15
 
