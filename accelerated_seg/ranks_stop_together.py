@@ -36,9 +36,11 @@ on another node killed outright) is a roll call too: each rank's watcher answers
 process waits for none that has not answered within 3.4 s, nor for one on its own node seen ended there (in /proc, at
 once: ``processes_beside``, the hundred-and-sixteenth session; its line saying "seen ended on its node"), naming each
 lost in its line (``lost_processes``; it waited ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's
-error, until the hundred-and-fourteenth session). Its keys hold the attempt of a ``--max_restarts`` launch
-(``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once with a stop published in
-the one before, its old line, until the hundred-and-sixteenth session's review.
+error, until the hundred-and-fourteenth session). At any other stop a process of its node seen ended before it answered
+is waited for no more either, and named after the stop (``lost_processes.EndedBeforeAnswering``: killed as a job's
+stop came, it held the main process 13 s until the hundred-and-nineteenth session). Its keys hold the attempt of a
+``--max_restarts`` launch (``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once
+with a stop published in the one before, its old line, until the hundred-and-sixteenth session's review.
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -927,6 +929,8 @@ class _Watcher(threading.Thread):
                     _wait_for(lambda: int(store.add(HELD, 0)) >= answering(), SAID_WAIT_S)
                 if ended_first.look():
                     message = said_ended_before_answering(store, message, ended_first.ranks)
+                    if not interrupted:  # before the line, whose wait for this process's write keeps its bound
+                        ended_first.reaped()
                 # A results file being written is written whole, and named; the lock is kept to the exit, so that
                 # nothing the line names changes after it is said: training's main thread, which goes on where
                 # another rank was interrupted alone, renames a checkpoint under it and rotates the one named away
@@ -942,8 +946,6 @@ class _Watcher(threading.Thread):
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= answering(), LEFT_WAIT_S)
-                if not interrupted:
-                    ended_first.reaped()
             else:
                 # At a stop for a peer gone, the main process lost (not answering within ROLL_CALL_S; killed, its node's
                 # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node

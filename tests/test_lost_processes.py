@@ -669,3 +669,30 @@ def test_at_a_stop_the_main_process_seen_ended_before_it_answered_is_named_by_an
     assert ended == [143] and time.monotonic() - started < 1.0, time.monotonic() - started
     assert capsys.readouterr().err == (f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED.replace('process 1', 'process 0')} "
                                        f"(this process wrote 1 case(s) whole)\n")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+@pytest.mark.parametrize("interrupted", [False, True], ids=["an error's stop", "an interrupt's stop"])
+def test_at_a_stop_the_main_process_ends_after_the_agents_reap_of_the_dead_one_unless_an_interrupts(
+        ended, beside, monkeypatch, interrupted):
+    """An error's stop: the launcher's agent, not signalled, takes the first status it reads for the launch's failure,
+    so the main process ends only once it has reaped the dead one (ROLL_CALL_S at most), as at a peer gone's. An
+    interrupt's: the agent, signalled too as a rule, reaps the dead one only once this process has ended (its close
+    waits for its processes in local-rank order): waiting held training's stop 3.4 s (sigterm_before_a_kill)."""
+    from accelerated_seg.ranks_stop_together import INTERRUPTED
+
+    monkeypatch.setattr(lost_processes, "ROLL_CALL_S", 2.0)
+    statuses = []
+    monkeypatch.setattr(os, "_exit", lambda status: statuses.append((status, time.monotonic())))
+    prefix = f"accelerated_seg/test/reap_at_a_stop_{interrupted}/"
+    store = _stop(prefix, peer_gone=False)
+    if interrupted:
+        store.set(INTERRUPTED, "1")
+    child = beside(store, rank=1, local_rank=1)
+    _killed(child, reaped=False)
+    reaped_at = []
+    agent = threading.Timer(0.5, lambda: (child.wait(), reaped_at.append(time.monotonic())))
+    agent.start()
+    _Watcher(prefix, lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
+    agent.join()
+    assert len(statuses) == 1 and (statuses[0][1] < reaped_at[0]) == interrupted, (statuses, reaped_at)
