@@ -44,7 +44,7 @@ ended before it answered the stop is lost all the same, and waited for by none o
 (``EndedBeforeAnswering``): killed as the stop came (a job's SIGTERM racing the OOM killer's SIGKILL), it left the main
 process to wait 10 s for its file and 3 s for it to read the line, the launch ending 13.5-13.6 s after the kill with a
 line that did not name it (16.9-18.8 s under load), and where the main process was the one killed, the other process
-waited 10 s for its line and ended saying nothing (until the hundred-and-nineteenth session:
+waited 10 s for its line and ended saying nothing (until the hundred-and-eighteenth session:
 benchmarks/results/sigterm_before_a_kill_2026-12-06/). Its line says both the stop and the loss.
 """
 

@@ -38,7 +38,7 @@ once: ``processes_beside``, the hundred-and-sixteenth session; its line saying "
 lost in its line (``lost_processes``; it waited ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's
 error, until the hundred-and-fourteenth session). At any other stop a process of its node seen ended before it answered
 is waited for no more either, and named after the stop (``lost_processes.EndedBeforeAnswering``: killed as a job's
-stop came, it held the main process 13 s until the hundred-and-nineteenth session). Its keys hold the attempt of a
+stop came, it held the main process 13 s until the hundred-and-eighteenth session). Its keys hold the attempt of a
 ``--max_restarts`` launch (``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once
 with a stop published in the one before, its old line, until the hundred-and-sixteenth session's review.
 
@@ -916,7 +916,7 @@ class _Watcher(threading.Thread):
                 # At any other stop, a rank of this node seen ended before it answered (killed as the stop came: a
                 # job's SIGTERM racing the OOM killer) is no more waited for than a lost one, and named after the
                 # stop: the waits below held the main process 13 s for it, its line naming neither, until the
-                # hundred-and-nineteenth session (``lost_processes.EndedBeforeAnswering``). Looked at again at each of
+                # hundred-and-eighteenth session (``lost_processes.EndedBeforeAnswering``). Looked at again at each of
                 # their looks: it may end after they begin.
                 ended_first = EndedBeforeAnswering(store, [] if peer_gone else range(1, ranks))
 
@@ -964,7 +964,7 @@ class _Watcher(threading.Thread):
                 store.add(HELD, 1)
                 # the main process seen ended on this node before it answered (killed as the stop came) says no line:
                 # this rank says it, naming it lost, where it waited SAID_WAIT_S and said nothing until the
-                # hundred-and-nineteenth session (``lost_processes.EndedBeforeAnswering``)
+                # hundred-and-eighteenth session (``lost_processes.EndedBeforeAnswering``)
                 main_process = EndedBeforeAnswering(store, [0])
                 said = _wait_for(lambda: store.check([SAID]) or main_process.look(), SAID_WAIT_S)
                 if main_process.ranks and not store.check([SAID]):

@@ -1322,7 +1322,7 @@ def test_a_process_killed_once_its_error_is_published_still_has_its_error_said(m
     before it has seen the error, and the agent's SIGTERM after that death came to a process not yet deaf to it: it
     ended the main process at once too, nothing said (4 of 4 in that review), until launched_sigterm also left a
     published error to its stop. Seen ended before it answered the stop, process 1 is named lost after the error
-    (lost_processes.EndedBeforeAnswering), not waited for: since the hundred-and-nineteenth session."""
+    (lost_processes.EndedBeforeAnswering), not waited for: since the hundred-and-eighteenth session."""
     if main_poll_s:
         monkeypatch.setenv("ONE_RANK_MAIN_POLL_S", main_poll_s)
     monkeypatch.setenv("ONE_RANK_STAGE", "failures")
@@ -1420,7 +1420,7 @@ def test_a_process_killed_is_the_launchs_first_failure_where_the_agent_looks_lat
 
 
 # --------------------------------------------------------------------------------------------------
-# A job's stop just before a process is killed (the hundred-and-nineteenth session)
+# A job's stop just before a process is killed (the hundred-and-eighteenth session)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -1434,7 +1434,7 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     stop (no process had ended as it came), and the dead one never answers that stop. The main process waited 10 s
     for its file and 3 s for it to read the line, and said the stop alone, the launch ending 13.5-13.6 s after the
     kill (16.9-18.8 s under load); the main process killed instead, process 1 waited 10 s for its line and ended
-    saying nothing, the agent, signalled too, printing no table (10.7-10.8 s) (until the hundred-and-nineteenth
+    saying nothing, the agent, signalled too, printing no table (10.7-10.8 s) (until the hundred-and-eighteenth
     session: benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now the process seen ended before it answered is
     waited for by neither, and the line says both the stop and the loss, with what is written whole, 143."""
     monkeypatch.setenv("KILLED_RANK", killed_rank)

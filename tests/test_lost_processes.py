@@ -596,7 +596,7 @@ def test_nothing_is_kept_or_seen_where_proc_tells_another_pid_namespace_s_pids(o
 
 
 # --------------------------------------------------------------------------------------------------
-# At any other stop, a process seen ended before it answered (the hundred-and-nineteenth session)
+# At any other stop, a process seen ended before it answered (the hundred-and-eighteenth session)
 # --------------------------------------------------------------------------------------------------
 
 STOPPED = "predict stopped by SIGTERM in process 0"
@@ -623,7 +623,7 @@ def test_at_a_stop_a_process_seen_ended_before_it_answered_is_not_waited_for_and
         ended, beside, capsys, killed_after_s):
     """A job's SIGTERM just before the OOM killer's SIGKILL of process 1: the main process took the SIGTERM for a stop
     (process 1 not ended yet as it came), and waited SAID_WAIT_S for process 1's file and LEFT_WAIT_S for it to read
-    the line (13.5-13.6 s after the kill in a launch of 2, its line not naming process 1: the hundred-and-nineteenth
+    the line (13.5-13.6 s after the kill in a launch of 2, its line not naming process 1: the hundred-and-eighteenth
     session's probe, benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now it waits for neither, and its line
     says both the stop and the loss, status 143. Killed in the wait too: it is looked for at each of the wait's looks."""
     prefix = f"accelerated_seg/test/ended_before_answering_{killed_after_s}/"
@@ -657,7 +657,7 @@ def test_at_a_stop_a_process_alive_beside_that_does_not_answer_is_waited_for_as_
 def test_at_a_stop_the_main_process_seen_ended_before_it_answered_is_named_by_another(ended, beside, capsys):
     """The main process killed as the stop came: process 1 waited SAID_WAIT_S for its line and ended saying nothing
     (10.7-10.8 s after the kill in a launch of 2; the launcher, signalled too, prints no table), until the
-    hundred-and-nineteenth session. Now it says the line itself at once, with what it knows is written
+    hundred-and-eighteenth session. Now it says the line itself at once, with what it knows is written
     (``untold_in_full``), status 143."""
     store = _a_stop_by_sigterm("accelerated_seg/test/main_ended_before_answering/")
     store.set("where/0", "node 0, gpu-node-1")

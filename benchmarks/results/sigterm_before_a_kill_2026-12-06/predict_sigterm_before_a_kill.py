@@ -1,6 +1,6 @@
 """Command: cd <checkout> && STDERR_TO=<folder>/job PYTHONPATH=<checkout> /work/main/.venv/bin/python \
     <this folder>/predict_sigterm_before_a_kill.py RUNS WHERE KILLED_RANK
-The hundred-and-nineteenth session (helper h96): a launched predict (2 CPU processes, --split cases for last_wait and
+The hundred-and-eighteenth session (helper h96): a launched predict (2 CPU processes, --split cases for last_wait and
 write) whose process KILLED_RANK, as it is SIGKILLed at WHERE, first sends SIGTERM to the agent and to the other
 process (a job's stop just before the kill: job_stop_beside_a_kill.py). h87's driver
 (../predict_killed_first_failure_2026-12-06/killed_in_predict.py: its arguments, its lines; its RIGHT/WRONG is its

@@ -1,6 +1,6 @@
 """Command: cd <checkout> && PYTHONPATH=<checkout> /work/main/.venv/bin/python \
     <this folder>/train_sigterm_before_a_kill.py RUNS [KILLED_RANK ...]
-The hundred-and-nineteenth session (helper h96): ``accelerated-seg train`` launched on 2 CPU processes (one node, gloo,
+The hundred-and-eighteenth session (helper h96): ``accelerated-seg train`` launched on 2 CPU processes (one node, gloo,
 6 tiny steps, a save every 2) whose process KILLED_RANK (default: 1, then 0) SIGKILLs itself at its third step's
 forward (tests/killed_in_training_cli.py: step_2 saved), sending SIGTERM first to torch's agent and to the other process
 (a job's stop just before the kill: job_stop_beside_a_kill.py). Each launch: its status, how long after the kill it
