@@ -22,6 +22,7 @@ from safetensors import SafetensorError, safe_open
 
 from .config import ConfigError
 from .data.errors import DataError
+from .data.formats.paths import nifti_stem
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
@@ -180,6 +181,20 @@ def exported_models_in(folder: str | Path) -> list[Path]:
     return [folder / name for name in ("best_model", "model") if (folder / name / "config.json").is_file()]
 
 
+def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
+    """What model folder ``folder`` is where images (or label maps) are expected, and the exports to give as
+    ``--model``: ("an exported model", [folder]) or ("a training run's folder", its best_model and model); None
+    where it is no such folder or holds a NIfTI file itself (a folder of scans with another program's config.json
+    is taken as scans). ``predict --model a b scans/``, an ensemble's second member without its --model, was
+    "folder b holds no .nii/.nii.gz file; check the path" until the hundred-and-eighteenth session."""
+    folder = Path(folder)
+    if not folder.is_dir() or not (exports := exported_models_in(folder)):
+        return None
+    if any(nifti_stem(path) for path in folder.iterdir()):
+        return None
+    return ("an exported model" if exports == [folder] else "a training run's folder"), exports
+
+
 def check_export_files(model_dir: str | Path) -> None:
     """Both files of an export are in ``model_dir``; what it is instead, and what to give, if not.
 
@@ -312,6 +327,10 @@ def checkpoint_folder(source: Path) -> Path:
         raise ConfigError(f"{source} is an exported model already (config.json + model.safetensors): predict, "
                           f"evaluate and train.init_from take it as it is; export makes one of a checkpoint "
                           f"(<run>/checkpoints/step_N)")
+    if exports := exported_models_in(source):  # a run's folder without its checkpoints ("is not a checkpoint" alone)
+        raise ConfigError(f"{source} holds no checkpoints/ folder to export, but its exports "
+                          f"{' and '.join(map(str, exports))} are exported models already: predict, evaluate and "
+                          f"train.init_from take them as they are")
     raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 
