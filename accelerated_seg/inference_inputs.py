@@ -28,6 +28,7 @@ from .data.errors import DataError
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
+from .model_folders import model_folder_kind
 from .predict_names import PredictNames
 
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
@@ -179,6 +180,9 @@ def _nifti_files(text: str) -> list[Path]:
             example = str(Path(path, "*", below[0].name))
             raise DataError(f"{where} holds no .nii/.nii.gz file itself, but its subfolders hold {len(below)} "
                             f"({below[0]}, ...); give them as a quoted pattern such as {example!r}")
+    if not found and (model := model_folder_kind(path)) is not None:  # "check the path" said nothing of what it was
+        raise DataError(f"{where} holds no .nii/.nii.gz file: it is {model[0]}, not scans; give "
+                        f"{' or '.join(map(str, model[1]))} as the model (--model, or model_dir from Python)")
     if not found and path.is_dir() and (others := other_image_files(path)):
         raise DataError(f"{where} holds no .nii/.nii.gz file{others}")
     if not found:

@@ -113,8 +113,12 @@ def _checked_options(args) -> dict | int:
     from .model_folders import read_export_json
     from .predict_options import PredictOptions
 
+    if model_given_as_an_image := _model_among_the_images(args):
+        print(f"error: {model_given_as_an_image}", file=sys.stderr)
+        return 2
     if not args.model:
-        print(f"error: {_missing_model(args.inputs)}", file=sys.stderr)
+        print("error: --model is required: the exported model folder (config.json + model.safetensors) to segment "
+              "with", file=sys.stderr)
         return 2
     if bool(args.inputs) == bool(args.input):
         print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
@@ -260,19 +264,32 @@ def _stopped_at(args, counted_cases: tuple[int, int] | None = None, stopped: str
             f"{again} predicts the {cases - written} not yet written")
 
 
-def _missing_model(inputs: list[str]) -> str:
-    """predict without --model. Other commands (export, evaluate) take their folders as positional
-    arguments, so ``predict output/model scans/`` is an easy slip: an exported model (or a training
-    run's folder) among the inputs is named, with where it goes."""
-    from .model_folders import exported_models_in
+def _model_among_the_images(args) -> str | None:
+    """An exported model (or a training run's folder) among INPUT..., named with the --model that takes it. Other
+    commands (export, evaluate) take their folders as positional arguments, so ``predict output/model scans/`` is an
+    easy slip, and so is ``predict --model a b scans/``, an ensemble's second member without its own --model (--model
+    takes one folder each time): that was "folder b holds no .nii/.nii.gz file; check the path" until the
+    hundred-and-eighteenth session, which named such a folder only where --model was missing altogether."""
+    from .model_folders import model_folder_kind
 
-    for given in inputs:
-        if exported := exported_models_in(given):
-            which = " or ".join(f"--model {path}" for path in exported)
-            what = "an exported model" if exported == [Path(given)] else "a training run's folder"
+    models = [str(model) for model in args.model or []]
+    given_as_images = args.input or args.inputs  # --input's files: one case's channels, where a folder is refused
+    for given in given_as_images:
+        if (found := model_folder_kind(given)) is None:
+            continue
+        what, exports = found
+        if Path(given).resolve() in {Path(model).resolve() for model in models}:  # --model's own folder again
+            return f"{given} is the --model folder, given again as an image to segment: drop it from the images"
+        which = " or ".join(f"--model {path}" for path in exports)
+        if not models:
             return (f"{given} is {what}, given as an image to segment: give {which} "
                     f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
-    return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
+        images = " ".join(str(item) for item in given_as_images if model_folder_kind(item) is None) or "<images>"
+        member = exports[0] if len(exports) == 1 else "<one of them>"
+        return (f"{given} is {what}, given as an image to segment: give {which} for an ensemble with "
+                f"{' and '.join(models)} (accelerated-seg predict {' '.join(f'--model {m}' for m in models)} "
+                f"--model {member} {'--input ' if args.input else ''}{images} --output {args.output})")
+    return None
 
 
 def _predict_distributed(args, options, state=None) -> int:
