@@ -14,6 +14,7 @@ from pathlib import Path
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, other_image_files
 from .data.io import file_or_unfetched
+from .model_folders import model_folder_kind
 
 # What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
 NNUNET_PREDICT_ARGUMENTS = "predict_from_raw_data_args.json"
@@ -45,6 +46,7 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
                             f"name across the two folders); put the {what}(s) to score in a folder of their own")
         if not folder.is_dir():
             raise DataError(f"{folder}: {what} folder not found; give a folder of .nii.gz files")
+    _refuse_a_model_folder(pred_dir, label_dir)
     if pred_dir.resolve() == label_dir.resolve():  # every label scored against itself: Dice 1, whatever the model
         raise DataError(f"{pred_dir} is both the prediction and the label folder, so each label would be scored "
                         f"against itself; give the folder predict wrote and the folder of reference labels")
@@ -69,6 +71,19 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     pairs = [(case, predictions[case], labels[case]) for case in sorted(labels)]
     unmatched = [path for case, path in predictions.items() if case not in labels]
     return pairs, unmatched
+
+
+def _refuse_a_model_folder(pred_dir: Path, label_dir: Path) -> None:
+    """An exported model (or a training run's folder) given as the predictions or the labels, the folders predict
+    and --labels take: the predictions' was "write each case's prediction there, named as its label", the labels'
+    "no .nii/.nii.gz label file", until the hundred-and-eighteenth session."""
+    if model := model_folder_kind(pred_dir):
+        raise DataError(f"{pred_dir} is {model[0]}, not predictions: evaluate scores the label maps predict writes; "
+                        f"predict first (accelerated-seg predict --model {model[1][0]} <scans> --output <folder>), "
+                        f"then accelerated-seg evaluate <folder> {label_dir}")
+    if model := model_folder_kind(label_dir):
+        raise DataError(f"{label_dir} is {model[0]}, not reference label maps: give the folder of the references "
+                        f"(a model's folder names the classes as --labels, dataset_json from Python)")
 
 
 def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], missing: list[str]) -> str:
