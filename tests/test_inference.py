@@ -2861,3 +2861,68 @@ def test_a_channel_of_no_unit_beside_one_in_micrometres_their_factor_apart_is_to
     apart = in_unit(image, tmp_path / "ten.nii.gz", "micron", 10.0)
     with pytest.raises(DataError, match=r"do not share a voxel grid"):
         predict_file(models[0], [in_unit(image, tmp_path / "n.nii.gz", "unknown", 1.0), apart], tmp_path / "t.nii.gz")
+
+
+def test_predict_names_a_model_folder_among_the_images_beside_a_model(scans, tmp_path, capsys):
+    """``predict --model a b scans/``, an ensemble's second member without its own --model (--model takes one folder
+    each time), was "folder b holds no .nii/.nii.gz file; check the path" until the hundred-and-eighteenth session:
+    the folder is named as the model it is, with the --model that takes it and the whole command, before any image
+    is read; and so from Python (predict_cases' inputs), and for a run's folder or --model's own given again."""
+    from accelerated_seg.model_folders import model_folder_kind
+    from refusals import run_probing_imports
+
+    a, b, run = export(tmp_path / "a"), export(tmp_path / "b"), tmp_path / "run"
+    for name in ("best_model", "model"):  # as training writes them
+        export(run / name)
+    images, out = str(scans / "imagesTr"), str(tmp_path / "out")
+    proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", str(a), str(b), images,
+                                         "--output", out, module=True)
+    assert proc.returncode == 2 and imported == [], (proc.stderr, imported)
+    assert proc.stderr.splitlines()[0] == (
+        f"error: {b} is an exported model, given as an image to segment: give --model {b} for an ensemble with {a} "
+        f"(accelerated-seg predict --model {a} --model {b} {images} --output {out})")
+    assert main(["predict", "--model", str(a), images, str(run), "--output", out]) == 2
+    assert (f"error: {run} is a training run's folder, given as an image to segment: give --model {run / 'best_model'} "
+            f"or --model {run / 'model'} for an ensemble with {a} (accelerated-seg predict --model {a} --model "
+            f"<one of them> {images} --output {out})") in capsys.readouterr().err
+    assert main(["predict", "--model", str(a), str(a), images, "--output", out]) == 2
+    assert (f"error: {a} is the --model folder, given again as an image to segment: drop it from the images"
+            in capsys.readouterr().err)
+    assert not Path(out).exists()
+    with pytest.raises(DataError, match=rf"^folder {re.escape(str(b))} holds no .nii/.nii.gz file: it is an exported "
+                                        rf"model, not scans; give {re.escape(str(b))} as the model"):
+        predict_cases(a, [images, b], out)
+    # a folder of scans is scans, whatever else it holds (another program's config.json)
+    assert model_folder_kind(b) == ("an exported model", [b]) and model_folder_kind(scans / "imagesTr") is None
+    (tmp_path / "with_config").mkdir()
+    shutil.copy(b / "config.json", tmp_path / "with_config" / "config.json")
+    shutil.copy(scans / "imagesTr" / "case_000.nii.gz", tmp_path / "with_config")
+    assert model_folder_kind(tmp_path / "with_config") is None
+
+
+def test_evaluate_and_export_name_a_model_folder_given_for_their_folders(scans, tmp_path, capsys):
+    """An exported model (or a run's folder) as evaluate's PRED was told to "write each case's prediction there", as
+    its LABELS "no .nii/.nii.gz label file"; export of a run's folder without checkpoints "is not a checkpoint":
+    until the hundred-and-eighteenth session. Each now says what the folder is, and what takes it."""
+    model, run = export(tmp_path / "model"), tmp_path / "run"
+    for name in ("best_model", "model"):
+        export(run / name)
+    labels = str(scans / "labelsTr")
+    assert main(["evaluate", str(model), labels]) == 2
+    assert (f"error: {model} is an exported model, not predictions: evaluate scores the label maps predict writes; "
+            f"predict first (accelerated-seg predict --model {model} <scans> --output <folder>), then accelerated-seg "
+            f"evaluate <folder> {labels}") in capsys.readouterr().err
+    assert main(["evaluate", str(run), labels]) == 2
+    assert (f"error: {run} is a training run's folder, not predictions: evaluate scores the label maps predict "
+            f"writes; predict first (accelerated-seg predict --model {run / 'best_model'} <scans>"
+            in capsys.readouterr().err)
+    assert main(["evaluate", str(scans / "imagesTr"), str(model)]) == 2
+    assert (f"error: {model} is an exported model, not reference label maps: give the folder of the references"
+            in capsys.readouterr().err)
+    assert not (model / "evaluation").exists() and not (run / "evaluation").exists()
+    with pytest.raises(SystemExit, match="^2$"):
+        main(["export", str(run), "--output", str(tmp_path / "e")])
+    assert (f"{run} holds no checkpoints/ folder to export, but its exports {run / 'best_model'} and {run / 'model'} "
+            f"are exported models already: predict, evaluate and train.init_from take them as they are"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "e").exists()
