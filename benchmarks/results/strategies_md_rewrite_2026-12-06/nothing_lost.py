@@ -27,12 +27,11 @@ PAST = re.compile(r"\b(?:was|were|had|did|took|found|failed|Fixed|fixed|tried|se
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("base")
-    parser.add_argument("--history")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base", type=Path, help="the old page, as git show writes it")
+    parser.add_argument("--history", type=Path, help="where to write the old page's history, verbatim")
     args = parser.parse_args()
-    base = Path(args.base).read_text(encoding="utf-8")
-    pool = rewrite.pages()
+    base, pool = args.base.read_text(encoding="utf-8"), rewrite.pages()
     found = [(heading, clause) for heading, body in rewrite.sections(base) for clause in rewrite.clauses(body)]
     missing = [(heading, clause) for heading, clause in found if clause not in pool]
     print(f"{len(found)} clauses and table rows of the old page; {len(missing)} not found whole in README.md or "
