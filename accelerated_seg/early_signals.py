@@ -27,8 +27,11 @@ Two do not end the command at once:
   run's status 0) is noted (``noting``) and handed to ``PreemptionSignals``, which acts on it as on one come in the
   setup: every rank stops after the first step and saves. Ended at once, one rank of a launch would leave the others
   waiting for it in the rendezvous, and the job would not be requeued.
-- SIGTERM in a process a launcher started (``launcher_death.launcher_mark``): until the launch's processes have met,
-  its default is how torch's agent ends the processes left when one has ended (``PreemptionSignals`` keeps it so).
+- SIGTERM in a process of a launch of several (``launch_env.launched_processes``): until the launch's processes have
+  met, its default is how torch's agent ends the processes left when one has ended (``PreemptionSignals`` keeps it
+  so, on the same test). A launch of one (``torchrun --nproc_per_node 1``) has none left to end: its SIGTERM is taken
+  as a lone process's (it kept its default there, -15 and nothing said, until the hundred-and-eighteenth session's
+  review, benchmarks/results/review_early_signals_2026-12-06/).
 
 Nothing is changed where a handler of the caller's is in place, off the main thread, or in a process forked before
 the handover (it gets each signal's default back: a loader's worker must not take its rank's stop for its own).
@@ -45,6 +48,7 @@ import threading
 from collections.abc import Iterable
 
 from .exit_now import exit_now
+from .launch_env import launched_processes
 from .launcher_death import launcher_mark
 from .launcher_report import say_once_on_this_node
 
@@ -70,7 +74,7 @@ def stopping_before_the_command(command: str, noting: Iterable[int] = ()) -> Non
         return
     _command, _noting = command, frozenset(noting)
     for signum, default in PYTHON_DEFAULTS.items():
-        if signum == signal.SIGTERM and launcher_mark() is not None:
+        if signum == signal.SIGTERM and launched_processes() > 1:
             continue  # the agent's way to end the processes left when one has ended (module docstring)
         if signum not in _taken and signal.getsignal(signum) is default:
             signal.signal(signum, _stop_before_the_command)

@@ -173,7 +173,7 @@ end_process(main({argv!r}))
 def test_only_the_command_lines_process_takes_the_signals(tmp_path):
     """``import accelerated_seg`` and ``cli.main`` called with its arguments leave the caller's signals alone; the
     command line's own ``main()`` puts each default back as it returns, and a process forked before the handover
-    gets the defaults back; SIGTERM keeps its default where a launcher started the process (its agent's way to end
+    gets the defaults back; SIGTERM keeps its default in a process of a launch of several (its agent's way to end
     the processes left when one has ended)."""
     code = """
 import json, os, signal, sys
@@ -202,7 +202,7 @@ if (child := os.fork()) == 0:
 os.waitpid(child, 0)
 seen["forked"] = json.loads(os.read(reading, 100))
 early_signals.handed_over()
-os.environ["TORCHELASTIC_RUN_ID"] = "test"
+os.environ.update(TORCHELASTIC_RUN_ID="test", LOCAL_RANK="0", WORLD_SIZE="2")  # a launch of two
 early_signals.stopping_before_the_command("accelerated-seg train")
 seen["launched"] = defaults()
 print(json.dumps(seen))
@@ -212,3 +212,17 @@ print(json.dumps(seen))
     assert json.loads(done.stdout.splitlines()[-1]) == {
         "imported": [True] * 3, "called with arguments": [True] * 3, "returned": [True] * 3, "taken": [False] * 3,
         "forked": [True] * 3, "launched": [True, False, False]}
+
+
+def test_sigterm_in_a_launch_of_one_process_says_it_stopped_before_it_began(tiny_dataset, tmp_path):
+    """``torchrun --nproc_per_node 1`` marks its one rank (TORCHELASTIC_RUN_ID) and gives it WORLD_SIZE 1: there are no
+    others for its agent's SIGTERM to end, and training records SIGTERM from ``train()``'s start there
+    (``processes_yet_to_meet``), so a SIGTERM in its imports is a stop before the command began, said, 143. It kept
+    its default until the hundred-and-eighteenth session's review: -15, nothing said."""
+    out = tmp_path / "run"
+    launched_alone = "os.environ.update(TORCHELASTIC_RUN_ID='test', LOCAL_RANK='0', RANK='0', WORLD_SIZE='1')\n"
+    done = signalled_at_the_import("torch", signal.SIGTERM, launched_alone + AS_THE_COMMAND_LINE,
+                                   argv=["accelerated-seg", "train", *tiny_overrides(tiny_dataset, out)])
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.splitlines() == [before_it_began("accelerated-seg train", "stopped by SIGTERM")], done.stderr
+    assert not out.exists()
