@@ -103,12 +103,12 @@ def _sigterm_as_ctrl_c(command: str) -> Iterator[None]:
     """A one-process command stops on SIGTERM as on Ctrl-C (sigterm.py): synth, evaluate and cache --prune said
     nothing of what they left, status -15, until the hundred-and-second session. predict takes it in one process
     alone (predict_command: a launch's processes end at once); train saves and stops (checkpoint.PreemptionSignals).
-    synth takes SIGUSR1 so too, a requeue's notice: it left a case's hidden temporary and its folder's marker, nothing
-    said, until the hundred-and-eighteenth session."""
+    Each takes SIGUSR1 so too, a requeue's notice: synth left a case's hidden temporary and its folder's marker,
+    nothing said, until the hundred-and-eighteenth session; evaluate, export, cache --prune and the rest ended at
+    once, status -10, nothing said (export's ``<output>.partial/`` left) until that session's review."""
     with contextlib.ExitStack() as stops:
         if command in ONE_PROCESS_COMMANDS:
             stops.enter_context(sigterm_as_an_interrupt())
-        if command == "synth":
             stops.enter_context(sigterm_as_an_interrupt(signum=signal.SIGUSR1))
         yield
 

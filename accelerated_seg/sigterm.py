@@ -38,8 +38,9 @@ class Terminated(KeyboardInterrupt):
 
 class StoppedBySIGUSR1(KeyboardInterrupt):
     """SIGUSR1, raised as ``Terminated`` is, where a command takes it as its SIGTERM (``sigterm_as_an_interrupt``'s
-    ``signum``): synth, which it ended at once until the hundred-and-eighteenth session, a case file left under its
-    hidden temporary name beside the folder's marker, nothing said, status -10."""
+    ``signum``): the one-process commands (``cli._sigterm_as_ctrl_c``), which it ended at once, status -10, nothing
+    said: synth until the hundred-and-eighteenth session (a case file left under its hidden temporary name beside the
+    folder's marker), the others until that session's review (export's ``<output>.partial/`` left)."""
 
 
 #: The interrupt each signal that ``sigterm_as_an_interrupt`` takes raises.
@@ -75,7 +76,7 @@ def by_sigterm(interrupt: BaseException) -> bool:
 
 def stopped_by(command: str, interrupt: BaseException) -> str:
     """How the line that says what ``interrupt`` left begins: "evaluate stopped by SIGTERM" for SIGTERM's
-    (``by_sigterm``), "synth stopped by SIGUSR1" for SIGUSR1's, "evaluate interrupted" for Ctrl-C's."""
+    (``by_sigterm``), "evaluate stopped by SIGUSR1" for SIGUSR1's, "evaluate interrupted" for Ctrl-C's."""
     if isinstance(interrupt, StoppedBySIGUSR1):
         return f"{command} stopped by SIGUSR1"
     return f"{command} stopped by SIGTERM" if by_sigterm(interrupt) else f"{command} interrupted"
@@ -95,7 +96,8 @@ def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
     """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``, which
     calls ``first`` as each comes). Only where Python's default is in place (a program that set its own handler, or an
     ignored SIGTERM, keeps it) and on the main thread, the only one a handler can be set from; the earlier handler is
-    put back on leaving. ``signum``: the signal taken so, SIGUSR1 raising ``StoppedBySIGUSR1`` (synth's)."""
+    put back on leaving. ``signum``: the signal taken so, SIGUSR1 raising ``StoppedBySIGUSR1`` (the one-process
+    commands')."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signum) is not signal.SIG_DFL):
         yield

@@ -16,22 +16,27 @@ from types import SimpleNamespace
 from accelerated_seg.cli import end_process, main
 
 
-def run_terminated(*arguments: str) -> subprocess.CompletedProcess:
-    """``accelerated-seg ARGUMENTS`` run by this script in a process of its own, sent SIGTERM as ``TERMINATED`` says
-    for its command."""
+#: The signal sent, by its name, where it is not SIGTERM (SIGUSR1: a requeue's notice).
+STOP_SIGNAL = "TERMINATED_MID_WORK_BY"
+
+
+def run_terminated(*arguments: str, signum: int = signal.SIGTERM) -> subprocess.CompletedProcess:
+    """``accelerated-seg ARGUMENTS`` run by this script in a process of its own, sent SIGTERM (``signum``) as
+    ``TERMINATED`` says for its command."""
     return subprocess.run([sys.executable, str(Path(__file__).resolve()), *arguments], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env={**os.environ, STOP_SIGNAL: signal.Signals(signum).name})
 
 
 def terminated_at_call(number: int, function):
-    """``function``, that sends SIGTERM to this process as it is called for the ``number``-th time, before it runs."""
+    """``function``, that sends SIGTERM (or ``STOP_SIGNAL``'s) to this process as it is called for the ``number``-th
+    time, before it runs."""
     calls = 0
 
     def terminated_then_called(*args, **kwargs):
         nonlocal calls
         calls += 1
         if calls == number:
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), getattr(signal, os.environ.get(STOP_SIGNAL, "SIGTERM")))
         return function(*args, **kwargs)
 
     return terminated_then_called

@@ -9,6 +9,7 @@ and SIGINT with 130 and nothing said.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -226,3 +227,39 @@ def test_sigterm_in_a_launch_of_one_process_says_it_stopped_before_it_began(tiny
     assert done.returncode == 143, done.stderr
     assert done.stderr.splitlines() == [before_it_began("accelerated-seg train", "stopped by SIGTERM")], done.stderr
     assert not out.exists()
+
+
+def test_sigusr1_stops_evaluate_as_sigterm_does_and_says_so(tiny_dataset, tmp_path):
+    """A requeue's SIGUSR1 as the second map is read: evaluate's line, naming SIGUSR1, nothing written, status 138.
+    Every one-process command takes SIGUSR1 as its SIGTERM since the hundred-and-eighteenth session's review; evaluate
+    ended at once before, -10, nothing said."""
+    from terminated_mid_work import run_terminated
+
+    labels = tiny_dataset.parent / "labelsTr"
+    predictions = Path(shutil.copytree(labels, tmp_path / "predictions"))  # each case scored as perfect
+    done = run_terminated("evaluate", str(predictions), str(labels), "--output", str(tmp_path / "evaluation"),
+                          signum=signal.SIGUSR1)
+    assert done.returncode == 128 + signal.SIGUSR1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"evaluate stopped by SIGUSR1: nothing written (both files are written together at the end; an earlier "
+        f"evaluation in {tmp_path / 'evaluation'} stays as it was)"), done.stderr
+    assert not (tmp_path / "evaluation").exists()
+
+
+def test_sigusr1_stops_export_leaving_nothing_half_written(tiny_config, tmp_path):
+    """A requeue's SIGUSR1 once the weights are written into ``<output>.partial/``: export's line, naming SIGUSR1,
+    status 138, nothing left beside the run. Before the hundred-and-eighteenth session's review it ended at once,
+    -10, nothing said, the ``.partial`` folder left."""
+    from terminated_mid_work import run_terminated
+
+    from accelerated_seg.train import train
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    output = tmp_path / "model"
+    done = run_terminated("export", str(run), "--output", str(output), signum=signal.SIGUSR1)
+    assert done.returncode == 128 + signal.SIGUSR1, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"export stopped by SIGUSR1: nothing written to {output} (an export is written whole or not at all); the same "
+        f"command exports it")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
