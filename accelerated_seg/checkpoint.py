@@ -29,7 +29,7 @@ from safetensors import SafetensorError
 from .checkpoint_files import STATE_BYTES, WRITTEN_BYTES, state_file_sizes
 from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
-from .early_signals import handed_over
+from .early_signals import handed_over, taken_over
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
 from .launch_env import processes_yet_to_meet
@@ -351,12 +351,12 @@ class PreemptionSignals:
 
     def __enter__(self) -> "PreemptionSignals":
         if threading.current_thread() is threading.main_thread():
-            # a SIGUSR1 noted in the command's first seconds is acted on as one come now (early_signals.py)
-            self.received = handed_over()
             self._sigterm_ends_until_met = processes_yet_to_meet()
-            for sig in PREEMPTION_SIGNALS:
+            for sig in PREEMPTION_SIGNALS:  # in place of early_signals' handler, with no default between (taken_over)
                 ends = sig == signal.SIGTERM and self._sigterm_ends_until_met
-                self._previous[sig] = signal.signal(sig, signal.SIG_DFL if ends else self._record)
+                self._previous[sig] = taken_over(sig, signal.SIG_DFL if ends else self._record)
+            # a SIGUSR1 noted in the command's first seconds is acted on as one come now (early_signals.py)
+            self.received = handed_over() or self.received
             if mark := launcher_mark():
                 self._previous_parent_death = set_parent_death_signal(signal.SIGKILL)
                 if self._previous_parent_death is not None and launcher_gone():  # died before it was set

@@ -92,6 +92,18 @@ def handed_over() -> int | None:
     return noted
 
 
+def taken_over(signum: int, handler) -> object:
+    """``handler`` set for ``signum`` by the command's own handling, in place of ours with no moment of Python's default
+    between (``PreemptionSignals``: ``handed_over`` first had put SIGUSR1's default back, and one come in the 20-35 us
+    before the loop's handler ended a training run at once, -10, nothing said, until the hundred-and-eighteenth
+    session's review); then ``handed_over`` for the rest. Returns the handler before, the default where it was ours: a
+    signal come just before is acted on as ``signal.signal`` sets it (noted, or ending the process)."""
+    previous = signal.signal(signum, handler)
+    if previous is _stop_before_the_command:
+        previous = _taken.pop(signum, PYTHON_DEFAULTS[signum])
+    return previous
+
+
 def stopped_before_it_began(command: str, signum: int) -> str:
     """The line said when ``signum`` ends ``command`` before it began."""
     return f"{command} {STOPPED[signum]} before it began; nothing was written: run the same command again"

@@ -263,3 +263,22 @@ def test_sigusr1_stops_export_leaving_nothing_half_written(tiny_config, tmp_path
         f"export stopped by SIGUSR1: nothing written to {output} (an export is written whole or not at all); the same "
         f"command exports it")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+def test_sigusr1_as_training_takes_it_over_is_a_preemption(tiny_dataset, tmp_path):
+    """SIGUSR1 as ``PreemptionSignals`` takes the signals over from early_signals (sent as it asks whether the
+    processes are yet to meet): the handover put each default back before the loop's handler was set, and a SIGUSR1
+    in those 20-35 us ended the run at once, -10, nothing said, until the hundred-and-eighteenth session's review."""
+    out = tmp_path / "run"
+    sent_in_the_handover = """
+import accelerated_seg.checkpoint as checkpoint
+asked = checkpoint.processes_yet_to_meet
+def signalled_then_asked():
+    os.kill(os.getpid(), {signum})
+    return asked()
+checkpoint.processes_yet_to_meet = signalled_then_asked
+""".format(signum=int(signal.SIGUSR1))
+    done = run_python("import os, sys\n" + sent_in_the_handover + AS_THE_COMMAND_LINE.format(
+        argv=["accelerated-seg", "train", *tiny_overrides(tiny_dataset, out)]))
+    assert done.returncode == 0, done.stderr
+    assert "preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 1" in done.stdout, done.stdout

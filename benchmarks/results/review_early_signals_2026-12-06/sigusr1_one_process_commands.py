@@ -5,7 +5,6 @@ Review r83. Run (PROBE_CODE: the code run, /work/main for before the fix):
   cd /tmp/wt_r83 && PROBE_CODE=/work/main PYTHONPATH=. /work/main/.venv/bin/python \
       benchmarks/results/review_early_signals_2026-12-06/sigusr1_one_process_commands.py
 """
-import os
 import shutil
 import subprocess
 import sys
