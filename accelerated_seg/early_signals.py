@@ -35,8 +35,9 @@ Two do not end the command at once:
 
 Nothing is changed where a handler of the caller's is in place, off the main thread, or in a process forked before
 the handover (it gets each signal's default back: a loader's worker must not take its rank's stop for its own).
-Python's own start and the console script's ``import accelerated_seg.cli`` (0.075-0.09 s here) come before ``main``:
-a signal then still finds its default.
+Python's own start and the console script's ``import accelerated_seg.cli`` (0.075-0.09 s here at a light load;
+0.3-0.37 s from the process's start at load 7-9, the hundred-and-eighteenth session's review) come before ``main``: a
+signal then still finds its default.
 """
 
 from __future__ import annotations
