@@ -19,24 +19,10 @@ import time
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "early_signals_2026-12-06"))
 from tiny import ENV, ROOT, dataset, free_port, tiny_overrides  # noqa: E402
+from launched_first_seconds_children import children  # noqa: E402
 
 root, data = dataset("h97l_")
 env = {**ENV, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1"}
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as stat:
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(name))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
 for case in sys.argv[1:] or ["one:SIGINT@0.5", "one:SIGTERM@0.5", "one:SIGUSR1@0.5", "group:SIGINT@0.5"]:
     to, rest = case.split(":")
     name, delay = rest.split("@")

@@ -5,7 +5,6 @@ status? Then the same for SIGTERM. Review r83 of h97's change. Run:
       benchmarks/results/review_early_signals_2026-12-06/noted_then_refused.py
 """
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
