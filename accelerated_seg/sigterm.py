@@ -112,9 +112,11 @@ def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
 def _put_back_the_default(signum: int = signal.SIGTERM) -> None:
     """Python's default for ``signum``, put back. ``signal.signal`` runs the handlers of signals pending before it sets
     one: a first SIGTERM come just then is raised there, and the default was left unset, every later SIGTERM then
-    ignored by the handler left in place (the hundred-and-first session's review). Set, then that one raised."""
+    ignored by the handler left in place (the hundred-and-first session's review). Set, then that one raised. Any
+    interrupt: a command taking SIGTERM and SIGUSR1 puts back one as the other is pending, whose interrupt left the
+    first's handler in place until the hundred-and-eighteenth session's review."""
     try:
         signal.signal(signum, signal.SIG_DFL)
-    except INTERRUPTS[signum]:
+    except KeyboardInterrupt:  # Terminated, StoppedBySIGUSR1, Ctrl-C's
         signal.signal(signum, signal.SIG_DFL)  # nothing pending now
         raise

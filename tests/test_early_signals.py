@@ -282,3 +282,34 @@ checkpoint.processes_yet_to_meet = signalled_then_asked
         argv=["accelerated-seg", "train", *tiny_overrides(tiny_dataset, out)]))
     assert done.returncode == 0, done.stderr
     assert "preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 1" in done.stdout, done.stdout
+
+
+def test_a_sigterm_pending_as_sigusr1_is_put_back_leaves_both_defaults(monkeypatch):
+    """A one-process command takes SIGTERM and SIGUSR1 (``cli._sigterm_as_ctrl_c``); ``signal.signal`` runs the
+    handlers of the signals pending before it sets one, so a SIGTERM come just as SIGUSR1's default is put back raised
+    its ``Terminated`` there, which the put-back, waiting for SIGUSR1's own interrupt alone, let through with SIGUSR1's
+    handler left in place: ``cli.main([...])`` called from Python left the caller's SIGUSR1 raising an interrupt, until
+    the hundred-and-eighteenth session's review."""
+    from accelerated_seg import sigterm
+
+    setting = signal.signal
+
+    class PendingSIGTERM:  # signal.signal as CPython runs it with a SIGTERM pending: its handler first
+        def __getattr__(self, name):
+            return getattr(signal, name)
+
+        @staticmethod
+        def signal(signum, handler):
+            if signum == signal.SIGUSR1 and handler is signal.SIG_DFL:
+                signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+            return setting(signum, handler)
+
+    try:
+        with pytest.raises(sigterm.Terminated):
+            with sigterm.sigterm_as_an_interrupt(), sigterm.sigterm_as_an_interrupt(signum=signal.SIGUSR1):
+                monkeypatch.setattr(sigterm, "signal", PendingSIGTERM())
+        left = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGUSR1)
+    finally:  # this test's process keeps Python's defaults, whatever the assertion finds
+        setting(signal.SIGTERM, signal.SIG_DFL)
+        setting(signal.SIGUSR1, signal.SIG_DFL)
+    assert left == (signal.SIG_DFL, signal.SIG_DFL)
