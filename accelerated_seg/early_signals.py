@@ -11,8 +11,8 @@ The command line's entry points call ``stopping_before_the_command`` first: ``cl
 console script, ``python -m accelerated_seg``) and ``examples/train.py``. A plain ``import accelerated_seg`` (a
 notebook's) and ``cli.main`` called from Python with its arguments leave the process's signals alone. From there
 until ``handed_over``, where the command's own handling begins (``cli.main`` as it runs a command, a one-process
-predict once its imports are done, ``checkpoint.PreemptionSignals`` as training begins), SIGTERM, SIGUSR1 and SIGINT
-end the process at once, saying
+predict once its imports are done, ``checkpoint.PreemptionSignals`` as training begins, its handlers set in place of
+ours first: ``taken_over``), SIGTERM, SIGUSR1 and SIGINT end the process at once, saying
 
     accelerated-seg predict stopped by SIGTERM before it began; nothing was written: run the same command again
 
