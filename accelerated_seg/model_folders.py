@@ -184,15 +184,32 @@ def exported_models_in(folder: str | Path) -> list[Path]:
 def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
     """What model folder ``folder`` is where images (or label maps) are expected, and the exports to give as
     ``--model``: ("an exported model", [folder]) or ("a training run's folder", its best_model and model); None
-    where it is no such folder or holds a NIfTI file itself (a folder of scans with another program's config.json
-    is taken as scans). ``predict --model a b scans/``, an ensemble's second member without its --model, was
-    "folder b holds no .nii/.nii.gz file; check the path" until the hundred-and-eighteenth session."""
+    where it is no such folder, or where what it holds is read as images (inference_inputs._nifti_files says how):
+    a NIfTI file itself, a dataset.json, or, beside a config.json, NIfTI files in its subfolders or no model
+    section in that config.json (another program's, a viewer's or a Hugging Face model's: read_export_json's
+    test). ``predict --model a b scans/``, an ensemble's second member without its --model, was "folder b holds
+    no .nii/.nii.gz file; check the path" until the hundred-and-eighteenth session; that session's review found a
+    folder of per-case subfolders beside another program's config.json, and a dataset folder a run had written
+    its model/ into, called models (they were told the pattern over their subfolders, and the dataset's scans)."""
     folder = Path(folder)
     if not folder.is_dir() or not (exports := exported_models_in(folder)):
         return None
-    if any(nifti_stem(path) for path in folder.iterdir()):
+    if any(nifti_stem(path) for path in folder.iterdir()) or (folder / "dataset.json").is_file():
         return None
-    return ("an exported model" if exports == [folder] else "a training run's folder"), exports
+    if exports != [folder]:
+        return "a training run's folder", exports
+    if not _an_export_config(folder / "config.json") or any(nifti_stem(path) for path in folder.glob("*/*")):
+        return None
+    return "an exported model", exports
+
+
+def _an_export_config(config_path: Path) -> bool:
+    """Whether ``config_path`` reads as an export's config.json: JSON with a model section (read_export_json)."""
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # not JSON, not UTF-8 (UnicodeDecodeError is a ValueError), unreadable
+        return False
+    return isinstance(config, dict) and isinstance(config.get("model"), dict)
 
 
 def check_export_files(model_dir: str | Path) -> None:
