@@ -113,12 +113,14 @@ def _checked_options(args) -> dict | int:
     from .model_folders import read_export_json
     from .predict_options import PredictOptions
 
+    # Said by say_the_error, as the refusals below: once on a node under a launch, and in the launcher's report;
+    # printed by every process, in no report, until the hundred-and-eighteenth session's review
     if model_given_as_an_image := _model_among_the_images(args):
-        print(f"error: {model_given_as_an_image}", file=sys.stderr)
+        say_the_error(model_given_as_an_image)
         return 2
     if not args.model:
-        print("error: --model is required: the exported model folder (config.json + model.safetensors) to segment "
-              "with", file=sys.stderr)
+        say_the_error("--model is required: the exported model folder (config.json + model.safetensors) to segment "
+                      "with")
         return 2
     if bool(args.inputs) == bool(args.input):
         print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
@@ -269,17 +271,24 @@ def _model_among_the_images(args) -> str | None:
     commands (export, evaluate) take their folders as positional arguments, so ``predict output/model scans/`` is an
     easy slip, and so is ``predict --model a b scans/``, an ensemble's second member without its own --model (--model
     takes one folder each time): that was "folder b holds no .nii/.nii.gz file; check the path" until the
-    hundred-and-eighteenth session, which named such a folder only where --model was missing altogether."""
+    hundred-and-eighteenth session, which named such a folder only where --model was missing altogether. Its
+    review: the ensemble's command kept the options given (--continue, --tta: it dropped them, so the command as
+    written predicted every case again, without them), and a run whose --model export was given was told to add
+    that export again."""
     from .model_folders import model_folder_kind
 
     models = [str(model) for model in args.model or []]
+    given_models = {Path(model).resolve() for model in models}
     given_as_images = args.input or args.inputs  # --input's files: one case's channels, where a folder is refused
     for given in given_as_images:
         if (found := model_folder_kind(given)) is None:
             continue
         what, exports = found
-        if Path(given).resolve() in {Path(model).resolve() for model in models}:  # --model's own folder again
+        if Path(given).resolve() in given_models:  # --model's own folder again
             return f"{given} is the --model folder, given again as an image to segment: drop it from the images"
+        if not (exports := [path for path in exports if path.resolve() not in given_models]):  # all given already
+            return (f"{given} is the training run's folder of --model {' and '.join(models)}, given as an image to "
+                    f"segment: drop it from the images")
         which = " or ".join(f"--model {path}" for path in exports)
         if not models:
             return (f"{given} is {what}, given as an image to segment: give {which} "
@@ -288,8 +297,31 @@ def _model_among_the_images(args) -> str | None:
         member = exports[0] if len(exports) == 1 else "<one of them>"
         return (f"{given} is {what}, given as an image to segment: give {which} for an ensemble with "
                 f"{' and '.join(models)} (accelerated-seg predict {' '.join(f'--model {m}' for m in models)} "
-                f"--model {member} {'--input ' if args.input else ''}{images} --output {args.output})")
+                f"--model {member} {'--input ' if args.input else ''}{images} --output {args.output}"
+                f"{''.join(f' {word}' for word in _options_given(args))})")
     return None
+
+
+def _options_given(args) -> list[str]:
+    """predict's options other than --model, the images and --output, as given (those not at their defaults), for
+    a command said back to the user to run."""
+    import argparse
+
+    from .cli import build_parser
+
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    words = []
+    for action in commands.choices["predict"]._actions:
+        value = getattr(args, action.dest, action.default)
+        if not action.option_strings or action.dest in ("model", "input", "output", "help") or value == action.default:
+            continue
+        if isinstance(action, argparse.BooleanOptionalAction):  # --aggregate-on-cpu, --no-aggregate-on-cpu
+            words.append(action.option_strings[0 if value else 1])
+        elif action.nargs == 0 or (action.const is not None and value == action.const):  # --continue, a bare --tta
+            words.append(action.option_strings[0])
+        else:
+            words.extend([action.option_strings[0], *map(str, value if isinstance(value, list) else [value])])
+    return words
 
 
 def _predict_distributed(args, options, state=None) -> int:
