@@ -2,6 +2,7 @@
 precision, CPU aggregation and the ``predict`` command. No training: exports hold random weights."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -2926,3 +2927,60 @@ def test_evaluate_and_export_name_a_model_folder_given_for_their_folders(scans, 
             f"are exported models already: predict, evaluate and train.init_from take them as they are"
             in capsys.readouterr().err)
     assert not (tmp_path / "e").exists()
+
+
+def test_folders_read_as_images_and_a_launch_of_the_model_among_the_images_review(scans, tmp_path, capsys):
+    """The hundred-and-eighteenth session's review of its model among the images: a folder of per-case subfolders
+    beside another program's config.json (a viewer's, a Hugging Face model's) was called "an exported model", and a
+    dataset folder a training run had written its model/ into "a training run's folder", where each was told how to
+    give its scans before; the ensemble's command dropped the options given (--continue, --tta); a run whose
+    best_model was --model was told to add best_model again; and a launch's every process printed the line, which
+    its launcher's report lacked, where the refusal of an input had been said once."""
+    from accelerated_seg.model_folders import model_folder_kind
+    from refusals import run_probing_imports
+
+    a, run, out = export(tmp_path / "a"), tmp_path / "run", str(tmp_path / "out")
+    for name in ("best_model", "model"):
+        export(run / name)
+    images, scan = str(scans / "imagesTr"), scans / "imagesTr" / "case_000.nii.gz"
+    for name, config in (("viewer", {"viewer": {"window": [0, 80]}}), ("hf", {"model_type": "vit"})):
+        (tmp_path / name / "case_000").mkdir(parents=True)
+        shutil.copy(scan, tmp_path / name / "case_000" / "image.nii.gz")
+        (tmp_path / name / "config.json").write_text(json.dumps(config))
+        (tmp_path / name / "model.safetensors").write_bytes(b"")
+        assert model_folder_kind(tmp_path / name) is None
+        assert main(["predict", "--model", str(a), str(tmp_path / name), "--output", out]) == 2
+        assert (f"error: folder {tmp_path / name} holds no .nii/.nii.gz file itself, but its subfolders hold 1"
+                in capsys.readouterr().err)
+    dataset = tmp_path / "dataset"
+    shutil.copytree(scans, dataset)
+    export(dataset / "model")
+    assert model_folder_kind(dataset) is None
+    assert main(["predict", "--model", str(a), str(dataset), "--output", out]) == 2
+    assert f"folder {dataset} holds no .nii/.nii.gz file itself: it is a dataset's folder" in capsys.readouterr().err
+    export(tmp_path / "b")
+    assert main(["predict", "--model", str(a), str(tmp_path / "b"), images, "--output", out, "--continue", "--tta",
+                 "--overlap", "0.25", "--no-aggregate-on-cpu", "--keep-largest", "1", "2"]) == 2
+    assert capsys.readouterr().err.splitlines()[0].endswith(
+        f"(accelerated-seg predict --model {a} --model {tmp_path / 'b'} {images} --output {out} --tta "
+        f"--keep-largest 1 2 --no-aggregate-on-cpu --overlap 0.25 --continue)")
+    best = str(run / "best_model")
+    assert main(["predict", "--model", best, str(run), images, "--output", out]) == 2
+    assert (f"error: {run} is a training run's folder, given as an image to segment: give --model {run / 'model'} "
+            f"for an ensemble with {best} (accelerated-seg predict --model {best} --model {run / 'model'} {images} "
+            f"--output {out})") in capsys.readouterr().err
+    assert main(["predict", "--model", best, "--model", str(run / "model"), str(run), images, "--output", out]) == 2
+    assert (f"error: {run} is the training run's folder of --model {best} and {run / 'model'}, given as an image "
+            f"to segment: drop it from the images") in capsys.readouterr().err
+    assert not Path(out).exists()
+    script = tmp_path / "predict.py"  # main() as a script calls it: cli's __main__ ends a launched one with os._exit
+    script.write_text("import sys\nfrom accelerated_seg.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    for rank in (0, 1):  # outside torch elastic each node's first process says it (say_the_error)
+        env = {**os.environ, "WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": str(rank),
+               "TORCHELASTIC_ERROR_FILE": str(tmp_path / f"error_{rank}.json")}
+        for model_given in (["--model", str(a)], []):
+            proc, imported = run_probing_imports(str(script), "predict", *model_given, str(tmp_path / "b"), images,
+                                                 "--output", out, env=env)
+            said = f"error: {tmp_path / 'b'} is an exported model, given as an image to segment" in proc.stderr
+            assert proc.returncode == 2 and said == (rank == 0) and imported == [], (proc.stderr, imported)
+            assert f"{tmp_path / 'b'} is an exported model" in (tmp_path / f"error_{rank}.json").read_text()
