@@ -194,11 +194,14 @@ def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
     folder = Path(folder)
     if not folder.is_dir() or not (exports := exported_models_in(folder)):
         return None
-    if any(nifti_stem(path) for path in folder.iterdir()) or (folder / "dataset.json").is_file():
-        return None
-    if exports != [folder]:
-        return "a training run's folder", exports
-    if not _an_export_config(folder / "config.json") or any(nifti_stem(path) for path in folder.glob("*/*")):
+    try:
+        if any(nifti_stem(path) for path in folder.iterdir()) or (folder / "dataset.json").is_file():
+            return None
+        if exports != [folder]:
+            return "a training run's folder", exports
+        if not _an_export_config(folder / "config.json") or any(nifti_stem(path) for path in folder.glob("*/*")):
+            return None
+    except OSError:  # a folder that cannot be listed: the inputs' own check says why (a traceback, in the review)
         return None
     return "an exported model", exports
 

@@ -2984,3 +2984,23 @@ def test_folders_read_as_images_and_a_launch_of_the_model_among_the_images_revie
             said = f"error: {tmp_path / 'b'} is an exported model, given as an image to segment" in proc.stderr
             assert proc.returncode == 2 and said == (rank == 0) and imported == [], (proc.stderr, imported)
             assert f"{tmp_path / 'b'} is an exported model" in (tmp_path / f"error_{rank}.json").read_text()
+
+
+def test_a_folder_that_cannot_be_listed_among_the_images_is_said_not_raised(scans, tmp_path, capsys, monkeypatch):
+    """A folder among predict's images with a config.json that cannot be listed (mode 311; the tests run as root,
+    which lists anything, so the listing's PermissionError is patched in): the model check before the inputs' raised
+    it from main (a traceback) after the hundred-and-eighteenth session; the inputs' own check says it, status 2."""
+    a, folder = export(tmp_path / "a"), tmp_path / "noread"
+    folder.mkdir()
+    shutil.copy(a / "config.json", folder)
+    listing = Path.iterdir
+
+    def refused(self):
+        if self == folder:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    assert main(["predict", "--model", str(a), str(folder), str(scans / "imagesTr"), "--output",
+                 str(tmp_path / "out")]) == 2
+    assert f"error: [Errno 13] Permission denied: '{folder}'" in capsys.readouterr().err
