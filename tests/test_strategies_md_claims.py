@@ -1,0 +1,99 @@
+"""What docs/strategies.md says of the shipped profiles and of two refusals, against configs/accelerate/ and the
+code. The hundred-and-eighteenth session's rewrite (h98) left the page naming no FSDP1 profile while three of its
+rows and its status table spoke of "the FSDP1 profiles"; told a user without a GPU to launch `fsdp2.yaml`, itself
+refused there, where the error names cpu.yaml, ddp.yaml and a one-process fallback; refused `train.sync_batchnorm`
+"on CPU processes", where one process runs it unchanged; and gave the shipped profiles' comments as the source of a
+rule they do not state (its review, r85)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = (ROOT / "docs" / "strategies.md").read_text(encoding="utf-8")
+TEXT = " ".join(PAGE.split())
+PROFILES = {path.name: yaml.safe_load(path.read_text(encoding="utf-8"))
+            for path in sorted((ROOT / "configs" / "accelerate").glob("*.yaml"))}
+
+
+def _fsdp1_profiles() -> set[str]:
+    return {name.removesuffix(".yaml") for name, profile in PROFILES.items()
+            if profile.get("distributed_type") == "FSDP" and profile["fsdp_config"].get("fsdp_version") == 1}
+
+
+def _profile_row(name: str) -> list[str]:
+    """The profile table's row of ``name``; fsdp.yaml shares fsdp2.yaml's."""
+    return _row(f"`{name}`" if name != "fsdp.yaml" else "`fsdp2.yaml` (= `fsdp.yaml`)")
+
+
+def _row(first_cell_start: str) -> list[str]:
+    rows = [line for line in PAGE.splitlines() if line.startswith(f"| {first_cell_start}")]
+    assert len(rows) == 1, (first_cell_start, rows)
+    return [cell.strip() for cell in rows[0].strip("|").split(" | ")]
+
+
+def test_the_page_names_the_fsdp1_profiles_as_configs_accelerate_holds_them():
+    said = re.search(r"The (\w+) FSDP1 profiles \(([^;]*);", TEXT)
+    assert said is not None
+    named = set(re.findall(r"`(\w+)`", said[2]))
+    assert named == _fsdp1_profiles(), (named, _fsdp1_profiles())
+    assert said[1] == {2: "two", 3: "three", 4: "four", 5: "five"}[len(named)]
+    refused = _row("the FSDP1 profiles")[0]
+    assert set(re.findall(r"`(\w+)`", refused)) == _fsdp1_profiles(), refused
+    # "FSDP1" in the profile table's limits marks exactly those profiles
+    for name in PROFILES:
+        limits = _profile_row(name)[-1]
+        assert ("FSDP1" in limits) == (name.removesuffix(".yaml") in _fsdp1_profiles()), (name, limits)
+
+
+def test_every_shipped_profile_has_its_row():
+    for name in PROFILES:
+        assert len(_profile_row(name)) == 5, name
+
+
+def test_the_fsdp1_refusals_way_out_is_the_profiles_the_error_names(monkeypatch):
+    from accelerated_seg import strategy
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for key in list(__import__("os").environ):
+        if key.startswith(("ACCELERATE_", "FSDP_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    monkeypatch.setenv("FSDP_VERSION", "1")
+    monkeypatch.setenv("FSDP_SYNC_MODULE_STATES", "true")
+    error = strategy.construction_error()
+    assert error is not None and "which accelerate can set up only on a GPU" in error, error
+    what, why, to_do = _row("the FSDP1 profiles")
+    assert "which accelerate can set up only on a GPU" in why
+    assert set(re.findall(r"[\w]+\.yaml", to_do)) == set(re.findall(r"[\w]+\.yaml", error)), (to_do, error)
+    assert ("ACCELERATE_USE_CPU=true" in to_do) == ("ACCELERATE_USE_CPU=true" in error)
+    assert "--num_processes 1" in to_do and "--num_processes 1" in error
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_sync_batchnorm_is_refused_on_cpu_processes_only_where_there_are_several(processes):
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.wrapping import convert_sync_batchnorm
+
+    model = torch.nn.Sequential(torch.nn.Conv3d(1, 2, 3), torch.nn.BatchNorm3d(2))
+    row = _row("`train.activation_checkpointing` without blocks")[0]
+    if processes == 1:
+        assert convert_sync_batchnorm(model, torch.device("cpu"), 1) is model
+        assert "`train.sync_batchnorm` on several CPU processes" in row, row
+    else:
+        with pytest.raises(ConfigError, match="needs GPUs"):
+            convert_sync_batchnorm(model, torch.device("cpu"), processes)
+
+
+def test_the_shipped_profiles_set_the_precision_as_the_page_says():
+    said = re.search(r"as every shipped profile but `(\w+\.yaml)` sets it, the DeepSpeed ones too: they name no json",
+                     TEXT)
+    assert said is not None
+    assert {name for name, p in PROFILES.items() if p.get("mixed_precision") != "bf16"} == {said[1]}
+    deepspeed = [p for p in PROFILES.values() if p.get("distributed_type") == "DEEPSPEED"]
+    assert deepspeed and not any("deepspeed_config_file" in (p.get("deepspeed_config") or {}) for p in deepspeed)
