@@ -2,8 +2,9 @@
 code. The hundred-and-eighteenth session's rewrite (h98) left the page naming no FSDP1 profile while three of its
 rows and its status table spoke of "the FSDP1 profiles"; told a user without a GPU to launch `fsdp2.yaml`, itself
 refused there, where the error names cpu.yaml, ddp.yaml and a one-process fallback; refused `train.sync_batchnorm`
-"on CPU processes", where one process runs it unchanged; and gave the shipped profiles' comments as the source of a
-rule they do not state (its review, r85)."""
+"on CPU processes", where one process runs it unchanged; gave the shipped profiles' comments as the source of a rule
+they do not state; and said plan refuses each "where plan can see it", where plan reads a DeepSpeed json and passes
+its optimizer block (its review, r85)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,15 @@ def test_the_shipped_profiles_set_the_precision_as_the_page_says():
     assert {name for name, p in PROFILES.items() if p.get("mixed_precision") != "bf16"} == {said[1]}
     deepspeed = [p for p in PROFILES.values() if p.get("distributed_type") == "DEEPSPEED"]
     assert deepspeed and not any("deepspeed_config_file" in (p.get("deepspeed_config") or {}) for p in deepspeed)
+
+
+def test_plan_passes_a_json_optimizer_block_as_the_page_says_and_training_refuses_it(tmp_path):
+    """The page said every refusal is plan's too "where plan can see it"; plan reads the json (its stage and precision)
+    but leaves its optimizer and scheduler blocks to training."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    assert "it passes a json's `optimizer`/`scheduler` blocks" in TEXT
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 2}, "optimizer": {"type": "AdamW"}}')
+    (tmp_path / "ds.yaml").write_text(f"distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 2\n"
+                                      f"deepspeed_config:\n  deepspeed_config_file: {tmp_path / 'ds.json'}\n")
+    assert read_launch_profile(tmp_path / "ds.yaml").strategy == "zero2"  # training: strategy.configure_deepspeed
