@@ -110,3 +110,25 @@ def test_plan_passes_a_json_optimizer_block_as_the_page_says_and_training_refuse
     (tmp_path / "ds.yaml").write_text(f"distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 2\n"
                                       f"deepspeed_config:\n  deepspeed_config_file: {tmp_path / 'ds.json'}\n")
     assert read_launch_profile(tmp_path / "ds.yaml").strategy == "zero2"  # training: strategy.configure_deepspeed
+
+
+def test_the_gpu_part_runs_the_profiles_the_page_lists():
+    """The page said "every single-GPU profile (and fsdp2_blocks with activation checkpointing)": the GPU part leaves
+    out deepspeed_zero3_offload and runs deepspeed_zero3 with activation checkpointing too."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("verify_strategies", ROOT / "benchmarks" / "verify_strategies.py")
+    verify_strategies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verify_strategies)
+    said = re.search(r"On a GPU it runs the single-GPU profiles (.*?) \(not (.*?)\), and (.*?) again with activation "
+                     r"checkpointing, (\d+) steps each", TEXT)
+    assert said is not None
+    plain = {p[0] for p in verify_strategies.GPU_PROFILES if len(p) < 5}
+    levered = {p[0] for p in verify_strategies.GPU_PROFILES
+               if len(p) > 4 and "--train.activation_checkpointing=true" in p[4]}
+    assert set(re.findall(r"`(\w+)`", said[1])) == plain
+    assert set(re.findall(r"`(\w+)`", said[2])) == {name.removesuffix(".yaml") for name in PROFILES} - plain - {
+        "cpu", "ddp", "fsdp", "fsdp_hybrid", "multi_node"}
+    assert set(re.findall(r"`(\w+)`", said[3])) == levered
+    source = (ROOT / "benchmarks" / "verify_strategies.py").read_text(encoding="utf-8")
+    assert re.search(rf'"--steps", type=int, default={said[4]}\)', source), said[4]
