@@ -3,7 +3,9 @@ it quotes. The hundred-and-eighteenth session's rewrite (helper h99) gave `Segme
 output_dir=None)`, whose None the constructor refuses (`output_dir must be a folder path, got None`), and
 `save(folder)`, `Segmentation.load(folder)`, `.batch(n)`, whose keywords raise TypeError; and it told
 `data.shuffle()` and `repeat()` in its own words, without the line's way on (`leave shuffle() out`). Its review (r87)
-found them; these tests read the page as a user would call it."""
+found them; these tests read the page as a user would call it. docs/planning.md, rewritten with it, is read below too:
+its profile refusals quoted (four rows said "both" or the like, without the line's way on), the batches its CPU check
+measures, and its options table against plan's parser."""
 
 from __future__ import annotations
 
@@ -161,3 +163,93 @@ def test_every_function_the_page_names_by_its_module_is_there():
             except ImportError:
                 missing.append(dotted)
     assert missing == []
+
+
+# docs/planning.md, rewritten in the same session by the same helper and reviewed with this page (r87)
+PLANNING = (ROOT / "docs" / "planning.md").read_text(encoding="utf-8")
+# a profile for each row of planning.md's refusal table that h99 paraphrased ("both", "both keys, and what to set",
+# "refused: the loop does not run them", "the json, the field and the profile"), keyed by its first words
+PROFILES = {
+    "a tensor, context or sequence parallel size": [
+        "distributed_type: MULTI_GPU\nparallelism_config: {parallelism_config_tp_size: 2}\n"],
+    "`fsdp_sync_module_states: false`": [
+        "distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, fsdp_sync_module_states: false}\n"],
+    "a `dynamo_config` beside": [
+        "distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\n"
+        "dynamo_config: {dynamo_backend: INDUCTOR, dynamo_mode: max-autotune}\n"],
+    "a DeepSpeed json": [
+        "distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: JSON_WITHOUT_ZERO}\n",
+        "distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: JSON, zero_stage: 2}\n"],
+}
+
+
+def _in_order(pieces: list[str], said: str) -> bool:
+    at = 0
+    for piece in pieces:
+        at = said.find(piece, at)
+        if at < 0:
+            return False
+        at += len(piece)
+    return True
+
+
+def test_planning_quotes_each_profile_refusal_it_lists_with_its_way_on(tmp_path):
+    """Each row names what the line says to do, quoted as plan says it: "both" told a reader nothing to write."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 2}}')
+    (tmp_path / "ds_without_zero.json").write_text('{"bf16": {"enabled": true}}')
+    table = PLANNING.split("| in the profile | told |", 1)[1].split("\n\n", 1)[0]
+    rows = {row[0]: row[1] for row in _rows("| in the profile | told |" + table)}
+    for key, profiles in PROFILES.items():
+        (told_cell,) = [told for first, told in rows.items() if first.startswith(key)]
+        said = []
+        for text in profiles:
+            text = text.replace("JSON_WITHOUT_ZERO", str(tmp_path / "ds_without_zero.json"))
+            (tmp_path / "launch.yaml").write_text(text.replace("JSON", str(tmp_path / "ds.json")))
+            with pytest.raises(ConfigError) as raised:
+                read_launch_profile(tmp_path / "launch.yaml")
+            said.append(str(raised.value))
+        quotes = _told(told_cell)
+        assert len(quotes) == len(profiles), (key, told_cell)
+        for pieces, line in zip(quotes, said):
+            assert _in_order(pieces, line), (key, pieces, line)
+
+
+def _batches_measured(monkeypatch, measure) -> list[int]:
+    from accelerated_seg import plan
+
+    seen, measure_step = [], plan.measure_step
+    monkeypatch.setattr(plan, "measure_step", lambda model, channels, batch, *args, **kwargs: (
+        seen.append(batch), measure_step(model, channels, batch, *args, **kwargs))[1])
+    measure(plan)
+    return seen
+
+
+def test_planning_says_which_batches_the_cpu_check_and_plan_measure(monkeypatch):
+    """The CPU run's check (cpu_step_fit, through measure_peak) measures one step at the run's batch; plan measures at
+    --batch and the next. The rewrite said the CPU check measured "at the run's batch and the next"."""
+    text = " ".join(PLANNING.split())
+    assert "Each measures one step at that batch alone" in text
+    assert "`plan` measures at `--batch` and the next" in text
+    assert _batches_measured(monkeypatch, lambda plan: plan.measure_peak("unet", (32, 32, 32), "fp32", 1, 3, None,
+                                                                         2)) == [2]
+    assert _batches_measured(monkeypatch, lambda plan: plan.measure_model("unet", (32, 32, 32), "fp32",
+                                                                          smallest_batch=8)) == [8, 9]
+
+
+def test_planning_options_table_lists_every_option_of_plan_with_its_choices():
+    from accelerated_seg.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [action for action in parser._actions if action.choices and "plan" in action.choices]
+    options = {action.option_strings[-1]: action for action in commands.choices["plan"]._actions
+               if action.option_strings and action.option_strings[-1] != "--help"}
+    table = PLANNING.split("| option | meaning |", 1)[1].split("\n\n", 1)[0]
+    firsts = [row[0] for row in _rows("| option | meaning |" + table)]
+    named = {flag: choices for cell in firsts for flag, choices in re.findall(r"`(--[\w-]+)(?: ([\w\\|]+))?", cell)}
+    assert sorted(named) == sorted(options)
+    for flag, choices in named.items():
+        if options[flag].choices:
+            assert choices.split("\\|") == list(options[flag].choices), (flag, choices)
