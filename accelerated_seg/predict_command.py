@@ -113,7 +113,7 @@ def _checked_options(args) -> dict | int:
     from .model_folders import read_export_json
     from .predict_options import PredictOptions
 
-    # Said by say_the_error, as the refusals below: once on a node under a launch, and in the launcher's report;
+    # Said by say_the_error, as every refusal here: once on a node under a launch, and in the launcher's report;
     # printed by every process, in no report, until the hundred-and-eighteenth session's review
     if model_given_as_an_image := _model_among_the_images(args):
         say_the_error(model_given_as_an_image)
@@ -123,12 +123,12 @@ def _checked_options(args) -> dict | int:
                       "with")
         return 2
     if bool(args.inputs) == bool(args.input):
-        print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
-              "--input FILE... (one case, one file per channel), not both or neither", file=sys.stderr)
+        say_the_error("give the images to segment either as INPUT... (files, folders, patterns) or as "
+                      "--input FILE... (one case, one file per channel), not both or neither")
         return 2
     if args.input and args.continue_prediction:
-        print("error: --continue passes over the cases of INPUT... that an earlier run wrote; --input FILE... is one "
-              "case: give its files as INPUT... with --output a folder, or drop --continue", file=sys.stderr)
+        say_the_error("--continue passes over the cases of INPUT... that an earlier run wrote; --input FILE... is one "
+                      "case: give its files as INPUT... with --output a folder, or drop --continue")
         return 2
     how = dict(sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta, precision=args.precision,
                aggregate_on_cpu=args.aggregate_on_cpu, transforms_on_device=args.transforms_on_device)

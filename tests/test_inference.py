@@ -3004,3 +3004,25 @@ def test_a_folder_that_cannot_be_listed_among_the_images_is_said_not_raised(scan
     assert main(["predict", "--model", str(a), str(folder), str(scans / "imagesTr"), "--output",
                  str(tmp_path / "out")]) == 2
     assert f"error: [Errno 13] Permission denied: '{folder}'" in capsys.readouterr().err
+
+
+def test_predicts_argument_refusals_are_said_once_under_a_launch_and_reported(scans, tmp_path):
+    """INPUT... beside --input, and --continue with --input: refused before any import, as every refusal of predict's
+    arguments, once on a node and in the launcher's report (say_the_error); printed by every process and in no
+    report until the hundred-and-eighteenth session (seen by its review r86)."""
+    from refusals import run_probing_imports
+
+    a, images = export(tmp_path / "a"), str(scans / "imagesTr")
+    one_file = str(next((scans / "imagesTr").glob("*.nii.gz")))
+    script = tmp_path / "predict.py"
+    script.write_text("import sys\nfrom accelerated_seg.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    asked = {"not both or neither": [images, "--input", one_file],
+             "or drop --continue": ["--input", one_file, "--continue"]}
+    for rank in (0, 1):
+        env = {**os.environ, "WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": str(rank),
+               "TORCHELASTIC_ERROR_FILE": str(tmp_path / f"error_{rank}.json")}
+        for words, given in asked.items():
+            proc, imported = run_probing_imports(str(script), "predict", "--model", str(a), *given,
+                                                 "--output", str(tmp_path / "out"), env=env)
+            assert proc.returncode == 2 and (words in proc.stderr) == (rank == 0) and imported == [], proc.stderr
+            assert words in (tmp_path / f"error_{rank}.json").read_text()
