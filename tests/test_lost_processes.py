@@ -2,6 +2,7 @@
 launch's store, and names each in its line with its node; where every one answers (a network's reset between nodes),
 the stop is as before. On a gloo group of this test process alone, its store standing in for the launch's."""
 
+import json
 import os
 import socket
 import threading
@@ -696,3 +697,30 @@ def test_at_a_stop_the_main_process_ends_after_the_agents_reap_of_the_dead_one_u
     _Watcher(prefix, lambda message: message)._end(store, GLOO_RESET, 0, ranks=2)
     agent.join()
     assert len(statuses) == 1 and (statuses[0][1] < reaped_at[0]) == interrupted, (statuses, reaped_at)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="/proc tells a process beside this one ended")
+def test_at_a_stop_the_main_process_seen_ended_before_it_answered_is_named_once_on_its_node(ended, beside, capsys,
+                                                                                            monkeypatch, tmp_path):
+    """A launch of 3 on one node (8 on a GPU box), the main process killed as a job's SIGTERM came: every other process
+    sees it ended before it answered, and each said its own line of the stop, 2 here, 7 on 8 GPUs (the
+    hundred-and-eighteenth session's review r84: benchmarks/results/review_sigterm_before_a_kill_2026-12-06/). Now the
+    first of the node's processes to say it does, as an error's line is said (``say_the_error``); each leaves its own
+    for the launcher's table."""
+    store = _a_stop_by_sigterm("accelerated_seg/test/main_ended_three/")
+    store.set("where/0", "node 0, gpu-node-1")
+    _killed(beside(store, rank=0, local_rank=0), reaped=True)
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "review")
+    for rank in (1, 2):  # this test process stands in for each, torch elastic's folder for each local rank
+        monkeypatch.setenv("LOCAL_RANK", str(rank))
+        monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "attempt_0" / str(rank) / "error.json"))
+        (tmp_path / "attempt_0" / str(rank)).mkdir(parents=True)
+        _Watcher("accelerated_seg/test/main_ended_three/", lambda message: message,
+                 untold_in_full=lambda line, rank=rank: f"{line} (process {rank} wrote 1 case(s) whole)")._end(
+            store, STOPPED, rank, ranks=3)
+        assert json.loads((tmp_path / "attempt_0" / str(rank) / "error.json").read_text())["message"]["message"] == (
+            f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED.replace('process 1', 'process 0')} (process {rank} wrote 1 case(s) "
+            f"whole)")
+    assert ended == [143, 143]
+    assert capsys.readouterr().err == (f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED.replace('process 1', 'process 0')} "
+                                       f"(process 1 wrote 1 case(s) whole)\n")
