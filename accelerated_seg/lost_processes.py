@@ -41,11 +41,14 @@ not a survivor's 1, is the first the agent reads.
 
 At any other stop (an interrupt, an error) no roll call is taken, but a process of the node that says the line seen
 ended before it answered the stop is lost all the same, and waited for by none of that stop's waits
-(``EndedBeforeAnswering``): killed as the stop came (a job's SIGTERM racing the OOM killer's SIGKILL), it left the main
+(``EndedInTheStop``): killed as the stop came (a job's SIGTERM racing the OOM killer's SIGKILL), it left the main
 process to wait 10 s for its file and 3 s for it to read the line, the launch ending 13.5-13.6 s after the kill with a
 line that did not name it (16.9-18.8 s under load), and where the main process was the one killed, the other process
 waited 10 s for its line and ended saying nothing (until the hundred-and-eighteenth session:
-benchmarks/results/sigterm_before_a_kill_2026-12-06/). Its line says both the stop and the loss.
+benchmarks/results/sigterm_before_a_kill_2026-12-06/). Its line says both the stop and the loss (training's main
+process says its own line, which names the newest whole checkpoint, not the loss). One killed after it answered the
+stop, finishing its file, was waited for so still, and the main process so killed still said nothing, until that
+session's review (r84): a process seen ended is waited for by none of those waits, whether it answered or not.
 """
 
 from __future__ import annotations
@@ -156,33 +159,38 @@ def said_lost(store, lost: list[int], known: Mapping[int, str] | None = None) ->
     return f"{lost_words}; {_processes(seen)} {_seen(len(seen))}, and {_processes(silent)} {_silent(len(silent))}"
 
 
-def said_ended_before_answering(store, message: str, lost: list[int], known: Mapping[int, str] | None = None) -> str:
+def said_ended_in_the_stop(store, message: str, lost: list[int], known: Mapping[int, str] | None = None) -> str:
     """A stop's line (``message``, not a peer gone's) where the processes ``lost`` were seen ended on this node before
-    they answered it (``EndedBeforeAnswering``): the stop first, then the loss (the loss alone where the stop's message
-    is empty: training's Ctrl-C, whose line its caller makes); a traceback under the line stays under it. ``known`` as
-    for ``said_lost``."""
+    they had done their part of it (``EndedInTheStop``): the stop first, then the loss, saying whether each had
+    answered the stop (the loss alone where the stop's message is empty: training's Ctrl-C, whose line its caller
+    makes, on the main process from its own words alone); a traceback under the line stays under it. ``known`` as for
+    ``said_lost``."""
     first, newline, rest = message.partition("\n")
-    one = len(lost) == 1
+    one, answered = len(lost) == 1, _answered(store, lost)
+    when = ("after" if answered else "before") + (" it answered the stop" if one else " they answered the stop")
+    if answered and len(answered) < len(lost):
+        when = f"{_processes(sorted(set(lost) - set(answered)))} before it answered the stop, the others after"
     return (f"{first}{'; ' if first else ''}{_named(store, lost, known)} {'was' if one else 'were'} lost: "
             f"{'its process was' if one else 'their processes were'} seen ended on {'its' if one else 'their'} node "
-            f"before {'it' if one else 'they'} answered the stop{newline}{rest}")
+            f"{when}{newline}{rest}")
 
 
-class EndedBeforeAnswering:
+class EndedInTheStop:
     """At a stop not for a peer gone, the processes of ``among`` that run on this node (``kept_beside``) seen ended
-    before they answered it (``answer``): they will never finish a file nor read the line, and the stop's waits for
-    them (``ranks_stop_together``'s ``_end``) count them as come (module docstring). Looked at again at each look of
-    those waits (``look``): one killed as the stop came may end after the wait began. None where ``/proc`` cannot tell,
-    nor on another node: those are waited for as before."""
+    before they had done what the stop's waits wait for (``ranks_stop_together``'s ``_end``: a process's file, its
+    reading of the line, the main process's line): they will never do it, and those waits count them as come (module
+    docstring). Killed before they answered the stop (``answer``), or after (in their file's write, its memory the
+    last straw): the wait was the same 10 s and 3 s either way (the hundred-and-eighteenth session saw the first
+    alone, until its review r84). Looked at again at each look of those waits (``look``): one killed as the stop came
+    may end after the wait began. None where ``/proc`` cannot tell, nor on another node: those are waited for as
+    before."""
 
     def __init__(self, store, among: Sequence[int]):
         self.store, self.beside, self.ranks = store, kept_beside(store, among) if among else {}, []
 
     def look(self) -> int:
-        """How many have been seen ended before they answered, this look included."""
-        self.ranks += sorted(rank for rank, process in self.beside.items()
-                             if rank not in self.ranks and ended(process)
-                             and not self.store.check([f"{_ANSWERED}{rank}"]))
+        """How many have been seen ended, this look included."""
+        self.ranks += sorted(rank for rank, process in self.beside.items() if rank not in self.ranks and ended(process))
         return len(self.ranks)
 
     def reaped(self) -> None:
@@ -192,6 +200,14 @@ class EndedBeforeAnswering:
         processes in turn, the lowest local rank first, reaping the dead one only once this one has ended (training's
         roll call held 3.4 s so: benchmarks/results/sigterm_before_a_kill_2026-12-06/)."""
         _reaped_by([self.beside[rank] for rank in self.ranks], time.monotonic() + ROLL_CALL_S)
+
+
+def _answered(store, ranks: list[int]) -> list[int]:
+    """Those of ``ranks`` that answered the stop (``answer``); none where the store cannot tell."""
+    try:
+        return [rank for rank in ranks if store.check([f"{_ANSWERED}{rank}"])]
+    except Exception:  # noqa: BLE001 - torch's DistError: said as not answered
+        return []
 
 
 def _named(store, ranks: list[int], known: Mapping[int, str] | None = None) -> str:

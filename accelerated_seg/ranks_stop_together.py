@@ -36,11 +36,12 @@ on another node killed outright) is a roll call too: each rank's watcher answers
 process waits for none that has not answered within 3.4 s, nor for one on its own node seen ended there (in /proc, at
 once: ``processes_beside``, the hundred-and-sixteenth session; its line saying "seen ended on its node"), naming each
 lost in its line (``lost_processes``; it waited ``SAID_WAIT_S`` and ``LEFT_WAIT_S`` for the dead one, and said gloo's
-error, until the hundred-and-fourteenth session). At any other stop a process of its node seen ended before it answered
-is waited for no more either, and named after the stop (``lost_processes.EndedBeforeAnswering``: killed as a job's
-stop came, it held the main process 13 s until the hundred-and-eighteenth session). Its keys hold the attempt of a
-``--max_restarts`` launch (``TORCHELASTIC_RESTART_COUNT``): the store outlives it, and the next attempt ended at once
-with a stop published in the one before, its old line, until the hundred-and-sixteenth session's review.
+error, until the hundred-and-fourteenth session). At any other stop a process of its node seen ended is waited for no
+more either, and named after the stop (``lost_processes.EndedInTheStop``: killed as a job's stop came, before it
+answered it, it held the main process 13 s until the hundred-and-eighteenth session; killed after it answered, until
+that session's review). Its keys hold the attempt of a ``--max_restarts`` launch (``TORCHELASTIC_RESTART_COUNT``): the
+store outlives it, and the next attempt ended at once with a stop published in the one before, its old line, until the
+hundred-and-sixteenth session's review.
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -85,8 +86,8 @@ from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
-from .lost_processes import (FOR_A_PEER_GONE, EndedBeforeAnswering, answer, keep_where_this_process_runs,
-                              lost_processes, said_ended_before_answering, said_lost, where_it_runs)
+from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
+                              said_ended_in_the_stop, said_lost, where_it_runs)
 from .sigterm import EXIT_TERMINATED, by_sigterm
 from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
@@ -913,22 +914,27 @@ class _Watcher(threading.Thread):
                 lost = lost_processes(store, ranks) if peer_gone else []
                 if lost:
                     message = said_lost(store, lost)
-                # At any other stop, a rank of this node seen ended before it answered (killed as the stop came: a
-                # job's SIGTERM racing the OOM killer) is no more waited for than a lost one, and named after the
-                # stop: the waits below held the main process 13 s for it, its line naming neither, until the
-                # hundred-and-eighteenth session (``lost_processes.EndedBeforeAnswering``). Looked at again at each of
-                # their looks: it may end after they begin.
-                ended_first = EndedBeforeAnswering(store, [] if peer_gone else range(1, ranks))
+                # At any other stop, a rank of this node seen ended before it has done what the waits below wait for
+                # (killed as the stop came: a job's SIGTERM racing the OOM killer; or as it finishes its file, whose
+                # memory is the last straw) is no more waited for than a lost one, and named after the stop: the waits
+                # held the main process 13 s for it, its line naming neither, until the hundred-and-eighteenth session
+                # (before it answered) and its review r84 (after: ``lost_processes.EndedInTheStop``). Looked at again
+                # at each of their looks: it may end after they begin. Each rank's step is its own key, not a count: a
+                # rank seen ended after it had counted was subtracted twice, and one still writing not waited for.
+                others = [other for other in range(1, ranks) if other not in lost]
+                ended_first = EndedInTheStop(store, [] if peer_gone else others)
 
-                def answering() -> int:
-                    return ranks - 1 - len(lost) - ended_first.look()
+                def every_other_rank_has(step: str) -> bool:
+                    ended_first.look()
+                    keys = [f"{step}/{other}" for other in others if other not in ended_first.ranks]
+                    return not keys or store.check(keys)
 
                 # every other rank's file being written is written whole first, and named (``note_for_the_line``);
                 # no wait where none writes (a rank killed outright never answers)
                 if int(store.add(WRITERS, 0)):
-                    _wait_for(lambda: int(store.add(HELD, 0)) >= answering(), SAID_WAIT_S)
+                    _wait_for(lambda: every_other_rank_has(HELD), SAID_WAIT_S)
                 if ended_first.look():
-                    message = said_ended_before_answering(store, message, ended_first.ranks)
+                    message = said_ended_in_the_stop(store, message, ended_first.ranks)
                     if not interrupted:  # before the line, whose wait for this process's write keeps its bound
                         ended_first.reaped()
                 # A results file being written is written whole, and named; the lock is kept to the exit, so that
@@ -945,7 +951,7 @@ class _Watcher(threading.Thread):
                     self._say(line, interrupted, reader_gone)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
-                _wait_for(lambda: int(store.add(LEFT, 0)) >= answering(), LEFT_WAIT_S)
+                _wait_for(lambda: every_other_rank_has(LEFT), LEFT_WAIT_S)
             else:
                 # At a stop for a peer gone, the main process lost (not answering within ROLL_CALL_S; killed, its node's
                 # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node
@@ -961,15 +967,15 @@ class _Watcher(threading.Thread):
                 # a file this rank is writing (predict --split cases: each writes its own) is finished first, and
                 # none begun after; not for ever: the writing thread may be the one that published, waiting for this
                 self.writing.acquire(timeout=SAID_WAIT_S)
-                store.add(HELD, 1)
-                # the main process seen ended on this node before it answered (killed as the stop came) says no line:
-                # this rank says it, naming it lost, where it waited SAID_WAIT_S and said nothing until the
-                # hundred-and-eighteenth session (``lost_processes.EndedBeforeAnswering``)
-                main_process = EndedBeforeAnswering(store, [0])
+                store.set(f"{HELD}/{rank}", "1")
+                # the main process seen ended on this node before it said the line (killed as the stop came, or as it
+                # waited for the others' files) never says it: this rank says it, naming it lost, where it waited
+                # SAID_WAIT_S and said nothing until the hundred-and-eighteenth session (before it answered the stop)
+                # and its review r84 (after it: ``lost_processes.EndedInTheStop``)
+                main_process = EndedInTheStop(store, [0])
                 said = _wait_for(lambda: store.check([SAID]) or main_process.look(), SAID_WAIT_S)
                 if main_process.ranks and not store.check([SAID]):
-                    line = self.said_for_the_main_process(said_ended_before_answering(store, message, [0],
-                                                                                      self.places))
+                    line = self.said_for_the_main_process(said_ended_in_the_stop(store, message, [0], self.places))
                     if self.says_the_line():
                         self._say_once_on_this_node(line, interrupted, reader_gone)
                     if not interrupted:
@@ -979,7 +985,7 @@ class _Watcher(threading.Thread):
                 # ninety-ninth session)
                 leave_for_the_launcher(store.get(SAID).decode() if said else message,
                                        error=not (interrupted or reader_gone))
-                store.add(LEFT, 1)
+                store.set(f"{LEFT}/{rank}", "1")
         finally:  # whatever failed above, this rank must not stay in its collective
             if rank == 0 and not line_said:
                 self._said_though_the_store_failed(message, held, line_by, peer_gone, interrupted, reader_gone)

@@ -1322,7 +1322,7 @@ def test_a_process_killed_once_its_error_is_published_still_has_its_error_said(m
     before it has seen the error, and the agent's SIGTERM after that death came to a process not yet deaf to it: it
     ended the main process at once too, nothing said (4 of 4 in that review), until launched_sigterm also left a
     published error to its stop. Seen ended before it answered the stop, process 1 is named lost after the error
-    (lost_processes.EndedBeforeAnswering), not waited for: since the hundred-and-eighteenth session."""
+    (lost_processes.EndedInTheStop), not waited for: since the hundred-and-eighteenth session."""
     if main_poll_s:
         monkeypatch.setenv("ONE_RANK_MAIN_POLL_S", main_poll_s)
     monkeypatch.setenv("ONE_RANK_STAGE", "failures")
