@@ -2,7 +2,8 @@
 given) is killed outright (SIGKILL, as the OOM killer) as it comes to the last wait for every process, a job's stop
 racing the kill: it first sends SIGTERM to torch's agent (its parent) and to the other process, and dies once the
 other has taken it for a stop and published it in the launch's store, its own watcher held from answering that stop
-(a process killed before it could answer). The other's SIGTERM thus comes before the death, every time, where a
+(a process killed before it could answer; with ANSWERED_FIRST set, once its watcher has answered it: a process killed
+after it answered, finishing its file, r84's review). The other's SIGTERM thus comes before the death, every time, where a
 launch leaves it to chance (the stop before the death in 2 of 4 probe launches: benchmarks/results/
 sigterm_before_a_kill_2026-12-06/). Its kill is killed_at_the_last_wait_predict.py's, the time written to KILLED_AT."""
 
@@ -15,6 +16,8 @@ import time
 from killed_at_the_last_wait_predict import KILLED_RANK, killed_as_it_comes_to_the_last_wait
 
 kill = os.kill
+#: Set once this process's watcher has answered the stop (ANSWERED_FIRST), for its kill to wait for.
+answered = threading.Event()
 
 
 def the_jobs_stop_first(pid: int, number: int) -> None:
@@ -29,14 +32,24 @@ def the_jobs_stop_first(pid: int, number: int) -> None:
         deadline = time.monotonic() + 30
         while not an_error_is_published() and time.monotonic() < deadline:
             time.sleep(0.005)
+        if os.environ.get("ANSWERED_FIRST"):
+            answered.wait(30)
     kill(pid, number)
 
 
 def held_from_answering() -> None:
-    """This process's watcher never answers a stop it sees (``_Watcher._end``): it is killed before it could."""
+    """This process's watcher never answers a stop it sees (``_Watcher._end``): it is killed before it could; with
+    ANSWERED_FIRST, it answers, and is killed then."""
     from accelerated_seg import ranks_stop_together
+    from accelerated_seg.lost_processes import answer
 
-    ranks_stop_together._Watcher._end = lambda *args: threading.Event().wait()
+    def end(watcher, store, message, rank, ranks):
+        if os.environ.get("ANSWERED_FIRST"):
+            answer(store, rank)
+            answered.set()
+        threading.Event().wait()
+
+    ranks_stop_together._Watcher._end = end
 
 
 if __name__ == "__main__":

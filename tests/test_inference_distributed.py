@@ -1426,8 +1426,10 @@ def test_a_process_killed_is_the_launchs_first_failure_where_the_agent_looks_lat
 
 @pytest.mark.distributed
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
-@pytest.mark.parametrize("killed_rank", ["1", "0"])
-def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_naming_both(killed_rank, data,
+@pytest.mark.parametrize("killed_rank, answered_first", [("1", ""), ("0", ""), ("1", "1"), ("0", "1")],
+                         ids=["1", "0", "1 after it answered", "0 after it answered"])
+def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_naming_both(killed_rank,
+                                                                                            answered_first, data,
                                                                                             tmp_path, monkeypatch):
     """A job's SIGTERM to the launcher's agent and to every process, just before process 1 is killed outright (the
     OOM killer racing the scheduler's stop), as it comes to the last wait: the other process takes the SIGTERM for a
@@ -1436,14 +1438,18 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     kill (16.9-18.8 s under load); the main process killed instead, process 1 waited 10 s for its line and ended
     saying nothing, the agent, signalled too, printing no table (10.7-10.8 s) (until the hundred-and-eighteenth
     session: benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now the process seen ended before it answered is
-    waited for by neither, and the line says both the stop and the loss, with what is written whole, 143."""
+    waited for by neither, and the line says both the stop and the loss, with what is written whole, 143. Killed once
+    it had answered the stop (finishing its file), it was waited for so still, nothing said (that session's review r84:
+    benchmarks/results/review_sigterm_before_a_kill_2026-12-06/)."""
     monkeypatch.setenv("KILLED_RANK", killed_rank)
+    monkeypatch.setenv("ANSWERED_FIRST", answered_first)
     monkeypatch.setenv("KILLED_AT", str(tmp_path / "killed"))
     proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
     ended = time.time()
     out, survivor, lost = tmp_path / "out", 1 - int(killed_rank), int(killed_rank)
     loss = (f"predict stopped by SIGTERM in process {survivor}; process {lost} (node 0, {socket.gethostname()}) was "
-            f"lost: its process was seen ended on its node before it answered the stop")
+            f"lost: its process was seen ended on its node {'after' if answered_first else 'before'} it answered the "
+            f"stop")
     what = (f"every case is written whole in {out}" if survivor == 0 else
             f"this process wrote 1 case(s) whole: small_1 in {out}; no file is half-written, and the same command "
             f"with --continue predicts those not yet written")
