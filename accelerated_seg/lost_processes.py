@@ -169,10 +169,10 @@ def said_ended_in_the_stop(store, message: str, lost: list[int], known: Mapping[
     one, answered = len(lost) == 1, _answered(store, lost)
     when = ("after" if answered else "before") + (" it answered the stop" if one else " they answered the stop")
     if answered and len(answered) < len(lost):
-        when = f"{_processes(sorted(set(lost) - set(answered)))} before it answered the stop, the others after"
+        when = f", {_processes(sorted(set(lost) - set(answered)))} before it answered the stop, the others after it"
     return (f"{first}{'; ' if first else ''}{_named(store, lost, known)} {'was' if one else 'were'} lost: "
-            f"{'its process was' if one else 'their processes were'} seen ended on {'its' if one else 'their'} node "
-            f"{when}{newline}{rest}")
+            f"{'its process was' if one else 'their processes were'} seen ended on {'its' if one else 'their'} node"
+            f"{'' if when.startswith(',') else ' '}{when}{newline}{rest}")
 
 
 class EndedInTheStop:

@@ -788,3 +788,17 @@ def test_at_a_stop_a_process_still_writing_is_waited_for_beside_one_seen_ended_a
     took = time.monotonic() - started
     assert ended == [143] and 1.0 <= took < 1.0 + 2.0 + 1.0, took  # its file, then LEFT_WAIT_S (2 s here) for its read
     assert capsys.readouterr().err.startswith(f"{STOPPED}; {LOST_1_BEFORE_IT_ANSWERED.replace('before', 'after')}")
+
+
+def test_processes_seen_ended_some_before_they_answered_some_after_are_said_so(one_process_group):
+    store = _store("accelerated_seg/test/said_ended_in_the_stop/")
+    for rank in (1, 2, 3):
+        store.set(f"where/{rank}", "node 0, gpu-node-1")
+    answer(store, 2)
+    answer(store, 3)
+    said = lost_processes.said_ended_in_the_stop
+    assert said(store, STOPPED, [1, 2, 3]) == (f"{STOPPED}; processes 1, 2, 3 (node 0, gpu-node-1) were lost: their "
+                                               f"processes were seen ended on their node, process 1 before it answered "
+                                               f"the stop, the others after it")
+    assert said(store, STOPPED, [2, 3]).endswith("their processes were seen ended on their node after they answered "
+                                                 "the stop")
