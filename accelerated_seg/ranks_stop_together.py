@@ -1060,7 +1060,7 @@ class _Watcher(threading.Thread):
             say_the_error(line)
 
     def _say_once_on_this_node(self, line: str, interrupted: bool, reader_gone: bool) -> None:
-        """The line of a process other than the main one where the main process ended before it answered the stop:
+        """The line of a process other than the main one where the main process ended before it said the stop's line:
         every such process of the node says it, so the first to say it does (``say_once_on_this_node``), each leaving
         its own for the launcher's table, as an error's line is said (``_say``). An interrupt's was said by each, 7
         lines on a node of 8 (the hundred-and-eighteenth session, until its review r84). Outside torch elastic's agent

@@ -3,8 +3,8 @@ given) is killed outright (SIGKILL, as the OOM killer) as it comes to the last w
 racing the kill: it first sends SIGTERM to torch's agent (its parent) and to the other process, and dies once the
 other has taken it for a stop and published it in the launch's store, its own watcher held from answering that stop
 (a process killed before it could answer; with ANSWERED_FIRST set, once its watcher has answered it: a process killed
-after it answered, finishing its file, r84's review). The other's SIGTERM thus comes before the death, every time, where a
-launch leaves it to chance (the stop before the death in 2 of 4 probe launches: benchmarks/results/
+after it answered, finishing its file, r84's review). The other's SIGTERM thus comes before the death, every time,
+where a launch leaves it to chance (the stop before the death in 2 of 4 probe launches: benchmarks/results/
 sigterm_before_a_kill_2026-12-06/). Its kill is killed_at_the_last_wait_predict.py's, the time written to KILLED_AT."""
 
 import os

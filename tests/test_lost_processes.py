@@ -764,7 +764,7 @@ def test_at_a_stop_the_main_process_seen_ended_after_it_answered_is_named_by_ano
              untold_in_full=lambda line: f"{line} (this process wrote 1 case(s) whole)")._end(store, STOPPED, 1,
                                                                                                ranks=2)
     assert ended == [143] and time.monotonic() - started < 1.0, time.monotonic() - started
-    lost = LOST_1_BEFORE_IT_ANSWERED.replace("process 1", "process 0").replace("before it answered", "after it answered")
+    lost = LOST_1_BEFORE_IT_ANSWERED.replace("process 1", "process 0").replace("before it", "after it")
     assert capsys.readouterr().err == f"{STOPPED}; {lost} (this process wrote 1 case(s) whole)\n"
 
 
