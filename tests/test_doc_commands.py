@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ("docs/inference.md", "docs/checkpoints.md", "docs/data.md", "docs/from_monai.md", "README.md",
         "docs/augmentation.md", "docs/demo.md", "docs/known_issues.md", "docs/planning.md", "docs/strategies.md",
         "docs/design.md", "docs/performance.md", "docs/stopping.md", "docs/testing.md",
-        "docs/python_api.md", "docs/configuration.md")
+        "docs/python_api.md", "docs/configuration.md", "docs/performance_history.md")
 SCRIPTS = tuple(sorted(str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "slurm").iterdir()))
 COMMANDS = ("train", "synth", "check", "cache", "predict", "evaluate", "export", "benchmark", "plan")
 # A command in a span of prose: `accelerated-seg check cases.csv --labels ...`, or `predict --overlap 0.25`
