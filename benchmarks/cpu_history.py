@@ -102,7 +102,8 @@ def efficiency_per_pair(folder: Path) -> list[float]:
 
 def runs_outside(low: float, high: float, results: Path = RESULTS) -> list[dict]:
     """Every single unet 64^3 record run whose ours/plain, at the three digits the docs show, lies
-    outside [low, high]: docs/performance.md names each, and a new one has to be named there too."""
+    outside [low, high]: docs/performance_cpu_sessions.md, "Single runs outside 0.95–1.10", names each, and a new
+    one has to be named there too."""
     outside = []
     for folder in _session_folders(results / "train_2cpu"):
         for processes in (1, 2):

@@ -263,18 +263,19 @@ def _steady_sessions() -> frozenset[str]:
                      for r in cpu_history.steady(cpu_history.history()))
 
 
-def _how_to_read_bullet(title: str) -> str:
-    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+def _how_to_read_bullet(title: str, page: Path = ROOT / "docs" / "performance.md") -> str:
+    text = page.read_text(encoding="utf-8")
     return re.search(rf"^- \*\*{re.escape(title)}.*?(?=^- |\Z)", text, re.S | re.M).group(0)
 
 
 def test_every_single_run_outside_the_band_is_named_in_the_docs():
-    """performance.md's "How to read it" names each record run of unet 64³ outside 0.95–1.10; until
-    the ninety-third session ten of them (1.163 in the thirty-fourth, 1.151 in the fifty-ninth, ...)
-    were missing from a list that read as complete."""
+    """performance_cpu_sessions.md's "Single runs outside 0.95–1.10" names each record run of unet 64³ outside
+    0.95–1.10 (performance.md's "How to read it" until the hundred-and-nineteenth session moved the list there);
+    until the ninety-third session ten of them (1.163 in the thirty-fourth, 1.151 in the fifty-ninth, ...) were
+    missing from a list that read as complete."""
     headings = re.findall(r"^## (\S+) \((\S+) session\)", SESSION_NOTES.read_text(encoding="utf-8"), re.M)
     ordinal_of = {"session_" + name: word for name, word in headings}
-    bullet = " ".join(_how_to_read_bullet("Our loop's cost at real sizes").split())
+    bullet = " ".join(_how_to_read_bullet("Our loop's cost at real sizes", SESSION_NOTES).split())
     runs = cpu_history.runs_outside(0.95, 1.10)
     unnamed = [run for run in runs
                if not (f"{run['ratio']:.3f}" in bullet or f"{run['ratio']:.2f}" in bullet)
@@ -341,10 +342,10 @@ def test_every_session_notes_scaling_figures_are_its_projection_file():
 
 
 def test_the_first_sessions_table_is_its_files():
-    """performance.md's table of the first session's three repeats (one cell per repeat, 'a / b / c')
-    against the files at the top of train_2cpu/; three overheads there had been rounded twice
-    (−13.548 to −13.55 to −13.6) until the ninety-third session."""
-    lines = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    """performance_history.md's table of the first session's three repeats (one cell per repeat, 'a / b / c';
+    performance.md's until the hundred-and-nineteenth session) against the files at the top of train_2cpu/; three
+    overheads there had been rounded twice (−13.548 to −13.55 to −13.6) until the ninety-third session."""
+    lines = (ROOT / "docs" / "performance_history.md").read_text(encoding="utf-8").splitlines()
     start = lines.index("### The first session: three repeats")
     wrong, checked = [], 0
     for line in lines[start:start + 15]:
