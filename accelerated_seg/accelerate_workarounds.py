@@ -28,7 +28,7 @@ def look_up_lomo_once() -> None:
     ``stat`` per path entry) and reads its metadata if found. On this project's 2-core machine that is
     about 65 µs a call, and it was the largest part of our loop's fixed cost per step: with the answer
     cached, the loop's overhead over a bare PyTorch loop at a 1-parameter network fell from 0.52 to
-    0.32–0.33 of the bare step (benchmarks/fixed_step_cost.py; docs/performance.md, eighth session).
+    0.32–0.33 of the bare step (benchmarks/fixed_step_cost.py; docs/performance_history.md, eighth session).
     On a cluster whose Python
     environment sits on a network filesystem, each ``stat`` is a metadata request, made by every rank
     at every step. Whether a package is installed does not change while a job runs.

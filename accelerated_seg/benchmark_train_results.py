@@ -41,7 +41,7 @@ def measured_under(timing: TimingSettings, price_per_gpu_hour, epoch_samples, pe
                          "peak_tflops_given": peak_tflops, "torch_threads": torch.get_num_threads(),
                          "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
                          # glibc's malloc settings decide how often CPU steps page-fault their memory back
-                         # (docs/performance.md, "Page faults"), so a CPU figure needs them beside it.
+                         # (docs/performance_history.md, "Page faults"), so a CPU figure needs them beside it.
                          "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES")},
             "launch": _launch()}
 

@@ -183,7 +183,7 @@ case "$part" in
     ;;
   levers_more)  # compile under FSDP2 (static shapes, as training compiles there). Inductor's autotuning
     # (--lever compile_autotune) was tried in the thirtieth session: its compile of our loop's model alone
-    # took over 300 s, and for the forward's 18 convolutions it kept cuDNN for 13 (docs/performance.md)
+    # took over 300 s, and for the forward's 18 convolutions it kept cuDNN for 13 (docs/performance_history.md)
     step 200 fsdp2_compile $LAUNCH --config_file configs/accelerate/fsdp.yaml $BENCH "${MLPERF[@]}" --batch 4 \
         --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --lever none compile --output "$OUT/train_${device}_mlperf_fsdp_compile.json"
     ;;

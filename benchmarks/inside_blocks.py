@@ -22,7 +22,7 @@ The first word picks what to count; the rest are the arguments of `accelerated-s
 stderr after the run. Written to look for a per-step cost of our loop that the ratio hides (eighteenth
 session, docs/performance_cpu_sessions.md), for the operator where a gap of a few percent at one size
 lives (nineteenth), and for the page faults that move the ratio on the CPU (nineteenth and twentieth;
-docs/performance.md, "Page faults"), and for the kernels behind the MLPerf U-Net's backward on a GPU
+docs/performance_history.md, "Page faults"), and for the kernels behind the MLPerf U-Net's backward on a GPU
 (twenty-eighth session: 70% of a compiled step): a diagnostic, not a benchmark of its own.
 """
 

@@ -47,7 +47,7 @@ def _inside_blocks(*args: str, tmp_path: Path, **env_vars: str) -> subprocess.Co
 @pytest.mark.parametrize("what", sorted(REPORTS))
 def test_each_count_reports_both_loops_after_a_real_run(what, tmp_path):
     output = tmp_path / "run.json"
-    # The rusage count is the one run with glibc's malloc settings changed (docs/performance.md, "Page
+    # The rusage count is the one run with glibc's malloc settings changed (docs/performance_history.md, "Page
     # faults"); the benchmark records them beside the figures.
     tunables = {"GLIBC_TUNABLES": MALLOC_KEEPS_MEMORY} if what == "rusage" else {}
     result = _inside_blocks(what, *TINY, "--output", str(output), tmp_path=tmp_path, **tunables)

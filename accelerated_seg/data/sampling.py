@@ -8,7 +8,7 @@ the samples of 1 process x batch N*b, and resuming mid-epoch needs only the step
 
 One pass over the loader may span several epochs (``epochs_per_pass``): a DataLoader's workers stop
 at the end of every pass, and the next pass waits for them to refill the prefetch queue (on one H100,
-0.16-0.24 s at every epoch's start, docs/performance.md). The training loop makes one pass cover the
+0.16-0.24 s at every epoch's start, docs/performance_history.md). The training loop makes one pass cover the
 whole run, so the workers run on across epoch boundaries. Which samples a rank sees stays what
 epoch-by-epoch passes would give it: each epoch keeps the whole optimizer steps of its order, which
 without accumulation is exactly what a drop_last loader sharded by accelerate keeps of an epoch of its own.
