@@ -61,6 +61,6 @@ def real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: int
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
     # "gpu" (auto's choice on CUDA): batches carry an affine, applied on the device by both loops
     cfg.data.augment_on = place_spatial_augmentation(timing.augment_on, accelerator.device)
-    manifest, settings, _, _ = checked_data(cfg, accelerator, None)  # phantoms of its own: no records kept
+    manifest, settings, _, _, _ = checked_data(cfg, accelerator, None)  # phantoms of its own: no records kept
     training, _ = cached_tables(cfg, accelerator, manifest, settings)
     return patch_dataset(training, cfg.data, seed=timing.seed)

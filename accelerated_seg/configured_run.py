@@ -124,8 +124,8 @@ def configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
     given = manifest is not None  # cases given in Python, which no config names (cached_tables' hint)
-    manifest, settings, unit, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from,
-                                                       replace, names)
+    manifest, settings, unit, median, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from,
+                                                               replace, names)
     _check_the_validation_settings(cfg, manifest, names)
     patches, cut = checked_epoch(cfg, accelerator, manifest, plan, num_processes, names)
     # the network for the data's channels and outputs, and its loss (a class weight per class), before the
@@ -164,7 +164,7 @@ def configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib
     loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
     loop.progress.step_samples = cut
     accelerator.register_for_checkpointing(scheduler, loop.progress)
-    run = ConfiguredRun(cfg, loop, spec, plan, manifest, export_metadata(cfg, manifest, settings, unit), out,
+    run = ConfiguredRun(cfg, loop, spec, plan, manifest, export_metadata(cfg, manifest, settings, unit, median), out,
                         aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
     if val_table is not None:
@@ -290,8 +290,8 @@ def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names
 
 def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, manifest: Manifest | None, out: Path,
                    resume_from: Path | None, replace: bool, names: Names):
-    """Check the cases against the overwrite, the resume and the settings; returns checked_data's four."""
-    manifest, settings, unit, checked = checked_data(cfg, accelerator, manifest)
+    """Check the cases against the overwrite, the resume and the settings; returns checked_data's five."""
+    manifest, settings, unit, median, checked = checked_data(cfg, accelerator, manifest)
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
@@ -302,7 +302,7 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
     for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
                                             names):
         accelerator.print(warning)
-    return manifest, settings, unit, checked
+    return manifest, settings, unit, median, checked
 
 
 def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names) -> None:

@@ -21,7 +21,8 @@ from .code_commit import run_commit
 from .config import Config
 from .data.manifest import Manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
-from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY, SPACING_UNIT_KEY
+from .data.preprocess_settings import (CASES_MEDIAN_KEY, CODE_VERSION_KEY, PREPROCESS_VERSION, SPACING_SET_KEY,
+                                       SPACING_UNIT_KEY)
 from .files import write_text_atomically
 from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
@@ -30,9 +31,11 @@ if TYPE_CHECKING:
     from .loop_state import LoopSettings, Progress
 
 
-def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings, spacing_unit: str | None) -> dict:
+def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings, spacing_unit: str | None,
+                    cases_median: tuple[float, float, float] | None = None) -> dict:
     """What inference needs besides the weights (stored in config.json next to model.safetensors); ``spacing_unit``:
-    the unit the training cases' headers declared (``prepare.settings_and_unit``'s)."""
+    the unit the training cases' headers declared, ``cases_median``: their median voxel size where data.spacing is
+    set (``prepare.settings_and_unit``'s)."""
     return {
         "labels": {str(k): v for k, v in manifest.labels.items()},
         "channels": {str(k): v for k, v in manifest.channels.items()},
@@ -46,6 +49,9 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         # the unit its training cases' headers declared, which the spacing's numbers are in and predict refuses a scan
         # declaring another by (its numbers are read as they are); recorded since the hundred-and-sixth session
         SPACING_UNIT_KEY: spacing_unit,
+        # the cases' median voxel size (data.spacing set; null where the spacing is that median), which predict refuses
+        # a scan declaring mm 100 times finer than, as training refused such a case; since the hundred-and-nineteenth
+        CASES_MEDIAN_KEY: list(cases_median) if cases_median is not None else None,
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
         CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)

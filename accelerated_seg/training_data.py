@@ -41,8 +41,9 @@ from .wording import counted
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read the cases (main process), check them (every rank its share, each its whole
     report: bad data fails every rank alike) and resolve the preprocessing (median spacing). Returns
-    the manifest, the preprocessing, the unit of its spacing (the export's ``spacing_unit``) and the checks'
-    report, whose ``keep_records`` the run calls once nothing refuses it any more."""
+    the manifest, the preprocessing, the unit of its spacing (the export's ``spacing_unit``), the cases' median voxel
+    size where data.spacing is set (its ``cases_median_spacing``) and the checks' report, whose ``keep_records`` the
+    run calls once nothing refuses it any more."""
     manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
     if not manifest.training:  # a dataset of held-out cases alone: the median spacing of none was a TypeError
         raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
@@ -58,8 +59,8 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
         accelerator.print(f"warning: {warning}")  # as check says them
     # the unit from the headers the spacing's checks read, on the main process: read again for the export, every
     # header of a dataset that declares none was read once more on every rank (hundred-and-sixth session's review)
-    settings, unit = on_main(accelerator, lambda: settings_and_unit(cfg.data, manifest))
-    return manifest, settings, unit, report
+    settings, unit, median = on_main(accelerator, lambda: settings_and_unit(cfg.data, manifest))
+    return manifest, settings, unit, median, report
 
 
 def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,

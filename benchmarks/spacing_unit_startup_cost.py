@@ -40,7 +40,7 @@ def _settings_and_record(cfg: Config, manifest):
     """What the start does with the headers, by the API of the code timed: the spacing and unit resolved on the
     main process, then the export's description on every rank."""
     if hasattr(prepare, "settings_and_unit"):  # the unit taken from the spacing checks' headers
-        settings, unit = prepare.settings_and_unit(cfg.data, manifest)
+        settings, unit = prepare.settings_and_unit(cfg.data, manifest)[:2]
         return settings, lambda: export_metadata(cfg, manifest, settings, unit)
     settings = prepare.preprocess_settings(cfg.data, manifest)
     return settings, lambda: export_metadata(cfg, manifest, settings)

@@ -22,6 +22,7 @@ from accelerated_seg.checkpoint import complete_checkpoints
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.spacing import median_spacing
 from accelerated_seg.exported_model import load_exported
 from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
@@ -66,6 +67,10 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     assert config["patch_size"] == [16, 16, 16] and config["spacing"] == [2.0, 2.0, 2.0]
     assert config["spacing_set"] is True  # data.spacing set: predict takes a header's mm at its word (inference.py)
     assert config["spacing_unit"] is None  # the phantoms' headers declare no unit: predict judges no scan's by it
+    # the cases' median voxel size, which predict refuses a scan declaring mm 100 times finer than (inference_reading)
+    cases = load_msd(tiny_dataset)
+    assert config["cases_median_spacing"] == list(median_spacing([case.images[0] for case in cases.training +
+                                                                  cases.validation]))
     plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
     plain.load_state_dict(load_file(out / "model" / "model.safetensors"), strict=True)
     loaded, _ = load_exported(out / "model")

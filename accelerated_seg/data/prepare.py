@@ -79,14 +79,16 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     return settings_and_unit(cfg, manifest)[0]
 
 
-def settings_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[PreprocessSettings, str | None]:
-    """``preprocess_settings``, and the unit its spacing's numbers are in (``spacing.one_spatial_unit``), which an
-    export records: training takes both from one read of the headers.
+def settings_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[PreprocessSettings, str | None,
+                                                                    tuple[float, float, float] | None]:
+    """``preprocess_settings``, the unit its spacing's numbers are in (``spacing.one_spatial_unit``), and, where
+    ``data.spacing`` is set, the cases' median voxel size (``spacing.target_spacing_and_unit``), which an export
+    records: training takes them from one read of the headers.
 
     Raises:
         DataError: as ``preprocess_settings``.
     """
-    spacing, unit = target_spacing_and_unit(cfg, manifest)
+    spacing, unit, median = target_spacing_and_unit(cfg, manifest)
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     normalization = resolved_normalization(cfg.normalization, manifest)
     crop = resolved_crop_foreground(cfg.crop_foreground, normalization)
@@ -95,7 +97,7 @@ def settings_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[PreprocessSe
     window = cfg.ct_window if normalization == "ct" else DEFAULT_CT_WINDOW
     return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=window,
                               crop_foreground=crop, label_map=label_map,
-                              binarize=manifest.binarized), unit
+                              binarize=manifest.binarized), unit, median
 
 
 def cache_root(cfg: DataConfig) -> Path:

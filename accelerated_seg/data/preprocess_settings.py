@@ -128,6 +128,20 @@ def spacing_unit(config: dict) -> str | None:
     return config.get(SPACING_UNIT_KEY)
 
 
+# The key of an export's config.json that records its cases' median voxel size per RAS axis (training's and
+# validation's first images, in the spacing's numbers: the unit above), where data.spacing set the spacing (null where
+# the median is the spacing itself): what training weighs a case declaring mm far finer than a spacing set coarser on
+# purpose against (``spacing.check_voxels_in_mm``), and predict a scan so since the hundred-and-nineteenth session.
+CASES_MEDIAN_KEY = "cases_median_spacing"
+
+
+def cases_median_spacing(config: dict) -> tuple[float, float, float] | None:
+    """The model's cases' median voxel size, from its ``config.json``, or None: its spacing is that median (data.spacing
+    unset), or the export was made before the hundred-and-nineteenth session, which recorded none."""
+    median = config.get(CASES_MEDIAN_KEY)
+    return tuple(float(size) for size in median) if median is not None else None
+
+
 def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     """Label value written for each class index: the dataset's own value where the class stands for
     one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the

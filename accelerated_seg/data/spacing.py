@@ -81,10 +81,13 @@ def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, f
     return target_spacing_and_unit(cfg, manifest)[0]
 
 
-def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
-    """``target_spacing``, and the unit its numbers are in: the one the cases' headers declare (``one_spatial_unit``),
-    which an export records. Taken from the headers the checks read, once: the export's record read them again on
-    every rank at first, every header where none declares a unit (0.16-0.26 s for 300 phantoms,
+def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None,
+                                                                          tuple[float, float, float] | None]:
+    """``target_spacing``, the unit its numbers are in: the one the cases' headers declare (``one_spatial_unit``),
+    and, where ``data.spacing`` is set, the cases' median voxel size the far finer check weighs a case declaring mm
+    against (``_cases_median``; None where the spacing is a median itself), both of which an export records. Taken
+    from the headers the checks read, once: the export's record read them again on every rank at first, every
+    header where none declares a unit (0.16-0.26 s for 300 phantoms,
     benchmarks/results/spacing_unit_startup_cost_2cpu_*.json), until the hundred-and-sixth session's review.
 
     Raises:
@@ -97,22 +100,26 @@ def target_spacing_and_unit(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[
         return _from_the_headers(cfg, manifest)
 
 
-def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None]:
+def _from_the_headers(cfg: DataConfig, manifest: Manifest) -> tuple[tuple[float, float, float], str | None,
+                                                                    tuple[float, float, float] | None]:
     """``target_spacing_and_unit``, its headers read here and closed as it returns."""
     files = image_headers(manifest)  # every image file's header, each channel's, read once for every check
     headers = [(case, image) for case, path, image in files if path == case.images[0]]  # what the checks judge
     # first: a median or a budget judged across cases of two units is no sense, and those refusals blamed metres
     unit = one_spatial_unit(files, cfg.spacing)
     spacing = tuple(cfg.spacing or _median_of(median_cases(manifest)[0], headers))
+    # what predict weighs a scan declaring mm against, as the far finer check below weighs a case (the export's
+    # cases_median_spacing): a median spacing is a median already, so not taken there (each case's orientation costs)
+    median = _cases_median(headers) if cfg.spacing is not None else None
     check_resampled_sizes(manifest, headers, spacing, cfg.max_voxels, configured=cfg.spacing is not None, unit=unit)
     if cfg.spacing is not None:  # a median resamples the middle case to itself: only a spacing chosen shrinks most
         # first where the cases are scans as they are (the spacing is the one off, given in micrometres), after the
         # far finer check otherwise, which names a case's header in metres
         check_cases_kept(headers, spacing, unit, scans_only=True)
-    check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit)
+    check_voxels_in_mm(manifest, headers, spacing, configured=cfg.spacing is not None, unit=unit, median=median)
     if cfg.spacing is not None:
         check_cases_kept(headers, spacing, unit)
-    return spacing, unit
+    return spacing, unit, median
 
 
 def _median_of(cases: Sequence, headers: list) -> tuple[float, float, float]:
@@ -273,7 +280,7 @@ FINER_THAN_THE_TARGET = 100
 
 
 def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, float, float],
-                       configured: bool = True, unit: str | None = None) -> None:
+                       configured: bool = True, unit: str | None = None, median=None) -> None:
     """Refuse cases (of ``headers``: (case, its first image)) whose voxels are ``FINER_THAN_THE_TARGET`` times finer
     than the target spacing along an axis: a header written in metres (0.0015 for 1.5 mm) is read as mm, and
     resampling leaves such a case a voxel or two, every structure in it gone. Training took it without a word,
@@ -288,13 +295,14 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     h88, ``benchmarks/results/units_edges_2026-12-06/``): scans resampled coarser on purpose are most cases, their
     median as fine as they are, where a case a hundred times finer than the others' is no such scan. Cases of
     resolutions that differ as scanners' do (0.5 mm and 5 mm, thin and thick slices) lie within a hundred times.
+    ``median``: that median where the caller has it already (``_from_the_headers``, for the export's record).
 
     Raises:
         DataError: naming the cases, their voxel sizes and the ways on.
     """
     if not (shrunk := [(case, image) for case, image in headers if far_finer(image, spacing)]):
         return
-    median = _cases_median(headers) if configured else spacing
+    median = (median or _cases_median(headers)) if configured else spacing
     shrunk = [(case, image) for case, image in shrunk
               if not (configured and declared_in_mm(image) and not far_finer(image, median))]
     if not shrunk:
@@ -307,10 +315,7 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     declare = "" if unitless_among_micrometres(image, unit) else f", or, where it is coarser on purpose, {DECLARE_MM}"
     nearer = f"; or, if its voxels are that fine indeed, set data.spacing nearer to them{declare}" if configured else ""
     if configured and declared_in_mm(image):  # taken at its word, but far finer than the cases' median too
-        nearer = (f" (its header declares mm, which this check takes at its word against a data.spacing coarser on "
-                  f"purpose, but its voxels are {_times_finer(image, median):,.0f} times finer than the cases' median "
-                  f"voxel size {_mm(median)} mm too: scans resampled coarser on purpose are most of a dataset's "
-                  f"cases, not one {_times_finer(image, median):,.0f} times finer than the others)")
+        nearer = f" ({finer_than_the_median_words(image, median, 'this check', 'the cases')})"
     if not configured and _median_in_micrometres(image, spacing, unit):
         raise DataError(
             f"{case.id}: {case.images[0]}: voxels of {_mm(ras_spacing_of(image.affine))} mm, "
@@ -387,6 +392,17 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
         f"{float(ratios.max()):,.0f} times finer than data.spacing{told if thousand else ''}: set data.spacing "
         f"nearer the cases' voxels (unset, it is their median), coarse enough for the model, fine enough that the "
         f"cases keep {KEPT_ALONG_THE_LONGEST} voxels or more along their longest axis")
+
+
+def finer_than_the_median_words(image, median, judge: str, cases: str) -> str:
+    """Why a file declaring mm, ``far_finer`` than a data.spacing set and than its cases' ``median`` voxel size too, is
+    not taken at its word: training's words (``judge``: "this check", ``cases``: "the cases") and predict's
+    (``inference_reading.refuse_voxels_far_finer``), one sentence for both."""
+    times = _times_finer(image, median)
+    return (f"its header declares mm, which {judge} takes at its word against a data.spacing coarser on purpose, but "
+            f"its voxels are {times:,.0f} times finer than {cases}' median voxel size {_mm(median)} mm too: scans "
+            f"resampled coarser on purpose are most of a dataset's cases, not one {times:,.0f} times finer than the "
+            f"others")
 
 
 def _kept_at_the_coarsest(image, spacing) -> int:
