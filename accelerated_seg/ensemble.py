@@ -26,8 +26,8 @@ import torch
 
 from .config import ConfigError
 from .data.header_units import UNIT_MM
-from .data.preprocess_settings import (SPACING_SET_KEY, SPACING_UNIT_KEY, code_version_difference, spacing_unit,
-                                       spacing_was_set)
+from .data.preprocess_settings import (CASES_MEDIAN_KEY, SPACING_SET_KEY, SPACING_UNIT_KEY, cases_median_spacing,
+                                       code_version_difference, spacing_unit, spacing_was_set)
 from .exported_model import load_exported
 from .inference_outputs import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
@@ -44,9 +44,11 @@ from .own_warnings import AcceleratedSegWarning
 # would for each), and a member exported before the hundred-and-fifth session lacks it.
 # spacing_unit (the unit the training cases' headers declared) is compared where both members record one: a member
 # exported before the hundred-and-sixth session, or trained on headers that declared none, records none.
+# cases_median_spacing (the cases' median voxel size, where data.spacing was set) changes no voxel either: members of
+# other datasets or splits may differ in it, and the ensemble weighs a scan against the coarsest (``_cases_median``).
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
                "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending",
-               SPACING_SET_KEY, SPACING_UNIT_KEY)
+               SPACING_SET_KEY, SPACING_UNIT_KEY, CASES_MEDIAN_KEY)
 
 
 class ModelEnsemble(torch.nn.Module):
@@ -113,7 +115,16 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     spacing_set = all(spacing_was_set(config) for _, config in loaded)
     return (ModelEnsemble([model for model, _ in loaded]).eval(),
             {**first, SPACING_SET_KEY: spacing_set, SPACING_UNIT_KEY: _one_spacing_unit(folders, loaded),
-             "ensemble": [str(f) for f in folders]})
+             CASES_MEDIAN_KEY: _cases_median(loaded), "ensemble": [str(f) for f in folders]})
+
+
+def _cases_median(loaded: list) -> list[float] | None:
+    """The members' cases' median voxel size (``cases_median_spacing``) that a scan declaring mm is weighed against:
+    the coarsest along each axis of those that record one, so that the ensemble refuses a scan 100 times finer than
+    any member's median, as that member alone would (``inference_reading.refuse_voxels_far_finer``); None where none
+    records one (exported before the hundred-and-nineteenth session, or a median its spacing), as before."""
+    recorded = [median for _, config in loaded if (median := cases_median_spacing(config)) is not None]
+    return [max(sizes) for sizes in zip(*recorded)] if recorded else None
 
 
 def _one_spacing_unit(folders: list[Path], loaded: list) -> str | None:

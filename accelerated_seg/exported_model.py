@@ -26,7 +26,7 @@ from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
-from .data.preprocess_settings import SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
+from .data.preprocess_settings import CASES_MEDIAN_KEY, SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
 from .files import (finish_an_interrupted_replace, folders_to_make, remove_if_empty, replace_folder, sync_folder,
                     with_the_usual_mode)
 from .model_folders import Names, read_export_json, unreadable_safetensors
@@ -373,6 +373,10 @@ def export_value_errors(config: dict) -> list[str]:
     if config.get(SPACING_UNIT_KEY) not in (None, *SPATIAL_UNITS):  # predict judges a scan's unit by it
         errors.append(f"{SPACING_UNIT_KEY} {config[SPACING_UNIT_KEY]!r} is not one of {', '.join(SPATIAL_UNITS)} or "
                       f"null (the unit the training cases' headers declared)")
+    if config.get(CASES_MEDIAN_KEY) is not None and not positive_sizes(config[CASES_MEDIAN_KEY]):
+        # predict weighs a scan declaring mm against it: a hand edit's "2" or [2, 2] was a TypeError there
+        errors.append(f"{CASES_MEDIAN_KEY} {config[CASES_MEDIAN_KEY]!r} is not 3 sizes > 0 (or null: the training "
+                      f"cases' median voxel size)")
     settings = config.get("preprocessing")
     if settings is None:  # an export from before preprocessing was recorded: only its spacing is read
         if config.get("spacing") is not None and not positive_sizes(config["spacing"]):

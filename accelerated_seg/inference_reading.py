@@ -6,7 +6,8 @@ against the model's and each other's in one refusal (``_refuse_channel_units``) 
 decompressed; then the voxels, which must share one grid, hold the volumes the model takes, and be
 finite; a scan segmented all the same but perhaps not as meant (one slice, no orientation, two voxel
 sizes, a label map of ours) is warned of. ``inference.prepare_case`` then refuses, from the first
-channel's header, voxels far finer than the model's spacing (``refuse_voxels_far_finer``) and a
+channel's header, voxels far finer than the model's spacing (``refuse_voxels_far_finer``; a header of mm taken at its
+word there, far finer than the training cases' median too: ``_refuse_far_finer_than_the_cases``) and a
 resampling beyond the host's memory (``refuse_beyond_host_memory``), and warns of a few voxels that
 make a channel's z-score (``warn_of_dominant_voxels``), before it preprocesses the case. Each refusal
 is a ``DataError`` naming the file and what to do; nothing here preprocesses or knows the network.
@@ -29,9 +30,10 @@ from .data.errors import DataError
 from .data.header_units import spatial_unit
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict)
-from .data.preprocess_settings import spacing_unit, spacing_was_set
+from .data.preprocess_settings import CASES_MEDIAN_KEY, cases_median_spacing, spacing_unit, spacing_was_set
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
-                           far_finer, far_finer_words, other_unit_words, resampled_shape_of, times_coarser, times_off)
+                           far_finer, far_finer_words, finer_than_the_median_words, other_unit_words,
+                           resampled_shape_of, times_coarser, times_off)
 from .host_memory import memory_available
 from .inference_case_units import spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
@@ -136,11 +138,13 @@ def refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     (``check_voxels_in_mm``): resampled to a voxel or two and segmented as such, exit 0, until the
     hundred-and-fourth session. A header that declares mm is taken at its word where the model's spacing was
     set (``spacing_was_set``), not where it is its training cases' median, which training refuses such a case
-    against: predict took it for either model until the hundred-and-fifth session, which has the export say."""
+    against: predict took it for either model until the hundred-and-fifth session, which has the export say; nor
+    where it is far finer than the training cases' median too (``_refuse_far_finer_than_the_cases``)."""
     if spacing is None or not far_finer(image, spacing):
         return
     if spacing_was_set(config):
         if declared_in_mm(image):
+            _refuse_far_finer_than_the_cases(config, path, image, spacing)
             return
         said = far_finer_words(path, image, spacing, "the model's spacing", spacing_unit(config))
         raise DataError(f"{path}: {said}; or, if its voxels are that fine indeed and the model was trained "
@@ -157,6 +161,26 @@ def refuse_voxels_far_finer(config: dict, path: Path, image, spacing) -> None:
     declared = (". Its header declares mm, which is taken at its word only against a spacing set "
                 f"(data.spacing), and {whose}") if declared_in_mm(image) else ""
     raise DataError(f"{path}: {said}{declared}")
+
+
+def _refuse_far_finer_than_the_cases(config: dict, path: Path, image, spacing) -> None:
+    """Refuse a scan whose header declares mm, ``far_finer`` than the model's spacing set coarser on purpose, where it
+    is far finer than the training cases' median voxel size too (config.json's ``cases_median_spacing``), as training
+    refuses such a case (``spacing.check_voxels_in_mm``): micro-CT resampled coarser on purpose is most of a dataset's
+    cases, its median as fine, where a scan in metres under a header of mm (as ITK writes any numbers) is 1,000 times
+    finer than the cases it is meant to be like. Predict took it at its word, a voxel or two once resampled, exit 0,
+    the export having no record of the cases' voxels, until the hundred-and-nineteenth session (helper h105,
+    ``benchmarks/results/predict_training_voxels_2026-12-06/``); an export made before then records none, and is
+    judged as before. An ensemble's median is the coarsest of its members' along each axis (``ensemble``)."""
+    median = cases_median_spacing(config)
+    if median is None or not far_finer(image, median):
+        return
+    ensemble = "ensemble" in config
+    said = far_finer_words(path, image, spacing, "the members' spacing" if ensemble else "the model's spacing",
+                           spacing_unit(config))
+    cases = "the members' training cases" if ensemble else "the model's training cases"
+    raise DataError(f"{path}: {said} ({finer_than_the_median_words(image, median, 'predict', cases)}; config.json's "
+                    f"{CASES_MEDIAN_KEY})")
 
 
 def refuse_beyond_host_memory(config: dict, path: Path, image, spacing) -> None:

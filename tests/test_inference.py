@@ -3026,3 +3026,61 @@ def test_predicts_argument_refusals_are_said_once_under_a_launch_and_reported(sc
                                                  "--output", str(tmp_path / "out"), env=env)
             assert proc.returncode == 2 and (words in proc.stderr) == (rank == 0) and imported == [], proc.stderr
             assert words in (tmp_path / f"error_{rank}.json").read_text()
+
+
+def test_a_scan_declaring_mm_far_finer_than_the_training_cases_median_is_refused_though_the_spacing_was_set(
+        scans, tmp_path):
+    """A scan in metres under a header of mm (as ITK writes any numbers), for a model trained coarser on purpose
+    (data.spacing set), was taken at its word and segmented as a voxel or two, exit 0: the export had no record of
+    its training cases' voxels, where training refuses such a case 100 times finer than the cases' median
+    (hundred-and-nineteenth session, helper h105, ``benchmarks/results/predict_training_voxels_2026-12-06/``). The
+    export records that median (cases_median_spacing): such a scan is refused in training's words, and segmented
+    once the refusal's line is run; a scan far finer than the spacing but not than the median (micro-CT coarsened on
+    purpose), and one at the cases' own voxel size, are segmented; an export without the key, as before. An
+    ensemble weighs a scan against the coarsest of its members' medians along each axis."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.ensemble import load_for_prediction
+    from accelerated_seg.exported_model import read_export_config
+    from accelerated_seg.run_records import export_metadata
+
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")  # 2 mm voxels, its header declaring no unit
+    metres = in_unit(image, tmp_path / "metres.nii.gz", "mm", 0.001)  # 0.002 mm
+    model = export(tmp_path / "set", spacing_set=True, cases_median_spacing=[2.0, 2.0, 2.0])
+    with pytest.raises(DataError) as refused:
+        predict_file(model, metres, tmp_path / "y.nii.gz")
+    said = str(refused.value)
+    assert said.startswith(f"{metres}: voxels of 0.002 x 0.002 x 0.002 mm, 1,250 times finer than the model's "
+                           "spacing 2.5 x 2.5 x 2.5 mm, so resampling leaves it 1 x 1 x 1 voxels"), said
+    assert said.endswith("(its header declares mm, which predict takes at its word against a data.spacing coarser on "
+                         "purpose, but its voxels are 1,000 times finer than the model's training cases' median voxel "
+                         "size 2 x 2 x 2 mm too: scans resampled coarser on purpose are most of a dataset's cases, not "
+                         "one 1,000 times finer than the others; config.json's cases_median_spacing)"), said
+    assert not (tmp_path / "y.nii.gz").exists()
+    exec(re.search(r"\(nibabel, from metres: (img = .*?, path\))\)", said).group(1),
+         {"nib": nib, "np": np, "path": str(metres)})
+    assert read_labels(predict_file(model, metres, tmp_path / "y.nii.gz")).shape == image.shape
+    # 0.023 mm: 109 times finer than the spacing, 87 times finer than the median, as micro-CT coarsened on purpose is
+    # near its cases' own voxels; and a scan at the cases' own voxel size
+    for scan in (in_unit(image, tmp_path / "fine.nii.gz", "mm", 0.0115), in_unit(image, tmp_path / "own.nii.gz", "mm",
+                                                                                 1.0)):
+        assert read_labels(predict_file(model, scan, tmp_path / f"by_set_{scan.name}")).shape == image.shape
+    older = export(tmp_path / "older", spacing_set=True)  # an export made before: judged by nothing new
+    metres = in_unit(image, tmp_path / "metres_again.nii.gz", "mm", 0.001)
+    assert read_labels(predict_file(older, metres, tmp_path / "by_older.nii.gz")).shape == image.shape
+    with pytest.raises(DataError, match=r"times finer than the members' spacing 2.5 x 2.5 x 2.5 mm, .*1,000 times "
+                                        r"finer than the members' training cases' median voxel size 2 x 2 x 2 mm too"):
+        predict_file([older, model], metres, tmp_path / "y.nii.gz")
+    apart = export(tmp_path / "apart", spacing_set=True, cases_median_spacing=[1.0, 3.0, 0.5])
+    assert load_for_prediction([model, apart, older])[1]["cases_median_spacing"] == [2.0, 3.0, 2.0]
+    assert load_for_prediction([older, export(tmp_path / "older_too")])[1]["cases_median_spacing"] is None
+    # what training records, where data.spacing is set; a hand edit of it is refused as the export's other values
+    manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1, num_classes=2,
+                               regions=None, ignore_value=None, file_ending=None)
+    cfg = SimpleNamespace(data=SimpleNamespace(patch_size=PATCH, spacing=(2.5,) * 3))
+    for median, recorded in ((None, None), ((2.0, 2.0, 4.0), [2.0, 2.0, 4.0])):
+        assert export_metadata(cfg, manifest, PreprocessSettings(spacing=(2.5,) * 3), "mm",
+                               median)["cases_median_spacing"] == recorded
+    with pytest.raises(DataError, match=r"config.json: cases_median_spacing \[2, 2\] is not 3 sizes > 0 \(or null: "
+                                        r"the training cases' median voxel size\)"):
+        read_export_config(export(tmp_path / "edited", cases_median_spacing=[2, 2]))

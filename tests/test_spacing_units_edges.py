@@ -303,3 +303,43 @@ def test_cases_kept_whole_at_the_coarsest_axis_are_not_oriented(tmp_path, monkey
     monkeypatch.setattr(spacing, "resampled_shape_of", lambda image, target: oriented.append(image) or (1, 1, 1))
     spacing.check_cases_kept(headers, (1.5, 1.5, 3.0), "mm")
     assert [Path(image.get_filename()).name for image in oriented] == ["s.nii.gz"]  # the crop of 6 voxels alone
+
+
+def test_the_cases_median_training_weighs_a_case_against_is_recorded_and_predict_refuses_such_a_scan_in_its_words(
+        tmp_path):
+    """Training refuses a case declaring mm 100 times finer than the cases' median against a data.spacing coarser on
+    purpose (the test above); predict, for a model trained so, took the same file at its word, the export having no
+    record of the cases' voxels (the hundred-and-nineteenth session, helper h105,
+    ``benchmarks/results/predict_training_voxels_2026-12-06/``). Training now returns that median for the export
+    (``settings_and_unit``'s third, None for a median spacing), and predict, given a model whose config.json records
+    it, refuses the file with training's reason in the same words, its judge and cases named; the file of the cases'
+    own voxel size is segmented."""
+    import torch
+
+    from accelerated_seg.exported_model import write_export
+    from accelerated_seg.inference import predict_file
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    manifest = dataset(tmp_path / "outlier", [(f"c{i}", "mm", (5.0,) * 3, (20, 20, 12)) for i in range(5)] +
+                       [("odd", "mm", (0.005,) * 3, (20, 20, 12))])
+    trained = refusal(manifest, (10.0,) * 3)
+    manifest.training = [case for case in manifest.training if case.id != "odd"]
+    settings, unit, median = settings_and_unit(DataConfig(spacing=(10.0,) * 3), manifest)
+    assert (unit, median) == ("mm", (5.0, 5.0, 5.0))
+    assert settings_and_unit(DataConfig(), manifest)[2] is None  # the spacing is the median itself
+    spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
+    tensors = {key: value.float().contiguous() for key, value in build_from_spec(spec).state_dict().items()}
+    write_export(tensors, spec.to_dict(), {
+        "labels": {"0": "background", "1": "a"}, "channels": {"0": "CT"}, "in_channels": 1, "num_classes": 2,
+        "patch_size": [16, 16, 16], "spacing": list(settings.spacing), "spacing_set": True, "spacing_unit": unit,
+        "cases_median_spacing": list(median)}, tmp_path / "model")
+    odd, own = (odd_files(tmp_path / "outlier")[0], tmp_path / "outlier" / "imagesTr" / "c0.nii.gz")
+    with pytest.raises(DataError) as refused:
+        predict_file(tmp_path / "model", odd, tmp_path / "odd_labels.nii.gz", device="cpu")
+    said = str(refused.value)
+    reason = re.search(r"\((its header declares mm, .* others)\)", trained).group(1)
+    assert said.startswith(f"{odd}: voxels of 0.005 x 0.005 x 0.005 mm, 2,000 times finer than the model's spacing "
+                           "10 x 10 x 10 mm") and "probably in metres, not mm" in said, said
+    assert reason.replace("this check", "predict").replace("the cases'", "the model's training cases'") in said, said
+    assert nib.load(predict_file(tmp_path / "model", own, tmp_path / "own_labels.nii.gz", device="cpu")).shape == \
+        (20, 20, 12)
