@@ -314,8 +314,6 @@ def test_the_cases_median_training_weighs_a_case_against_is_recorded_and_predict
     (``settings_and_unit``'s third, None for a median spacing), and predict, given a model whose config.json records
     it, refuses the file with training's reason in the same words, its judge and cases named; the file of the cases'
     own voxel size is segmented."""
-    import torch
-
     from accelerated_seg.exported_model import write_export
     from accelerated_seg.inference import predict_file
     from accelerated_seg.models import build_from_spec, model_spec
