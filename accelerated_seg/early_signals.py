@@ -105,6 +105,13 @@ def taken_over(signum: int, handler) -> object:
     return previous
 
 
+def at_pythons_default(signum: int) -> bool:
+    """Whether ``signum`` has Python's default, or our handler standing in for it until the handover: a command's own
+    handling that takes a signal only from its default (``sigterm.sigterm_as_an_interrupt``) takes it from ours too,
+    with ``taken_over``, so that no default comes between (a one-process predict's SIGTERM and SIGUSR1)."""
+    return signal.getsignal(signum) in (PYTHON_DEFAULTS[signum], _stop_before_the_command)
+
+
 def stopped_before_it_began(command: str, signum: int) -> str:
     """The line said when ``signum`` ends ``command`` before it began."""
     return f"{command} {STOPPED[signum]} before it began; nothing was written: run the same command again"

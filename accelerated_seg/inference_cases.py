@@ -35,7 +35,7 @@ from .inference_pipeline import one_at_a_time, pipelined
 from .predict_marks import case_key, prediction_key
 from .predict_names import PREDICT_CASES_NAMES, PredictNames
 from .predict_options import PredictOptions
-from .sigterm import by_sigterm
+from .sigterm import stop_signal
 
 
 #: One case to segment and where its label map (and, when not None, its probabilities) go.
@@ -183,12 +183,14 @@ class PredictInterrupted(KeyboardInterrupt):
     also tells how many of the ``cases`` it had to predict it wrote whole before it (``written``), each said by
     its "wrote" line; ``accelerated-seg predict``'s last line says the count. ``failed``: a line for each case that
     could not be segmented before it, as the end of a run says them (and a case whose writing failed as the interrupt
-    came); until the hundredth session an interrupt left them unsaid. ``terminated``: the interrupt was SIGTERM's
-    (``sigterm.Terminated``: the command line raises it so, and says it)."""
+    came); until the hundredth session an interrupt left them unsaid. ``signum``: the signal whose stop the interrupt
+    was (``sigterm.stop_signal``: SIGTERM's ``Terminated``, SIGUSR1's ``StoppedBySIGUSR1``, which the command line
+    raises and says), None for Ctrl-C's; a ``terminated`` flag knew SIGTERM alone until the hundred-and-nineteenth
+    session, and a one-process predict's SIGUSR1, said as Ctrl-C's, would have ended it with 130."""
 
-    def __init__(self, written: int, cases: int, failed: Sequence[str] = (), terminated: bool = False):
+    def __init__(self, written: int, cases: int, failed: Sequence[str] = (), signum: int | None = None):
         super().__init__(f"interrupted with {written} of {cases} case(s) written")
-        self.written, self.cases, self.failed, self.terminated = written, cases, list(failed), terminated
+        self.written, self.cases, self.failed, self.signum = written, cases, list(failed), signum
 
 
 def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
@@ -212,7 +214,7 @@ def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None,
             if progress:
                 progress(line)
     except KeyboardInterrupt as interrupt:  # where it came, with the count
-        raise PredictInterrupted(written, cases, failed, by_sigterm(interrupt)).with_traceback(
+        raise PredictInterrupted(written, cases, failed, stop_signal(interrupt)).with_traceback(
             interrupt.__traceback__) from None
     return failed
 

@@ -55,7 +55,7 @@ from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_w
                         wait_for_every_process)
 from .predict_marks import prediction_key
 from .predict_names import PREDICT_CASES_NAMES, PredictNames
-from .sigterm import Terminated
+from .sigterm import stop_signal
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -293,7 +293,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         # and none need stop. Every case is written or failed: the failed ones are said with the interrupt, as in one
         # process (this process's line named none of them until the hundred-and-first session, the others' said them)
         raise PredictInterrupted(len(jobs) - len(failures), len(jobs), [line for line, _ in failures],
-                                 terminated=isinstance(after_the_wait, Terminated))
+                                 stop_signal(after_the_wait))
     if failures:
         raise _cases_failed(failures, len(jobs))
     return outputs

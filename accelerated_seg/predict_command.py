@@ -8,6 +8,7 @@ cannot be written is refused at once rather than after the 7-15 s that the impor
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -17,7 +18,7 @@ from .early_signals import handed_over
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
 from .predict_options import in_flag_words
-from .sigterm import by_sigterm, sigterm_as_an_interrupt
+from .sigterm import sigterm_as_an_interrupt, stop_signal, stopped_by
 from .wording import counted
 
 
@@ -33,9 +34,12 @@ def run(args, _) -> int:
     from .predict_names import PredictNames
 
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
-    handed_over()  # a stop from here is predict's own, said as below (early_signals.py: before, ended at once)
     try:
-        with sigterm_as_an_interrupt():  # a time limit's SIGTERM stops it as Ctrl-C does, said (sigterm.py)
+        # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over
+        # from early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map
+        # being written left under its hidden name, until the hundred-and-nineteenth session
+        with sigterm_as_an_interrupt(), sigterm_as_an_interrupt(signum=signal.SIGUSR1):
+            handed_over()  # the rest: a stop from here is predict's own, said as below (before, ended at once)
             if args.input:  # the older form: channels named one by one, output is the label map itself
                 probs = probabilities_path(args.output) if args.probabilities else None
                 written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
@@ -220,7 +224,7 @@ def _counted_once_written(interrupt: KeyboardInterrupt, written: list | None = N
 
     if written is None or isinstance(interrupt, PredictInterrupted):
         return interrupt
-    return PredictInterrupted(len(written), len(written), terminated=by_sigterm(interrupt))
+    return PredictInterrupted(len(written), len(written), signum=stop_signal(interrupt))
 
 
 def _interrupted_by(args, interrupt: KeyboardInterrupt) -> str:
@@ -228,18 +232,20 @@ def _interrupted_by(args, interrupt: KeyboardInterrupt) -> str:
     (``PredictInterrupted``: the cases were being segmented, in this process or, in the last wait, in a launch's)."""
     from .inference_cases import PredictInterrupted  # imported already, before either caller's work began
 
+    stopped = stopped_by("predict", interrupt)  # "predict stopped by SIGTERM" (SIGUSR1), "predict interrupted"
     if not isinstance(interrupt, PredictInterrupted):
-        return _interrupted(args, terminated=by_sigterm(interrupt))
-    return _interrupted(args, (interrupt.written, interrupt.cases), interrupt.failed, by_sigterm(interrupt))
+        return _interrupted(args, stopped=stopped)
+    return _interrupted(args, (interrupt.written, interrupt.cases), interrupt.failed, stopped)
 
 
 def _interrupted(args, counted_cases: tuple[int, int] | None = None, failed: list[str] | tuple = (),
-                 terminated: bool = False) -> str:
+                 stopped: str = "predict interrupted") -> str:
     """``_stopped_at`` followed by a line for each case that could not be segmented before the interrupt (``failed``,
     as the end of a run says them): unsaid until the hundredth session, as was a case whose writing failed as the
-    interrupt came, whose error was raised in the interrupt's place (exit 1, not 130). ``terminated``: SIGTERM's,
-    said as "stopped by SIGTERM" (sigterm.py); said nothing until the hundred-and-first session."""
-    stopped = _stopped_at(args, counted_cases, "predict stopped by SIGTERM" if terminated else "predict interrupted")
+    interrupt came, whose error was raised in the interrupt's place (exit 1, not 130). ``stopped``: how the line
+    begins, "predict stopped by SIGTERM" for SIGTERM's (``sigterm.stopped_by``: said nothing until the
+    hundred-and-first session), "predict stopped by SIGUSR1" for SIGUSR1's (the hundred-and-nineteenth session)."""
+    stopped = _stopped_at(args, counted_cases, stopped)
     if not failed:
         return stopped
     return f"{stopped}\n{len(failed)} case(s) could not be segmented:\n" + "\n".join(failed)

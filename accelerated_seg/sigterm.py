@@ -14,6 +14,10 @@ without the line Ctrl-C has them say (what is whole, what the same command does)
 temporary folder). That line now begins "<command> stopped by SIGTERM" (``stopped_by``); the others end as on
 Ctrl-C, their temporaries removed, with status 143.
 
+A requeue's SIGUSR1 stops them as SIGTERM does, its line naming it, status 138 (``StoppedBySIGUSR1``): the
+one-process commands since the hundred-and-eighteenth session, a one-process predict since the hundred-and-nineteenth
+(it ended at once before, -10, nothing said, a map being written left under its hidden name).
+
 Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops). A launched
 predict (several processes) takes SIGTERM so too once its processes have met, except where it is the launcher's
 agent ending the processes left when one has died, which end at once (launched_sigterm.py, since the
@@ -27,6 +31,8 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
+
+from .early_signals import at_pythons_default, taken_over
 
 #: The status a process that SIGTERM ended gives, as a shell reports one it killed (128 + 15).
 EXIT_TERMINATED = 128 + signal.SIGTERM
@@ -68,26 +74,32 @@ def raised_once(first: Callable[[], object] = lambda: None,
     return raise_terminated
 
 
+def stop_signal(interrupt: BaseException | None) -> int | None:
+    """The signal whose stop ``interrupt`` is: SIGTERM for ``Terminated``, SIGUSR1 for ``StoppedBySIGUSR1``, or the one
+    an interrupt raised in their place says it carried (``signum``, as ``inference_cases.PredictInterrupted`` does,
+    with the count of cases written); None for Ctrl-C's (and for no interrupt)."""
+    for signum, raised in INTERRUPTS.items():
+        if isinstance(interrupt, raised):
+            return signum
+    return getattr(interrupt, "signum", None)
+
+
 def by_sigterm(interrupt: BaseException) -> bool:
-    """Whether ``interrupt`` is SIGTERM's: ``Terminated``, or an interrupt that says it carried one (``terminated``,
-    as ``inference_cases.PredictInterrupted`` does, raised in its place with the count of cases written)."""
-    return isinstance(interrupt, Terminated) or getattr(interrupt, "terminated", False) is True
+    """Whether ``interrupt`` is SIGTERM's (``stop_signal``)."""
+    return stop_signal(interrupt) == signal.SIGTERM
 
 
 def stopped_by(command: str, interrupt: BaseException) -> str:
-    """How the line that says what ``interrupt`` left begins: "evaluate stopped by SIGTERM" for SIGTERM's
-    (``by_sigterm``), "evaluate stopped by SIGUSR1" for SIGUSR1's, "evaluate interrupted" for Ctrl-C's."""
-    if isinstance(interrupt, StoppedBySIGUSR1):
-        return f"{command} stopped by SIGUSR1"
-    return f"{command} stopped by SIGTERM" if by_sigterm(interrupt) else f"{command} interrupted"
+    """How the line that says what ``interrupt`` left begins: "evaluate stopped by SIGTERM" for SIGTERM's,
+    "evaluate stopped by SIGUSR1" for SIGUSR1's (``stop_signal``), "evaluate interrupted" for Ctrl-C's."""
+    signum = stop_signal(interrupt)
+    return f"{command} interrupted" if signum is None else f"{command} stopped by {signal.Signals(signum).name}"
 
 
 def exit_status(interrupt: BaseException) -> int:
     """The status a command that ``interrupt`` stopped ends with, as a shell reports the signal's end: 143 for
-    SIGTERM's (``by_sigterm``), 138 for SIGUSR1's, 130 for Ctrl-C's."""
-    if isinstance(interrupt, StoppedBySIGUSR1):
-        return 128 + signal.SIGUSR1
-    return EXIT_TERMINATED if by_sigterm(interrupt) else 128 + signal.SIGINT
+    SIGTERM's, 138 for SIGUSR1's (``stop_signal``), 130 for Ctrl-C's."""
+    return 128 + (stop_signal(interrupt) or signal.SIGINT)
 
 
 @contextlib.contextmanager
@@ -95,14 +107,14 @@ def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
                             signum: int = signal.SIGTERM) -> Iterator[None]:
     """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``, which
     calls ``first`` as each comes). Only where Python's default is in place (a program that set its own handler, or an
-    ignored SIGTERM, keeps it) and on the main thread, the only one a handler can be set from; the earlier handler is
-    put back on leaving. ``signum``: the signal taken so, SIGUSR1 raising ``StoppedBySIGUSR1`` (the one-process
-    commands')."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signum) is not signal.SIG_DFL):
+    ignored SIGTERM, keeps it), or early_signals' handler standing in for it in a command's first seconds, replaced
+    with no default between (``early_signals.taken_over``: a one-process predict's), and on the main thread, the only
+    one a handler can be set from; Python's default is put back on leaving. ``signum``: the signal taken so, SIGUSR1
+    raising ``StoppedBySIGUSR1`` (the one-process commands' and predict's)."""
+    if threading.current_thread() is not threading.main_thread() or not at_pythons_default(signum):
         yield
         return
-    signal.signal(signum, raised_once(first, signum))
+    taken_over(signum, raised_once(first, signum))
     try:
         yield
     finally:

@@ -101,17 +101,23 @@ def test_sigterm_as_the_training_example_imports_torch_names_the_script(tiny_dat
     assert not out.exists()
 
 
-def test_sigterm_as_a_one_process_predict_imports_torch_says_it_stopped_before_it_began(tmp_path):
-    """predict's checks of its model and inputs come before torch: the signal comes in the imports after them."""
+def tiny_model_and_scans(tmp_path: Path, cases: int = 1) -> tuple[Path, Path]:
+    """A random-weight export and a folder of ``cases`` phantoms of 4^3 voxels for it."""
     from accelerated_seg.data.synthetic import write_synthetic_dataset
     from accelerated_seg.exported_model import write_export
     from accelerated_seg.models import build_from_spec, model_spec
 
     model = tmp_path / "model"
     spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
-    write_export(build_from_spec(spec).state_dict(), spec.to_dict(), {"in_channels": 1, "num_classes": 2}, model)
-    scans = write_synthetic_dataset(tmp_path / "scans", num_cases=1, num_validation=0, size_mm=(16.0, 16.0, 16.0),
-                                    spacing_mm=4.0).parent / "imagesTr"
+    write_export(build_from_spec(spec).state_dict(), spec.to_dict(),
+                 {"in_channels": 1, "num_classes": 2, "patch_size": [16, 16, 16], "spacing": [4.0, 4.0, 4.0]}, model)
+    return model, write_synthetic_dataset(tmp_path / "scans", num_cases=cases, num_validation=0,
+                                          size_mm=(16.0, 16.0, 16.0), spacing_mm=4.0).parent / "imagesTr"
+
+
+def test_sigterm_as_a_one_process_predict_imports_torch_says_it_stopped_before_it_began(tmp_path):
+    """predict's checks of its model and inputs come before torch: the signal comes in the imports after them."""
+    model, scans = tiny_model_and_scans(tmp_path)
     out = tmp_path / "predictions"
     done = signalled_at_the_import("torch", signal.SIGTERM, AS_THE_COMMAND_LINE,
                                    argv=["accelerated-seg", "predict", "--model", str(model), str(scans),
@@ -313,3 +319,32 @@ def test_a_sigterm_pending_as_sigusr1_is_put_back_leaves_both_defaults(monkeypat
         setting(signal.SIGTERM, signal.SIG_DFL)
         setting(signal.SIGUSR1, signal.SIG_DFL)
     assert left == (signal.SIG_DFL, signal.SIG_DFL)
+
+
+def test_sigusr1_stops_a_one_process_predict_as_sigterm_does_every_map_whole(tmp_path):
+    """A requeue's SIGUSR1 once predict's imports are done, sent by its writing thread as the second map's hidden
+    temporary is written whole and not yet renamed: that map is finished and said, none is begun after, the line names
+    SIGUSR1 and --continue, status 138. Until the hundred-and-nineteenth session SIGUSR1 had its default once predict
+    had taken its stops over from early_signals: -10, nothing said, the second map left under its hidden name."""
+    model, scans = tiny_model_and_scans(tmp_path, cases=3)
+    out = tmp_path / "predictions"
+    signalled_in_the_second_write = """
+import os, sys
+import accelerated_seg.data.io as io
+synced, calls = io.sync_file, []
+def signalled_in_the_second(path):
+    synced(path)
+    calls.append(path)
+    if len(calls) == 2:
+        os.kill(os.getpid(), {signum})
+io.sync_file = signalled_in_the_second
+""".format(signum=int(signal.SIGUSR1))
+    done = run_python(signalled_in_the_second_write + AS_THE_COMMAND_LINE.format(
+        argv=["accelerated-seg", "predict", "--model", str(model), str(scans), "--output", str(out)]))
+    assert done.returncode == 128 + signal.SIGUSR1, done.stderr
+    assert done.stdout.splitlines() == [f"[{number + 1}/3] case_00{number}: wrote {out / f'case_00{number}.nii.gz'}"
+                                        for number in range(2)], done.stdout
+    assert done.stderr.splitlines()[-1] == (
+        "predict stopped by SIGUSR1: every file it wrote is whole (2 of 3 case(s), each said above); the same command "
+        "with --continue predicts the 1 not yet written"), done.stderr
+    assert sorted(path.name for path in out.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]  # nothing hidden

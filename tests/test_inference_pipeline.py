@@ -25,8 +25,8 @@ import accelerated_seg.inference_cases as inference_cases
 import accelerated_seg.inference_pipeline as inference_pipeline
 from accelerated_seg.inference import PredictInterrupted, predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
-from accelerated_seg.predict_command import _interrupted
-from accelerated_seg.sigterm import Terminated, by_sigterm, sigterm_as_an_interrupt
+from accelerated_seg.predict_command import _interrupted, _interrupted_by
+from accelerated_seg.sigterm import Terminated, by_sigterm, exit_status, sigterm_as_an_interrupt
 from signals_sent import sent_until_handled
 from test_inference import export  # tests/ is on sys.path, as for conftest
 
@@ -413,12 +413,17 @@ def test_a_sigterm_pending_as_the_default_is_put_back_is_raised_with_the_default
     assert calls == [signal.SIGTERM] and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-def test_the_stopped_line_names_sigterm_and_the_status_is_sigterms():
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1])
+def test_the_stopped_line_names_the_signal_and_the_status_is_the_signals(signum):
+    """A stop's count of cases written carries its signal (``PredictInterrupted.signum``): SIGTERM's, or SIGUSR1's,
+    which a one-process predict takes as its SIGTERM since the hundred-and-nineteenth session."""
     folder = argparse.Namespace(input=None, continue_prediction=False)
-    assert _interrupted(folder, (2, 5), terminated=True) == (
-        "predict stopped by SIGTERM: every file it wrote is whole (2 of 5 case(s), each said above); the same command "
-        "with --continue predicts the 3 not yet written")
-    assert by_sigterm(PredictInterrupted(2, 5, terminated=True)) and not by_sigterm(PredictInterrupted(2, 5))
+    stopped = PredictInterrupted(2, 5, signum=signum)
+    assert _interrupted_by(folder, stopped) == (
+        f"predict stopped by {signum.name}: every file it wrote is whole (2 of 5 case(s), each said above); the same "
+        f"command with --continue predicts the 3 not yet written")
+    assert exit_status(stopped) == 128 + signum and exit_status(PredictInterrupted(2, 5)) == 130
+    assert by_sigterm(stopped) == (signum == signal.SIGTERM) and not by_sigterm(PredictInterrupted(2, 5))
     assert by_sigterm(Terminated()) and not by_sigterm(KeyboardInterrupt())
 
 
