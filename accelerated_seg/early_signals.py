@@ -31,7 +31,10 @@ Two do not end the command at once:
   met, its default is how torch's agent ends the processes left when one has ended (``PreemptionSignals`` keeps it
   so, on the same test). A launch of one (``torchrun --nproc_per_node 1``) has none left to end: its SIGTERM is taken
   as a lone process's (it kept its default there, -15 and nothing said, until the hundred-and-eighteenth session's
-  review, benchmarks/results/review_early_signals_2026-12-06/).
+  review, benchmarks/results/review_early_signals_2026-12-06/). A launched predict says this line all the same from
+  its checks on, once on each node, 143, where no process of the launch has ended
+  (``launched_sigterm.said_once_until_the_processes_meet``, since the hundred-and-nineteenth session): the agent reaps
+  an ended process before it signals the others, so the processes left tell its SIGTERM from a job's.
 
 Nothing is changed where a handler of the caller's is in place, off the main thread, or in a process forked before
 the handover (it gets each signal's default back: a loader's worker must not take its rank's stop for its own).

@@ -35,6 +35,18 @@ SIGTERM) left its error said by no one, the main process -15 (with that watcher 
 4, in a case's reduction 2 of 2; the hundred-and-eleventh session's review). The SIGTERM is then a stop, and the
 published error's stop says its line with its status, as ``peer_death`` leaves it where gloo's error comes first.
 
+Before the processes meet (predict's checks, its imports, the rendezvous: ``said_once_until_the_processes_meet``)
+nothing is written and no process waits for another's answer: a job's SIGTERM ends each process at once, its line said
+once on each node (``accelerated-seg predict stopped by SIGTERM before it began; nothing was written: run the same
+command again``), status 143, where SIGTERM's default ended it saying nothing, -15, until the hundred-and-nineteenth
+session (benchmarks/results/predict_sigusr1_2026-12-06/launched_before_the_meeting*). No processes have met there to
+count from, so a death is told by how many are left: fewer processes beside this one than ``LOCAL_WORLD_SIZE`` less one
+(the agent reaps the ended one before it signals, and a zombie has no command line to match), or one of those there as
+the span began ended; the agent's SIGTERM then ends the process with the default, as before (its table: the killed
+process -9 first, this one -15). A process that the job's stop reaches after another has ended of it takes that one's
+end for a death and ends with the default, saying nothing: the line was said by the first. Training keeps SIGTERM's
+default until its processes meet (early_signals.py).
+
 The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, as well as in the
 handler: the handler runs on the main thread only between two of its Python steps, and a main thread in a C++ call
 (a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
@@ -50,13 +62,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from .exit_now import remove_own_multiprocessing_folder
+from .exit_now import exit_now, remove_own_multiprocessing_folder
 from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
 from .processes_beside import stat_fields
 from .ranks_stop_together import an_error_is_published
-from .sigterm import sigterm_as_an_interrupt
+from .sigterm import EXIT_TERMINATED, sigterm_as_an_interrupt
 
 
 def processes_beside_this_one() -> list[int] | None:
@@ -146,6 +158,49 @@ def _main_thread_woken_once(handled: threading.Event, woken: list) -> None:
     woken.append(True)
     with contextlib.suppress(Exception):  # noqa: BLE001 - the main thread ended meanwhile: nothing to wake
         signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def said_once_until_the_processes_meet(say: Callable[[], None]) -> Iterator[None]:
+    """Until a launch's processes meet (predict's checks, its imports, the rendezvous): a job's SIGTERM ends this
+    process at once, status 143, once ``say()`` has said the caller's line (once on this node: ``say_once_on_this_node``;
+    nothing is written before the meeting), where SIGTERM's default ended it saying nothing, -15, until the
+    hundred-and-nineteenth session; the agent's SIGTERM to the processes left when one has ended still ends it at once
+    with the default, saying nothing ("Before the processes meet", module docstring). Acted on by a thread as the signal
+    comes (``_asked_as_it_comes``), whatever the main thread is in: the rendezvous waits in C++, where no Python handler
+    runs (interrupt_in_the_rendezvous.py). Nothing changes where ``/proc`` or torch elastic's ``LOCAL_WORLD_SIZE``
+    cannot tell the two apart, off the main thread, or where SIGTERM has a handler of the caller's."""
+    on_this_node = os.environ.get("LOCAL_WORLD_SIZE", "")
+    beside = processes_beside_this_one()
+    if (beside is None or not on_this_node.isdigit() or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    acting = threading.Lock()
+
+    def as_it_comes() -> None:
+        if not acting.acquire(blocking=False):  # a second SIGTERM (the agent's, passing the job's on): under way
+            return
+        now = processes_beside_this_one()  # an ended process's cmdline is empty: a zombie is not among them
+        if now is None or len(now) < int(on_this_node) - 1 or one_has_ended(beside):
+            end_at_once()  # the agent's ending of the processes left: it reaps the ended one before it signals
+        with contextlib.suppress(Exception):  # whatever the saying meets (a reader gone), the process ends
+            say()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        exit_now(EXIT_TERMINATED)
+
+    with _asked_as_it_comes(as_it_comes):
+        signal.signal(signal.SIGTERM, _acted_on_by_the_thread)  # after the wakeup fd: no SIGTERM goes unseen
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # before the thread ends: no SIGTERM goes unacted on
+
+
+def _acted_on_by_the_thread(signum: int, frame) -> None:
+    """SIGTERM's Python handler in ``said_once_until_the_processes_meet``: nothing, the thread acts on it."""
 
 
 #: The processes beside this one (``processes_beside_this_one``) while ``sigterm_as_an_interrupt_unless_one_has_ended``

@@ -14,7 +14,7 @@ from importlib import import_module
 from pathlib import Path
 
 from .collector import importing_without_collection
-from .early_signals import handed_over
+from .early_signals import handed_over, stopped_before_it_began
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
 from .predict_options import in_flag_words
@@ -71,28 +71,41 @@ def _run_launched(args) -> int:
 
     An interrupt before they meet has no store to reach the others through: the process it reached says so, the
     first of a node's where a terminal's Ctrl-C reached them all (``say_once_on_this_node``), and ends (130); torch's
-    agent then ends the others with SIGTERM, which has its default until the processes meet (``_predict_distributed``).
-    Until the hundred-and-ninth session it ended saying nothing, as training did until the hundred-and-eighth."""
-    try:
-        options = _checked_options(args)
-        if isinstance(options, int):  # refused, said
-            return options
-        from .inference_distributed import process_state
-        from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+    agent then ends the others with SIGTERM, which ends them at once, saying nothing, until the processes meet
+    (``_predict_distributed``). Until the hundred-and-ninth session it ended saying nothing, as training did until
+    the hundred-and-eighth. A job's SIGTERM there ends each process at once, its line said once on each node, 143
+    (``said_once_until_the_processes_meet``; -15 and nothing said until the hundred-and-nineteenth session)."""
+    from .launched_sigterm import said_once_until_the_processes_meet
 
-        # A Ctrl-C while this process waits in the rendezvous, where no Python handler runs, ends it at once with the
-        # same line (it waited for the agent's SIGKILL, 30 s, until the hundred-and-ninth session)
-        with ending_on_an_interrupt_in_the_rendezvous(lambda: _say_interrupted_before_the_processes_met(args)):
-            state = process_state()  # the launch's processes meet: its process group starts
+    try:
+        with said_once_until_the_processes_meet(_say_stopped_before_it_began):
+            options = _checked_options(args)
+            if isinstance(options, int):  # refused, said
+                return options
+            from .inference_distributed import process_state
+            from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+            # A Ctrl-C while this process waits in the rendezvous, where no Python handler runs, ends it at once with
+            # the same line (it waited for the agent's SIGKILL, 30 s, until the hundred-and-ninth session)
+            with ending_on_an_interrupt_in_the_rendezvous(lambda: _say_interrupted_before_the_processes_met(args)):
+                state = process_state()  # the launch's processes meet: its process group starts
     except KeyboardInterrupt:
         _say_interrupted_before_the_processes_met(args)
         raise
     return _predict_distributed(args, options, state)
 
 
+def _say_stopped_before_it_began() -> None:
+    """A job's SIGTERM before the launch's processes met (``said_once_until_the_processes_meet``)."""
+    _say_once_on_this_node(stopped_before_it_began("accelerated-seg predict", signal.SIGTERM))
+
+
 def _say_interrupted_before_the_processes_met(args) -> None:
-    """Once on this node (the first of its processes interrupted), and in the launcher's table by each."""
-    line = _interrupted_before_the_processes_met(args)
+    _say_once_on_this_node(_interrupted_before_the_processes_met(args))
+
+
+def _say_once_on_this_node(line: str) -> None:
+    """Once on this node (by the first of its processes stopped), and in the launcher's table by each."""
     say_once_on_this_node(line, sys.stderr, line, error=False)
 
 

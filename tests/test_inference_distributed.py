@@ -1458,3 +1458,66 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     assert ended - float((tmp_path / "killed").read_text()) < 5, proc.stderr[-3000:]  # 0.5-1.5 s measured
     assert sorted(path.name for path in out.iterdir() if not path.name.startswith(".")) == ["small_0.nii.gz",
                                                                                           "small_1.nii.gz"]
+
+
+# --------------------------------------------------------------------------------------------------
+# SIGTERM before a launched predict's processes have met (the hundred-and-nineteenth session)
+# --------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def held_before_the_processes_meet(data: Path, tmp_path: Path, monkeypatch, held: str):
+    """A launched predict (tests/predict_held_before_the_processes_meet.py) whose processes of ``held`` are held in
+    their checks, yielded (with its pids by rank) once they are, and the other, if any, is 0.5 s into its wait in the
+    rendezvous for them."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("HELD_RANKS", held)
+    monkeypatch.setenv("MARKS", str(marks))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "predict_held_before_the_processes_meet.py"))
+    waited = [marks / f"held.{rank}" for rank in held.split(",")] + [marks / "meeting.0"] * ("0" not in held)
+    with launched_until(waited[0], cmd, env, tmp_path) as launch:
+        deadline = time.monotonic() + 120
+        while not all(mark.exists() for mark in waited) and launch.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(mark.exists() for mark in waited), launch.communicate()[1][-3000:]
+        time.sleep(0.5)  # into torch's wait, where no Python handler runs
+        yield launch, launched_by_rank(launch.pid)
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process group's SIGTERM, as a job's stop sends it")
+@pytest.mark.parametrize("held", ["0,1", "1"], ids=["both-in-their-checks", "one-waiting-in-the-rendezvous"])
+def test_sigterm_before_a_launched_predicts_processes_met_is_said_once_with_143(held, data, tmp_path, monkeypatch):
+    """A job's SIGTERM (to the launch's process group) while both processes are in their checks, or while process 0
+    waits in the rendezvous for process 1: each ends at once, nothing written, the line said once, the launch 143.
+    SIGTERM kept its default there until the hundred-and-nineteenth session: each process -15, nothing said."""
+    with held_before_the_processes_meet(data, tmp_path, monkeypatch, held) as (launch, _):
+        stdout, stderr, ended_after = sigterm_to_the_launch(launch)
+    assert launch.returncode == 143, stdout[-3000:] + stderr[-3000:]
+    assert [line for line in stderr.splitlines() if "SIGTERM" in line and "closing signal" not in line] == [
+        "accelerated-seg predict stopped by SIGTERM before it began; nothing was written: run the same command again"
+    ], stderr[-3000:]
+    assert "Traceback" not in stderr and "SignalException" not in stderr, stderr[-3000:]
+    assert ended_after < 10, ended_after
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+def test_a_process_killed_before_the_processes_met_has_the_other_ended_at_once_saying_nothing(data, tmp_path,
+                                                                                            monkeypatch):
+    """Process 1, held in its checks, killed outright (SIGKILL, as the OOM killer would) while process 0 waits for it
+    in the rendezvous: the agent's SIGTERM to process 0 still ends it at once with SIGTERM's default, saying nothing
+    (no stop came), -15 in the launcher's table, whose first failure is the killed process; the launch 1."""
+    with held_before_the_processes_meet(data, tmp_path, monkeypatch, "1") as (launch, ranks):
+        os.kill(ranks[1], signal.SIGKILL)
+        killed = time.monotonic()
+        stdout, stderr = launch.communicate(timeout=60)
+        ended_after = time.monotonic() - killed
+    assert launch.returncode == 1, stdout[-3000:] + stderr[-3000:]
+    assert "before it began" not in stderr and "interrupted" not in stderr, stderr[-3000:]
+    root_cause = stderr[stderr.index("Root Cause"):]
+    assert re.search(r"rank\s*: 1 .*\n\s*exitcode\s*: -9", root_cause), stderr[-3000:]
+    assert re.search(r"rank\s*: 0 .*\n\s*exitcode\s*: -15", stderr), stderr[-3000:]
+    assert ended_after < 10, ended_after
