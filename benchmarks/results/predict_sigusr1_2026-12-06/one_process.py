@@ -2,7 +2,8 @@
 
 Run (PROBE_CODE=/work/main for the code before the fix; 2 CPU cores):
     cd /tmp/wt_h101 && PYTHONPATH=. /work/main/.venv/bin/python \
-        benchmarks/results/predict_sigusr1_2026-12-06/one_process.py > benchmarks/results/predict_sigusr1_2026-12-06/one_process_after.txt
+        benchmarks/results/predict_sigusr1_2026-12-06/one_process.py \
+        > benchmarks/results/predict_sigusr1_2026-12-06/one_process_after.txt
 
 A random-weight export and 6 tiny phantoms; predict runs as the command line runs it (``python -m accelerated_seg``,
 its stdout unbuffered). Each case:
@@ -51,7 +52,8 @@ end_process(main())
 root = Path(tempfile.mkdtemp(prefix="h101p_"))
 spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
 write_export(build_from_spec(spec).state_dict(), spec.to_dict(),
-             {"in_channels": 1, "num_classes": 2, "patch_size": [16, 16, 16], "spacing": [2.0, 2.0, 2.0]}, root / "model")
+             {"in_channels": 1, "num_classes": 2, "patch_size": [16, 16, 16], "spacing": [2.0, 2.0, 2.0]},
+             root / "model")
 scans = write_synthetic_dataset(root / "scans", num_cases=6, num_validation=0, size_mm=(32.0, 32.0, 24.0),
                                 spacing_mm=2.0).parent / "imagesTr"
 
