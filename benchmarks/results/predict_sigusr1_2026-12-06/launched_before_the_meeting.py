@@ -11,8 +11,9 @@ CASE is WHERE:WHAT. WHERE: ``imports@S`` (``python -m accelerated_seg predict``,
 started: importing torch and MONAI), ``held`` (both processes held in their checks,
 tests/predict_held_before_the_processes_meet.py), ``rendezvous`` (process 1 held there, process 0 0.5 s into its
 wait in the rendezvous). WHAT: ``group`` (SIGTERM to the launcher's process group, as a job's stop reaches every
-process), ``rank0`` (SIGTERM to process 0 alone), ``kill1`` (SIGKILL to process 1: the agent then sends SIGTERM to
-process 0). Reports the launch's status, the seconds from the signal to its end, the stop lines said (how many
+process), ``rank0`` (SIGTERM to process 0 alone), ``ranks`` (SIGTERM to both processes, process 0 first, and not
+to the launcher: its table then gives each one's status), ``kill1`` (SIGKILL to process 1: the agent then sends
+SIGTERM to process 0). Reports the launch's status, the seconds from the signal to its end, the stop lines said (how many
 times), each process's exit code in torch's table, and whether a traceback or the output folder was left.
 """
 import os
@@ -92,8 +93,9 @@ def run(number: int, case: str) -> None:
     sent = time.monotonic()
     if what == "group":
         os.killpg(launch.pid, signal.SIGTERM)
-    elif what == "rank0":
-        os.kill(ranks[0], signal.SIGTERM)
+    elif what in ("rank0", "ranks"):
+        for rank in (0, 1) if what == "ranks" else (0,):
+            os.kill(ranks[rank], signal.SIGTERM)
     else:
         os.kill(ranks[1], signal.SIGKILL)
     try:
