@@ -11,6 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
+from .shell_words import shell_word
 from .sigterm import stopped_by
 
 
@@ -66,7 +67,7 @@ def _not_a_cache(folder: Path, data) -> str | None:
         return f"a file, not a folder{_absolute_if_relative(folder)}; {_give_a_cache(data)}"
     if is_cached_dataset(folder):
         return (f"one dataset's folder in the cache {folder.resolve().parent}: give that cache, or this folder "
-                f"as the dataset (accelerated-seg cache {folder}) for its versions")
+                f"as the dataset (accelerated-seg cache {shell_word(folder)}) for its versions")
     if is_version(folder):
         return (f"one preprocessed version of the dataset's folder {folder.resolve().parent} in the cache "
                 f"{folder.resolve().parent.parent}: give that cache")
@@ -94,11 +95,11 @@ def _cache_folder_given_as_dataset(folder: Path) -> str | None:
 
     if is_version(folder):
         return (f"one preprocessed version in the cache, of the dataset's folder {folder.resolve().parent}; "
-                f"accelerated-seg cache {folder.resolve().parent} lists its versions, and with --prune removes "
-                f"those no live run uses")
+                f"accelerated-seg cache {shell_word(folder.resolve().parent)} lists its versions, and with --prune "
+                f"removes those no live run uses")
     if folder.is_dir() and not (folder / "dataset.json").exists() and (held := cached_datasets(folder)):
-        return (f"a cache, of {len(held)} preprocessed dataset(s); accelerated-seg cache --cache-dir {folder} "
-                f"lists them")
+        return (f"a cache, of {len(held)} preprocessed dataset(s); accelerated-seg cache --cache-dir "
+                f"{shell_word(folder)} lists them")
     return None
 
 
@@ -185,8 +186,8 @@ def _none_of_the_default_settings(dataset_folder: Path, count: int) -> str:
     """What a DATASET without --config says where none of the ``count`` versions is the default settings'."""
     return (f"none of the {count} version(s) in {dataset_folder} is of the default settings, which a DATASET "
             f"without --config names, so --prune would keep none of them: accelerated-seg cache --config "
-            f"EXPERIMENT --prune keeps that experiment's version, and accelerated-seg cache {dataset_folder} "
-            f"--prune removes every version no live run uses")
+            f"EXPERIMENT --prune keeps that experiment's version, and accelerated-seg cache "
+            f"{shell_word(dataset_folder)} --prune removes every version no live run uses")
 
 
 def _every_cached_dataset(root: Path, prune: bool) -> int:
@@ -208,8 +209,8 @@ def _every_cached_dataset(root: Path, prune: bool) -> int:
     if _check_records(root, prune):
         return 1
     if datasets and not prune:
-        print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those "
-              f"no live run uses")
+        print(f"accelerated-seg cache {shell_word(root)}/<folder> lists a dataset's versions, and with --prune removes "
+              f"those no live run uses")
     return 0
 
 
@@ -237,7 +238,7 @@ def _check_records(root: Path, prune: bool) -> bool:
         removed = remove_unusable(root / FOLDER, refused=refused)
         print(f"removed {len(removed)} record file(s) of the pre-flight checks that this install cannot use, "
               f"{size_said(sum(record.bytes for record in removed))}; a dataset's versions are removed by naming "
-              f"it: accelerated-seg cache {root}/<folder> --prune")
+              f"it: accelerated-seg cache {shell_word(root)}/<folder> --prune")
         if refused:  # "removed 0", exit 0, was all a read-only cache or another user's folder said
             (record, error), others = refused[0], len(refused) - 1
             print(f"error: {record.path} cannot be removed ({error.strerror or error})"
@@ -245,6 +246,6 @@ def _check_records(root: Path, prune: bool) -> bool:
                   + ": run the prune as the user who can write that folder", file=sys.stderr)
             return True
     elif unusable:
-        print(f"accelerated-seg cache --cache-dir {root} --prune removes those {len(unusable)} (a run's checks "
-              f"remove them a week after their last write)")
+        print(f"accelerated-seg cache --cache-dir {shell_word(root)} --prune removes those {len(unusable)} (a run's "
+              f"checks remove them a week after their last write)")
     return False

@@ -143,6 +143,7 @@ def _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network) -
     from .data.manifest import with_regions
     from .data.preprocess_settings import resolved_normalization
     from .data.synthetic import phantoms_without_cases
+    from .shell_words import shell_word
     from .unused_settings import unused_settings_warnings
 
     # --binarize checks as data.binarize would train, as below for a dataset already written
@@ -161,7 +162,7 @@ def _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network) -
     if (network_refused := _network_refused(cfg, phantoms)) is not None:
         raise _Refused(network_refused, 2)
     print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
-          f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
+          f"when the run starts (or `accelerated-seg synth {shell_word(dataset.parent)}` writes them now), and they "
           "pass these checks by construction; the network and loss were checked on their channel and classes")
     return 0
 

@@ -27,6 +27,7 @@ from .files import file_in_the_way, unwritable
 from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, Names, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints, saved_by_fit)
+from .shell_words import shell_word
 
 # What the export's config.json holds besides the weights and their step (the network's spec, labels,
 # channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
@@ -347,10 +348,10 @@ def _way_on(checkpoint: Path, for_export: bool) -> str:
             return f"copy it again from where it was written, or export a later checkpoint of the run, {later[0]}"
         return "copy it again from where it was written"
     if before:
-        return f"resume from the checkpoint before it, --train.resume={before[-1]} (resume= in fit)"
+        return f"resume from the checkpoint before it, --train.resume={shell_word(before[-1])} (resume= in fit)"
     if later:
         return (f"copy it again from where it was written, or resume from a later checkpoint of the run, "
-                f"--train.resume={later[0]} (resume= in fit)")
+                f"--train.resume={shell_word(later[0])} (resume= in fit)")
     return "copy it again from where it was written, or start a new run"
 
 

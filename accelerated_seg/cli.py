@@ -39,6 +39,7 @@ from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
+from .shell_words import shell_word
 from .predict_options import TTA_MODES
 from .sigterm import exit_status, sigterm_as_an_interrupt, stopped_by
 
@@ -707,7 +708,7 @@ def _export(args, _) -> int:
                 print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
                 raise
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
-          f"accelerated-seg predict --model {output} ...")
+          f"accelerated-seg predict --model {shell_word(output)} ...")
     return 0
 
 

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 import yaml
 
+from .shell_words import shell_word
+
 if TYPE_CHECKING:  # model_folders imports this module's ConfigError
     from .model_folders import Names
 
@@ -697,7 +699,7 @@ def _split_override(item: str) -> tuple[str, str]:
     body = item[2:] if item.startswith("--") else item
     if "=" not in body:
         if item.lower().endswith((".yaml", ".yml")):  # the experiment file given without its flag
-            raise ConfigError(f"{item!r} looks like a config file; give it as --config {item}")
+            raise ConfigError(f"{item!r} looks like a config file; give it as --config {shell_word(item)}")
         raise ConfigError(f"override {item!r} must look like --section.key=value (or --section.key value)")
     key, value = body.split("=", 1)
     return key.strip(), value

@@ -15,6 +15,7 @@ from .data.errors import DataError
 from .data.formats.paths import nifti_stem, other_image_files
 from .data.io import file_or_unfetched
 from .model_folders import model_folder_kind
+from .shell_words import shell_word
 
 # What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
 NNUNET_PREDICT_ARGUMENTS = "predict_from_raw_data_args.json"
@@ -79,8 +80,8 @@ def _refuse_a_model_folder(pred_dir: Path, label_dir: Path) -> None:
     "no .nii/.nii.gz label file", until the hundred-and-eighteenth session."""
     if model := model_folder_kind(pred_dir):
         raise DataError(f"{pred_dir} is {model[0]}, not predictions: evaluate scores the label maps predict writes; "
-                        f"predict first (accelerated-seg predict --model {model[1][0]} <scans> --output <folder>), "
-                        f"then accelerated-seg evaluate <folder> {label_dir}")
+                        f"predict first (accelerated-seg predict --model {shell_word(model[1][0])} <scans> "
+                        f"--output <folder>), then accelerated-seg evaluate <folder> {shell_word(label_dir)}")
     if model := model_folder_kind(label_dir):
         raise DataError(f"{label_dir} is {model[0]}, not reference label maps: give the folder of the references "
                         f"(a model's folder names the classes as --labels, dataset_json from Python)")
@@ -105,17 +106,17 @@ def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], mi
                 f"SaveImage(separate_folder=False, output_postfix=\"\"), or move the file up to {name}")
     if (pred_dir / NNUNET_PREDICT_ARGUMENTS).is_file():
         return (f"the folder is nnU-Net v2's (it holds {NNUNET_PREDICT_ARGUMENTS}): predict {this} with "
-                f"nnUNetv2_predict ... -o {pred_dir}, which names {them} so, or remove {its}")
+                f"nnUNetv2_predict ... -o {shell_word(pred_dir)}, which names {them} so, or remove {its}")
     if v1 := [name for name in NNUNET_V1_MARKS if (pred_dir / name).is_file()]:
         return (f"the folder is nnU-Net v1's (it holds {' and '.join(v1)}, which nnUNet_predict copies beside its "
-                f"predictions): predict {this} with nnUNet_predict ... -o {pred_dir}, which names {them} so, or "
-                f"remove {its}")
+                f"predictions): predict {this} with nnUNet_predict ... -o {shell_word(pred_dir)}, which names {them} "
+                f"so, or remove {its}")
     # imported here: the inference module's, not needed unless a case is missing (evaluate's refusals come fast)
     from .predict_marks import marked_by_predict
 
     if any(marked_by_predict(path) for path in predictions.values()):
-        return (f"predict {this} (accelerated-seg predict ... --output {pred_dir}, which wrote the others), or "
-                f"remove {its}")
+        return (f"predict {this} (accelerated-seg predict ... --output {shell_word(pred_dir)}, which wrote the "
+                f"others), or remove {its}")
     if predictions:
         whose = "this case's prediction" if one else "these cases' predictions"
         return f"write {whose} there under {name} with the tool that made the others, or remove {its}"

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .collector import importing_without_collection
+from .shell_words import shell_word
 from .sigterm import stopped_by
 
 
@@ -157,8 +158,9 @@ def _declaration_left_unused(label_dir: Path) -> str | None:
         return None
     if regions is None:
         return (f"note: scored the values found in the files as classes class_1, ... (no --labels); {declaration} "
-                f"beside LABELS names them: give --labels {declaration} (and --overwrite, to replace this evaluation)")
+                f"beside LABELS names them: give --labels {shell_word(declaration)} (and --overwrite, to replace this "
+                f"evaluation)")
     return (f"warning: scored the values found in the files as classes (no --labels), but {declaration} beside "
             f"LABELS declares regions ({', '.join(regions.names)}), which a model trained on it predicts and "
-            f"training scored: give --labels {declaration} to score the regions (and --overwrite, to replace this "
-            f"evaluation)")
+            f"training scored: give --labels {shell_word(declaration)} to score the regions (and --overwrite, to "
+            f"replace this evaluation)")

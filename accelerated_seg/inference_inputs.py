@@ -29,6 +29,7 @@ from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, oth
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .model_folders import model_folder_kind
+from .shell_words import shell_word
 from .predict_names import PredictNames
 
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
@@ -111,7 +112,8 @@ def _json_given(json_path: Path) -> str:
     """What a JSON given as a scan is, and what to give. ``predict Task09_Spleen/dataset.json``, for the scans its
     "test" list names, was told to convert the JSON with dcm2niix (ninety-seventh session's probe)."""
     if json_path.name == "config.json" and (json_path.parent / "model.safetensors").is_file():
-        return f"an exported model's config.json, not a scan: its folder is the model, --model {json_path.parent}"
+        return (f"an exported model's config.json, not a scan: its folder is the model, "
+                f"--model {shell_word(json_path.parent)}")
     try:
         content = json.loads(json_path.read_text())
     except (ValueError, OSError):
@@ -179,7 +181,7 @@ def _nifti_files(text: str) -> list[Path]:
         if below:
             example = str(Path(path, "*", below[0].name))
             raise DataError(f"{where} holds no .nii/.nii.gz file itself, but its subfolders hold {len(below)} "
-                            f"({below[0]}, ...); give them as a quoted pattern such as {example!r}")
+                            f"({below[0]}, ...); give them as a quoted pattern such as {shell_word(example)}")
     if not found and (model := model_folder_kind(path)) is not None:  # "check the path" said nothing of what it was
         raise DataError(f"{where} holds no .nii/.nii.gz file: it is {model[0]}, not scans; give "
                         f"{' or '.join(map(str, model[1]))} as the model (--model, or model_dir from Python)")

@@ -129,7 +129,7 @@ def check_one_case_output(output: str | Path, channels: Sequence[str | Path],
     stem = nifti_stem(channels[0]) if channels else None
     case = (match["case"] if (match := CHANNEL_FILE.match(stem)) else stem) if stem else "case"
     raise DataError(f"{names.given(output)} is a folder, but {names.one_case}: give e.g. "
-                    f"{names.given(Path(output) / f'{case}.nii.gz')}, or {names.several_cases.format(folder=output)} "
+                    f"{names.given(Path(output) / f'{case}.nii.gz')}, or {names.several_cases_into(output)} "
                     f"to write {Path(output) / '<case>.nii.gz'}")
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .shell_words import shell_word
+
 
 @dataclass(frozen=True)
 class PredictNames:
@@ -28,9 +30,14 @@ class PredictNames:
     several_cases: str = "give the files as INPUT... (without --input) with --output {folder}"
 
     def given(self, value, name: str | None = None) -> str:
-        """``value`` as given to the argument ``name`` (``output`` by default): --output p2d/, output='p2d/'."""
+        """``value`` as given to the argument ``name`` (``output`` by default): --output p2d/, output='p2d/' (a path
+        quoted for a shell on the command line, as a command said to run is pasted as it is)."""
         name = name or self.output
-        return f"{name}={str(value)!r}" if self.keyword else f"{name} {value}"
+        return f"{name}={str(value)!r}" if self.keyword else f"{name} {shell_word(value)}"
+
+    def several_cases_into(self, folder) -> str:
+        """``several_cases`` into ``folder``: quoted for a shell on the command line, the keywords' forms quote it."""
+        return self.several_cases.format(folder=folder if self.keyword else shell_word(folder))
 
 
 #: predict_file's words (inference.py).

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .shell_words import shell_word
+
 if TYPE_CHECKING:
     from .loop_state import Loop
 
@@ -16,7 +18,7 @@ def say_where_a_preempted_run_goes_on(loop: Loop) -> None:
     caller's words (``loop.names``). Until the ninety-second session a fit said nothing, and the estimator
     was told to run the same command with --train.resume=latest."""
     step, names = loop.progress.step, loop.names
-    model = names.model_of_the_state.format(folder=loop.checkpoints_dir.parent, step=step)
+    model = names.model_of_the_state.format(folder=shell_word(loop.checkpoints_dir.parent), step=step)
     loop.accelerator.print(
         f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {step} and the training state "
         f"is saved in {loop.checkpoints_dir / f'step_{step}'}: {names.resume_again} to continue, or {model}.")

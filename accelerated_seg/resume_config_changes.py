@@ -25,6 +25,7 @@ import yaml
 from .config import Config, ConfigError, settings_changed
 from .model_folders import STEP_DIR, Names, saved_by_fit
 from .schedule import lr_multiplier
+from .shell_words import shell_word
 from .wording import counted
 
 # fit's settings as its trackers were given them (``run_records.fit_hparams``), saved into each of its checkpoints:
@@ -109,10 +110,10 @@ def refuse_a_train_checkpoint_in_fit(checkpoint: Path) -> None:
     raise ConfigError(
         f"fit: cannot resume from {checkpoint}: it was saved by a run of accelerated-seg train (or the estimator, "
         f"Segmentation.fit), whose network its config.yaml builds, not by fit with a network of your own. Resume it "
-        f"with that run: accelerated-seg train --config {config} --train.resume={checkpoint} (Segmentation.fit(..., "
-        f"resume=...) for the estimator's); or start your network from its exported weights, "
-        f"{run / 'model' / 'model.safetensors'} (`accelerated-seg export {checkpoint} --output FOLDER` writes this "
-        f"step's), loaded with safetensors.torch.load_model, and fit it into another checkpoint_dir")
+        f"with that run: accelerated-seg train --config {shell_word(config)} --train.resume={shell_word(checkpoint)} "
+        f"(Segmentation.fit(..., resume=...) for the estimator's); or start your network from its exported weights, "
+        f"{run / 'model' / 'model.safetensors'} (`accelerated-seg export {shell_word(checkpoint)} --output FOLDER` "
+        f"writes this step's), loaded with safetensors.torch.load_model, and fit it into another checkpoint_dir")
 
 
 def saved_fit_settings(checkpoint: Path) -> dict | None:

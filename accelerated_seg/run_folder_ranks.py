@@ -24,6 +24,7 @@ from .exported_model import previous_exports_left, remove_interrupted_exports
 from .model_folders import Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .run_lock import hold_run_folder
+from .shell_words import shell_word
 from .strategy import launch_error
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, prog
                           f"on, which repeats those steps")
     else:
         kept = resume_from.parent / f"step_{progress.best_step}"  # the resumed run's checkpoints, here or elsewhere
-        way = (f"; {kept} holds those weights: `accelerated-seg export {kept} --output FOLDER` writes them"
+        way = (f"; {kept} holds those weights: `accelerated-seg export {shell_word(kept)} --output FOLDER` writes them"
                if kept in complete_checkpoints(resume_from.parent) else "")
         what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
         if progress.step >= max_steps:  # no validation follows to choose from

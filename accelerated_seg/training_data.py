@@ -35,6 +35,7 @@ from .data.spacing import median_cases
 from .model_folders import Names
 from .ranks import on_every_rank, on_main
 from .schedule import BatchPlan
+from .shell_words import shell_word
 from .wording import counted
 
 
@@ -102,10 +103,11 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         # config: the run's config.yaml names data.dataset's default, whose `cache --config` found "nothing of it
         # is cached". The dataset's folder in the cache names it; with no settings there to keep a version, its
         # --prune removes this one too once unused. By the format alone, a given CSV or dataset.json was missed.
-        how = (f"`accelerated-seg cache --config {Path(cfg.train.output_dir).absolute() / 'config.yaml'} --prune` "
-               f"removes those no live run uses" if not given else
-               f"`accelerated-seg cache {cache.dir.parent}` lists them (the cases were given in Python, which no "
-               f"config names), and with --prune removes every version no live run uses, this run's once it ends")
+        run_config = shell_word(Path(cfg.train.output_dir).absolute() / "config.yaml")
+        how = (f"`accelerated-seg cache --config {run_config} --prune` removes those no live run uses" if not given else
+               f"`accelerated-seg cache {shell_word(cache.dir.parent)}` lists them (the cases were given in Python, "
+               f"which no config names), and with --prune removes every version no live run uses, this run's once it "
+               f"ends")
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
                           f"(other settings or classes, or other preprocessing code), {shown}: {how}")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None

@@ -1,0 +1,19 @@
+"""A path or value inside a command the project tells its user to run, written so that a POSIX shell reads it back
+as the one word it is: ``accelerated-seg predict --model a --model 'my model' scans/``.
+
+Until the hundred-and-nineteenth session these commands joined their words with spaces alone, so a folder with a
+space, a quote, ``$`` or ``;`` in its name gave a command that, pasted into a shell, read other folders, ran
+something else or ended at the quote. A plain path (letters, digits, ``_@%+=:,./-``) stays as it is, so the
+common lines read as before. Imports nothing of the package, so a check before torch and MONAI may use it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+
+def shell_word(word: str | os.PathLike | int | float) -> str:
+    """``word`` quoted for a POSIX shell where it needs it (shlex.quote): a path, a setting's value, a pattern (whose
+    ``*`` is then left to the command, not expanded by the shell)."""
+    return shlex.quote(os.fspath(word) if isinstance(word, os.PathLike) else str(word))
