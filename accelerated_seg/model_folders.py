@@ -23,6 +23,7 @@ from safetensors import SafetensorError, safe_open
 from .config import ConfigError
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
+from .shell_words import shell_word
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
@@ -111,7 +112,11 @@ class Names:
         return f"{args}[{key!r}]" if args.isidentifier() else f"{args}.{key}"
 
     def elsewhere_from(self, export: str | Path = "<its export>") -> str:
-        """``new_run_elsewhere`` from ``export``, in the caller's words."""
+        """``new_run_elsewhere`` from ``export``, in the caller's words: a path quoted for a shell on the command
+        line, as Python's string where it is a keyword (the run's own folder's was neither until the
+        hundred-and-nineteenth session)."""
+        if isinstance(export, Path):
+            export = shell_word(export) if self.prefix else repr(str(export))
         return self.new_run_elsewhere.format(export=export)
 
     def give(self, key: str, value) -> str:
@@ -121,7 +126,7 @@ class Names:
 
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
-        return self.new_run_from_the_weights.format(checkpoint=checkpoint, start_from=self.start_from)
+        return self.new_run_from_the_weights.format(checkpoint=shell_word(checkpoint), start_from=self.start_from)
 
 
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
@@ -185,12 +190,18 @@ def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
     """What model folder ``folder`` is where images (or label maps) are expected, and the exports to give as
     ``--model``: ("an exported model", [folder]) or ("a training run's folder", its best_model and model); None
     where it is no such folder, or where what it holds is read as images (inference_inputs._nifti_files says how):
-    a NIfTI file itself, a dataset.json, or, beside a config.json, NIfTI files in its subfolders or no model
-    section in that config.json (another program's, a viewer's or a Hugging Face model's: read_export_json's
-    test). ``predict --model a b scans/``, an ensemble's second member without its --model, was "folder b holds
-    no .nii/.nii.gz file; check the path" until the hundred-and-eighteenth session; that session's review found a
-    folder of per-case subfolders beside another program's config.json, and a dataset folder a run had written
-    its model/ into, called models (they were told the pattern over their subfolders, and the dataset's scans)."""
+    a NIfTI file itself, a dataset.json, or, beside a config.json, NIfTI files in its subfolders, or a config.json
+    that is no export's without a model.safetensors beside it (another program's, a viewer's). ``predict --model a
+    b scans/``, an ensemble's second member without its --model, was "folder b holds no .nii/.nii.gz file; check
+    the path" until the hundred-and-eighteenth session; that session's review found a folder of per-case subfolders
+    beside another program's config.json, and a dataset folder a run had written its model/ into, called models
+    (they were told the pattern over their subfolders, and the dataset's scans).
+
+    Raises:
+        DataError: an export's two files, no NIfTI file, and a config.json that is not JSON or no export's
+            (read_export_json's words): "holds no .nii/.nii.gz file; check the path" until the
+            hundred-and-nineteenth session, which left the user to find the broken file.
+    """
     folder = Path(folder)
     if not folder.is_dir() or not (exports := exported_models_in(folder)):
         return None
@@ -199,20 +210,38 @@ def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
             return None
         if exports != [folder]:
             return "a training run's folder", exports
-        if not _an_export_config(folder / "config.json") or any(nifti_stem(path) for path in folder.glob("*/*")):
+        if any(nifti_stem(path) for path in folder.glob("*/*")):
             return None
+        read_config_json(folder / "config.json")
     except OSError:  # a folder that cannot be listed: the inputs' own check says why (a traceback, in the review)
         return None
+    except DataError as fault:
+        if not (folder / "model.safetensors").is_file():  # a config.json alone: any program's, read as images
+            return None
+        raise DataError(f"{folder} holds no .nii/.nii.gz file but an export's config.json and model.safetensors, "
+                        f"and {fault}") from None
     return "an exported model", exports
 
 
-def _an_export_config(config_path: Path) -> bool:
-    """Whether ``config_path`` reads as an export's config.json: JSON with a model section (read_export_json)."""
+def read_config_json(config_path: Path) -> dict:
+    """An export's ``config_path`` read, as far as it tells alone: JSON with a model section.
+
+    Raises:
+        DataError: not JSON or not UTF-8 (a hand edit gone wrong, a copy cut short), or no model section
+            (another program's config.json beside a model.safetensors).
+        OSError: it cannot be read.
+    """
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # not JSON, not UTF-8 (UnicodeDecodeError is a ValueError), unreadable
-        return False
-    return isinstance(config, dict) and isinstance(config.get("model"), dict)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
+        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
+                        f"the run folder that wrote it") from None
+    if not isinstance(config, dict) or not isinstance(config.get("model"), dict):  # "describes None" before
+        raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
+                        f"program's config.json?): give a folder exported by training, or load "
+                        f"{config_path.parent / 'model.safetensors'} into your own network "
+                        f"(safetensors.torch.load_model)")
+    return config
 
 
 def check_export_files(model_dir: str | Path) -> None:
@@ -236,14 +265,14 @@ def check_export_files(model_dir: str | Path) -> None:
                                 f"the last step)")
     if not config_path.is_file() and (model_dir / LAYOUT_FILE).is_file():  # a step_N folder given for a model
         raise FileNotFoundError(f"{model_dir} is a training-state checkpoint, not an exported model: make one of it "
-                                f"with accelerated-seg export {model_dir} --output <new folder>")
+                                f"with accelerated-seg export {shell_word(model_dir)} --output <new folder>")
     if not config_path.is_file() and (checkpoints := complete_checkpoints(model_dir)):
         # a run's checkpoints/ folder: "config.json is missing" there until the ninety-third session
         exports = exported_models_in(model_dir.parent)
         raise FileNotFoundError(f"{model_dir} is a training run's checkpoints folder, not an exported model: "
                                 + (f"give {' or '.join(map(str, exports))}, the run's exports, or " if exports else "")
-                                + f"export its newest checkpoint with accelerated-seg export {checkpoints[-1]} "
-                                  f"--output <new folder>")
+                                + f"export its newest checkpoint with accelerated-seg export "
+                                  f"{shell_word(checkpoints[-1])} --output <new folder>")
     for path in (config_path, weights_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "
@@ -261,16 +290,8 @@ def read_export_json(model_dir: str | Path) -> dict:
             program's config.json beside a model.safetensors), or model.safetensors is cut short.
     """
     check_export_files(model_dir)
-    config_path, weights_path = Path(model_dir) / "config.json", Path(model_dir) / "model.safetensors"
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
-        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
-                        f"the run folder that wrote it") from None
-    if not isinstance(config, dict) or not isinstance(config.get("model"), dict):  # "describes None" before
-        raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
-                        f"program's config.json?): give a folder exported by training, or load {weights_path} "
-                        f"into your own network (safetensors.torch.load_model)")
+    config = read_config_json(Path(model_dir) / "config.json")
+    weights_path = Path(model_dir) / "model.safetensors"
     try:
         check_safetensors_header(weights_path)
     except SafetensorError as error:  # the same refusal as exported_model.read_safetensors's, 15 s sooner
@@ -344,6 +365,13 @@ def checkpoint_folder(source: Path) -> Path:
     if checkpoints.is_dir():
         raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
     if (source / "config.json").is_file() and (source / "model.safetensors").is_file():
+        try:  # "an exported model already: predict ... take it as it is", which they then refused, until the
+            read_config_json(source / "config.json")  # hundred-and-nineteenth session
+        except DataError as fault:
+            raise ConfigError(f"{source} is no checkpoint but an export's config.json and model.safetensors, and "
+                              f"{fault}; export makes a model of a checkpoint (<run>/checkpoints/step_N)") from None
+        except OSError:  # the export's own read says why, where it is given as a model
+            pass
         raise ConfigError(f"{source} is an exported model already (config.json + model.safetensors): predict, "
                           f"evaluate and train.init_from take it as it is; export makes one of a checkpoint "
                           f"(<run>/checkpoints/step_N)")

@@ -294,13 +294,19 @@ def _model_among_the_images(args) -> str | None:
     review: the ensemble's command kept the options given (--continue, --tta: it dropped them, so the command as
     written predicted every case again, without them), and a run whose --model export was given was told to add
     that export again."""
+    from .data.errors import DataError
     from .model_folders import model_folder_kind
+    from .shell_words import shell_word
 
     models = [str(model) for model in args.model or []]
     given_models = {Path(model).resolve() for model in models}
     given_as_images = args.input or args.inputs  # --input's files: one case's channels, where a folder is refused
-    for given in given_as_images:
-        if (found := model_folder_kind(given)) is None:
+    try:
+        kinds = [(given, model_folder_kind(given)) for given in given_as_images]
+    except DataError as error:  # an export's files whose config.json is broken: "holds no .nii/.nii.gz file" before
+        return str(error)
+    for given, found in kinds:
+        if found is None:
             continue
         what, exports = found
         if Path(given).resolve() in given_models:  # --model's own folder again
@@ -308,16 +314,18 @@ def _model_among_the_images(args) -> str | None:
         if not (exports := [path for path in exports if path.resolve() not in given_models]):  # all given already
             return (f"{given} is the training run's folder of --model {' and '.join(models)}, given as an image to "
                     f"segment: drop it from the images")
-        which = " or ".join(f"--model {path}" for path in exports)
+        # Each word quoted for a shell (shell_words.py): a folder named "my model" made a command of two folders
+        which = " or ".join(f"--model {shell_word(path)}" for path in exports)
         if not models:
             return (f"{given} is {what}, given as an image to segment: give {which} "
                     f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
-        images = " ".join(str(item) for item in given_as_images if model_folder_kind(item) is None) or "<images>"
-        member = exports[0] if len(exports) == 1 else "<one of them>"
+        images = " ".join(shell_word(item) for item, kind in kinds if kind is None) or "<images>"
+        member = shell_word(exports[0]) if len(exports) == 1 else "<one of them>"
+        given_models_again = " ".join(f"--model {shell_word(model)}" for model in models)
         return (f"{given} is {what}, given as an image to segment: give {which} for an ensemble with "
-                f"{' and '.join(models)} (accelerated-seg predict {' '.join(f'--model {m}' for m in models)} "
-                f"--model {member} {'--input ' if args.input else ''}{images} --output {args.output}"
-                f"{''.join(f' {word}' for word in _options_given(args))})")
+                f"{' and '.join(models)} (accelerated-seg predict {given_models_again} --model {member} "
+                f"{'--input ' if args.input else ''}{images} --output {shell_word(args.output)}"
+                f"{''.join(f' {shell_word(word)}' for word in _options_given(args))})")
     return None
 
 
