@@ -3360,7 +3360,7 @@ def test_an_estimators_resume_onto_other_data_is_sent_to_a_new_run_in_its_words(
     coarser = Dataset.from_files(train_pairs, spacing=(4.0, 4.0, 4.0), **common)
     with pytest.raises(ConfigError, match=re.escape(
             f"can be pinned with spacing), or train these weights on under the new preprocessing as a new run: "
-            f"fit(..., init_from={tmp_path / 'run' / 'model'}, output_dir=<another folder>)")) as preprocessing:
+            f"fit(..., init_from={str(tmp_path / 'run' / 'model')!r}, output_dir=<another folder>)")) as preprocessing:
         model.fit(coarser.batch(2), steps=4, resume="latest")
     said = " ".join(str(refused.value) for refused in (split, classes, preprocessing))
     assert "train." not in said and "data." not in said

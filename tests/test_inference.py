@@ -3084,3 +3084,122 @@ def test_a_scan_declaring_mm_far_finer_than_the_training_cases_median_is_refused
     with pytest.raises(DataError, match=r"config.json: cases_median_spacing \[2, 2\] is not 3 sizes > 0 \(or null: "
                                         r"the training cases' median voxel size\)"):
         read_export_config(export(tmp_path / "edited", cases_median_spacing=[2, 2]))
+
+
+def test_the_commands_error_lines_suggest_read_back_as_their_words_in_a_shell(scans, tmp_path, capsys):
+    """A command an error line suggests (predict's ensemble and its --model, evaluate's "predict first", the export of
+    a checkpoint given as --model, a resume, --config, --output) joined its words with spaces alone until the
+    hundred-and-nineteenth session: a folder named with a space, a quote, $ or ; gave a command that, pasted into a
+    shell, read other folders or ran another. Each path is now quoted where it needs it (shell_words.shell_word), and
+    a shell's reading of the command (shlex.split) gives back the paths given; plain paths read as before."""
+    import shlex
+
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, Names
+    from accelerated_seg.resume_config_changes import refuse_a_train_checkpoint_in_fit
+
+    odd = tmp_path / "it's a $HOME; folder"
+    a, b, run = export(odd / "a"), export(odd / "b"), odd / "run"
+    for name in ("best_model", "model"):
+        export(run / name)
+    images, out, labels = str(scans / "imagesTr"), str(odd / "out"), str(shutil.copytree(scans / "labelsTr", odd / "l"))
+
+    def words(said: str, start: str, end: str | None = None) -> list[str]:
+        """The words of the command in ``said`` from ``start`` up to ``end``, as a shell reads them."""
+        text = said[said.index(start):]
+        return shlex.split(text[:text.index(end)] if end else text)
+
+    def refused(*args: str) -> str:
+        assert main(list(args)) == 2
+        return capsys.readouterr().err.splitlines()[0]
+
+    said = refused("predict", "--model", str(a), str(b), images, "--output", out, "--tta")
+    assert words(said, "accelerated-seg predict", ")") == ["accelerated-seg", "predict", "--model", str(a), "--model",
+                                                           str(b), images, "--output", out, "--tta"], said
+    said = refused("predict", str(run), images, "--output", out)
+    assert words(said, "give ", " (accelerated-seg") == ["give", "--model", str(run / "best_model"), "or", "--model",
+                                                         str(run / "model")], said
+    said = refused("evaluate", str(a), labels)
+    assert words(said, "accelerated-seg predict", ")") == ["accelerated-seg", "predict", "--model", str(a), "<scans>",
+                                                           "--output", "<folder>"], said
+    assert words(said, "accelerated-seg evaluate") == ["accelerated-seg", "evaluate", "<folder>", labels], said
+    step = run / "checkpoints" / "step_2"
+    step.mkdir(parents=True)
+    (step / "strategy.json").write_text("{}")
+    said = refused("predict", "--model", str(step), images, "--output", out)
+    assert words(said, "accelerated-seg export", " --output")[2:] == [str(step)], said
+    said = refused("predict", "--model", str(run / "checkpoints"), images, "--output", out)
+    assert words(said, "accelerated-seg export", " --output")[2:] == [str(step)], said
+    said = refused("predict", "--model", str(a), str(b / "config.json"), "--output", out)
+    assert words(said, "--model") == ["--model", str(b)], said
+    Path(out).mkdir()
+    said = refused("predict", "--model", str(a), "--input", str(scans / "imagesTr" / "case_000.nii.gz"), "--output",
+                   out)
+    assert words(said, "with --output", " to write") == ["with", "--output", out], said
+    assert words(said, "give e.g.", ", or")[2:] == ["--output", str(Path(out) / "case_000.nii.gz")], said
+    with pytest.raises(SystemExit, match="^2$"):  # train ends so (exit_on_user_error)
+        main(["train", str(odd / "exp.yaml")])
+    said = capsys.readouterr().err.splitlines()[0]
+    assert words(said, "give it as")[3:] == ["--config", str(odd / "exp.yaml")], said
+
+    (step / "config.yaml").write_text("model: {name: unet}\n")  # a run of accelerated-seg train's, resumed by fit
+    with pytest.raises(ConfigError) as refusal:
+        refuse_a_train_checkpoint_in_fit(step)
+    assert words(str(refusal.value), "accelerated-seg train --config", " (Segmentation") == [
+        "accelerated-seg", "train", "--config", str(step / "config.yaml"), f"--train.resume={step}"]
+    assert words(Names().way_to_a_new_run_from(step), "accelerated-seg export", " --output")[2:] == [str(step)]
+    assert words(Names().elsewhere_from(run / "model"), "--train", " in another") == [f"--train.init_from={run}/model"]
+    assert f"fit(..., init_from={str(run / 'model')!r}, " in ESTIMATOR_NAMES.elsewhere_from(run / "model")
+
+
+def test_an_exports_files_with_a_broken_config_json_where_images_are_expected_say_what_is_wrong(scans, tmp_path,
+                                                                                                  capsys):
+    """A folder of an export's files (config.json + model.safetensors, no NIfTI file) whose config.json is cut short,
+    edited by hand, not UTF-8 or another program's was read as images, "folder b holds no .nii/.nii.gz file; check
+    the path", and as export's input "an exported model already" (which predict then refused), until the
+    hundred-and-nineteenth session: each now names the file and what is wrong with it, among predict's images before
+    any import of torch (status 2), from Python, as evaluate's PRED and LABELS, and as export's input. Scans in its
+    subfolders, and a config.json alone, are still read as images (review r86's decisions)."""
+    from accelerated_seg.model_folders import model_folder_kind
+    from refusals import run_probing_imports
+
+    a, images, out = export(tmp_path / "a"), str(scans / "imagesTr"), str(tmp_path / "out")
+    config = (a / "config.json").read_text()
+    broken = {"cut_short": (config[:len(config) // 2].encode(), r"is not valid JSON \(.*line \d+ column \d+"),
+              "edited": (config.replace('"model": {', '"model": {,', 1).encode(), r"is not valid JSON \(Expecting"),
+              "latin1": (config.replace("lesion", "l\xe9sion").encode("latin-1"), r"is not valid JSON \('utf-8'"),
+              "other_programs": (json.dumps({"model_type": "vit"}).encode(), r"has no model section, so it is not an "
+                                                                             r"accelerated_seg export")}
+    for name, (text, fault) in broken.items():
+        folder = export(tmp_path / name)
+        (folder / "config.json").write_bytes(text)
+        line = (rf"{re.escape(str(folder))} holds no .nii/.nii.gz file but an export's config.json and "
+                rf"model.safetensors, and {re.escape(str(folder / 'config.json'))} {fault}")
+        proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", str(a), str(folder), images,
+                                             "--output", out, module=True)
+        assert proc.returncode == 2 and imported == [], (proc.stderr, imported)
+        assert re.match(rf"error: {line}", proc.stderr.splitlines()[0]), proc.stderr
+        assert main(["predict", str(folder), images, "--output", out]) == 2  # without --model
+        assert re.match(rf"error: {line}", capsys.readouterr().err)
+        with pytest.raises(DataError, match=rf"^{line}"):
+            predict_cases(a, [images, folder], out)
+        assert main(["evaluate", str(folder), str(scans / "labelsTr")]) == 2  # as PRED
+        assert re.match(rf"error: {line}", capsys.readouterr().err)
+        assert main(["evaluate", str(scans / "labelsTr"), str(folder)]) == 2  # as LABELS
+        assert re.match(rf"error: {line}", capsys.readouterr().err)
+        with pytest.raises(SystemExit, match="^2$"):
+            main(["export", str(folder), "--output", str(tmp_path / "e")])
+        assert re.search(rf"{re.escape(str(folder))} is no checkpoint but an export's config.json and "
+                         rf"model.safetensors, and .*config.json {fault}", capsys.readouterr().err)
+    assert not Path(out).exists() and not (tmp_path / "e").exists()
+    below = tmp_path / "cut_short" / "case_000"  # scans in its subfolders: images, as the review kept them
+    below.mkdir()
+    shutil.copy(scans / "imagesTr" / "case_000.nii.gz", below / "image.nii.gz")
+    assert model_folder_kind(tmp_path / "cut_short") is None
+    assert main(["predict", "--model", str(a), str(tmp_path / "cut_short"), "--output", out]) == 2
+    assert "holds no .nii/.nii.gz file itself, but its subfolders hold 1" in capsys.readouterr().err
+    (tmp_path / "viewer").mkdir()  # another program's config.json alone: no export's files
+    (tmp_path / "viewer" / "config.json").write_text("{not JSON")
+    assert model_folder_kind(tmp_path / "viewer") is None
+    assert main(["predict", "--model", str(a), str(tmp_path / "viewer"), "--output", out]) == 2
+    assert f"error: folder {tmp_path / 'viewer'} holds no .nii/.nii.gz file; check the path" in capsys.readouterr().err
