@@ -4,7 +4,7 @@ bf16 autocast on a CPU is fast only with bf16 instructions: on x86 AVX512-BF16 o
 BF16 extension. Without them oneDNN emulates bf16 convolutions from wider ones: a bf16 training
 step of the default U-Net (batch 2, 32^3 and 64^3) took 1.8-2.0x fp32's time with AVX-512 and
 12-18x with AVX2, where with AVX512-BF16 it took 0.92x and 0.61x (one host, oneDNN's instruction
-set capped: ``benchmarks/cpu_bf16_emulation.py``, docs/performance.md "Levers"). torch chooses bf16
+set capped: ``benchmarks/cpu_bf16_emulation.py``, docs/performance.md "bf16 and fp16 on a CPU"). torch chooses bf16
 kernels whatever the CPU, and its own check of oneDNN's bf16 support is true for the emulating
 AVX-512 CPUs too, so the flags are read here.
 

@@ -5,9 +5,9 @@ and ``finish`` (invert onto the input's grid, class map, write: host; with predi
 ``--transforms-on-device`` all but reading and writing join the network's stage). One after the other, a GPU
 waits for the host most of the time: for a 192 x 192 x 160 scan the host stages take 0.4-1.6 s
 (benchmarks/results/predict_tail_2cpu.json) and the network 32-173 ms on an H200
-(docs/performance.md). Here case ``i`` is computed on the calling thread while case ``i + 1`` is
-prepared and case ``i - 1`` finished on two helper threads, so a case costs the longest stage rather
-than the sum of the three. This is what nnU-Net's predictor does with its preprocessing workers and
+(docs/performance_history.md, the thirtieth session's). Here case ``i`` is computed on the calling thread while
+case ``i + 1`` is prepared and case ``i - 1`` finished on two helper threads, so a case costs the longest stage
+rather than the sum of the three. This is what nnU-Net's predictor does with its preprocessing workers and
 export pool, with one case ahead and one behind, so at most three cases are held in memory.
 
 The network stays on the calling thread: CUDA work and the collectives of a prediction whose windows

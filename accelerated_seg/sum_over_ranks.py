@@ -18,7 +18,8 @@ class SumOverRanks:
     Over gloo (CPU processes) a blocking all-reduce is a second meeting point per step besides the
     gradients'; asynchronous, it runs on the process group's thread while this one computes the
     backward (2 CPU processes, tiny U-Net: our loop's cost over plain DDP went from 3.0 to 1.8 ms per
-    step, docs/performance.md). With one process there is nothing to sum.
+    step, docs/performance_history.md, "The per-step sum over ranks"). With one process there is nothing to
+    sum.
 
     Every rank starts it at the same point of the step, so the collectives queued after it (DDP's
     gradient buckets, FSDP's reduce-scatters) are issued in the same order on every rank.
