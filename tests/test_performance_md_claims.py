@@ -118,3 +118,21 @@ def test_every_field_of_a_run_is_in_the_fields_table():
     keys = {key for run in runs for key in [*run, *run["ours"], *run["plain"]]}
     missing = sorted(key for key in keys if f"`{key}`" not in fields)
     assert not missing, missing
+
+
+def test_the_targets_tables_cpu_figures_are_the_newest_sessions():
+    """The DDP row and the scaling row give the newest session's 2-process ratio, per-block median, efficiency and
+    projection, named by its ordinal: a session added to the table without them leaves the targets a session old."""
+    headings = re.findall(r"^## (\S+) \((\S+) session\)",
+                          (ROOT / "docs" / "performance_cpu_sessions.md").read_text(encoding="utf-8"), re.M)
+    name, ordinal = headings[-1]
+    run = json.loads((RESULTS / "train_2cpu" / f"session_{name}" / "unet64_2proc_r1.json").read_text())["runs"][0]
+    scaling = json.loads((RESULTS / f"ddp_scaling_2cpu_unet64_session_{name}.json").read_text())
+    measured = scaling["measured_scaling"]["ours"]["efficiency_median_of_repeats"]
+    table = _section("Where we stand against issue 6's targets")
+    ddp = _table_row(table, "our loop ≥ 0.98× plain DDP")
+    assert (f"**{_shown(run['ratio_ours_to_plain'])}** in the {ordinal} session (per-block median "
+            f"{_shown(run['ratio_median_of_blocks'])})") in ddp, ddp
+    projection = _table_row(table, "scaling projection at 2, 4, 8 GPUs (NVLink, PCIe)")
+    assert (f"2 CPU processes measured {100 * measured:.1f}% against a projected "
+            f"{100 * scaling['model_check']['efficiency_overlap']:.1f}% ({ordinal} session") in projection, projection
