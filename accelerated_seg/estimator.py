@@ -55,7 +55,7 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               preempted_summary_of_the_launch, preemption_sent_on, signal_handlers_kept,
                               steps_for_epochs, summary_written_since, torch_elastic_files_in)
 from .estimator_process_lost import ProcessLost, process_lost_in_the_launch
-from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_channel_units, check_predict_options,
+from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_headers, check_predict_options,
                                        held_out_alone_warning, how_it_runs, refuse_an_output_among_the_cases,
                                        refuse_an_output_path, refuse_what_is_no_dataset)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
@@ -508,8 +508,9 @@ class Segmentation:
         check_evaluation_cases(dataset, config)
         if warning := held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
-        # the channels' units in predict's words (the model's spacing tells them) before the check's, which has none
-        check_evaluation_channel_units(dataset, config)
+        # the channels' units and voxel sizes in predict's words (the model's spacing tells them) before the check's,
+        # which has none
+        check_evaluation_headers(dataset, config)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.

@@ -1,7 +1,8 @@
 """predict's and evaluate's arguments checked before anything is read or written, each refusal said by the method
 called: predict's options (a misspelt one offered the closest, a value predict_file would refuse), a path given
 where predict writes none, and evaluate's cases (a Dataset, with validation cases, of the model's classes and
-channels, its output_dir outside the dataset's files); and the warning for a Dataset whose split held its cases out."""
+channels, whose headers predict would take, its output_dir outside the dataset's files); and the warning for a Dataset
+whose split held its cases out."""
 from __future__ import annotations
 
 import os
@@ -138,14 +139,18 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
             raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
 
 
-def check_evaluation_channel_units(dataset: Dataset, config: dict) -> None:
-    """Refuse, before the pre-flight check of the validation cases, those whose channel files predict would refuse
-    for their units (``inference_reading.channel_units_refusal``: the model's unit and spacing, the files read
-    together), in predict's words, one line per case as the check lists its errors. The check has no model's spacing
-    and judged such a case alone until the review of h72: a channel of no unit on micrometre numbers beside one in
-    mm (or two of no unit 1,000 times apart) was told to be resampled onto one grid, while predict told the channel
-    to be rewritten from micrometres; a case the check passes but predict refuses (every file in micrometres for a
-    model in mm) stopped evaluate half-way, its folders rebuilt."""
+def check_evaluation_headers(dataset: Dataset, config: dict) -> None:
+    """Refuse, before the pre-flight check of the validation cases, those whose channel files predict would refuse from
+    their headers, in predict's words, one line per case as the check lists its errors: for their units
+    (``inference_reading.channel_units_refusal``: the model's unit and spacing, the files read together), else for
+    voxels far finer than the model's spacing (``refuse_voxels_far_finer``) or a resampling beyond the host's memory
+    (``refuse_beyond_host_memory``), predict's next refusals. The check has no model's spacing and judged such a case
+    alone until the review of h72: a channel of no unit on micrometre numbers beside one in mm (or two of no unit
+    1,000 times apart) was told to be resampled onto one grid, while predict told the channel to be rewritten from
+    micrometres; a case the check passes but predict refuses (every file in micrometres for a model in mm) stopped
+    evaluate half-way, its folders rebuilt. A scan in metres (its header of no unit, or of mm against the training
+    cases' median) stopped it so, the last call's summary.json and metrics.csv deleted and one case named, until the
+    hundred-and-nineteenth session (helper h106, benchmarks/results/evaluate_far_finer_precheck_2026-12-06/)."""
     from .data.check_report import CheckReport
     from .data.manifest_named import pairs_checked
     from .data.preprocess_settings import preprocess_settings
@@ -153,6 +158,28 @@ def check_evaluation_channel_units(dataset: Dataset, config: dict) -> None:
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
     refused = [f"{case.id} (image channels): {said}" for case in cases
-               if (said := channel_units_refusal(config, case.images, spacing)) is not None]
+               if (said := channel_units_refusal(config, case.images, spacing) or
+                   _voxels_refusal(config, Path(case.images[0]), spacing)) is not None]
     CheckReport(errors=refused, root=dataset.manifest.root,
                 checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")
+
+
+def _voxels_refusal(config: dict, path: Path, spacing) -> str | None:
+    """What predict says of the voxel sizes of a case whose first channel is at ``path`` (its grid is every
+    channel's), from its header alone: far finer than the model's spacing, or resampled beyond the host's memory;
+    None where it takes them, or the header cannot be read or places no voxel (the pre-flight check says that)."""
+    from .data.io import header_error, read_nifti
+    from .inference_reading import refuse_beyond_host_memory, refuse_voxels_far_finer
+
+    try:
+        header = read_nifti(path, verify_stream=False)  # the voxels left in the file: a lazy load
+    except DataError:
+        return None
+    if header_error(path, header) is not None:
+        return None
+    try:
+        refuse_voxels_far_finer(config, path, header, spacing)
+        refuse_beyond_host_memory(config, path, header, spacing)
+    except DataError as refusal:
+        return str(refusal)
+    return None
