@@ -4838,3 +4838,56 @@ def test_a_model_trained_on_label_values_predicts_the_label_files_own_values(tin
     shutil.copytree(model.model_dir, class_3)
     save_file(weights, class_3 / "model.safetensors")
     assert set(np.unique(np.asanyarray(Segmentation.load(class_3).predict(pairs[0][0]).dataobj)).tolist()) == {4}
+
+
+def test_evaluate_refuses_every_case_predict_would_refuse_for_its_voxel_sizes_before_its_folders_are_rebuilt(
+        tiny_dataset, tmp_path, monkeypatch):
+    """predict refuses a scan whose voxels are far finer than the model's spacing (a header of no unit on metres'
+    numbers) or, its header declaring mm against a spacing set, than the training cases' median too (h105), and one whose
+    resampling would not fit the host's memory, from its header: evaluate met those refusals only while predicting,
+    the last call's summary.json and metrics.csv deleted, one case named, until the hundred-and-nineteenth session
+    (helper h106). Every such case is refused first, one line each in predict's words, the last call's files kept."""
+    import nibabel as nib
+
+    import accelerated_seg.inference_reading as inference_reading
+    from accelerated_seg.inference import predict_file
+    from test_inference import export, in_unit
+
+    training, validation = _pairs(tiny_dataset)
+    model_dir = export(tmp_path / "model", spacing=(2.5, 2.5, 2.5), cases_median_spacing=[2.0, 2.0, 2.0])
+    model, out = Segmentation.load(model_dir), tmp_path / "eval"
+    settings = dict(block_shape=16, n_classes=3, num_workers=0, cache_dir=str(tmp_path / "cache"))
+    assert model.evaluate(Dataset.from_files(training[:1], validation_pairs=validation, **settings),
+                          output_dir=out)["num_cases"] == 3
+    kept = {path.relative_to(out): path.read_bytes() for path in out.rglob("*") if path.is_file()}
+
+    def refused(pairs) -> str:
+        """evaluate's refusal of ``pairs``, out's files as the last call left them."""
+        with pytest.raises(DataError) as refusal:
+            model.evaluate(Dataset.from_files(training[:1], validation_pairs=pairs, **settings), output_dir=out)
+        assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*") if path.is_file()} == kept
+        return str(refusal.value)
+
+    def predicts(image) -> str:
+        with pytest.raises(DataError) as refusal:
+            predict_file(model_dir, image, tmp_path / "p.nii.gz")
+        return str(refusal.value)
+
+    in_metres = []
+    for unit, (image, label) in zip(("unknown", "mm"), validation[1:]):
+        (tmp_path / unit / "labels").mkdir(parents=True)
+        in_metres.append(tuple(str(in_unit(nib.load(path), tmp_path / unit / folder / Path(path).name, unit, 1e-3))
+                               for path, folder in ((image, ""), (label, "labels"))))
+    said = refused([validation[0], *in_metres])
+    lines = [f"  - {Path(image).name.removesuffix('.nii.gz')} (image channels): {predicts(image)}"
+             for image, _ in in_metres]
+    assert said == "\n".join(["2 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
+                              "evaluation:", *lines]), said
+    assert "cases_median_spacing" in lines[1] and "cases_median_spacing" not in lines[0], said
+
+    monkeypatch.setattr(inference_reading, "memory_available", lambda: 1000)  # no case's resampling fits
+    said = refused(validation)
+    assert said.startswith("3 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
+                           "evaluation:\n"), said
+    for image, _ in validation:
+        assert predicts(image) in said, said
