@@ -227,8 +227,8 @@ def read_config_json(config_path: Path) -> dict:
     """An export's ``config_path`` read, as far as it tells alone: JSON with a model section.
 
     Raises:
-        DataError: not JSON or not UTF-8 (a hand edit gone wrong, a copy cut short), or no model section
-            (another program's config.json beside a model.safetensors).
+        DataError: not JSON or not UTF-8 (a hand edit gone wrong, a copy cut short), nested too deep to parse,
+            or no model section (another program's config.json beside a model.safetensors).
         OSError: it cannot be read.
     """
     try:
@@ -236,6 +236,9 @@ def read_config_json(config_path: Path) -> dict:
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
         raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
                         f"the run folder that wrote it") from None
+    except RecursionError:  # nested past the parser's depth (garbage of brackets): a traceback until review r91
+        raise DataError(f"{config_path} is not an export's config.json (JSON nested deeper than Python reads); "
+                        f"copy the export's config.json again from the run folder that wrote it") from None
     if not isinstance(config, dict) or not isinstance(config.get("model"), dict):  # "describes None" before
         raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
                         f"program's config.json?): give a folder exported by training, or load "

@@ -1,0 +1,42 @@
+"""Review r91 of the hundred-and-nineteenth session's quoting of suggested commands and its broken-export refusals
+(helper h103): what its tests in test_inference.py did not reach. Torch-free folders: an export's two files are
+their names alone where the JSON is refused before the weights are read."""
+from __future__ import annotations
+
+import ast
+import shlex
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from accelerated_seg.cli import main
+
+
+def broken_export(folder: Path, config: bytes) -> Path:
+    """A folder of an export's two files whose config.json is ``config``."""
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_bytes(config)
+    (folder / "model.safetensors").write_bytes(b"")
+    return folder
+
+
+def test_a_config_json_nested_too_deep_is_one_line_where_images_a_model_or_a_checkpoint_are_expected(tmp_path,
+                                                                                                   capsys):
+    """A config.json of brackets nested past the parser's depth (a garbage file, JSON's shape) raised RecursionError
+    through read_config_json: a traceback among predict's images, as --model, as evaluate's PRED and as export's
+    input (benchmarks/results/review_suggested_commands_2026-12-06/broken_export_edges.txt), until review r91."""
+    folder = broken_export(tmp_path / "deep", b"[" * 100_000 + b"]" * 100_000)
+    line = f"{folder / 'config.json'} is not an export's config.json (JSON nested deeper than Python reads)"
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    assert main(["predict", "--model", str(folder), str(scans), "--output", str(tmp_path / "o")]) == 2
+    assert f"error: {line}" in capsys.readouterr().err
+    assert main(["predict", str(folder), str(scans), "--output", str(tmp_path / "o")]) == 2
+    assert f"error: {folder} holds no .nii/.nii.gz file but an export's config.json and model.safetensors, and " \
+           f"{line}" in capsys.readouterr().err
+    assert main(["evaluate", str(folder), str(scans)]) == 2
+    assert line in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="^2$"):
+        main(["export", str(folder), "--output", str(tmp_path / "e")])
+    assert line in capsys.readouterr().err
