@@ -62,7 +62,8 @@ class Names:
     new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
     giving: str = "--{setting}"  # how a run is given a setting ({setting}: as set_to writes it)
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
-    # checkpoints hold a network of its user's, which accelerated-seg export cannot build
+    # checkpoints hold a network of its user's, which accelerated-seg export cannot build. {folder} is quoted for a
+    # shell, {export} (the run's model/) is the path as prose names it
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
     # where the run's classes are named (in index order): the estimator's Dataset alone by from_files' class_names
     class_naming: str = "data.labels, a dataset.json's labels, Dataset.from_files' class_names"
@@ -135,7 +136,7 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                   written_at_the_end="the export is", global_batch=False, predict_fp32="",
                   length="fit's max_steps or max_epochs",
                   model_of_the_state=("for a model of it now, call fit again with resume='latest' and max_steps="
-                                      "{step}, which trains nothing and exports it to {folder}/model"),
+                                      "{step}, which trains nothing and exports it to {export}"),
                   new_run_from_the_weights=(
                       "resume it under the launch that wrote it with max_steps at its step, which trains nothing and "
                       "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "

@@ -40,3 +40,24 @@ def test_a_config_json_nested_too_deep_is_one_line_where_images_a_model_or_a_che
     with pytest.raises(SystemExit, match="^2$"):
         main(["export", str(folder), "--output", str(tmp_path / "e")])
     assert line in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("who", ["fit", "train", "estimator"])
+def test_a_preempted_runs_way_to_a_model_quotes_the_command_and_names_fits_export_as_prose(who):
+    """A preempted run's line ends with how its saved state becomes a model: the command line's and the estimator's
+    an export command, whose folder is quoted for a shell; fit's a sentence, "exports it to <run>/model", which since
+    the hundred-and-nineteenth session read "exports it to '/runs/my run'/model" (quoted for a shell, half the
+    path), until review r91."""
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, FIT_NAMES, Names
+    from accelerated_seg.preempted_run import say_where_a_preempted_run_goes_on
+
+    names = {"fit": FIT_NAMES, "train": Names(), "estimator": ESTIMATOR_NAMES}[who]
+    said = []
+    loop = SimpleNamespace(progress=SimpleNamespace(step=40), names=names, accelerator=SimpleNamespace(
+        print=said.append), checkpoints_dir=Path("/runs/it's my run/checkpoints"))
+    say_where_a_preempted_run_goes_on(loop)
+    if who == "fit":
+        assert said[0].endswith("which trains nothing and exports it to /runs/it's my run/model."), said
+    else:
+        command = said[0][said[0].index("accelerated-seg export"):said[0].index(" --output")]
+        assert shlex.split(command) == ["accelerated-seg", "export", "/runs/it's my run"], said
