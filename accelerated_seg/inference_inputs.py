@@ -427,7 +427,7 @@ def check_no_folder_as_a_channel(channels: Sequence[str | Path], names: PredictN
     for path in channels:
         if Path(path).is_dir():
             raise DataError(f"{names.inputs} names the folder {path}, but takes one case's files (one per channel): "
-                            f"to segment the cases in it, {names.several_cases.format(folder='<folder>')}")
+                            f"to segment the cases in it, {names.several_cases_into()}")
 
 
 def check_channel_count(channels: Sequence[str | Path], config: dict | None,
@@ -446,7 +446,7 @@ def check_channel_count(channels: Sequence[str | Path], config: dict | None,
     given = f"{names.inputs} gives {len(channels)} {what} ({shown}) as the channels of one case"
     if in_channels == 1:
         raise DataError(f"{given}, but the model takes one channel ({channel_order(config)}): to segment them as "
-                        f"{len(channels)} cases, {names.several_cases.format(folder='<folder>')}; for one case, "
+                        f"{len(channels)} cases, {names.several_cases_into()}; for one case, "
                         f"give its one file")
     raise DataError(f"{given}, but the model takes {in_channels}: give one file per channel, in the order "
                     f"{channel_order(config)}, or one 4D file (x, y, z, {in_channels}) of them all")

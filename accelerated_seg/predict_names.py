@@ -25,7 +25,8 @@ class PredictNames:
     inputs: str = "--input"  # one case's files, one per channel
     model: str = "--model"  # the exported model's folder, or several (an ensemble)
     keyword: bool = False  # a keyword says its value as output='p2d/', a flag as --output p2d/
-    # the form that segments one case, then the one that segments several into a folder ({folder}: the output)
+    # the form that segments one case, then the one that segments several into a folder ({folder}: the output, as
+    # several_cases_into writes it)
     one_case: str = "with --input (one case, one file per channel) the output is that case's label map, one file"
     several_cases: str = "give the files as INPUT... (without --input) with --output {folder}"
 
@@ -35,9 +36,13 @@ class PredictNames:
         name = name or self.output
         return f"{name}={str(value)!r}" if self.keyword else f"{name} {shell_word(value)}"
 
-    def several_cases_into(self, folder) -> str:
-        """``several_cases`` into ``folder``: quoted for a shell on the command line, the keywords' forms quote it."""
-        return self.several_cases.format(folder=folder if self.keyword else shell_word(folder))
+    def several_cases_into(self, folder=None) -> str:
+        """``several_cases`` into ``folder`` (None: the placeholder ``<folder>``): quoted for a shell on the command
+        line, as Python's string (repr) in a call. The calls' forms put the folder inside quotes of their own until
+        review r91, so a folder named ``it's out`` gave ``'it's out'`` and ``C:\\new`` a newline."""
+        if folder is None:
+            return self.several_cases.format(folder="'<folder>'" if self.keyword else "<folder>")
+        return self.several_cases.format(folder=repr(str(folder)) if self.keyword else shell_word(folder))
 
 
 #: predict_file's words (inference.py).
@@ -46,14 +51,14 @@ PREDICT_FILE_NAMES = PredictNames(
     without_probabilities="leave out probabilities_output",
     one_case="predict_file segments one case (inputs: one file per channel), so output is that case's label map, "
              "one file",
-    several_cases="call predict_cases(model_dir, inputs, '{folder}')")
+    several_cases="call predict_cases(model_dir, inputs, {folder})")
 #: Segmentation.predict's (estimator.py), whose scans are its x, and whose output is a temporary file of its own.
 ESTIMATOR_PREDICT_NAMES = PredictNames(
     model="model_dir", output="output", probabilities="probabilities_output", inputs="x", keyword=True,
     without_probabilities="leave out probabilities_output",
     one_case="Segmentation.predict segments one case (x: one file per channel)",
     several_cases="call predict once per case, or for files accelerated_seg.inference.predict_cases(model.model_dir, "
-                  "x, '{folder}')")
+                  "x, {folder})")
 #: predict_cases' words: its output is the folder (or one case's file), its inputs files, folders or patterns.
 PREDICT_CASES_NAMES = PredictNames(model="model_dir", output="output", probabilities="output", inputs="inputs",
                                    keyword=True, without_probabilities="give probabilities=False")
@@ -61,4 +66,4 @@ PREDICT_CASES_NAMES = PredictNames(model="model_dir", output="output", probabili
 PREDICT_CASE_NAMES = PredictNames(model="model_dir", output="output", probabilities="probabilities_output",
                                   inputs="channels", keyword=True,
                                   without_probabilities="leave out probabilities_output",
-                                  several_cases="call predict_cases(model_dir, channels, '{folder}')")
+                                  several_cases="call predict_cases(model_dir, channels, {folder})")

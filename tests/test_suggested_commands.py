@@ -61,3 +61,28 @@ def test_a_preempted_runs_way_to_a_model_quotes_the_command_and_names_fits_expor
     else:
         command = said[0][said[0].index("accelerated-seg export"):said[0].index(" --output")]
         assert shlex.split(command) == ["accelerated-seg", "export", "/runs/it's my run"], said
+
+
+@pytest.mark.parametrize("folder_name", ["it's out", "C:\\new\\out", "plain"])
+def test_one_case_given_a_folder_is_told_the_several_cases_call_with_the_folder_as_pythons_string(tmp_path,
+                                                                                                   folder_name):
+    """predict_file, predict_case and Segmentation.predict given a folder as one case's output are told the call for
+    several cases into it: ``predict_cases(model_dir, inputs, '<folder>')``, the folder inside quotes of the form's
+    own, so a folder named ``it's out`` gave ``'.../it's out'`` (no Python) and ``C:\\new\\out`` a string of a
+    newline, until review r91. Now Python's own string (repr); the command line's --output quoted for a shell."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference_outputs import check_one_case_output
+    from accelerated_seg.predict_names import (ESTIMATOR_PREDICT_NAMES, PREDICT_CASE_NAMES, PREDICT_FILE_NAMES,
+                                               PredictNames)
+
+    folder = tmp_path / folder_name
+    folder.mkdir()
+    for names in (PREDICT_FILE_NAMES, PREDICT_CASE_NAMES, ESTIMATOR_PREDICT_NAMES, PredictNames()):
+        with pytest.raises(DataError) as refusal:
+            check_one_case_output(folder, ["case_000.nii.gz"], names)
+        said = str(refusal.value)
+        if names.keyword:
+            call = said[said.index("predict_cases("):said.rindex(") to write")] + ")"
+            assert ast.literal_eval(ast.unparse(ast.parse(call).body[0].value.args[2])) == str(folder), said
+        else:
+            assert shlex.split(said[said.index("with --output "):said.index(" to write")])[2] == str(folder), said
