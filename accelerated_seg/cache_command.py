@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from .shell_words import shell_word
+from .shell_words import shell_word, shell_word_below
 from .sigterm import stopped_by
 
 
@@ -209,8 +209,8 @@ def _every_cached_dataset(root: Path, prune: bool) -> int:
     if _check_records(root, prune):
         return 1
     if datasets and not prune:
-        print(f"accelerated-seg cache {shell_word(root)}/<folder> lists a dataset's versions, and with --prune removes "
-              f"those no live run uses")
+        print(f"accelerated-seg cache {shell_word_below(root, '<folder>')} lists a dataset's versions, and with "
+              f"--prune removes those no live run uses")
     return 0
 
 
@@ -238,7 +238,7 @@ def _check_records(root: Path, prune: bool) -> bool:
         removed = remove_unusable(root / FOLDER, refused=refused)
         print(f"removed {len(removed)} record file(s) of the pre-flight checks that this install cannot use, "
               f"{size_said(sum(record.bytes for record in removed))}; a dataset's versions are removed by naming "
-              f"it: accelerated-seg cache {shell_word(root)}/<folder> --prune")
+              f"it: accelerated-seg cache {shell_word_below(root, '<folder>')} --prune")
         if refused:  # "removed 0", exit 0, was all a read-only cache or another user's folder said
             (record, error), others = refused[0], len(refused) - 1
             print(f"error: {record.path} cannot be removed ({error.strerror or error})"

@@ -17,3 +17,11 @@ def shell_word(word: str | os.PathLike | int | float) -> str:
     """``word`` quoted for a POSIX shell where it needs it (shlex.quote): a path, a setting's value, a pattern (whose
     ``*`` is then left to the command, not expanded by the shell)."""
     return shlex.quote(os.fspath(word) if isinstance(word, os.PathLike) else str(word))
+
+
+def shell_word_below(folder: str | os.PathLike, below: str) -> str:
+    """``folder``/``below`` (a placeholder such as ``<folder>``) as one word: quoted whole where ``folder`` needs it,
+    ``'/cache dir/<folder>'``, else as written, ``/cache/<folder>``. ``shell_word(folder)`` + ``/<folder>`` read
+    ``'/cache dir'/<folder>``, half a path quoted, until review r91."""
+    path = f"{os.fspath(folder)}/{below}"
+    return path if shell_word(folder) == os.fspath(folder) else shlex.quote(path)

@@ -86,3 +86,21 @@ def test_one_case_given_a_folder_is_told_the_several_cases_call_with_the_folder_
             assert ast.literal_eval(ast.unparse(ast.parse(call).body[0].value.args[2])) == str(folder), said
         else:
             assert shlex.split(said[said.index("with --output "):said.index(" to write")])[2] == str(folder), said
+
+
+def test_cache_names_a_dataset_below_a_cache_whose_path_needs_quoting_as_one_quoted_word(tmp_path, capsys):
+    """`cache --cache-dir '<my cache>'` says how to list a dataset's versions: ``accelerated-seg cache
+    '/x/my cache'/<folder>`` since the hundred-and-nineteenth session, half a path quoted (a shell reads it, a user
+    fills in a placeholder after a closing quote), until review r91: the whole word is quoted now, and a plain cache's
+    line reads as before."""
+    from accelerated_seg.shell_words import shell_word_below
+
+    root = tmp_path / "my cache"
+    version = root / "Task09-0123abcd" / "fedcba9876543210"  # a dataset's version, as test_cache's older one
+    version.mkdir(parents=True)
+    (version / "settings.json").write_text("{}")
+    assert main(["cache", "--cache-dir", str(root)]) == 0
+    said = capsys.readouterr().out
+    assert f"accelerated-seg cache '{root}/<folder>' lists a dataset's versions" in said, said
+    assert shlex.split(shell_word_below(root, "<folder>")) == [f"{root}/<folder>"]
+    assert shell_word_below("/cache", "<folder>") == "/cache/<folder>"
