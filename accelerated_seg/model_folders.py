@@ -200,8 +200,9 @@ def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
 
     Raises:
         DataError: an export's two files, no NIfTI file, and a config.json that is not JSON or no export's
-            (read_export_json's words): "holds no .nii/.nii.gz file; check the path" until the
-            hundred-and-nineteenth session, which left the user to find the broken file.
+            (read_export_json's words), or cannot be read (config_json_fault): "holds no .nii/.nii.gz file; check
+            the path" until the hundred-and-nineteenth session (and review r91), which left the user to find the
+            broken file.
     """
     folder = Path(folder)
     if not folder.is_dir() or not (exports := exported_models_in(folder)):
@@ -213,15 +214,29 @@ def model_folder_kind(folder: str | Path) -> tuple[str, list[Path]] | None:
             return "a training run's folder", exports
         if any(nifti_stem(path) for path in folder.glob("*/*")):
             return None
-        read_config_json(folder / "config.json")
     except OSError:  # a folder that cannot be listed: the inputs' own check says why (a traceback, in the review)
         return None
+    if (fault := config_json_fault(folder / "config.json")) is None:
+        return "an exported model", exports
+    if not (folder / "model.safetensors").is_file():  # a config.json alone: any program's, read as images
+        return None
+    raise DataError(f"{folder} holds no .nii/.nii.gz file but an export's config.json and model.safetensors, "
+                    f"and {fault}")
+
+
+def config_json_fault(config_path: Path) -> str | None:
+    """What is wrong with an export's ``config_path`` read alone (read_config_json's words), or that it cannot be
+    read; None where it reads as an export's. A config.json that cannot be read (another user's export) was "holds
+    no .nii/.nii.gz file; check the path" where images are expected, and "an exported model already ... take it as
+    it is" as export's input, until review r91."""
+    try:
+        read_config_json(config_path)
     except DataError as fault:
-        if not (folder / "model.safetensors").is_file():  # a config.json alone: any program's, read as images
-            return None
-        raise DataError(f"{folder} holds no .nii/.nii.gz file but an export's config.json and model.safetensors, "
-                        f"and {fault}") from None
-    return "an exported model", exports
+        return str(fault)
+    except OSError as error:
+        return (f"{config_path} cannot be read ({error.strerror or error}): read it as a user who may, or copy the "
+                f"export where you can")
+    return None
 
 
 def read_config_json(config_path: Path) -> dict:
@@ -369,13 +384,11 @@ def checkpoint_folder(source: Path) -> Path:
     if checkpoints.is_dir():
         raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
     if (source / "config.json").is_file() and (source / "model.safetensors").is_file():
-        try:  # "an exported model already: predict ... take it as it is", which they then refused, until the
-            read_config_json(source / "config.json")  # hundred-and-nineteenth session
-        except DataError as fault:
+        # "an exported model already: predict ... take it as it is", which they then refused, until the
+        # hundred-and-nineteenth session (one that cannot be read until review r91)
+        if fault := config_json_fault(source / "config.json"):
             raise ConfigError(f"{source} is no checkpoint but an export's config.json and model.safetensors, and "
-                              f"{fault}; export makes a model of a checkpoint (<run>/checkpoints/step_N)") from None
-        except OSError:  # the export's own read says why, where it is given as a model
-            pass
+                              f"{fault}; export makes a model of a checkpoint (<run>/checkpoints/step_N)")
         raise ConfigError(f"{source} is an exported model already (config.json + model.safetensors): predict, "
                           f"evaluate and train.init_from take it as it is; export makes one of a checkpoint "
                           f"(<run>/checkpoints/step_N)")

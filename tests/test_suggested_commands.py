@@ -104,3 +104,32 @@ def test_cache_names_a_dataset_below_a_cache_whose_path_needs_quoting_as_one_quo
     assert f"accelerated-seg cache '{root}/<folder>' lists a dataset's versions" in said, said
     assert shlex.split(shell_word_below(root, "<folder>")) == [f"{root}/<folder>"]
     assert shell_word_below("/cache", "<folder>") == "/cache/<folder>"
+
+
+def test_an_exports_files_whose_config_json_cannot_be_read_say_so_where_images_or_a_checkpoint_are_expected(
+        tmp_path, capsys, monkeypatch):
+    """An export's config.json that cannot be read (another user's, chmod 000) was "folder b holds no .nii/.nii.gz
+    file; check the path" among predict's images, "no prediction in b" as evaluate's PRED, and "an exported model
+    already ... take it as it is" as export's input, until review r91. Read as by a user without the permission
+    (these tests may run as root, whom chmod 000 does not stop)."""
+    folder = broken_export(tmp_path / "theirs", b"{}")
+    real_read_text = Path.read_text
+
+    def read_text(self, *args, **kwargs):
+        if self == folder / "config.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    line = (f"{folder} holds no .nii/.nii.gz file but an export's config.json and model.safetensors, and "
+            f"{folder / 'config.json'} cannot be read (Permission denied)")
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    assert main(["predict", "--model", str(scans), str(folder), "--output", str(tmp_path / "o")]) == 2
+    assert f"error: {line}" in capsys.readouterr().err
+    assert main(["evaluate", str(folder), str(scans)]) == 2
+    assert f"error: {line}" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="^2$"):
+        main(["export", str(folder), "--output", str(tmp_path / "e")])
+    assert (f"{folder} is no checkpoint but an export's config.json and model.safetensors, and "
+            f"{folder / 'config.json'} cannot be read (Permission denied)") in capsys.readouterr().err
