@@ -250,8 +250,11 @@ def read_config_json(config_path: Path) -> dict:
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
-        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
-                        f"the run folder that wrote it") from None
+        # an editor's "UTF-8 with BOM" is no copy cut short: "copy it again" would lose the edit (until review r91)
+        bom = isinstance(error, json.JSONDecodeError) and error.msg.startswith("Unexpected UTF-8 BOM")
+        again = ("save it again as UTF-8 without a byte-order mark" if bom else
+                 "copy the export's config.json again from the run folder that wrote it")
+        raise DataError(f"{config_path} is not valid JSON ({error}); {again}") from None
     except RecursionError:  # nested past the parser's depth (garbage of brackets): a traceback until review r91
         raise DataError(f"{config_path} is not an export's config.json (JSON nested deeper than Python reads); "
                         f"copy the export's config.json again from the run folder that wrote it") from None

@@ -133,3 +133,18 @@ def test_an_exports_files_whose_config_json_cannot_be_read_say_so_where_images_o
         main(["export", str(folder), "--output", str(tmp_path / "e")])
     assert (f"{folder} is no checkpoint but an export's config.json and model.safetensors, and "
             f"{folder / 'config.json'} cannot be read (Permission denied)") in capsys.readouterr().err
+
+
+def test_an_export_whose_config_json_an_editor_saved_with_a_bom_is_told_to_save_it_without(tmp_path, capsys):
+    """An export's config.json saved by an editor as "UTF-8 with BOM" (a label renamed by hand) was told to "copy the
+    export's config.json again from the run folder that wrote it", which loses the edit, as --model and among the
+    images, until review r91: the fault is the byte-order mark, and the way is to save the file without it."""
+    folder = broken_export(tmp_path / "edited", b"\xef\xbb\xbf" + b'{"model": {}}')
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    for args in (["predict", "--model", str(folder), str(scans), "--output", str(tmp_path / "o")],
+                 ["predict", "--model", str(scans), str(folder), "--output", str(tmp_path / "o")]):
+        assert main(args) == 2
+        said = capsys.readouterr().err
+        assert (f"{folder / 'config.json'} is not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 "
+                f"column 1 (char 0)); save it again as UTF-8 without a byte-order mark") in said, said
