@@ -1,7 +1,7 @@
 """Run: cd /tmp/wt_r91 && PYTHONPATH=/tmp/wt_r91 /work/main/.venv/bin/python \
     benchmarks/results/review_suggested_commands_2026-12-06/broken_export_edges.py /tmp/r91probe \
     > <beside>/broken_export_edges_after.txt
-(broken_export_edges_before.txt: the same on main, 2d199bd0, before r91's fixes)
+(broken_export_edges_before.txt: the same with PYTHONPATH at `git archive 2d199bd0 accelerated_seg`, main before r91)
 
 Review r91 of h103's broken-export refusals: a folder of an export's files (config.json + model.safetensors) whose
 config.json is odd in ways h103's probe did not try, given among predict's images, as evaluate's PRED, as export's

@@ -1,6 +1,6 @@
 """Run: cd /tmp/wt_r91 && PYTHONPATH=/tmp/wt_r91 /work/main/.venv/bin/python \
     benchmarks/results/review_suggested_commands_2026-12-06/quoting_edges.py > <beside>/quoting_edges_after.txt
-(quoting_edges_before.txt: the same on main, 2d199bd0, before r91's fixes)
+(quoting_edges_before.txt: the same with PYTHONPATH at `git archive 2d199bd0 accelerated_seg`, main before r91)
 
 Review r91 of h103's quoting: the suggestions h103's probe did not read back. Each line said with a folder whose
 name holds a space or a quote (or a Windows path), and how its reader reads it: bash for a command (words as
@@ -72,9 +72,19 @@ with tempfile.TemporaryDirectory() as tmp:
                   f"\n  bash reads {read_sh}: {'OK' if read_sh == [meant] else 'WRONG'}")
 print()
 
-print("== 4. cache's lines naming <folder> inside a quoted cache path")
-from accelerated_seg import cache_command  # noqa: E402
+print("== 4. cache's line naming <folder> below a cache")
+import contextlib  # noqa: E402
+import io  # noqa: E402
 
-for root in (Path("/cache dir"), Path("/cache")):
-    said = cache_command.shell_word(root) + "/<folder>"  # as _every_cached_dataset and _check_records say it
-    print(f"{root}: accelerated-seg cache {said} lists a dataset's versions")
+from accelerated_seg.cli import main  # noqa: E402
+
+with tempfile.TemporaryDirectory() as tmp:
+    for name in ("cache dir", "cache"):
+        version = Path(tmp) / name / "Task09-0123abcd" / "fedcba9876543210"  # a dataset's version, as test_cache's
+        version.mkdir(parents=True)
+        (version / "settings.json").write_text("{}")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            main(["cache", "--cache-dir", str(Path(tmp) / name)])
+        said = next(line for line in out.getvalue().splitlines() if "lists a dataset's versions" in line)
+        print(said.replace(tmp, "<tmp>"))

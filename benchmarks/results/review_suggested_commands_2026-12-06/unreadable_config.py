@@ -1,7 +1,7 @@
 """Run: cd /tmp/wt_r91 && PYTHONPATH=/tmp/wt_r91 /work/main/.venv/bin/python \
     benchmarks/results/review_suggested_commands_2026-12-06/unreadable_config.py /tmp/r91probe \
     > <beside>/unreadable_config_after.txt
-(unreadable_config_before.txt: the same on main, 2d199bd0, before r91's fixes)
+(unreadable_config_before.txt: the same with PYTHONPATH at `git archive 2d199bd0 accelerated_seg`, main before r91)
 (needs broken_export_edges.py's setup in /tmp/r91probe first)
 
 An export's config.json that cannot be read (chmod 000, another user's export): this machine's sessions run as
