@@ -7,8 +7,6 @@ Review r91 of h103's broken-export refusals: a folder of an export's files (conf
 config.json is odd in ways h103's probe did not try, given among predict's images, as evaluate's PRED, as export's
 input and as --model. Each: exit status, the last line, whether a traceback was printed, seconds.
 Setup: review_inference_md's setup_probe.py (a tiny random-weight export, data/imagesTr, data/labelsTr)."""
-import json
-import os
 import shutil
 import subprocess
 import sys

@@ -7,7 +7,6 @@ name holds a space or a quote (or a Windows path), and how its reader reads it: 
 printf '[%s]' prints them), Python's ast.literal_eval for a Python call's string argument."""
 import ast
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -15,7 +14,7 @@ from types import SimpleNamespace
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_inputs import expand_inputs
-from accelerated_seg.model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, FIT_NAMES, Names
+from accelerated_seg.model_folders import ESTIMATOR_NAMES, FIT_NAMES, Names
 from accelerated_seg.predict_names import (ESTIMATOR_PREDICT_NAMES, PREDICT_CASE_NAMES, PREDICT_FILE_NAMES,
                                            PredictNames)
 from accelerated_seg.preempted_run import say_where_a_preempted_run_goes_on
