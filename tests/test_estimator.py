@@ -376,6 +376,43 @@ def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(
     assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == 1
 
 
+def test_evaluate_refuses_a_case_predict_refuses_as_far_finer_before_its_folders_are_rebuilt(tiny_dataset, tmp_path):
+    """A validation case whose voxels predict refuses as far finer than the model's spacing (a header in metres: one
+    declaring mm 100 times finer than the training cases' median too, cases_median_spacing, since helper h105 of the
+    hundred-and-nineteenth session; one of no unit against any spacing) passed evaluate's checks, which have no
+    model's spacing: evaluate rebuilt its folders, deleting the last call's summary.json, predicted the other cases
+    and stopped there (the review of h105, ``benchmarks/results/review_predict_training_voxels_2026-12-06/``). Each
+    is refused before the check, in predict's words, the last call's evaluation left whole."""
+    import nibabel as nib
+
+    from accelerated_seg.inference import predict_file
+    from test_inference import export, in_unit
+
+    training, validation = _pairs(tiny_dataset)
+    (image_path, label_path) = validation[0]
+    image, label = nib.load(image_path), nib.load(label_path)
+    model = Segmentation.load(export(tmp_path / "model", spacing_set=True, cases_median_spacing=[2.0, 2.0, 2.0]))
+    kept = model.evaluate(Dataset.from_files(training[:1], block_shape=16, n_classes=3, validation_pairs=validation,
+                                             num_workers=0), output_dir=tmp_path / "eval")
+    summary = (tmp_path / "eval" / "summary.json").read_text()
+    assert kept["num_cases"] == len(validation)
+    for unit in ("mm", "unknown"):  # taken at its word against a spacing set but for the median; refused alike
+        (tmp_path / unit).mkdir()  # beside no folder evaluate writes
+        scan = in_unit(image, tmp_path / unit / "metres.nii.gz", unit, 0.001)
+        metres = [*validation[1:], (str(scan), str(in_unit(label, tmp_path / unit / "m.nii.gz", unit, 0.001)))]
+        data = Dataset.from_files(training[:1], block_shape=16, n_classes=3, validation_pairs=metres, num_workers=0)
+        with pytest.raises(DataError) as refused:
+            model.evaluate(data, output_dir=tmp_path / "eval")
+        with pytest.raises(DataError) as predicted:
+            predict_file(tmp_path / "model", scan, tmp_path / "p.nii.gz")
+        said = str(refused.value)
+        assert said.startswith("1 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
+                               f"evaluation:\n  - m (image channels): {predicted.value}"), said
+        assert (tmp_path / "eval" / "summary.json").read_text() == summary, unit  # the last evaluation whole
+        assert sorted(path.name for path in (tmp_path / "eval" / "predictions").iterdir()) == sorted(
+            [".written_by_segmentation_evaluate", *(Path(path).name for _, path in validation)]), unit
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
