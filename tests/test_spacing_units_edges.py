@@ -341,3 +341,39 @@ def test_the_cases_median_training_weighs_a_case_against_is_recorded_and_predict
     assert reason.replace("this check", "predict").replace("the cases'", "the model's training cases'") in said, said
     assert nib.load(predict_file(tmp_path / "model", own, tmp_path / "own_labels.nii.gz", device="cpu")).shape == \
         (20, 20, 12)
+
+
+def test_the_recorded_median_is_training_and_validation_cases_per_ras_axis_as_the_far_finer_check_weighs_them(
+        tmp_path):
+    """The median an export records (``cases_median_spacing``, ``settings_and_unit``'s third) is the one training's far
+    finer check weighs a case against: every case's first image, training's and validation's, per RAS axis. The
+    tests above and test_train's real run had cases of one voxel size in one orientation, so a median of the training
+    cases alone, or of the voxel axes as stored, passed them (the review of helper h105, r89). Here the training
+    cases are stored with their axes permuted (1 x 2 x 3 mm along R, A, S, stored S, R, A) and the validation cases
+    are 4 mm: each wrong median differs."""
+    from accelerated_seg.data.spacing import ras_spacing
+
+    permuted = np.zeros((4, 4))
+    permuted[2, 0], permuted[0, 1], permuted[1, 2], permuted[3, 3] = 3.0, 1.0, 2.0, 1.0  # voxel axes to S, R, A
+    entries = []
+    for case, affine in [(f"t{i}", permuted) for i in range(3)] + [(f"v{i}", np.diag([4.0, 4.0, 4.0, 1.0]))
+                                                                    for i in range(3)]:
+        for kind in ("imagesTr", "labelsTr"):
+            voxels = np.zeros((16, 16, 16), np.uint8)
+            voxels[4:12, 4:12, 4:12] = 1
+            image = nib.Nifti1Image(voxels if kind == "labelsTr" else voxels.astype(np.float32) + 1, affine)
+            image.header.set_xyzt_units("mm")
+            (tmp_path / kind).mkdir(exist_ok=True)
+            nib.save(image, tmp_path / kind / f"{case}.nii.gz")
+        entries.append({"image": f"./imagesTr/{case}.nii.gz", "label": f"./labelsTr/{case}.nii.gz"})
+    (tmp_path / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a"},
+                                                       "modality": {"0": "CT"}, "training": entries}))
+    manifest = load_msd(tmp_path / "dataset.json")
+    cases = manifest.training + manifest.validation
+    manifest.training = [case for case in cases if case.id.startswith("t")]
+    manifest.validation = [case for case in cases if case.id.startswith("v")]
+    median = settings_and_unit(DataConfig(spacing=(4.0,) * 3), manifest)[2]
+    assert ras_spacing(manifest.training[0].images[0]) == (1.0, 2.0, 3.0)
+    assert median == (2.5, 3.0, 3.5)  # of [1, 1, 1, 4, 4, 4], [2, 2, 2, 4, 4, 4], [3, 3, 3, 4, 4, 4]
+    # what a median of the training cases alone, or of the stored voxel axes, would have recorded
+    assert median != (1.0, 2.0, 3.0) and median != (3.5, 2.5, 3.0)
