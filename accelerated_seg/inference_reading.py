@@ -178,8 +178,10 @@ def _refuse_far_finer_than_the_cases(config: dict, path: Path, image, spacing) -
     ensemble = "ensemble" in config
     said = far_finer_words(path, image, spacing, "the members' spacing" if ensemble else "the model's spacing",
                            spacing_unit(config))
-    cases = "the members' training cases" if ensemble else "the model's training cases"
-    raise DataError(f"{path}: {said} ({finer_than_the_median_words(image, median, 'predict', cases)}; config.json's "
+    # an ensemble's is no member's where theirs differ: said so (the review of h105)
+    named = ("the coarsest along each axis of the members' training cases' median voxel sizes," if ensemble else
+             "the model's training cases' median voxel size")
+    raise DataError(f"{path}: {said} ({finer_than_the_median_words(image, median, 'predict', named)}; config.json's "
                     f"{CASES_MEDIAN_KEY})")
 
 

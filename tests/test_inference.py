@@ -3069,10 +3069,16 @@ def test_a_scan_declaring_mm_far_finer_than_the_training_cases_median_is_refused
     metres = in_unit(image, tmp_path / "metres_again.nii.gz", "mm", 0.001)
     assert read_labels(predict_file(older, metres, tmp_path / "by_older.nii.gz")).shape == image.shape
     with pytest.raises(DataError, match=r"times finer than the members' spacing 2.5 x 2.5 x 2.5 mm, .*1,000 times "
-                                        r"finer than the members' training cases' median voxel size 2 x 2 x 2 mm too"):
+                                        r"finer than the coarsest along each axis of the members' training cases' "
+                                        r"median voxel sizes, 2 x 2 x 2 mm too"):
         predict_file([older, model], metres, tmp_path / "y.nii.gz")
     apart = export(tmp_path / "apart", spacing_set=True, cases_median_spacing=[1.0, 3.0, 0.5])
     assert load_for_prediction([model, apart, older])[1]["cases_median_spacing"] == [2.0, 3.0, 2.0]
+    # members of other medians: the sizes quoted are no member's, and said so (the review of h105: "the members'
+    # training cases' median voxel size 2 x 3 x 2 mm", which no config.json records)
+    with pytest.raises(DataError, match=r"150 times finer than the coarsest along each axis of the members' training "
+                                        r"cases' median voxel sizes, 2 x 3 x 2 mm too"):
+        predict_file([model, apart], in_unit(image, tmp_path / "fine_10um.nii.gz", "mm", 0.01), tmp_path / "y.nii.gz")
     assert load_for_prediction([older, export(tmp_path / "older_too")])[1]["cases_median_spacing"] is None
     # what training records, where data.spacing is set; a hand edit of it is refused as the export's other values
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1, num_classes=2,

@@ -315,7 +315,8 @@ def check_voxels_in_mm(manifest: Manifest, headers: list, spacing: tuple[float, 
     declare = "" if unitless_among_micrometres(image, unit) else f", or, where it is coarser on purpose, {DECLARE_MM}"
     nearer = f"; or, if its voxels are that fine indeed, set data.spacing nearer to them{declare}" if configured else ""
     if configured and declared_in_mm(image):  # taken at its word, but far finer than the cases' median too
-        nearer = f" ({finer_than_the_median_words(image, median, 'this check', 'the cases')})"
+        said_of_the_median = finer_than_the_median_words(image, median, "this check", "the cases' median voxel size")
+        nearer = f" ({said_of_the_median})"
     if not configured and _median_in_micrometres(image, spacing, unit):
         raise DataError(
             f"{case.id}: {case.images[0]}: voxels of {_mm(ras_spacing_of(image.affine))} mm, "
@@ -394,13 +395,15 @@ def check_cases_kept(headers: list, spacing: tuple[float, float, float], unit: s
         f"cases keep {KEPT_ALONG_THE_LONGEST} voxels or more along their longest axis")
 
 
-def finer_than_the_median_words(image, median, judge: str, cases: str) -> str:
+def finer_than_the_median_words(image, median, judge: str, median_named: str) -> str:
     """Why a file declaring mm, ``far_finer`` than a data.spacing set and than its cases' ``median`` voxel size too, is
-    not taken at its word: training's words (``judge``: "this check", ``cases``: "the cases") and predict's
-    (``inference_reading.refuse_voxels_far_finer``), one sentence for both."""
+    not taken at its word: training's words (``judge``: "this check", ``median_named``: "the cases' median voxel
+    size") and predict's (``inference_reading.refuse_voxels_far_finer``), one sentence for both. An ensemble names
+    its median as the coarsest of its members' along each axis: "the members' training cases' median voxel size 2 x 3
+    x 2 mm" quoted sizes no member's config.json records, until the review of helper h105."""
     times = _times_finer(image, median)
     return (f"its header declares mm, which {judge} takes at its word against a data.spacing coarser on purpose, but "
-            f"its voxels are {times:,.0f} times finer than {cases}' median voxel size {_mm(median)} mm too: scans "
+            f"its voxels are {times:,.0f} times finer than {median_named} {_mm(median)} mm too: scans "
             f"resampled coarser on purpose are most of a dataset's cases, not one {times:,.0f} times finer than the "
             f"others")
 
