@@ -63,10 +63,10 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
         # coarser on purpose), and judges it against the training cases' median there since the hundred-and-nineteenth
         # session (inference_reading._refuse_far_finer_than_the_cases, training's words): files declaring mm alike
         # at 0.002 mm, for a model in mm at 1.5 set, were told to be rewritten from metres (two files since h78, one
-        # in helper h81 until this); files declaring mm on numbers
-        # that differ are still read together. Far finer alone, as that check: files declaring mm on micrometre
-        # numbers (0.3 mm voxels written 300), 200 times coarser, were taken at their word too and segmented
-        # resampled to 200 times their voxels along each axis, until the review of h81
+        # in helper h81 until this); files declaring mm on numbers that differ are still read together. Far finer
+        # alone, as that check: files declaring mm on micrometre numbers (0.3 mm voxels written 300), 200 times
+        # coarser, were taken at their word too and segmented resampled to 200 times their voxels along each axis,
+        # until the review of h81
         return None
     if len(volumes) < 2:
         return _one_file_words(volumes[0], spacing, model_unit)
