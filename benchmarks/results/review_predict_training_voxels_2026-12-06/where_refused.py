@@ -6,7 +6,6 @@ set, cases' median 2 mm, random weights): `accelerated-seg predict` on the scan 
 written?), on a folder of it and a phantom, the same under `accelerate launch --cpu --num_processes 2`, and
 `Segmentation.evaluate` of a Dataset whose validation cases are a phantom and that scan (what is in output_dir after,
 and whether the phantom's prediction was made and the folders rebuilt before the refusal)."""
-import json
 import os
 import subprocess
 import sys
