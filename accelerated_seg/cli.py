@@ -41,7 +41,7 @@ from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .shell_words import shell_word
 from .predict_options import TTA_MODES
-from .sigterm import exit_status, sigterm_as_an_interrupt, stopped_by
+from .sigterm import exit_status, stopped_by, stops_as_an_interrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,8 +109,7 @@ def _sigterm_as_ctrl_c(command: str) -> Iterator[None]:
     once, status -10, nothing said (export's ``<output>.partial/`` left) until that session's review."""
     with contextlib.ExitStack() as stops:
         if command in ONE_PROCESS_COMMANDS:
-            stops.enter_context(sigterm_as_an_interrupt())
-            stops.enter_context(sigterm_as_an_interrupt(signum=signal.SIGUSR1))
+            stops.enter_context(stops_as_an_interrupt())  # one interrupt for SIGTERM and SIGUSR1 (sigterm.py)
         yield
 
 

@@ -18,7 +18,7 @@ from .early_signals import handed_over, stopped_before_it_began
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
 from .predict_options import in_flag_words
-from .sigterm import sigterm_as_an_interrupt, stop_signal, stopped_by
+from .sigterm import stop_signal, stopped_by, stops_as_an_interrupt
 from .wording import counted
 
 
@@ -38,7 +38,7 @@ def run(args, _) -> int:
         # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over
         # from early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map
         # being written left under its hidden name, until the hundred-and-nineteenth session
-        with sigterm_as_an_interrupt(), sigterm_as_an_interrupt(signum=signal.SIGUSR1):
+        with stops_as_an_interrupt():  # one interrupt for both: the second of either meets the stop under way
             handed_over()  # the rest: a stop from here is predict's own, said as below (before, ended at once)
             if args.input:  # the older form: channels named one by one, output is the label map itself
                 probs = probabilities_path(args.output) if args.probabilities else None

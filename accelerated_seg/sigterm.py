@@ -53,15 +53,15 @@ class StoppedBySIGUSR1(KeyboardInterrupt):
 INTERRUPTS = {signal.SIGTERM: Terminated, signal.SIGUSR1: StoppedBySIGUSR1}
 
 
-def raised_once(first: Callable[[], object] = lambda: None,
-                signum: int = signal.SIGTERM) -> Callable[[int, FrameType | None], None]:
+def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, FrameType | None], None]:
     """A SIGTERM handler that raises ``Terminated`` the first time and does nothing after: the stop is under way by
     then, and a second SIGTERM (a second ``kill``, a wrapper passing on the one it got) raised as the case being
     written is waited for cut that wait short: the case went unsaid, and under Python 3.10 to 3.12 the process left
     without it, its hidden temporary half-written (an interrupted ``Thread.join`` takes the thread for ended, CPython
     issue 90882), until the hundred-and-first session's review. A stop that takes too long is for SIGKILL to end.
     ``first``: called as each SIGTERM comes, before anything else; it may end the process (launched_sigterm.py).
-    ``signum``: the signal it is set for, SIGUSR1's raising ``StoppedBySIGUSR1``."""
+    Set for several signals (``stops_as_an_interrupt``), it raises the interrupt of the one it is called for
+    (SIGUSR1's ``StoppedBySIGUSR1``), the first of them alone."""
     raised = False  # handlers run on the main thread alone, one at a time
 
     def raise_terminated(signum: int, frame: FrameType | None) -> None:
@@ -110,15 +110,27 @@ def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
     ignored SIGTERM, keeps it), or early_signals' handler standing in for it in a command's first seconds, replaced
     with no default between (``early_signals.taken_over``: a one-process predict's), and on the main thread, the only
     one a handler can be set from; Python's default is put back on leaving. ``signum``: the signal taken so, SIGUSR1
-    raising ``StoppedBySIGUSR1`` (the one-process commands' and predict's)."""
-    if threading.current_thread() is not threading.main_thread() or not at_pythons_default(signum):
+    raising ``StoppedBySIGUSR1``; a command taking both takes them together (``stops_as_an_interrupt``)."""
+    with stops_as_an_interrupt(first, (signum,)):
         yield
-        return
-    taken_over(signum, raised_once(first, signum))
-    try:
+
+
+@contextlib.contextmanager
+def stops_as_an_interrupt(first: Callable[[], object] = lambda: None,
+                          signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGUSR1)) -> Iterator[None]:
+    """``sigterm_as_an_interrupt`` for each of ``signums`` (a one-process command's SIGTERM and SIGUSR1), with one
+    handler: the first of them alone is raised, whichever it is. Each taken apart, a SIGTERM after a SIGUSR1 (or the
+    reverse: a requeue's notice, then the time limit's stop) was raised in the wait for the map being written, which
+    it cut short: predict left it under its hidden name, unsaid, and its line named the second signal (the
+    hundred-and-nineteenth session's review, benchmarks/results/review_predict_sigusr1_2026-12-06/)."""
+    handler = raised_once(first)
+    with contextlib.ExitStack() as taken:
+        if threading.current_thread() is threading.main_thread():
+            for signum in signums:
+                if at_pythons_default(signum):
+                    taken_over(signum, handler)
+                    taken.callback(_put_back_the_default, signum)
         yield
-    finally:
-        _put_back_the_default(signum)
 
 
 def _put_back_the_default(signum: int = signal.SIGTERM) -> None:

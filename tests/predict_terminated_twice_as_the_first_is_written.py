@@ -1,6 +1,7 @@
 """``accelerated-seg predict`` in one process, sent SIGTERM as its first case is written and again once it has met
 the first (a second ``kill``, a wrapper passing on the one it got), run by test_inference_pipeline: the second comes
-as predict waits for that case to be written."""
+as predict waits for that case to be written. ``SECOND_SIGNAL`` (the environment's, SIGTERM by default): the second
+signal's name, SIGUSR1 for a requeue's notice after the time limit's stop."""
 
 import itertools
 import os
@@ -16,6 +17,7 @@ from signals_sent import sent_until_handled  # beside it
 
 MET_WAIT_S = 60  # for the main thread to meet the first SIGTERM; a loaded CI machine can take seconds
 SECOND_AFTER_S = 0.2  # after the main thread met the first: predict is waiting for the case being written by then
+SECOND = signal.Signals[os.environ.get("SECOND_SIGNAL", "SIGTERM")]
 
 
 def sigterm_met_noted(met: threading.Event) -> None:
@@ -37,7 +39,7 @@ def sigterm_met_noted(met: threading.Event) -> None:
 
 def terminated_twice_as_the_first_is_written() -> None:
     """``inference_cases.write_case`` (on the pipeline's writing thread) sends SIGTERM before writing the first case
-    until the main thread has met it, sends it again, and then writes the case."""
+    until the main thread has met it, sends ``SECOND``, and then writes the case."""
     write_case, calls, met = inference_cases.write_case, itertools.count(1), threading.Event()
     sigterm_met_noted(met)
 
@@ -47,7 +49,7 @@ def terminated_twice_as_the_first_is_written() -> None:
             # sent before it ran: still the first SIGTERM
             sent_until_handled(lambda: os.kill(os.getpid(), signal.SIGTERM), met, MET_WAIT_S)
             time.sleep(SECOND_AFTER_S)
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), SECOND)
         return write_case(*args, **kwargs)
 
     inference_cases.write_case = terminated_twice_then_written

@@ -26,7 +26,8 @@ import accelerated_seg.inference_pipeline as inference_pipeline
 from accelerated_seg.inference import PredictInterrupted, predict_cases
 from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
 from accelerated_seg.predict_command import _interrupted, _interrupted_by
-from accelerated_seg.sigterm import Terminated, by_sigterm, exit_status, sigterm_as_an_interrupt
+from accelerated_seg.sigterm import (INTERRUPTS, Terminated, by_sigterm, exit_status, sigterm_as_an_interrupt,
+                                     stops_as_an_interrupt)
 from signals_sent import sent_until_handled
 from test_inference import export  # tests/ is on sys.path, as for conftest
 
@@ -333,14 +334,17 @@ def test_sigterm_stops_predict_as_ctrl_c_does_and_says_so(scans, tmp_path, seque
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="SIGTERM to a process")
-@pytest.mark.parametrize("sequential", [False, True])
-def test_a_second_sigterm_does_not_cut_short_the_case_being_written(scans, tmp_path, sequential):
+@pytest.mark.parametrize("sequential, second", [(False, "SIGTERM"), (True, "SIGTERM"), (False, "SIGUSR1")])
+def test_a_second_sigterm_does_not_cut_short_the_case_being_written(scans, tmp_path, sequential, second):
     """SIGTERM again while predict waits for the case being written after the first (a second kill): the case is
     written, said and counted all the same. Until the hundred-and-first session's review the second was raised in
     that wait, and Python 3.10-3.12's Thread.join, so interrupted, took the writing thread for ended (CPython 90882):
-    the process left without the case, its hidden temporary half-written, and said '0 of 6'."""
+    the process left without the case, its hidden temporary half-written, and said '0 of 6'. A SIGUSR1 second (a
+    requeue's notice), taken apart from SIGTERM, did so too, its line naming SIGUSR1 (until the hundred-and-nineteenth
+    session's review: ``sigterm.stops_as_an_interrupt``)."""
     out = tmp_path / "pred"
-    done = predict_run_by("predict_terminated_twice_as_the_first_is_written.py", scans, out, sequential)
+    done = predict_run_by("predict_terminated_twice_as_the_first_is_written.py", scans, out, sequential,
+                          {"SECOND_SIGNAL": second})
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stdout.splitlines() == [f"[1/6] case_000: wrote {out / 'case_000.nii.gz'}"], done.stderr
     assert done.stderr.splitlines()[-1].startswith("predict stopped by SIGTERM: every file it wrote is whole (1 of 6 "
@@ -348,14 +352,15 @@ def test_a_second_sigterm_does_not_cut_short_the_case_being_written(scans, tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["case_000.nii.gz"]  # no hidden temporary left
 
 
-def predict_run_by(script: str, scans, out: Path, sequential: bool) -> subprocess.CompletedProcess:
+def predict_run_by(script: str, scans, out: Path, sequential: bool, env: dict | None = None
+                   ) -> subprocess.CompletedProcess:
     """``accelerated-seg predict`` of ``scans``' six cases into ``out`` as ``script`` (beside this file) runs it, in
-    a process of its own, with a model exported beside ``out``."""
+    a process of its own, with a model exported beside ``out`` (``env``: added to the environment)."""
     model = export(out.parent / "model")
     given = ["--sequential"] if sequential else []
     return subprocess.run([sys.executable, str(Path(__file__).with_name(script)), "predict", "--model", str(model),
                            str(scans / "imagesTr"), "--output", str(out), *given],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
 
 
 def test_predict_whose_reader_goes_away_ends_as_sigpipe_would_with_every_file_whole(scans, tmp_path):
@@ -392,6 +397,22 @@ def test_sigterm_is_raised_as_an_interrupt_only_where_pythons_default_was_in_pla
             assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.mark.parametrize("first, second", [(signal.SIGTERM, signal.SIGUSR1), (signal.SIGUSR1, signal.SIGTERM)])
+def test_a_stop_by_either_signal_is_raised_once_whichever_comes_second(first, second):
+    """A command taking SIGTERM and SIGUSR1 (``stops_as_an_interrupt``) raises the first of them alone: each taken
+    apart, the second was raised in the stop under way (a predict's wait for the map being written, left hidden; the
+    hundred-and-nineteenth session's review). Python's defaults are put back on leaving."""
+    with stops_as_an_interrupt():
+        with pytest.raises(INTERRUPTS[first]):
+            signal.raise_signal(first)
+        try:
+            signal.raise_signal(second)  # nothing raised
+            signal.raise_signal(first)
+        except KeyboardInterrupt as raised_again:  # a failure, not pytest's own interrupt
+            pytest.fail(f"{signal.Signals(second).name} raised {type(raised_again).__name__} in the stop under way")
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL
 
 
 def test_a_sigterm_pending_as_the_default_is_put_back_is_raised_with_the_default_in_place(monkeypatch):
