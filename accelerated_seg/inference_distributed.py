@@ -222,7 +222,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             passed it (``last_wait.InterruptInTheLastWait``), as ``PredictInterrupted``: every case written or failed
             by then, the failed ones carried for its line (dropped until the hundred-and-first session). A second
             interrupt in that wait, or a SIGTERM, ends every process at once, as an interrupt in the work does, unless
-            the wait's barrier is complete already: then it is raised so too (a SIGTERM's as ``terminated``).
+            the wait's barrier is complete already: then it is raised so too (a SIGTERM's with its ``signum``).
 
     Example:
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP

@@ -354,8 +354,9 @@ def _options_given(args) -> list[str]:
 def _predict_distributed(args, options, state=None) -> int:
     """The cases shared over the launch's processes, which have met (``state``, made here where None). SIGTERM is a
     stop from here, said as Ctrl-C's is, except where it is torch's agent ending the processes left when one has ended
-    (launched_sigterm.py); before here it ends the process at once, as its default does: a process waiting in the
-    rendezvous, where no Python handler runs, would have held it until the agent's SIGKILL, 30 s later."""
+    (launched_sigterm.py); before here it ends the process at once (``said_once_until_the_processes_meet``, saying
+    the line where no process has ended): a process waiting in the rendezvous, where no Python handler runs, would
+    have held it until the agent's SIGKILL, 30 s later."""
     from .inference_distributed import process_state
     from .launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
 
