@@ -34,11 +34,13 @@ def run(args, _) -> int:
     from .predict_names import PredictNames
 
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
-    try:
-        # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over
-        # from early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map
-        # being written left under its hidden name, until the hundred-and-nineteenth session
-        with stops_as_an_interrupt():  # one interrupt for both: the second of either meets the stop under way
+    # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over from
+    # early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map being written
+    # left under its hidden name, until the hundred-and-nineteenth session. One interrupt for both, the stopped line
+    # said inside: a second stop of either as it is said meets the stop under way (it ended the process with the
+    # signal's default, the line unsaid, until that session's review)
+    with stops_as_an_interrupt():
+        try:
             handed_over()  # the rest: a stop from here is predict's own, said as below (before, ended at once)
             if args.input:  # the older form: channels named one by one, output is the label map itself
                 probs = probabilities_path(args.output) if args.probabilities else None
@@ -52,16 +54,16 @@ def run(args, _) -> int:
                                            **options))
                 print(f"{len(cases[0])} case(s) {'in' if args.continue_prediction else 'segmented into'} "
                       f"{args.output}")
-    except KeyboardInterrupt as interrupt:
-        # as its last line is said (a slow reader of its stdout), every case is written: said so, as a launch's is
-        # (until the hundred-and-tenth session's review "predicts the cases not yet written", where none was left)
-        print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
-        raise
-    except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
-        raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
-    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
-        print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
-        return 2  # bad input or settings, as for train
+        except KeyboardInterrupt as interrupt:
+            # as its last line is said (a slow reader of its stdout), every case is written: said so, as a launch's is
+            # (until the hundred-and-tenth session's review "predicts the cases not yet written", where none was left)
+            print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
+            raise
+        except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
+            raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
+        except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
+            print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
+            return 2  # bad input or settings, as for train
     return 0
 
 

@@ -1,7 +1,8 @@
 """``accelerated-seg predict`` in one process, sent SIGTERM as its first case is written and again once it has met
 the first (a second ``kill``, a wrapper passing on the one it got), run by test_inference_pipeline: the second comes
 as predict waits for that case to be written. ``SECOND_SIGNAL`` (the environment's, SIGTERM by default): the second
-signal's name, SIGUSR1 for a requeue's notice after the time limit's stop."""
+signal's name, SIGUSR1 for a requeue's notice after the time limit's stop; ``SECOND_AT=line``: the second sent as
+predict's stopped line is written (on stderr) instead."""
 
 import itertools
 import os
@@ -48,13 +49,32 @@ def terminated_twice_as_the_first_is_written() -> None:
             # until the main thread has met it (signals_sent says why); Python runs the handler once for those
             # sent before it ran: still the first SIGTERM
             sent_until_handled(lambda: os.kill(os.getpid(), signal.SIGTERM), met, MET_WAIT_S)
-            time.sleep(SECOND_AFTER_S)
-            os.kill(os.getpid(), SECOND)
+            if os.environ.get("SECOND_AT") != "line":
+                time.sleep(SECOND_AFTER_S)
+                os.kill(os.getpid(), SECOND)
         return write_case(*args, **kwargs)
 
     inference_cases.write_case = terminated_twice_then_written
 
 
+class SecondAsTheLineIsSaid:
+    """stderr, sending ``SECOND`` to this process as the stopped line is written, before it is."""
+
+    def __init__(self, stream):
+        self.stream, self.sent = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.sent and "stopped by" in text:
+            self.sent = True
+            os.kill(os.getpid(), SECOND)
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 if __name__ == "__main__":
     terminated_twice_as_the_first_is_written()
+    if os.environ.get("SECOND_AT") == "line":
+        sys.stderr = SecondAsTheLineIsSaid(sys.stderr)
     end_process(main(sys.argv[1:]))

@@ -352,6 +352,21 @@ def test_a_second_sigterm_does_not_cut_short_the_case_being_written(scans, tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["case_000.nii.gz"]  # no hidden temporary left
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1") or sys.platform == "win32", reason="SIGTERM to a process")
+@pytest.mark.parametrize("second", ["SIGTERM", "SIGUSR1"])
+def test_a_second_stop_as_the_stopped_line_is_said_leaves_it_said(scans, tmp_path, second):
+    """A second SIGTERM (or a SIGUSR1) as predict says its stopped line: the line is said, status 143. Until the
+    hundred-and-nineteenth session's review the line was said after predict's handling had put the defaults back,
+    and the second ended the process there, -15 (-10), the line unsaid."""
+    out = tmp_path / "pred"
+    done = predict_run_by("predict_terminated_twice_as_the_first_is_written.py", scans, out, False,
+                          {"SECOND_SIGNAL": second, "SECOND_AT": "line"})
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("predict stopped by SIGTERM: every file it wrote is whole (1 of 6 "
+                                                   "case(s)"), done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["case_000.nii.gz"]
+
+
 def predict_run_by(script: str, scans, out: Path, sequential: bool, env: dict | None = None
                    ) -> subprocess.CompletedProcess:
     """``accelerated-seg predict`` of ``scans``' six cases into ``out`` as ``script`` (beside this file) runs it, in
