@@ -11,6 +11,7 @@ checks, one of them waiting in the rendezvous.
 Run (PROBE_CODE=/work/main for the code before the fix; 2 CPU cores):
     cd /tmp/wt_h101 && PYTHONPATH=. /work/main/.venv/bin/python \
         benchmarks/results/review_predict_sigusr1_2026-12-06/as_the_processes_meet.py met:group met:ranks
+    (staggered_sigterm.txt: held:staggered@0 ... rendezvous:staggered@200, run before ``met`` was added)
 
 CASE is WHERE:WHAT. WHERE: ``imports@S`` (``python -m accelerated_seg predict``, S seconds after both processes have
 started: importing torch and MONAI), ``held`` (both processes held in their checks,
@@ -120,7 +121,8 @@ def run(number: int, case: str) -> None:
         os.killpg(launch.pid, signal.SIGKILL)
         stdout, stderr = launch.communicate()
     took = time.monotonic() - sent
-    lines = [line for line in stderr.splitlines() if "before it began" in line or "before the launch's" in line or line.startswith(("predict ", "error"))]
+    lines = [line for line in stderr.splitlines()
+             if "before it began" in line or "before the launch's" in line or line.startswith(("predict ", "error"))]
     said = {line: lines.count(line) for line in lines}
     codes = re.findall(r"rank\s*:\s*(\d+).*?\n.*?exitcode\s*:\s*(-?\d+)", stderr)
     print(f"{case}: launch status {launch.returncode} {took:.2f} s after the signal; said {said or 'nothing'}; "
