@@ -1,0 +1,15 @@
+#!/bin/bash
+# Command: cd /tmp/wt_h102 && benchmarks/results/sigterm_before_a_kill_flaky_2026-12-06/loaded.sh BUSY RUNS [CASE...]
+# probe_flaky.py's launches, RUNS times each CASE, beside BUSY busy loops (python3 -c "while True: pass"), on top of
+# what the machine's other sessions run. The loops are ended, by their own ids, as the script ends.
+busy=$1
+runs=$2
+shift 2
+loops=()
+for _ in $(seq "$busy"); do
+  python3 -c "while True: pass" &
+  loops+=($!)
+done
+trap '[ ${#loops[@]} -gt 0 ] && kill "${loops[@]}"' EXIT
+echo "# $busy busy loop(s) ${loops[*]}; at $(git rev-parse --short HEAD)"
+PYTHONPATH=$PWD /work/main/.venv/bin/python "$(dirname "$0")/probe_flaky.py" "$runs" "$@"
