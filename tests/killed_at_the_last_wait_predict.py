@@ -35,12 +35,16 @@ def killed_as_it_comes_to_the_last_wait() -> None:
             killed()
 
     def killed() -> None:
-        at = Path(os.environ["KILLED_AT"])  # whole before the test reads it
-        at.with_suffix(".part").write_text(repr(time.time()))
-        at.with_suffix(".part").rename(at)
+        time_noted(Path(os.environ["KILLED_AT"]))
         os.kill(os.getpid(), signal.SIGKILL)
 
     inference_distributed.wait_for_every_process = wait_for_every_process
+
+
+def time_noted(at: Path) -> None:
+    """``time.time()`` written to ``at`` whole (under another name, then renamed): the test may read it at any time."""
+    at.with_suffix(".part").write_text(repr(time.time()))
+    at.with_suffix(".part").rename(at)
 
 
 def sigterm_late_on_the_other_process() -> None:

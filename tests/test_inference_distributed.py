@@ -1440,10 +1440,18 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     session: benchmarks/results/sigterm_before_a_kill_2026-12-06/). Now the process seen ended before it answered is
     waited for by neither, and the line says both the stop and the loss, with what is written whole, 143. Killed once
     it had answered the stop (finishing its file), it was waited for so still, nothing said (that session's review r84:
-    benchmarks/results/review_sigterm_before_a_kill_2026-12-06/)."""
+    benchmarks/results/review_sigterm_before_a_kill_2026-12-06/).
+
+    Timed from the death to the survivor's own end, the span of the stop's waits that the change made short:
+    0.01-0.21 s in 72 launches at load 3-11. Until the hundred-and-nineteenth session the 5 s bound ran from the job's
+    stop's begin (KILLED_AT) to the launch's end, which takes in the stop's decision and the answer before the kill
+    (up to 1.2 s) and the teardown of torch's agent and of the launcher after the survivor's end (0.7-2.4 s): 0.7-3.4 s
+    in all, torch's share of it spending a margin the survivor's end does not need
+    (benchmarks/results/sigterm_before_a_kill_flaky_2026-12-06/)."""
     monkeypatch.setenv("KILLED_RANK", killed_rank)
     monkeypatch.setenv("ANSWERED_FIRST", answered_first)
-    monkeypatch.setenv("KILLED_AT", str(tmp_path / "killed"))
+    for name, file in (("KILLED_AT", "killed"), ("DIED_AT", "died"), ("ENDED_AT", "survivor_ended")):
+        monkeypatch.setenv(name, str(tmp_path / file))
     proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
     ended = time.time()
     out, survivor, lost = tmp_path / "out", 1 - int(killed_rank), int(killed_rank)
@@ -1455,7 +1463,10 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
             f"with --continue predicts those not yet written")
     assert stop_lines(proc.stderr) == [f"{loss} ({what})"], proc.stderr[-3000:]
     assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert ended - float((tmp_path / "killed").read_text()) < 5, proc.stderr[-3000:]  # 0.5-1.5 s measured
+    died, survivor_ended = (float((tmp_path / name).read_text()) for name in ("died", "survivor_ended"))
+    assert survivor_ended - died < 5, (survivor_ended - died, proc.stderr[-3000:])  # 10-13 s before the change
+    # not held until the agent's SIGKILL, 30 s after its SIGTERM
+    assert ended - survivor_ended < 15, (ended - survivor_ended, proc.stderr[-3000:])
     assert sorted(path.name for path in out.iterdir() if not path.name.startswith(".")) == ["small_0.nii.gz",
                                                                                           "small_1.nii.gz"]
 
