@@ -222,7 +222,9 @@ def test_predicts_stop_says_whether_its_error_is_a_peer_gones(error, peer_gone, 
 
 def test_after_its_first_look_at_once_a_watcher_looks_every_poll_s(monkeypatch):
     """The first look at once, not the others: they looked without a pause (the first version of it, in this session:
-    a watcher given up too late on a store gone, 2 of 4 tries, its thread busy)."""
+    a watcher given up too late on a store gone, 2 of 4 tries, its thread busy). Paced at 0.5 s, the first look within
+    half of it: at 0.1 s, within 0.05 s, the thread's start took 0.055 s at load 11-14 (the hundred-and-nineteenth
+    session: benchmarks/results/sigterm_before_a_kill_flaky_2026-12-06/other.run5.log)."""
     looks = []
 
     class _Store:
@@ -233,15 +235,15 @@ def test_after_its_first_look_at_once_a_watcher_looks_every_poll_s(monkeypatch):
         def set(self, key, value):
             pass
 
-    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.1)
+    monkeypatch.setattr(ranks_stop_together, "POLL_S", 0.5)
     monkeypatch.setattr(ranks_stop_together, "_store", lambda prefix: _Store())
     watcher = _Watcher("accelerated_seg/test/pace/", lambda message: message)
     started = time.monotonic()
     watcher.start()
-    time.sleep(0.35)
+    time.sleep(1.75)  # looks at 0, 0.5, 1.0 and 1.5 s
     watcher.done.set()
     watcher.join()
-    assert looks[0] - started < 0.05 and 3 <= len(looks) <= 5, [round(at - started, 3) for at in looks]
+    assert looks[0] - started < 0.25 and 3 <= len(looks) <= 5, [round(at - started, 3) for at in looks]
 
 
 @pytest.mark.parametrize("peer_gone", [True, False])
