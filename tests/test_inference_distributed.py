@@ -1424,6 +1424,19 @@ def test_a_process_killed_is_the_launchs_first_failure_where_the_agent_looks_lat
 # --------------------------------------------------------------------------------------------------
 
 
+def said_at_a_sigterm_before_a_kill(out: Path, killed_rank: str, answered_first: str) -> str:
+    """The line of the launch of tests/sigterm_before_a_kill_predict.py that writes into ``out``: the stop, the loss
+    (after or before the killed process answered the stop), and what the survivor knows is written whole."""
+    survivor, lost = 1 - int(killed_rank), int(killed_rank)
+    loss = (f"predict stopped by SIGTERM in process {survivor}; process {lost} (node 0, {socket.gethostname()}) was "
+            f"lost: its process was seen ended on its node {'after' if answered_first else 'before'} it answered the "
+            f"stop")
+    what = (f"every case is written whole in {out}" if survivor == 0 else
+            f"this process wrote 1 case(s) whole: small_1 in {out}; no file is half-written, and the same command "
+            f"with --continue predicts those not yet written")
+    return f"{loss} ({what})"
+
+
 @pytest.mark.distributed
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
 @pytest.mark.parametrize("killed_rank, answered_first", [("1", ""), ("0", ""), ("1", "1"), ("0", "1")],
@@ -1454,14 +1467,9 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
         monkeypatch.setenv(name, str(tmp_path / file))
     proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
     ended = time.time()
-    out, survivor, lost = tmp_path / "out", 1 - int(killed_rank), int(killed_rank)
-    loss = (f"predict stopped by SIGTERM in process {survivor}; process {lost} (node 0, {socket.gethostname()}) was "
-            f"lost: its process was seen ended on its node {'after' if answered_first else 'before'} it answered the "
-            f"stop")
-    what = (f"every case is written whole in {out}" if survivor == 0 else
-            f"this process wrote 1 case(s) whole: small_1 in {out}; no file is half-written, and the same command "
-            f"with --continue predicts those not yet written")
-    assert stop_lines(proc.stderr) == [f"{loss} ({what})"], proc.stderr[-3000:]
+    out = tmp_path / "out"
+    assert stop_lines(proc.stderr) == [said_at_a_sigterm_before_a_kill(out, killed_rank, answered_first)], \
+        proc.stderr[-3000:]
     assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     died, survivor_ended = (float((tmp_path / name).read_text()) for name in ("died", "survivor_ended"))
     assert survivor_ended - died < 5, (survivor_ended - died, proc.stderr[-3000:])  # 10-13 s before the change

@@ -5,11 +5,7 @@
 busy=$1
 runs=$2
 shift 2
-loops=()
-for _ in $(seq "$busy"); do
-  python3 -c "while True: pass" &
-  loops+=($!)
-done
-trap '[ ${#loops[@]} -gt 0 ] && kill "${loops[@]}"' EXIT
+source "$(dirname "$0")/busy_loops.sh"
+busy_loops "$busy"
 echo "# $busy busy loop(s) ${loops[*]}; at $(git rev-parse --short HEAD)"
 PYTHONPATH=$PWD /work/main/.venv/bin/python "$(dirname "$0")/probe_flaky.py" "$runs" "$@"

@@ -13,7 +13,6 @@ then its SIGKILL). The launcher's stderr of every launch that fails an assertion
 import json
 import os
 import re
-import socket
 import sys
 import tempfile
 import time
@@ -49,14 +48,9 @@ def one_launch(data_root: Path, case: str, tmp: Path) -> dict:
     proc = launched.launch_two(tmp / "x", args, timeout=150)
     ended = time.time()
     start = float(killed_at.read_text())
-    out, survivor, lost = tmp / "out", 1 - int(killed_rank), int(killed_rank)
-    loss = (f"predict stopped by SIGTERM in process {survivor}; process {lost} (node 0, {socket.gethostname()}) was "
-            f"lost: its process was seen ended on its node {'after' if answered_first else 'before'} it answered the "
-            f"stop")
-    what = (f"every case is written whole in {out}" if survivor == 0 else
-            f"this process wrote 1 case(s) whole: small_1 in {out}; no file is half-written, and the same command "
-            f"with --continue predicts those not yet written")
-    kept = {"line": launched.stop_lines(proc.stderr) == [f"{loss} ({what})"],
+    out = tmp / "out"
+    said = launched.said_at_a_sigterm_before_a_kill(out, killed_rank, answered_first)  # since ad99093d's next commit
+    kept = {"line": launched.stop_lines(proc.stderr) == [said],
             "status": proc.returncode == 143 and "Traceback" not in proc.stderr,
             "bound": ended - start < BOUND_S,
             "files": sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["small_0.nii.gz",

@@ -6,12 +6,8 @@ busy=$1
 runs=$2
 out=$3
 shift 3
-loops=()
-for _ in $(seq "$busy"); do
-  python3 -c "while True: pass" &
-  loops+=($!)
-done
-trap '[ ${#loops[@]} -gt 0 ] && kill "${loops[@]}"' EXIT
+source "$(dirname "$0")/busy_loops.sh"
+busy_loops "$busy"
 echo "# $busy busy loop(s); $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg);" \
   "at $(git rev-parse --short HEAD) + the change"
 for i in $(seq "$runs"); do
