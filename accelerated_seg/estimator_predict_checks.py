@@ -158,25 +158,35 @@ def check_evaluation_headers(dataset: Dataset, config: dict) -> None:
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
     refused = [f"{case.id} (image channels): {said}" for case in cases
-               if (said := channel_units_refusal(config, case.images, spacing) or
-                   _voxels_refusal(config, Path(case.images[0]), spacing)) is not None]
+               if (first := _first_channel_as_predict_judges(case.images)) is not None
+               and (said := channel_units_refusal(config, case.images, spacing) or
+                    _voxels_refusal(config, Path(case.images[0]), first, spacing)) is not None]
     CheckReport(errors=refused, root=dataset.manifest.root,
                 checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")
 
 
-def _voxels_refusal(config: dict, path: Path, spacing) -> str | None:
-    """What predict says of the voxel sizes of a case whose first channel is at ``path`` (its grid is every
-    channel's), from its header alone: far finer than the model's spacing, or resampled beyond the host's memory;
-    None where it takes them, or the header cannot be read or places no voxel (the pre-flight check says that)."""
+def _first_channel_as_predict_judges(paths) -> object | None:
+    """The first channel's image, its header read (a lazy load), where predict goes on to judge the case's units and
+    voxel sizes; None where it refuses the case before (``inference_reading.read_channels``): a channel's header that
+    cannot be read or places no voxel, or a first channel that is not 3D, which the pre-flight check then says. A 2D
+    slice in metres was told to be rewritten in mm here, where predict says it is 2D, not a volume (review of h106)."""
     from .data.io import header_error, read_nifti
-    from .inference_reading import refuse_beyond_host_memory, refuse_voxels_far_finer
 
     try:
-        header = read_nifti(path, verify_stream=False)  # the voxels left in the file: a lazy load
+        headers = [read_nifti(Path(path), verify_stream=False) for path in paths]  # the voxels left in the file
     except DataError:
         return None
-    if header_error(path, header) is not None:
+    if len(headers[0].shape) < 3 or any(header_error(path, header) is not None for path, header in zip(paths, headers)):
         return None
+    return headers[0]
+
+
+def _voxels_refusal(config: dict, path: Path, header, spacing) -> str | None:
+    """What predict says of the voxel sizes of a case whose first channel, its ``header`` read, is at ``path`` (its
+    grid is every channel's), from its header alone: far finer than the model's spacing, or resampled beyond the
+    host's memory; None where it takes them."""
+    from .inference_reading import refuse_beyond_host_memory, refuse_voxels_far_finer
+
     try:
         refuse_voxels_far_finer(config, path, header, spacing)
         refuse_beyond_host_memory(config, path, header, spacing)

@@ -4928,3 +4928,32 @@ def test_evaluate_refuses_every_case_predict_would_refuse_for_its_voxel_sizes_be
                            "evaluation:\n"), said
     for image, _ in validation:
         assert predicts(image) in said, said
+
+
+def test_evaluate_says_a_2d_slice_in_metres_is_2d_as_predict_does_not_to_rewrite_it_in_mm(tiny_dataset, tmp_path):
+    """predict refuses a 2D file for being 2D before it judges any voxel size (inference_reading.read_channels), but
+    evaluate's header check (helper h106) judged its voxel sizes all the same and, for a slice in metres, told it to
+    be rewritten in mm in predict's words, which predict never says of it, until h106's review (probe
+    benchmarks/results/review_evaluate_precheck_2026-12-06/verdicts.txt). The check leaves it to the pre-flight check,
+    which says it is 2D, as predict does."""
+    import nibabel as nib
+
+    from accelerated_seg.inference import predict_file
+    from test_inference import export
+
+    training, validation = _pairs(tiny_dataset)
+    model_dir = export(tmp_path / "model", spacing=(2.5, 2.5, 2.5))
+    flat = []
+    for path, name, dtype in zip(validation[0], ("slice.nii.gz", "slice_label.nii.gz"), (np.float32, np.uint8)):
+        source = nib.load(path)  # its first slice alone, its numbers in metres (a header of no unit)
+        nib.save(nib.Nifti1Image(np.asanyarray(source.dataobj)[:, :, 0].astype(dtype),
+                                 np.diag([1e-3, 1e-3, 1e-3, 1.0]) @ source.affine), tmp_path / name)
+        flat.append(str(tmp_path / name))
+    with pytest.raises(DataError, match="2D") as predicted:
+        predict_file(model_dir, flat[0], tmp_path / "p.nii.gz")
+    assert "metres" not in str(predicted.value)
+    dataset = Dataset.from_files(training[:1], validation_pairs=[tuple(flat)], block_shape=16, n_classes=3,
+                                 num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match="2D") as evaluated:
+        Segmentation.load(model_dir).evaluate(dataset, output_dir=tmp_path / "eval")
+    assert "metres" not in str(evaluated.value) and not (tmp_path / "eval").exists(), str(evaluated.value)
