@@ -508,14 +508,14 @@ class Segmentation:
         check_evaluation_cases(dataset, config)
         if warning := held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
-        # the channels' units and voxel sizes in predict's words (the model's spacing tells them) before the check's,
-        # which has none
-        check_evaluation_headers(dataset, config)
-        # Every validation case opened and checked as fit checks it (values, grids, channels), before the
-        # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
-        # stopped half-way, naming the copy in the references folder rather than the user's file.
-        check_manifest(dataset.manifest, cases=dataset.manifest.validation,  # its errors alone: no z-score sums for CT
-                       normalization=export_preprocessing(config).normalization).raise_if_errors(before="evaluation")
+        # Every validation case judged from its headers as predict judges them (its channels' units and voxel sizes
+        # against the model's spacing, which training's check has none of), the others opened and checked as fit
+        # checks them (values, grids, channels), all listed in one refusal before the folders below are rebuilt: a
+        # bad case found while scoring deleted the last call's summary and stopped half-way, naming the copy in the
+        # references folder rather than the user's file. Its errors alone: no z-score sums for CT.
+        normalization = export_preprocessing(config).normalization
+        check_evaluation_headers(dataset, config, read_check=lambda cases: check_manifest(
+            dataset.manifest, cases=cases, normalization=normalization))
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
         if output_dir is not None:  # the default is in the run's folder
             refuse_an_output_among_the_cases(out, dataset.manifest)

@@ -139,29 +139,34 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
             raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
 
 
-def check_evaluation_headers(dataset: Dataset, config: dict) -> None:
-    """Refuse, before the pre-flight check of the validation cases, those whose channel files predict would refuse from
-    their headers, in predict's words, one line per case as the check lists its errors: for their units
-    (``inference_reading.channel_units_refusal``: the model's unit and spacing, the files read together), else for
-    voxels far finer than the model's spacing (``refuse_voxels_far_finer``) or a resampling beyond the host's memory
-    (``refuse_beyond_host_memory``), predict's next refusals. The check has no model's spacing and judged such a case
-    alone until the review of h72: a channel of no unit on micrometre numbers beside one in mm (or two of no unit
-    1,000 times apart) was told to be resampled onto one grid, while predict told the channel to be rewritten from
-    micrometres; a case the check passes but predict refuses (every file in micrometres for a model in mm) stopped
-    evaluate half-way, its folders rebuilt. A scan in metres (its header of no unit, or of mm against the training
-    cases' median) stopped it so, the last call's summary.json and metrics.csv deleted and one case named, until the
-    hundred-and-nineteenth session (helper h106, benchmarks/results/evaluate_far_finer_precheck_2026-12-06/)."""
+def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) -> None:
+    """Refuse, with the pre-flight check of the validation cases (``read_check``: the cases -> its ``CheckReport``)
+    in one report, those whose channel files predict would refuse from their headers, in predict's words, one line
+    per case as the check lists its errors: for their units (``inference_reading.channel_units_refusal``: the model's
+    unit and spacing, the files read together), else for voxels far finer than the model's spacing
+    (``refuse_voxels_far_finer``) or a resampling beyond the host's memory (``refuse_beyond_host_memory``), predict's
+    next refusals. The check has no model's spacing and judged such a case alone until the review of h72: a channel
+    of no unit on micrometre numbers beside one in mm (or two of no unit 1,000 times apart) was told to be resampled
+    onto one grid, while predict told the channel to be rewritten from micrometres; a case the check passes but
+    predict refuses (every file in micrometres for a model in mm) stopped evaluate half-way, its folders rebuilt. A
+    scan in metres (its header of no unit, or of mm against the training cases' median) stopped it so, the last call's
+    summary.json and metrics.csv deleted and one case named, until the hundred-and-nineteenth session (helper h106,
+    benchmarks/results/evaluate_far_finer_precheck_2026-12-06/). The other cases are read by the pre-flight check
+    and its errors listed with these: refused first alone, the other cases' bad labels or truncated files were said
+    only once these were fixed, a call later, until h106's review (review_evaluate_precheck_2026-12-06/)."""
     from .data.check_report import CheckReport
     from .data.manifest_named import pairs_checked
     from .data.preprocess_settings import preprocess_settings
     from .inference_reading import channel_units_refusal
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
-    refused = [f"{case.id} (image channels): {said}" for case in cases
+    refused = {case.id: f"{case.id} (image channels): {said}" for case in cases
                if (first := _first_channel_as_predict_judges(case.images)) is not None
                and (said := channel_units_refusal(config, case.images, spacing) or
-                    _voxels_refusal(config, Path(case.images[0]), first, spacing)) is not None]
-    CheckReport(errors=refused, root=dataset.manifest.root,
+                    _voxels_refusal(config, Path(case.images[0]), first, spacing)) is not None}
+    others = [case for case in cases if case.id not in refused]
+    read = read_check(others).errors if read_check is not None and others else []
+    CheckReport(errors=[*refused.values(), *read], root=dataset.manifest.root,
                 checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")
 
 

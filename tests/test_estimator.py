@@ -4957,3 +4957,30 @@ def test_evaluate_says_a_2d_slice_in_metres_is_2d_as_predict_does_not_to_rewrite
     with pytest.raises(DataError, match="2D") as evaluated:
         Segmentation.load(model_dir).evaluate(dataset, output_dir=tmp_path / "eval")
     assert "metres" not in str(evaluated.value) and not (tmp_path / "eval").exists(), str(evaluated.value)
+
+
+def test_evaluate_lists_a_case_in_metres_with_another_cases_truncated_file_in_one_refusal(tiny_dataset, tmp_path):
+    """evaluate's header check (helper h106) raised alone, before the pre-flight check read the other cases: a case
+    in metres was listed, another case's truncated file said only once it was fixed, a call later, until h106's
+    review. Both are listed in one refusal, the case in metres in predict's words, nothing written."""
+    import gzip
+
+    import nibabel as nib
+
+    from test_inference import export, in_unit
+
+    training, validation = _pairs(tiny_dataset)
+    model_dir = export(tmp_path / "model", spacing=(2.5, 2.5, 2.5))
+    (tmp_path / "metres" / "labels").mkdir(parents=True)
+    in_metres = tuple(str(in_unit(nib.load(path), tmp_path / "metres" / folder / Path(path).name, "unknown", 1e-3))
+                      for path, folder in zip(validation[0], ("", "labels")))
+    truncated = tmp_path / Path(validation[1][0]).name
+    whole = gzip.compress(gzip.decompress(Path(validation[1][0]).read_bytes()))
+    truncated.write_bytes(whole[: len(whole) // 2])
+    dataset = Dataset.from_files(training[:1], validation_pairs=[in_metres, (str(truncated), validation[1][1])],
+                                 block_shape=16, n_classes=3, num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError) as refused:
+        Segmentation.load(model_dir).evaluate(dataset, output_dir=tmp_path / "eval")
+    said = str(refused.value)
+    assert said.startswith("2 problem(s) in the validation_pairs given to Dataset.from_files"), said
+    assert "probably in metres" in said and "truncated" in said and not (tmp_path / "eval").exists(), said
