@@ -28,43 +28,62 @@ def run(args, _) -> int:
     options = _checked_options(args)
     if isinstance(options, int):  # refused, said
         return options
-    from .inference import predict_file  # imported by _checked_options, as predict_cases
-    from .inference_cases import predict_cases
-    from .inference_outputs import probabilities_path
-    from .predict_names import PredictNames
-
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
+    said: list[KeyboardInterrupt] = []  # the stop whose line is said, once
     # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over from
     # early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map being written
     # left under its hidden name, until the hundred-and-nineteenth session. One interrupt for both, the stopped line
     # said inside: a second stop of either as it is said meets the stop under way (it ended the process with the
     # signal's default, the line unsaid, until that session's review)
-    with stops_as_an_interrupt():
-        try:
-            handed_over()  # the rest: a stop from here is predict's own, said as below (before, ended at once)
-            if args.input:  # the older form: channels named one by one, output is the label map itself
-                probs = probabilities_path(args.output) if args.probabilities else None
-                written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
-                                       names=PredictNames(), **options)
-                print(f"wrote {written}")
-            else:
-                cases.append(predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                           progress=print, sequential=args.sequential,
-                                           continue_prediction=args.continue_prediction, names=PredictNames(),
-                                           **options))
-                print(f"{len(cases[0])} case(s) {'in' if args.continue_prediction else 'segmented into'} "
-                      f"{args.output}")
-        except KeyboardInterrupt as interrupt:
-            # as its last line is said (a slow reader of its stdout), every case is written: said so, as a launch's is
-            # (until the hundred-and-tenth session's review "predicts the cases not yet written", where none was left)
-            print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
-            raise
-        except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
-            raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
-        except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
-            print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
-            return 2  # bad input or settings, as for train
+    try:
+        with stops_as_an_interrupt():
+            try:
+                return _predicted_in_this_process(args, options, cases)
+            except KeyboardInterrupt as interrupt:
+                _say_stopped_once(args, interrupt, said, *cases)
+                raise
+    except KeyboardInterrupt as interrupt:  # raised as the stops were taken or put back, outside the try above: 143
+        _say_stopped_once(args, interrupt, said, *cases)  # and nothing said until that session's second review
+        raise
+
+
+def _predicted_in_this_process(args, options: dict, cases: list[list]) -> int:
+    """A one-process predict's work once its checks are done, its stops taken (``run``); its status, 2 where an input
+    or an output path is refused. ``cases``: predict_cases's result is put there as it returns."""
+    from .inference import predict_file  # imported by _checked_options, as predict_cases
+    from .inference_cases import predict_cases
+    from .inference_outputs import probabilities_path
+    from .predict_names import PredictNames
+
+    try:
+        handed_over()  # the rest: a stop from here is predict's own, said by run (before, ended at once)
+        if args.input:  # the older form: channels named one by one, output is the label map itself
+            probs = probabilities_path(args.output) if args.probabilities else None
+            written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
+                                   names=PredictNames(), **options)
+            print(f"wrote {written}")
+        else:
+            cases.append(predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                       progress=print, sequential=args.sequential,
+                                       continue_prediction=args.continue_prediction, names=PredictNames(),
+                                       **options))
+            print(f"{len(cases[0])} case(s) {'in' if args.continue_prediction else 'segmented into'} "
+                  f"{args.output}")
+    except BrokenPipeError:  # stdout's reader gone (| head): ended as SIGPIPE ends a command (cli), status 141;
+        raise  # it was "error: [Errno 32] Broken pipe", status 2, as a refusal, until the hundred-and-first session
+    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
+        print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
+        return 2  # bad input or settings, as for train
     return 0
+
+
+def _say_stopped_once(args, interrupt: KeyboardInterrupt, said: list, *cases: list) -> None:
+    """predict's stopped line where none is said yet (``said``): as its last line is said (a slow reader of its
+    stdout), every case is written, said so as a launch's is (until the hundred-and-tenth session's review "predicts
+    the cases not yet written", where none was left)."""
+    if not said:
+        said.append(interrupt)
+        print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
 
 
 def _run_launched(args) -> int:

@@ -348,3 +348,39 @@ io.sync_file = signalled_in_the_second
         "predict stopped by SIGUSR1: every file it wrote is whole (2 of 3 case(s), each said above); the same command "
         "with --continue predicts the 1 not yet written"), done.stderr
     assert sorted(path.name for path in out.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]  # nothing hidden
+
+
+@pytest.mark.parametrize("when", ["as_the_stops_are_taken", "as_the_stops_are_put_back"])
+def test_a_sigterm_as_predict_takes_or_puts_back_its_stops_is_said(when, tmp_path):
+    """A SIGTERM come as a one-process predict has set its handler for SIGTERM and is setting SIGUSR1's (raised there:
+    ``signal.signal`` runs pending handlers first), or as it puts SIGUSR1's default back once every map is written.
+    Since the hundred-and-nineteenth session's review predict says its stopped line inside ``stops_as_an_interrupt``;
+    an interrupt raised by the stops' own entry or exit was outside that try, and the process ended 143 saying nothing
+    (that session's second review, benchmarks/results/review_stops_as_an_interrupt_2026-12-06/)."""
+    model, scans = tiny_model_and_scans(tmp_path, cases=2)
+    out = tmp_path / "predictions"
+    sent_there = """
+import os, signal, sys
+import accelerated_seg.sigterm as sigterm
+taken, put_back = sigterm.taken_over, sigterm._put_back_the_default
+def signalled_as_sigusr1_is_taken(signum, handler):
+    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_taken":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return taken(signum, handler)
+def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
+    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_put_back":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return put_back(signum)
+sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_taken, signalled_as_sigusr1_is_put_back
+""".format(when=when)
+    done = run_python(sent_there + AS_THE_COMMAND_LINE.format(
+        argv=["accelerated-seg", "predict", "--model", str(model), str(scans), "--output", str(out)]))
+    assert done.returncode == 143, done.stderr
+    if when == "as_the_stops_are_taken":
+        assert done.stderr.splitlines()[-1] == (
+            "predict stopped by SIGTERM: every file it wrote is whole; the same command with --continue predicts the "
+            "cases not yet written"), done.stderr
+        assert not out.exists()
+    else:
+        assert done.stderr.splitlines()[-1] == "predict stopped by SIGTERM: all 2 case(s) are written, each file whole"
+        assert sorted(path.name for path in out.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]
