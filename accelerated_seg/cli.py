@@ -34,14 +34,14 @@ from typing import NoReturn
 
 from . import benchmark_command, cache_command, check_command, evaluate_command, plan_command, predict_command
 from .collector import importing_without_collection
-from .early_signals import handed_over, stopping_before_the_command
+from .early_signals import handed_over, stopped_before_it_began, stopping_before_the_command
 from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .shell_words import shell_word
 from .predict_options import TTA_MODES
-from .sigterm import exit_status, stopped_by, stops_as_an_interrupt
+from .sigterm import exit_status, stop_signal, stopped_by, stops_as_an_interrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,10 +107,30 @@ def _sigterm_as_ctrl_c(command: str) -> Iterator[None]:
     Each takes SIGUSR1 so too, a requeue's notice: synth left a case's hidden temporary and its folder's marker,
     nothing said, until the hundred-and-eighteenth session; evaluate, export, cache --prune and the rest ended at
     once, status -10, nothing said (export's ``<output>.partial/`` left) until that session's review."""
-    with contextlib.ExitStack() as stops:
-        if command in ONE_PROCESS_COMMANDS:
-            stops.enter_context(stops_as_an_interrupt())  # one interrupt for SIGTERM and SIGUSR1 (sigterm.py)
+    if command not in ONE_PROCESS_COMMANDS:
         yield
+        return
+    ran: list[str] = []  # "began" as the command runs, "ended" once it has returned
+    try:
+        with stops_as_an_interrupt():  # one interrupt for SIGTERM and SIGUSR1 (sigterm.py)
+            ran.append("began")
+            yield
+            ran.append("ended")
+    except KeyboardInterrupt as interrupt:
+        # the command's own stop is said by it; one raised as its stops were taken or put back, outside it, is said
+        # here (143 and nothing said until the hundred-and-nineteenth session's second review)
+        if len(ran) != 1:
+            print(_stopped_outside_the_command(command, interrupt, ended=bool(ran)), file=sys.stderr)
+        raise
+
+
+def _stopped_outside_the_command(command: str, interrupt: KeyboardInterrupt, ended: bool) -> str:
+    """The line of a stop raised as ``command``'s handling of SIGTERM and SIGUSR1 was taken in, before the command
+    began (``signal.signal`` runs the handlers of the signals pending before it sets one), or put back once it had
+    ended: the command, which says its own stop's line, was not running."""
+    if ended:
+        return f"{stopped_by(command, interrupt)} as it ended: it had finished, as said above"
+    return stopped_before_it_began(f"accelerated-seg {command}", stop_signal(interrupt) or signal.SIGINT)
 
 
 def _setting_overrides(argv: list[str]) -> list[str]:

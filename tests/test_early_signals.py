@@ -384,3 +384,35 @@ sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_take
     else:
         assert done.stderr.splitlines()[-1] == "predict stopped by SIGTERM: all 2 case(s) are written, each file whole"
         assert sorted(path.name for path in out.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]
+
+
+@pytest.mark.parametrize("when", ["as_the_stops_are_taken", "as_the_stops_are_put_back"])
+def test_a_sigterm_as_a_one_process_command_takes_or_puts_back_its_stops_is_said(when, tmp_path):
+    """synth sent SIGTERM as ``cli._sigterm_as_ctrl_c`` sets SIGUSR1's handler (before synth begins) or puts its
+    default back (once synth has returned): the interrupt is raised outside synth's own handling, and cli ended 143
+    saying nothing until the hundred-and-nineteenth session's second review
+    (benchmarks/results/review_stops_as_an_interrupt_2026-12-06/one_process_command_as_its_stops_change_before.txt)."""
+    out = tmp_path / "out"
+    sent_there = """
+import os, signal, sys
+import accelerated_seg.sigterm as sigterm
+taken, put_back = sigterm.taken_over, sigterm._put_back_the_default
+def signalled_as_sigusr1_is_taken(signum, handler):
+    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_taken":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return taken(signum, handler)
+def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
+    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_put_back":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return put_back(signum)
+sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_taken, signalled_as_sigusr1_is_put_back
+""".format(when=when)
+    done = run_python(sent_there + AS_THE_COMMAND_LINE.format(
+        argv=["accelerated-seg", "synth", str(out), "--cases", "1", "--validation", "0"]))
+    assert done.returncode == 143, done.stderr
+    if when == "as_the_stops_are_taken":
+        assert done.stderr.splitlines() == [before_it_began("accelerated-seg synth", "stopped by SIGTERM")]
+        assert not out.exists()
+    else:
+        assert done.stdout.splitlines()[-1] == f"wrote {out / 'dataset.json'}", done.stdout
+        assert done.stderr.splitlines() == ["synth stopped by SIGTERM as it ended: it had finished, as said above"]
