@@ -350,16 +350,9 @@ io.sync_file = signalled_in_the_second
     assert sorted(path.name for path in out.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]  # nothing hidden
 
 
-@pytest.mark.parametrize("when", ["as_the_stops_are_taken", "as_the_stops_are_put_back"])
-def test_a_sigterm_as_predict_takes_or_puts_back_its_stops_is_said(when, tmp_path):
-    """A SIGTERM come as a one-process predict has set its handler for SIGTERM and is setting SIGUSR1's (raised there:
-    ``signal.signal`` runs pending handlers first), or as it puts SIGUSR1's default back once every map is written.
-    Since the hundred-and-nineteenth session's review predict says its stopped line inside ``stops_as_an_interrupt``;
-    an interrupt raised by the stops' own entry or exit was outside that try, and the process ended 143 saying nothing
-    (that session's second review, benchmarks/results/review_stops_as_an_interrupt_2026-12-06/)."""
-    model, scans = tiny_model_and_scans(tmp_path, cases=2)
-    out = tmp_path / "predictions"
-    sent_there = """
+#: Python run before the command: it sends SIGTERM as ``sigterm.stops_as_an_interrupt`` sets SIGUSR1's handler
+#: (``{when}``: as_the_stops_are_taken; SIGTERM's is set) or puts its default back (as_the_stops_are_put_back).
+SIGTERM_AS_SIGUSR1S_STOP_CHANGES = """
 import os, signal, sys
 import accelerated_seg.sigterm as sigterm
 taken, put_back = sigterm.taken_over, sigterm._put_back_the_default
@@ -372,8 +365,19 @@ def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
         os.kill(os.getpid(), signal.SIGTERM)
     return put_back(signum)
 sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_taken, signalled_as_sigusr1_is_put_back
-""".format(when=when)
-    done = run_python(sent_there + AS_THE_COMMAND_LINE.format(
+"""
+
+
+@pytest.mark.parametrize("when", ["as_the_stops_are_taken", "as_the_stops_are_put_back"])
+def test_a_sigterm_as_predict_takes_or_puts_back_its_stops_is_said(when, tmp_path):
+    """A SIGTERM come as a one-process predict has set its handler for SIGTERM and is setting SIGUSR1's (raised there:
+    ``signal.signal`` runs pending handlers first), or as it puts SIGUSR1's default back once every map is written.
+    Since the hundred-and-nineteenth session's review predict says its stopped line inside ``stops_as_an_interrupt``;
+    an interrupt raised by the stops' own entry or exit was outside that try, and the process ended 143 saying nothing
+    (that session's second review, benchmarks/results/review_stops_as_an_interrupt_2026-12-06/)."""
+    model, scans = tiny_model_and_scans(tmp_path, cases=2)
+    out = tmp_path / "predictions"
+    done = run_python(SIGTERM_AS_SIGUSR1S_STOP_CHANGES.format(when=when) + AS_THE_COMMAND_LINE.format(
         argv=["accelerated-seg", "predict", "--model", str(model), str(scans), "--output", str(out)]))
     assert done.returncode == 143, done.stderr
     if when == "as_the_stops_are_taken":
@@ -393,21 +397,7 @@ def test_a_sigterm_as_a_one_process_command_takes_or_puts_back_its_stops_is_said
     saying nothing until the hundred-and-nineteenth session's second review
     (benchmarks/results/review_stops_as_an_interrupt_2026-12-06/one_process_command_as_its_stops_change_before.txt)."""
     out = tmp_path / "out"
-    sent_there = """
-import os, signal, sys
-import accelerated_seg.sigterm as sigterm
-taken, put_back = sigterm.taken_over, sigterm._put_back_the_default
-def signalled_as_sigusr1_is_taken(signum, handler):
-    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_taken":
-        os.kill(os.getpid(), signal.SIGTERM)
-    return taken(signum, handler)
-def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
-    if signum == signal.SIGUSR1 and {when!r} == "as_the_stops_are_put_back":
-        os.kill(os.getpid(), signal.SIGTERM)
-    return put_back(signum)
-sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_taken, signalled_as_sigusr1_is_put_back
-""".format(when=when)
-    done = run_python(sent_there + AS_THE_COMMAND_LINE.format(
+    done = run_python(SIGTERM_AS_SIGUSR1S_STOP_CHANGES.format(when=when) + AS_THE_COMMAND_LINE.format(
         argv=["accelerated-seg", "synth", str(out), "--cases", "1", "--validation", "0"]))
     assert done.returncode == 143, done.stderr
     if when == "as_the_stops_are_taken":

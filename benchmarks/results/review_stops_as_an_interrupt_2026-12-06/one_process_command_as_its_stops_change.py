@@ -13,45 +13,29 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-
-SENT_THERE = """
-import os, signal, sys
-import accelerated_seg.sigterm as sigterm
-taken, put_back = sigterm.taken_over, sigterm._put_back_the_default
-def signalled_as_sigusr1_is_taken(signum, handler):
-    if signum == signal.SIGUSR1 and {when!r} == "taken":
-        os.kill(os.getpid(), signal.SIGTERM)
-    return taken(signum, handler)
-def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
-    if signum == signal.SIGUSR1 and {when!r} == "put back":
-        os.kill(os.getpid(), signal.SIGTERM)
-    return put_back(signum)
-sigterm.taken_over, sigterm._put_back_the_default = signalled_as_sigusr1_is_taken, signalled_as_sigusr1_is_put_back
-sys.argv = {argv!r}
-from accelerated_seg.cli import end_process, main
-end_process(main())
-"""
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def main():
     from accelerated_seg.data.synthetic import write_synthetic_dataset
+    from test_early_signals import AS_THE_COMMAND_LINE, SIGTERM_AS_SIGUSR1S_STOP_CHANGES  # the tests' own
 
     tmp = Path(tempfile.mkdtemp())
     labels = write_synthetic_dataset(tmp / "data", num_cases=2, num_validation=0, size_mm=(16.0, 16.0, 16.0),
                                      spacing_mm=4.0).parent / "labelsTr"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    for when in ("taken", "put back"):
+    for when in ("as_the_stops_are_taken", "as_the_stops_are_put_back"):
         for command in ("synth", "evaluate"):
-            case = tmp / f"{command}_{when.replace(' ', '_')}"
+            case = tmp / f"{command}_{when}"
             case.mkdir()
             if command == "synth":
                 argv = ["accelerated-seg", "synth", str(case / "out"), "--cases", "1", "--validation", "0"]
             else:
                 predictions = shutil.copytree(labels, case / "predictions")
                 argv = ["accelerated-seg", "evaluate", str(predictions), str(labels), "--output", str(case / "eval")]
-            done = subprocess.run([sys.executable, "-c", SENT_THERE.format(when=when, argv=argv)], capture_output=True,
-                                  text=True, timeout=300, env=env)
-            print(f"{command:8s} SIGTERM as SIGUSR1's stop is {when:8s}: status {done.returncode}, "
+            code = SIGTERM_AS_SIGUSR1S_STOP_CHANGES.format(when=when) + AS_THE_COMMAND_LINE.format(argv=argv)
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+            print(f"{command:8s} SIGTERM {when:25s}: status {done.returncode}, "
                   f"stdout {done.stdout.strip()[-160:]!r}, stderr {done.stderr.strip()[-300:]!r}", flush=True)
 
 
