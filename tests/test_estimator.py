@@ -333,6 +333,17 @@ def test_evaluate_refuses_an_output_dir_among_the_datasets_files(tiny_dataset, t
     assert model.evaluate(data, output_dir=data_dir / "evaluation")["num_cases"] == 1  # a folder of its own there
 
 
+def _refused_by_evaluate_and_predict(model, data, output_dir, files) -> tuple[str, str]:
+    """What ``model.evaluate(data)`` and predict of ``files`` (one validation case's) by the same model raise."""
+    from accelerated_seg.inference import predict_file
+
+    with pytest.raises(DataError) as refused:
+        model.evaluate(data, output_dir=output_dir)
+    with pytest.raises(DataError) as predicted:
+        predict_file(model.model_dir, files, Path(output_dir).parent / "predicted.nii.gz")
+    return str(refused.value), str(predicted.value)
+
+
 def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(tiny_dataset, tmp_path):
     """evaluate's pre-flight check of its validation cases has no model's spacing: a channel of no unit on micrometre
     numbers beside one in mm was told ``resample the channels onto one grid`` there, while predict, reading the
@@ -342,7 +353,6 @@ def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(
     line run as written has the first case scored."""
     import nibabel as nib
 
-    from accelerated_seg.inference import predict_file
     from test_inference import export, in_unit, run_first_lines
 
     training, validation = _pairs(tiny_dataset)
@@ -360,13 +370,9 @@ def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(
         validation = [(channels, str(in_unit(label, tmp_path / name / "v.nii.gz", label_unit, 1.0)))]
         data = Dataset.from_files([(train_images, train_label)], block_shape=16, n_classes=3,
                                   validation_pairs=validation, num_workers=0, cache_dir=str(tmp_path / "cache"))
-        with pytest.raises(DataError) as refused:
-            model.evaluate(data, output_dir=tmp_path / "eval")
-        with pytest.raises(DataError) as predicted:
-            predict_file(tmp_path / "model", channels, tmp_path / "p.nii.gz")
-        said = str(refused.value)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", channels)
         assert said.startswith("1 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
-                               f"evaluation:\n  - v (image channels): {predicted.value}"), said
+                               f"evaluation:\n  - v (image channels): {predicted}"), said
         assert "onto one grid" not in said and not (tmp_path / "eval" / "predictions").exists(), said
         return data, said
 
@@ -385,7 +391,6 @@ def test_evaluate_refuses_a_case_predict_refuses_as_far_finer_before_its_folders
     is refused before the check, in predict's words, the last call's evaluation left whole."""
     import nibabel as nib
 
-    from accelerated_seg.inference import predict_file
     from test_inference import export, in_unit
 
     training, validation = _pairs(tiny_dataset)
@@ -401,13 +406,9 @@ def test_evaluate_refuses_a_case_predict_refuses_as_far_finer_before_its_folders
         scan = in_unit(image, tmp_path / unit / "metres.nii.gz", unit, 0.001)
         metres = [*validation[1:], (str(scan), str(in_unit(label, tmp_path / unit / "m.nii.gz", unit, 0.001)))]
         data = Dataset.from_files(training[:1], block_shape=16, n_classes=3, validation_pairs=metres, num_workers=0)
-        with pytest.raises(DataError) as refused:
-            model.evaluate(data, output_dir=tmp_path / "eval")
-        with pytest.raises(DataError) as predicted:
-            predict_file(tmp_path / "model", scan, tmp_path / "p.nii.gz")
-        said = str(refused.value)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", scan)
         assert said.startswith("1 problem(s) in the validation_pairs given to Dataset.from_files; fix them before "
-                               f"evaluation:\n  - m (image channels): {predicted.value}"), said
+                               f"evaluation:\n  - m (image channels): {predicted}"), said
         assert (tmp_path / "eval" / "summary.json").read_text() == summary, unit  # the last evaluation whole
         assert sorted(path.name for path in (tmp_path / "eval" / "predictions").iterdir()) == sorted(
             [".written_by_segmentation_evaluate", *(Path(path).name for _, path in validation)]), unit
