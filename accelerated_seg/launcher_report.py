@@ -83,12 +83,21 @@ def say_once_on_this_node(line: str, file: TextIO, for_the_launcher: str, error:
     if says is None:  # outside torch elastic, or its folder takes no file
         claim, says = None, os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0"
     if says:
-        print(line, file=file, flush=True)
+        say_whole(line, file)
         if claim:
             _mark_said(claim)
     leave_for_the_launcher(for_the_launcher, error=error)
     if claim and not says:
         _wait_until_said(claim)
+
+
+def say_whole(line: str, file: TextIO) -> None:
+    """``line`` and its newline in one write: a launch's processes and its agent share the terminal, and stderr
+    written through (as Python writes it to a pipe) took ``print``'s line and newline as two writes, between which
+    the agent's log line could land: "... run the same command againW1206 ... Sending process ... closing signal"
+    (a CI run of the hundred-and-nineteenth session)."""
+    file.write(line + "\n")
+    file.flush()
 
 
 def _claim_file() -> str | None:

@@ -85,7 +85,7 @@ from collections.abc import Callable, Iterator
 from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
 from .launch_env import launched_processes
-from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
+from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error, say_whole
 from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
                               said_ended_in_the_stop, said_lost, where_it_runs)
 from .sigterm import EXIT_TERMINATED, by_sigterm
@@ -1053,7 +1053,7 @@ class _Watcher(threading.Thread):
     def _say(self, line: str, interrupted: bool, reader_gone: bool) -> None:
         """The main process's line, as ``_end`` says it."""
         if interrupted:  # looked up now: the stream may have been replaced since (closed_output)
-            print(line, file=getattr(sys, self.interrupt_said_on), flush=True)
+            say_whole(line, getattr(sys, self.interrupt_said_on))
         if interrupted or reader_gone:  # in the launcher's table, whose row for this rank gave its link
             leave_for_the_launcher(line, error=False)
         else:

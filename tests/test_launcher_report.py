@@ -121,3 +121,28 @@ def test_a_report_whose_write_fails_leaves_the_one_before_whole(tmp_path, monkey
     monkeypatch.undo()
     assert "traceback : error: predict stopped in process 1: a bug" in _launcher_report(error_file)
     assert [path.name for path in tmp_path.iterdir()] == ["error.json"]  # no partial file left
+
+
+def test_a_line_said_once_on_this_node_is_one_write_with_its_newline(monkeypatch):
+    """The agent's log lines share the launch's stderr: ``print``'s line and newline, two writes to a stderr written
+    through, let one land between them ("... run the same command againW1206 ... closing signal SIGTERM", a CI run
+    of the hundred-and-nineteenth session). The line and its newline go in one write."""
+    from accelerated_seg.launcher_report import say_once_on_this_node
+
+    class Writes:
+        def __init__(self):
+            self.writes = []
+
+        def write(self, text):
+            self.writes.append(text)
+            return len(text)
+
+        def flush(self):
+            pass
+
+    monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setattr("accelerated_seg.launcher_report.leave_for_the_launcher", lambda *_, **__: None)
+    stderr = Writes()
+    say_once_on_this_node("accelerated-seg predict stopped by SIGTERM before it began", stderr, "", error=False)
+    assert stderr.writes == ["accelerated-seg predict stopped by SIGTERM before it began\n"]
