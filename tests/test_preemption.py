@@ -28,7 +28,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
-from processes import run_bounded, stop_group
+from processes import launch_end, launched_processes, run_bounded, stop_group
 from test_distributed import ROOT, WORKER, _free_port, launch_two, launched_two
 
 
@@ -453,7 +453,7 @@ def _train_interrupted_before_the_processes_meet(tiny_dataset, out: Path, tmp_pa
     """A 2-process `accelerated-seg train` into ``out`` whose rank 1 is interrupted as it checks its settings
     (tests/interrupted_before_the_processes_meet.py; ``where``: where the others are then, and whom the SIGINT
     reaches). Returns the launch, its output, the interrupted line, which it asserts said once, and the seconds from
-    the interrupt to the launch's end."""
+    the interrupt to the end of the launch's processes."""
     signalled = tmp_path / "signalled_at"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "SIGNAL_RANK": "1",
            "SIGNAL_IN": "accelerated_seg.configured_run:_checks_before_anything_is_written",
@@ -463,11 +463,24 @@ def _train_interrupted_before_the_processes_meet(tiny_dataset, out: Path, tmp_pa
                "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend",
                "no", str(Path(__file__).with_name("interrupted_before_the_processes_meet.py")), "train",
                *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2, "train.val_every": 0})]
-    launch = run_bounded(command, env=env, timeout=120)
-    ended, output = time.time(), launch.stdout + launch.stderr
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as started:
+        try:
+            deadline = time.monotonic() + 120
+            while len(processes := launched_processes(started.pid)) < 2 and started.poll() is None:
+                assert time.monotonic() < deadline, "the launch's 2 processes not started in 120 s"
+                time.sleep(0.02)
+            looked_at, since = time.time(), time.monotonic()
+            end = launch_end(started, processes, since)
+        finally:
+            if started.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(started)
+    launch, output = SimpleNamespace(returncode=end.returncode, stdout=end.stdout), end.stdout + end.stderr
     line = "interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
     assert launch.stdout.splitlines().count(line) == 1 and launch.stdout.count("interrupted") == 1, output[-3000:]
-    after = ended - float(signalled.read_text())
+    # our processes' end, not the launcher's: torch's agent signalled as it polls a process waits 60 s whatever they
+    # do (processes.AGENT_TEARDOWN_S)
+    after = looked_at + end.processes_ended_s - float(signalled.read_text())
     return launch, output, line, after
 
 
