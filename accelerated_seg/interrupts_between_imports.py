@@ -82,8 +82,11 @@ class _HeldDuringImports:
             return
         if not self.came:
             self.came = True
-            print("interrupt: a module is being imported; stopping once it is (an import stopped half way leaves "
-                  "its package broken for this session; Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+            # line and newline in one write: a launcher's agent, given a terminal's Ctrl-C too, logs on the same
+            # stderr (launcher_report.say_whole says why; not imported here, so early in a command's start)
+            sys.stderr.write("interrupt: a module is being imported; stopping once it is (an import stopped half way "
+                             "leaves its package broken for this session; Ctrl-C again to stop at once)\n")
+            sys.stderr.flush()
         with self.lock:
             self.timer = threading.Timer(ASK_AGAIN_S, self._ask_again)
             self.timer.daemon = True

@@ -39,6 +39,7 @@ import time
 from collections.abc import Iterator
 
 from .interrupts_between_imports import raises_keyboard_interrupt
+from .launcher_report import say_whole
 from .sigterm import Terminated
 
 #: The longest the wait sleeps between two looks at the barrier: the most a second Ctrl-C waits to be raised where
@@ -75,8 +76,9 @@ class InterruptInTheLastWait:
             self.raised = True
             raise KeyboardInterrupt
         self.came = True
-        print(f"interrupt: process {self.process_index} has written its share and is waiting for the others; it stops "
-              f"when they are done (Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+        # one write: the launcher's agent, given a terminal's Ctrl-C too, logs on the same stderr (say_whole says why)
+        say_whole(f"interrupt: process {self.process_index} has written its share and is waiting for the others; it "
+                  f"stops when they are done (Ctrl-C again to stop at once)", sys.stderr)
 
     @contextlib.contextmanager
     def sigterm_after_a_held_interrupt_as_it(self) -> Iterator[None]:

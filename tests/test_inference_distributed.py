@@ -322,6 +322,17 @@ def test_a_second_interrupt_in_the_last_wait_is_raised_at_once_and_the_first_sai
     assert signal.getsignal(signal.SIGINT) is previous and capsys.readouterr().err == ""
 
 
+def test_the_last_waits_held_interrupt_line_is_one_write_with_its_newline(monkeypatch):
+    """The terminal's Ctrl-C reaches torch's agent too, which logs on the same stderr: the line and its newline in
+    one write, so that no record of its lands between them (launcher_report.say_whole)."""
+    writes = []
+    monkeypatch.setattr(sys, "stderr", SimpleNamespace(write=lambda text: writes.append(text) or len(text),
+                                                       flush=lambda: None))
+    InterruptInTheLastWait(process_index=1)._came(signal.SIGINT, None)
+    assert writes == ["interrupt: process 1 has written its share and is waiting for the others; it stops when they "
+                      "are done (Ctrl-C again to stop at once)\n"]
+
+
 @pytest.mark.parametrize("ctrl_c_first", [True, False], ids=["after-a-held-ctrl-c", "alone"])
 def test_a_sigterm_after_a_held_ctrl_c_in_the_last_wait_stops_as_the_ctrl_c(ctrl_c_first, capsys):
     """A terminal's second Ctrl-C reaches the launcher, whose agent ends the processes with SIGTERM; where it came
