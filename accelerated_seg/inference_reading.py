@@ -34,6 +34,7 @@ from .data.preprocess_settings import CASES_MEDIAN_KEY, cases_median_spacing, sp
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, finer_than_the_median_words, other_unit_words,
                            resampled_shape_of, times_coarser, times_off)
+from .data.volume_opening import one_file_for_channels_said
 from .host_memory import memory_available
 from .inference_case_units import spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
@@ -270,6 +271,26 @@ def warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatiali
                           AcceleratedSegWarning, stacklevel=3)
 
 
+def channel_volumes_refusal(config: dict, paths: Sequence[Path], shapes: Sequence[tuple[int, ...]]) -> str | None:
+    """What predict says of a case whose channel files at ``paths``, of ``shapes`` (their headers'), do not hold the
+    model's channels: one 3D volume each, or, one file given, all of them as (x, y, z, C); None where they do. One
+    file of another number of volumes for a model of several channels is said in the words of training's check of it
+    (``one_file_for_channels_said``); evaluate judges its cases by this too, from their headers (review r92 of the
+    hundred-and-twentieth session: a case of one (x, y, z, 2) file predict took, evaluate refused)."""
+    in_channels = config["in_channels"]
+    expected = in_channels if len(paths) == 1 else 1
+    for path, shape in zip(paths, shapes):
+        if (held := volumes_in(shape)) == expected:
+            continue
+        if advice := vector_layout_advice(shape) or channel_first_advice(shape, "image"):
+            return f"{path}: {advice}"  # "holds not 3D volume(s)" said nothing of either
+        if expected > 1:
+            return f"{path}: {one_file_for_channels_said(shape, in_channels, 'the model takes', channel_order(config))}"
+        return (f"{path}: a {len(shape)}D image {tuple(shape)} holds {held or 'not'} 3D volume(s), but the model takes "
+                f"one channel: give the one 3D volume it was trained on")
+    return None
+
+
 def read_channels(paths: Sequence[Path], config: dict,
                   spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
@@ -278,7 +299,6 @@ def read_channels(paths: Sequence[Path], config: dict,
     behind size-1 axes, (x, y, z, 1, 1), as its (x, y, z) volume (``one_volume``, as the checks read it). One
     path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
     BrainTumour files do."""
-    in_channels = config["in_channels"]
     check_no_folder_as_a_channel(paths, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     for path in paths:  # read_nifti's own message speaks of a dataset description
         if (absent := content_not_fetched(path)) is not None:  # a git-annex link is no file either
@@ -304,19 +324,8 @@ def read_channels(paths: Sequence[Path], config: dict,
         if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"({what}); resample every channel onto the first one's grid")
-    volumes = [volumes_in(image.shape) for image in channel_images]
-    expected = in_channels if len(paths) == 1 else 1
-    for path, image, held in zip(paths, channel_images, volumes):
-        if held == expected:
-            continue
-        if advice := vector_layout_advice(image.shape) or channel_first_advice(image.shape, "image"):
-            raise DataError(f"{path}: {advice}")  # "holds not 3D volume(s)" said nothing of either
-        if expected > 1:
-            raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
-                            f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
-                            f"3D file per channel, in the order {channel_order(config)}")
-        raise DataError(f"{path}: a {len(image.shape)}D image {image.shape} holds {held or 'not'} 3D volume(s), but "
-                        f"the model takes one channel: give the one 3D volume it was trained on")
+    if (refusal := channel_volumes_refusal(config, paths, [image.shape for image in channel_images])) is not None:
+        raise DataError(refusal)
     # one volume behind size-1 axes, (x, y, z, 1, 1), read as (x, y, z), as the checks and training read it
     channel_images = [one_volume(image) for image in channel_images]
     # after the refusals: a scan saved channel first, (1, x, y, z), was warned of as "a single slice" above the

@@ -1644,7 +1644,7 @@ def test_the_checks_name_a_json_of_another_name_by_its_name_not_dataset_json(tmp
         (tmp_path / name).write_text(json.dumps({"labels": {"0": "background", "1": "liver", "2": "tumour"},
                                                  "modality": {"0": "T1", "1": "T2"}, "training": entries}))
         report = check_manifest(load_cases(tmp_path / name, validation_fraction=0))
-        assert_single_error(report, case.images[0], f"but {name} declares 2 channels and lists this one file")
+        assert_single_error(report, case.images[0], f"but {name} declares 2 channels and this one file is given")
 
 
 def test_a_csv_run_declares_its_labels_with_data_labels(tmp_path):

@@ -1644,7 +1644,7 @@ def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_download
     with pytest.raises(DataError, match=r"shape \(\d+, \d+, \d+, 3\) is 4D with 3 volumes, but dataset.json "
                                         r"declares 2 channels"):
         train(tiny_config(tmp_path / "run3", data__dataset=str(three), data__cache_dir=str(tmp_path / "cache")))
-    with pytest.raises(DataError, match=r"holds 3 3D volume\(s\), but the model takes 2 channels"):
+    with pytest.raises(DataError, match=r"is 4D with 3 volumes, but the model takes 2 channels and this one file"):
         predict_file(out / "model", three.parent / case["image"], tmp_path / "pred3.nii.gz")
 
 

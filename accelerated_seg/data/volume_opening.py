@@ -94,11 +94,7 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
     if advice := channel_first_advice(shape, role):
         return advice
     if volumes > 1:  # one file per case for several declared channels
-        held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
-        return (
-            f"shape {shape} {held}, but {channels_declared_in} declares {volumes} channels and lists this one file for "
-            f"them: store them as (x, y, z, {volumes}), or list one 3D file per channel"
-        )
+        return one_file_for_channels_said(shape, volumes, f"{channels_declared_in} declares")
     if len(shape) == 4 and role == "label":
         return (
             f"shape {shape} is 4D with {shape[3]} volumes; a label must be one 3D map of class values — "
@@ -118,6 +114,20 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
     return f"shape {shape} is not 3D (x, y, z; trailing size-1 axes are allowed); store each 3D volume as its own file"
+
+
+def one_file_for_channels_said(shape: tuple[int, ...], channels: int, declared: str, order: str = "") -> str:
+    """What is wrong with one file given for ``channels`` > 1 channels that does not hold them as (x, y, z,
+    ``channels``), as ``declared`` ("dataset.json declares", "the model takes"; ``order``: predict's "channel 0 (T1),
+    channel 1 (FLAIR)"). Training's check and predict said it in two ways until the hundred-and-twentieth session
+    ("is 4D with 3 volumes, but dataset.json declares 2 channels and lists this one file for them"; "an image of shape
+    ... holds 3 3D volume(s), but the model takes 2 channels"; helper h109)."""
+    held = volumes_in(shape)
+    what = ("holds one 3D volume" if held == 1 else f"is 4D with {held} volumes" if held is not None
+            else f"is {len(shape)}D, no stack of 3D volumes")
+    in_order = f", in the order {order}" if order else ""
+    return (f"shape {tuple(shape)} {what}, but {declared} {channels} channels and this one file is given for them: "
+            f"store them in it as (x, y, z, {channels}), or give one 3D file per channel{in_order}")
 
 
 # The most channels an array laid out (C, x, y, z) is taken to hold: a scan is wider than this along x
