@@ -20,6 +20,7 @@ arguments), estimator_launch, estimator_fine_tuning, estimator_arrays and estima
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import json
 import os
@@ -514,8 +515,9 @@ class Segmentation:
         # bad case found while scoring deleted the last call's summary and stopped half-way, naming the copy in the
         # references folder rather than the user's file. Its errors alone: no z-score sums for CT.
         normalization = export_preprocessing(config).normalization
-        check_evaluation_headers(dataset, config, read_check=lambda cases: check_manifest(
-            dataset.manifest, cases=cases, normalization=normalization))
+        # The cases judged by the model's channels (estimator_predict_checks.evaluated_manifest), as predict reads them
+        check_evaluation_headers(dataset, config,
+                                 read_check=functools.partial(check_manifest, normalization=normalization))
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
         if output_dir is not None:  # the default is in the run's folder
             refuse_an_output_among_the_cases(out, dataset.manifest)

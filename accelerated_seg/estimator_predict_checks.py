@@ -5,6 +5,7 @@ channels, whose headers predict would take, its output_dir outside the dataset's
 whose split held its cases out."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -118,6 +119,21 @@ def refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
                     f"summary.json would lie among the dataset's files; {remedy}")
 
 
+def evaluated_manifest(dataset: Dataset, config: dict) -> Manifest:
+    """The Dataset's manifest as evaluate judges its validation cases, by the model that predicts them: where the
+    Dataset names no channels and gives each case one file, the model's channels (config.json's), which that file is
+    to hold as (x, y, z, C), as predict reads it. Such a case of the Decathlon's BrainTumour, one 4D file of the
+    model's channels, which predict segments, was refused by evaluate as "the model has 2 image channels and the
+    dataset 1" until the hundred-and-twentieth session (helper h109, benchmarks/results/four_d_cases_2026-12-07/)."""
+    manifest, channels = dataset.manifest, int(config["in_channels"])
+    if (dataset.channel_names is not None or manifest.num_channels == channels
+            or any(len(case.images) != 1 for case in manifest.validation)):
+        return manifest
+    names = {int(index): str(name) for index, name in (config.get("channels") or {}).items()}
+    return dataclasses.replace(manifest, channels={index: names.get(index, f"image_{index}")
+                                                   for index in range(channels)})
+
+
 def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
     """Refuse, before any prediction, a dataset evaluate cannot score with this model.
 
@@ -126,7 +142,7 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
     prediction holding a class the references lack (in the command line's terms, --num-classes), and
     one with more classes was scored without a word on classes the model cannot predict.
     """
-    manifest = dataset.manifest
+    manifest = evaluated_manifest(dataset, config)
     if not manifest.validation:
         raise ConfigError(f"evaluate: the dataset has no validation cases to score (its split: {manifest.split}); "
                           f"give the cases to score as Dataset.from_files(..., validation_pairs=[(image, label), ...])")
@@ -140,12 +156,14 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
 
 
 def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) -> None:
-    """Refuse, with the pre-flight check of the validation cases (``read_check``: the cases -> its ``CheckReport``)
+    """Refuse, with the pre-flight check of the validation cases (``read_check``: ``data.checks.check_manifest``)
     in one report, those whose channel files predict would refuse from their headers, in predict's words, one line
     per case as the check lists its errors: for their units (``inference_reading.channel_units_refusal``: the model's
     unit and spacing, the files read together), else for voxels far finer than the model's spacing
     (``refuse_voxels_far_finer``) or a resampling beyond the host's memory (``refuse_beyond_host_memory``), predict's
-    next refusals. The check has no model's spacing and judged such a case alone until the review of h72: a channel
+    next refusals, between them the volumes its files hold (``channel_volumes_refusal``: one (x, y, z, C) file of the
+    model's C channels taken, evaluated_manifest's channels the model's, since the hundred-and-twentieth session). The
+    check has no model's spacing and judged such a case alone until the review of h72: a channel
     of no unit on micrometre numbers beside one in mm (or two of no unit 1,000 times apart) was told to be resampled
     onto one grid, while predict told the channel to be rewritten from micrometres; a case the check passes but
     predict refuses (every file in micrometres for a model in mm) stopped evaluate half-way, its folders rebuilt. A
@@ -157,24 +175,27 @@ def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) ->
     from .data.check_report import CheckReport
     from .data.manifest_named import pairs_checked
     from .data.preprocess_settings import preprocess_settings
-    from .inference_reading import channel_units_refusal
+    from .inference_reading import channel_units_refusal, channel_volumes_refusal
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
     refused = {case.id: f"{case.id} (image channels): {said}" for case in cases
-               if (first := _first_channel_as_predict_judges(case.images)) is not None
+               if (headers := _headers_as_predict_judges(case.images)) is not None
                and (said := channel_units_refusal(config, case.images, spacing) or
-                    _voxels_refusal(config, Path(case.images[0]), first, spacing)) is not None}
+                    channel_volumes_refusal(config, case.images, [header.shape for header in headers]) or
+                    _voxels_refusal(config, Path(case.images[0]), headers[0], spacing)) is not None}
     others = [case for case in cases if case.id not in refused]
-    read = read_check(others).errors if read_check is not None and others else []
+    read = read_check(evaluated_manifest(dataset, config), cases=others).errors if read_check is not None and others \
+        else []
     CheckReport(errors=[*refused.values(), *read], root=dataset.manifest.root,
                 checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")
 
 
-def _first_channel_as_predict_judges(paths) -> object | None:
-    """The first channel's image, its header read (a lazy load), where predict goes on to judge the case's units and
-    voxel sizes; None where it refuses the case before (``inference_reading.read_channels``): a channel's header that
-    cannot be read or places no voxel, or a first channel that is not 3D, which the pre-flight check then says. A 2D
-    slice in metres was told to be rewritten in mm here, where predict says it is 2D, not a volume (review of h106)."""
+def _headers_as_predict_judges(paths) -> list | None:
+    """The channels' images, their headers read (a lazy load), where predict goes on to judge the case's units, the
+    volumes its files hold and its voxel sizes; None where it refuses the case before
+    (``inference_reading.read_channels``): a channel's header that cannot be read or places no voxel, or a first
+    channel that is not 3D, which the pre-flight check then says. A 2D slice in metres was told to be rewritten in mm
+    here, where predict says it is 2D, not a volume (review of h106)."""
     from .data.io import header_error, read_nifti
 
     try:
@@ -183,7 +204,7 @@ def _first_channel_as_predict_judges(paths) -> object | None:
         return None
     if len(headers[0].shape) < 3 or any(header_error(path, header) is not None for path, header in zip(paths, headers)):
         return None
-    return headers[0]
+    return headers
 
 
 def _voxels_refusal(config: dict, path: Path, header, spacing) -> str | None:

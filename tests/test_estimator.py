@@ -414,6 +414,49 @@ def test_evaluate_refuses_a_case_predict_refuses_as_far_finer_before_its_folders
             [".written_by_segmentation_evaluate", *(Path(path).name for _, path in validation)]), unit
 
 
+def _one_case_of_4d_files(folder: Path, volumes: dict[str, tuple]) -> dict[str, str]:
+    """Files of 8^3 voxels at the export's 2.5 mm, each of a shape in ``volumes`` by name, and a 3D label, ``label``."""
+    import nibabel as nib
+
+    folder.mkdir()
+    rng, affine, paths = np.random.default_rng(0), np.diag([2.5, 2.5, 2.5, 1.0]), {}
+    label = np.zeros((8, 8, 8), np.uint8)
+    label[2:6, 2:6, 2:6] = 1
+    for name, shape in {**volumes, "label": None}.items():
+        array = label if shape is None else rng.uniform(10, 100, shape).astype(np.float32)
+        nib.save(nib.Nifti1Image(array, affine), folder / f"{name}.nii.gz")
+        paths[name] = str(folder / f"{name}.nii.gz")
+    return paths
+
+
+def test_evaluate_takes_a_case_of_one_4d_file_of_the_models_channels_as_predict_does(tmp_path):
+    """A case given as one (x, y, z, 2) file, as the Decathlon's BrainTumour keeps its channels, for a model of 2:
+    predict segments it, but evaluate of a Dataset naming no channels refused it, "the model has 2 image channels and
+    the dataset 1" (review r92; the hundred-and-twentieth session's helper h109, probed in
+    benchmarks/results/four_d_cases_2026-12-07/).
+    The model's channels are what such a case is judged by, so a file of 3 volumes is refused by both in one wording,
+    and NIfTI's vector layout (x, y, z, 1, 2) alike, named with channel_names too."""
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"two": (8, 8, 8, 2), "three": (8, 8, 8, 3),
+                                                       "vector": (8, 8, 8, 1, 2)})
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    assert model.predict(files["two"]).shape == (8, 8, 8)
+    for names in (None, ["MRI0", "MRI1"]):
+        data = Dataset.from_files([], validation_pairs=[(files["two"], files["label"])], n_classes=3,
+                                  channel_names=names, block_shape=16, num_workers=0)
+        assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == 1, names
+    words = {}
+    for name, names in (("three", None), ("vector", None), ("vector", ["MRI0", "MRI1"])):
+        data = Dataset.from_files([], validation_pairs=[(files[name], files["label"])], n_classes=3,
+                                  channel_names=names, block_shape=16, num_workers=0)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", files[name])
+        assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}"), (name, said)
+        words[name] = predicted
+    assert "is 4D with 3 volumes, but the model takes 2 channels and this one file is given for them" in words["three"]
+    assert "is NIfTI's vector layout" in words["vector"]
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
