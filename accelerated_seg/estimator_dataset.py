@@ -350,25 +350,36 @@ def _differing_fields(ours, theirs) -> list[str]:
     return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
-def _volumes_of_the_first_file(manifest: Manifest) -> int | None:
-    """How many volumes the first case's one image file holds, from its header: C of an (x, y, z, C) file, as the
+def _shape_of_the_first_file(manifest: Manifest) -> tuple[int, ...] | None:
+    """The shape of the first case's one image file, from its header: (x, y, z, C) of a file of C volumes, as the
     Decathlon's BrainTumour and Prostate keep their channels, which a dataset.json's "modality" declares
-    (formats.msd); 1 of a 3D file. None where the first case has several files or none that reads: the pre-flight
-    checks read every file's, and name an unreadable one with the way on. ``channel_names`` of C names declare the
-    channels of such files, as "modality" does: until the hundred-and-fifth session they were refused as more names
-    than channels, and load_cases' recipe for from_files (its refusal of a dataset's path) failed on such a
+    (formats.msd); (x, y, z) of a 3D file. None where the first case has several files or none that reads: the
+    pre-flight checks read every file's, and name an unreadable one with the way on. ``channel_names`` of C names
+    declare the channels of such files, as "modality" does: until the hundred-and-fifth session they were refused as
+    more names than channels, and load_cases' recipe for from_files (its refusal of a dataset's path) failed on such a
     dataset."""
     first = _first_case(manifest)
     if first is None or len(first.images) != 1 or not first.images[0].is_file():
         return None
     import nibabel  # the header alone: the voxels are read by the pre-flight checks
 
-    from .data.volume_opening import volumes_in
-
     try:
-        return volumes_in(nibabel.load(first.images[0]).shape)
+        return tuple(nibabel.load(first.images[0]).shape)
     except Exception:  # an unreadable file is the checks' to name, with the file and the way on
         return None
+
+
+def _names_judged_by_the_checks(channel_names: tuple, shape: tuple[int, ...] | None) -> bool:
+    """Whether ``channel_names`` of another number than the pairs' files stand, the first case's one file, of
+    ``shape``, judged by the pre-flight checks: a stack of as many volumes, (x, y, z, C), or a file of five axes or
+    more, no stack of 3D volumes, which the checks name as predict does (NIfTI's vector layout, (x, y, z, 1, C), as
+    ITK writes multi-component images: drop its fourth axis). Such a file given 2 names was told "each case has 1
+    image channel(s): name each", its names counted, not its layout, until the hundred-and-twentieth session (helper
+    h109)."""
+    from .data.volume_opening import volumes_in
+
+    return shape is not None and (volumes_in(shape) == len(channel_names)
+                                  or (len(shape) > 4 and volumes_in(shape) is None))
 
 
 def _first_case(manifest: Manifest) -> Case | None:
@@ -376,11 +387,15 @@ def _first_case(manifest: Manifest) -> Case | None:
     return next(iter([*manifest.training, *manifest.validation]), None)
 
 
-def _channel_names_refused(channel_names: tuple, manifest: Manifest, volumes: int | None, where: str) -> ConfigError:
+def _channel_names_refused(channel_names: tuple, manifest: Manifest, shape: tuple[int, ...] | None,
+                           where: str) -> ConfigError:
     """The refusal of ``channel_names`` of another number than the cases' channels, saying what the first case's
-    file holds where it is one file, which the names are judged by: "each case has 1 image channel(s)" alone was
-    said of a case of (x, y, z, 2) files given 3 names, or of a 3D first case among 4D ones (hundred-and-fifth
-    session's review)."""
+    file, of ``shape``, holds where it is one file, which the names are judged by: "each case has 1 image channel(s)"
+    alone was said of a case of (x, y, z, 2) files given 3 names, or of a 3D first case among 4D ones
+    (hundred-and-fifth session's review)."""
+    from .data.volume_opening import volumes_in
+
+    volumes = volumes_in(shape) if shape is not None else None
     held = "" if volumes is None else (f": one file, whose first ({_first_case(manifest).images[0]}, judged by its "
                                        "header) " + ("is 3D" if volumes == 1 else
                                                      f"holds {volumes} volumes (x, y, z, {volumes})"))
@@ -443,8 +458,8 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                           seed=data.split_seed, binarize=data.binarize, where=where, names=ESTIMATOR_NAMES)
     manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
     if channel_names is not None and len(channel_names) != manifest.num_channels \
-            and (volumes := _volumes_of_the_first_file(manifest)) != len(channel_names):
-        raise _channel_names_refused(channel_names, manifest, volumes, where)
+            and not _names_judged_by_the_checks(channel_names, shape := _shape_of_the_first_file(manifest)):
+        raise _channel_names_refused(channel_names, manifest, shape, where)
     # Set here rather than declared to from_pairs, whose binarize names the classes background/foreground.
     if class_names is not None:
         manifest = dataclasses.replace(manifest, labels=dict(enumerate(class_names)))

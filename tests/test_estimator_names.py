@@ -238,6 +238,14 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
     with pytest.raises(ConfigError, match=r"but each case has 1 image channel\(s\): one file, whose first "
                                           r"\(.*case_3d.nii.gz, judged by its header\) is 3D: name each"):
         Dataset.from_files(first_3d, channel_names=["FLAIR", "T1w"], **settings)
+    # NIfTI's vector layout, (x, y, z, 1, 2) as ITK writes 2 channels, given 2 names: told by the checks to drop its
+    # fourth axis, in predict's words, not "each case has 1 image channel(s): name each" (helper h109)
+    vector = np.stack([np.ones((12, 12, 12), np.float32)] * 2, axis=-1)[:, :, :, None]
+    nib.save(nib.Nifti1Image(vector, np.eye(4)), tmp_path / "case_vector.nii.gz")
+    with pytest.raises(DataError, match=r"case_vector.nii.gz: shape \(12, 12, 12, 1, 2\) is NIfTI's vector layout .*"
+                                        r"drop its fourth axis to store them as channels \(x, y, z, 2\)"):
+        Dataset.from_files([(str(tmp_path / "case_vector.nii.gz"), pairs[0][1]), *pairs[1:2]],
+                           channel_names=["FLAIR", "T1w"], **settings).loader()
     with pytest.raises(DataError, match=r"declares one channel: declare its channels in an MSD dataset.json's "
                                         r"'modality' \(the Decathlon's own 4D files are read so\) or "
                                         r"Dataset.from_files' channel_names, or split it"):
