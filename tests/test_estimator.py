@@ -455,6 +455,13 @@ def test_evaluate_takes_a_case_of_one_4d_file_of_the_models_channels_as_predict_
         words[name] = predicted
     assert "is 4D with 3 volumes, but the model takes 2 channels and this one file is given for them" in words["three"]
     assert "is NIfTI's vector layout" in words["vector"]
+    # a model of one channel: predict's words too, not the dataset's "declare its channels ... channel_names", which
+    # evaluate then refuses as more channels than the model's
+    single = Segmentation.load(export(tmp_path / "single"))
+    data = Dataset.from_files([], validation_pairs=[(files["two"], files["label"])], n_classes=3, block_shape=16,
+                              num_workers=0)
+    said, predicted = _refused_by_evaluate_and_predict(single, data, tmp_path / "eval", files["two"])
+    assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}") and "one channel" in predicted, said
 
 
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
