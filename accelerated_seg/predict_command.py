@@ -17,6 +17,7 @@ from .collector import importing_without_collection
 from .early_signals import handed_over, stopped_before_it_began
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
+from .predict_input_stop import OneCaseFiles
 from .predict_options import in_flag_words
 from .sigterm import stop_signal, stopped_by, stops_as_an_interrupt
 from .wording import counted
@@ -29,6 +30,7 @@ def run(args, _) -> int:
     if isinstance(options, int):  # refused, said
         return options
     cases: list[list] = []  # predict_cases's result, once it has returned (its count said if stopped after)
+    one_case = _one_case_files(args) if args.input else None  # which tell a stop's line what is written
     said: list[KeyboardInterrupt] = []  # the stop whose line is said, once
     # A time limit's SIGTERM, or a requeue's SIGUSR1, stops it as Ctrl-C does, said (sigterm.py), each taken over from
     # early_signals' handler with no default between: SIGUSR1 ended it at once, -10, nothing said, a map being written
@@ -38,28 +40,35 @@ def run(args, _) -> int:
     try:
         with stops_as_an_interrupt():
             try:
-                return _predicted_in_this_process(args, options, cases)
+                return _predicted_in_this_process(args, options, cases, one_case)
             except KeyboardInterrupt as interrupt:
-                _say_stopped_once(args, interrupt, said, *cases)
+                _say_stopped_once(args, interrupt, said, cases, one_case)
                 raise
     except KeyboardInterrupt as interrupt:  # raised as the stops were taken or put back, outside the try above: 143
-        _say_stopped_once(args, interrupt, said, *cases)  # and nothing said until that session's second review
+        _say_stopped_once(args, interrupt, said, cases, one_case)  # nothing said until that session's second review
         raise
 
 
-def _predicted_in_this_process(args, options: dict, cases: list[list]) -> int:
+def _one_case_files(args) -> OneCaseFiles:
+    """--input's label map and, with --probabilities, its probabilities, where predict_file writes them."""
+    from .inference_outputs import probabilities_path  # imported by _checked_options
+
+    return OneCaseFiles(args.output, probabilities_path(args.output) if args.probabilities else None)
+
+
+def _predicted_in_this_process(args, options: dict, cases: list[list], one_case: OneCaseFiles | None) -> int:
     """A one-process predict's work once its checks are done, its stops taken (``run``); its status, 2 where an input
-    or an output path is refused. ``cases``: predict_cases's result is put there as it returns."""
+    or an output path is refused. ``cases``: predict_cases's result is put there as it returns; ``one_case``: --input's
+    files, noted as they stand before its prediction."""
     from .inference import predict_file  # imported by _checked_options, as predict_cases
     from .inference_cases import predict_cases
-    from .inference_outputs import probabilities_path
     from .predict_names import PredictNames
 
     try:
         handed_over()  # the rest: a stop from here is predict's own, said by run (before, ended at once)
         if args.input:  # the older form: channels named one by one, output is the label map itself
-            probs = probabilities_path(args.output) if args.probabilities else None
-            written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
+            one_case.note_before()
+            written = predict_file(args.model, args.input, args.output, probabilities_output=one_case.probabilities,
                                    names=PredictNames(), **options)
             print(f"wrote {written}")
         else:
@@ -77,13 +86,18 @@ def _predicted_in_this_process(args, options: dict, cases: list[list]) -> int:
     return 0
 
 
-def _say_stopped_once(args, interrupt: KeyboardInterrupt, said: list, *cases: list) -> None:
+def _say_stopped_once(args, interrupt: KeyboardInterrupt, said: list, cases: list[list],
+                      one_case: OneCaseFiles | None) -> None:
     """predict's stopped line where none is said yet (``said``): as its last line is said (a slow reader of its
     stdout), every case is written, said so as a launch's is (until the hundred-and-tenth session's review "predicts
-    the cases not yet written", where none was left)."""
+    the cases not yet written", where none was left). --input's one case (``one_case``) says what its files hold: it
+    said "the same command predicts the case" of a case written whole until the hundred-and-twentieth session."""
     if not said:
         said.append(interrupt)
-        print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
+        if one_case is not None:
+            print(one_case.stopped_line(stopped_by("predict", interrupt)), file=sys.stderr)
+        else:
+            print(_interrupted_by(args, _counted_once_written(interrupt, *cases)), file=sys.stderr)
 
 
 def _run_launched(args) -> int:
@@ -291,7 +305,7 @@ def _stopped_at(args, counted_cases: tuple[int, int] | None = None, stopped: str
     of how many) where the cases were being segmented (``PredictInterrupted``), as many as the "wrote" lines above;
     until the hundredth session the case being written as the interrupt came was written and not said. ``stopped``:
     how the line begins, "predict stopped by SIGTERM" for a time limit's SIGTERM (``_interrupted``)."""
-    if args.input:  # one case: --continue does not take it
+    if args.input:  # one case, launched (one process's: predict_input_stop.py); --continue does not take it
         return f"{stopped}: no file is half-written; the same command predicts the case"
     again = "the same command" if args.continue_prediction else "the same command with --continue"
     if counted_cases is None:  # before the cases (loading the model, the lock, --continue's reading)

@@ -406,3 +406,96 @@ def test_a_sigterm_as_a_one_process_command_takes_or_puts_back_its_stops_is_said
     else:
         assert done.stdout.splitlines()[-1] == f"wrote {out / 'dataset.json'}", done.stdout
         assert done.stderr.splitlines() == ["synth stopped by SIGTERM as it ended: it had finished, as said above"]
+
+
+def _stopped_at(monkeypatch, module, name: str, call: int, interrupt: type[KeyboardInterrupt], after: bool = True):
+    """``module.name`` replaced with itself raising ``interrupt`` (as the handler of the stop's signal raises it on
+    the main thread) at its ``call``-th call, once it has run (``after``) or before."""
+    called, calls = getattr(module, name), []
+
+    def stopped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call and not after:
+            raise interrupt()
+        done = called(*args, **kwargs)
+        if len(calls) == call and after:
+            raise interrupt()
+        return done
+
+    monkeypatch.setattr(module, name, stopped)
+
+
+@pytest.mark.parametrize("window", ["loading the model", "the map in place, its folder being synced",
+                                    "in the probabilities' write", "as the wrote line is said",
+                                    "as the wrote line is said, with the probabilities",
+                                    "an earlier run's probabilities not yet removed"])
+def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monkeypatch, capsys):
+    """``predict --input`` (one case, written on the main thread) stopped in each window of its work says what its
+    files hold, with the stop's status. Until the hundred-and-twentieth session each said "no file is half-written;
+    the same command predicts the case", also of a case written whole (its map in place, or its wrote line being
+    said)."""
+    import accelerated_seg.data.io as io
+    import accelerated_seg.inference as inference
+    from accelerated_seg import predict_command
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import StoppedBySIGUSR1, Terminated
+
+    model, scans = tiny_model_and_scans(tmp_path)
+    out, probs = tmp_path / "seg.nii.gz", tmp_path / "seg_probs.nii.gz"
+    command = ["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output", str(out)]
+    with_probabilities = [*command, "--probabilities"]
+    if window == "loading the model":
+        _stopped_at(monkeypatch, inference, "load_for_prediction", 1, Terminated, after=False)
+        said, status, files = "predict stopped by SIGTERM: no file is half-written; the same command predicts the " \
+                              "case", 143, []
+    elif window == "the map in place, its folder being synced":  # write_nifti's last step
+        _stopped_at(monkeypatch, io, "sync_directory", 1, StoppedBySIGUSR1)
+        said, status, files = f"predict stopped by SIGUSR1: the label map is written whole at {out}; nothing to " \
+                              f"redo", 138, ["seg.nii.gz"]
+    elif window == "in the probabilities' write":  # their temporary whole, not yet in place
+        _stopped_at(monkeypatch, io, "sync_file", 2, Terminated)
+        command = with_probabilities
+        said, status, files = (f"predict stopped by SIGTERM: the label map is written whole at {out}, but not its "
+                               f"probabilities ({probs}); no file is half-written: the same command predicts the case "
+                               f"again"), 143, ["seg.nii.gz"]
+    elif window.startswith("as the wrote line is said"):
+        def print_stopped_at_the_wrote_line(*args, **kwargs):
+            if args and str(args[0]).startswith("wrote "):
+                raise KeyboardInterrupt
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(predict_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        if window.endswith("probabilities"):
+            command = with_probabilities
+            said, status, files = (f"predict interrupted: the label map and its probabilities are written whole at "
+                                   f"{out} and {probs}; nothing to redo"), 130, ["seg.nii.gz", "seg_probs.nii.gz"]
+        else:
+            said, status, files = f"predict interrupted: the label map is written whole at {out}; nothing to redo", \
+                130, ["seg.nii.gz"]
+    else:  # written with its probabilities, then again without them: the stop before those are removed
+        assert main(with_probabilities) == 0
+        _stopped_at(monkeypatch, io, "sync_directory", 1, Terminated)
+        said, status, files = (f"predict stopped by SIGTERM: the label map is written whole at {out}; the "
+                               f"probabilities an earlier run wrote beside it ({probs}) are no longer its: the same "
+                               f"command predicts the case again and removes them"), 143, ["seg.nii.gz",
+                                                                                          "seg_probs.nii.gz"]
+    capsys.readouterr()
+    assert main(command) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("seg")) == files
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]  # nothing hidden left
+
+
+def test_a_sigterm_as_predict_input_puts_back_its_stops_says_the_map_is_written(tmp_path):
+    """A SIGTERM as a one-process ``predict --input`` puts SIGUSR1's default back, its map written and said: the line
+    says so, 143. Until the hundred-and-twentieth session it said "the same command predicts the case"."""
+    model, scans = tiny_model_and_scans(tmp_path)
+    out = tmp_path / "seg.nii.gz"
+    done = run_python(SIGTERM_AS_SIGUSR1S_STOP_CHANGES.format(when="as_the_stops_are_put_back") +
+                      AS_THE_COMMAND_LINE.format(argv=["accelerated-seg", "predict", "--model", str(model), "--input",
+                                                       str(scans / "case_000.nii.gz"), "--output", str(out)]))
+    assert done.returncode == 143, done.stderr
+    assert done.stdout.splitlines()[-1] == f"wrote {out}", done.stdout
+    assert done.stderr.splitlines() == [f"predict stopped by SIGTERM: the label map is written whole at {out}; "
+                                        f"nothing to redo"], done.stderr
+
