@@ -663,7 +663,7 @@ def exit_on_user_error():
             raise
         _end_with_the_message(error, 1)
     except KeyboardInterrupt as interrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
-        raise SystemExit(exit_status(interrupt)) from None  # synth's SIGTERM 143, its SIGUSR1 138
+        raise SystemExit(exit_status(interrupt)) from None  # export's SIGTERM 143, its SIGUSR1 138
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:
@@ -676,30 +676,49 @@ def _end_with_the_message(error: Exception, status: int) -> NoReturn:
 
 
 def _synth(args, _) -> int:
-    from .data.errors import DataError
-    from .data.synthetic import phantoms_unfinished, write_synthetic_dataset
+    """synth, and its stop (Ctrl-C, SIGTERM, SIGUSR1) said here, once, naming what its folder holds, wherever it came:
+    its imports, its writes, once they were done, as its wrote line was said. Its status is returned, as every other
+    one-process command returns its own: ``cli.main([...])`` called from Python raised SystemExit(143) until the
+    hundred-and-twentieth session (``exit_on_user_error`` made the stop one), and its imports and last line, outside
+    the line's try, ended it saying nothing, or that it wrote nothing into a folder whose phantoms were whole."""
+    try:
+        return _phantoms_written(args)
+    except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session, the folder left in part
+        print(_synth_interrupted(args, stopped_by("synth", interrupt)), file=sys.stderr)
+        return exit_status(interrupt)  # 130; SIGTERM's 143, SIGUSR1's 138
 
-    with exit_on_user_error():
+
+def _phantoms_written(args) -> int:
+    """The phantoms written into ``args.out_dir`` and said; a refusal ends the program, one line, status 2."""
+    from .data.errors import DataError
+    from .data.synthetic import write_synthetic_dataset
+
+    try:
         if 0 < args.cases <= args.validation:  # the library writes such a test set; check and train refuse it
             raise DataError(f"synth --cases {args.cases} with --validation {args.validation} leaves no training case, "
                             f"and check and train refuse such a dataset: give fewer validation cases (default 4) "
                             f"or more cases")
-        try:
-            path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
-                                           seed=args.seed)
-        except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session, the folder left in part
-            print(_synth_interrupted(args.out_dir, phantoms_unfinished(args.out_dir), stopped_by("synth", interrupt)),
-                  file=sys.stderr)
-            raise
+        path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
+                                       seed=args.seed)
+    except DataError as error:
+        _end_with_the_message(error, 2)
     print(f"wrote {path}")
     return 0
 
 
-def _synth_interrupted(out_dir: str, unfinished: bool, stopped: str = "synth interrupted") -> str:
-    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: where it stopped, and how to finish.
+def _synth_interrupted(args, stopped: str = "synth interrupted") -> str:
+    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: what its folder holds, and how to finish.
     ``stopped``: how the line begins, "synth stopped by SIGTERM" for SIGTERM's (``sigterm.stopped_by``)."""
-    if not unfinished:
+    synthetic = sys.modules.get("accelerated_seg.data.synthetic")  # None: stopped in its import, nothing written
+    out_dir = args.out_dir
+    if synthetic is not None and synthetic.holds_the_phantoms(out_dir, args.cases, args.validation, args.seed):
+        # this command's phantoms, whole: written before the stop (as its wrote line was said), or by an earlier run
+        return f"{stopped}: {out_dir} holds the phantoms whole, their dataset.json written last; nothing to redo"
+    if synthetic is None or not synthetic.phantoms_unfinished(out_dir):
         return f"{stopped} before it wrote anything into {out_dir}"
+    if os.path.isfile(os.path.join(out_dir, "dataset.json")):  # written, its marker not yet gone (or an earlier run's)
+        return (f"{stopped}: {out_dir} holds phantoms, every case file there whole, and a dataset.json, but the write "
+                f"is not finished ({synthetic.WRITING_MARKER} is still there); the same command finishes them")
     return (f"{stopped}: {out_dir} holds part of the phantoms and no dataset.json yet (written last; every "
             f"case file there is whole); the same command finishes them")
 

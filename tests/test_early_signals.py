@@ -499,3 +499,68 @@ def test_a_sigterm_as_predict_input_puts_back_its_stops_says_the_map_is_written(
     assert done.stderr.splitlines() == [f"predict stopped by SIGTERM: the label map is written whole at {out}; "
                                         f"nothing to redo"], done.stderr
 
+
+def test_synth_called_from_python_returns_its_stops_status_and_puts_the_handlers_back(tmp_path):
+    """``cli.main(["synth", ...])`` called from Python, SIGTERM as its third file is written: it returns 143, as every
+    other one-process command returns its stop's status, the line said once, each case file whole, the marker left
+    for the same command, SIGTERM's and SIGUSR1's defaults back. It raised SystemExit(143) until the
+    hundred-and-twentieth session."""
+    out = tmp_path / "phantoms"
+    code = """
+import json, os, signal
+import accelerated_seg.data.synthetic as synthetic
+from accelerated_seg import cli
+write, calls = synthetic.write_nifti, []
+def signalled_at_the_third(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return write(*args, **kwargs)
+synthetic.write_nifti = signalled_at_the_third
+try:
+    ended = cli.main({argv!r})
+except SystemExit as stop:
+    ended = f"SystemExit({{stop.code}})"
+print(json.dumps([ended, [signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGUSR1)]]))
+"""
+    done = run_python(code.format(argv=["synth", str(out), "--cases", "3", "--validation", "1"]))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [143, [True, True]], done.stdout
+    assert done.stderr.splitlines() == [
+        f"synth stopped by SIGTERM: {out} holds part of the phantoms and no dataset.json yet (written last; every case "
+        f"file there is whole); the same command finishes them"], done.stderr
+    assert [path.name for path in sorted((out / "imagesTr").iterdir()) + sorted((out / "labelsTr").iterdir())] == [
+        "case_000.nii.gz"] * 2
+    assert (out / ".phantoms_being_written").exists() and not (out / "dataset.json").exists()
+
+
+@pytest.mark.parametrize("window", ["as its wrote line is said", "once dataset.json is written"])
+def test_synth_stopped_once_its_phantoms_are_written_says_so(window, tmp_path, monkeypatch, capsys):
+    """synth stopped once its phantoms are written: as its wrote line is said (it said nothing until the
+    hundred-and-twentieth session, the interrupt outside its line's try), or with dataset.json in place and its marker
+    not yet removed (it said "no dataset.json yet")."""
+    import accelerated_seg.data.synthetic as synthetic
+    from accelerated_seg import cli
+    from accelerated_seg.sigterm import StoppedBySIGUSR1, Terminated
+
+    out = tmp_path / "phantoms"
+    if window == "as its wrote line is said":
+        def print_stopped_at_the_wrote_line(*args, **kwargs):
+            if args and str(args[0]).startswith("wrote "):
+                raise Terminated
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(cli, "print", print_stopped_at_the_wrote_line, raising=False)
+        status, said = 143, (f"synth stopped by SIGTERM: {out} holds the phantoms whole, their dataset.json written "
+                             f"last; nothing to redo")
+    else:
+        _stopped_at(monkeypatch, synthetic, "write_text_atomically", 1, StoppedBySIGUSR1)
+        status, said = 138, (f"synth stopped by SIGUSR1: {out} holds phantoms, every case file there whole, and a "
+                             f"dataset.json, but the write is not finished (.phantoms_being_written is still there); "
+                             f"the same command finishes them")
+    assert cli.main(["synth", str(out), "--cases", "2", "--validation", "1"]) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert (out / "dataset.json").is_file()
+    monkeypatch.undo()
+    assert cli.main(["synth", str(out), "--cases", "2", "--validation", "1"]) == 0
+    assert not (out / ".phantoms_being_written").exists()
