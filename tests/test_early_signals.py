@@ -150,21 +150,26 @@ cli.end_process(cli.main())
     assert not out.exists()
 
 
-def test_sigusr1_stops_synth_as_sigterm_does_and_says_so(tmp_path):
-    """A requeue's SIGUSR1 as the third file is written: every case file whole, the marker left for the same command
-    to finish them, synth's line naming SIGUSR1, status 138. It left a hidden temporary and said nothing before."""
-    out = tmp_path / "phantoms"
-    code = """
-import os, signal
+#: Python run before synth: it sends ``{signum}`` to its own process as synth's third file is written.
+SIGNALLED_AT_SYNTHS_THIRD_FILE = """
+import os
 import accelerated_seg.data.synthetic as synthetic
-from accelerated_seg.cli import end_process, main
 write, calls = synthetic.write_nifti, []
 def signalled_at_the_third(*args, **kwargs):
     calls.append(1)
     if len(calls) == 3:
-        os.kill(os.getpid(), signal.SIGUSR1)
+        os.kill(os.getpid(), {signum})
     return write(*args, **kwargs)
 synthetic.write_nifti = signalled_at_the_third
+"""
+
+
+def test_sigusr1_stops_synth_as_sigterm_does_and_says_so(tmp_path):
+    """A requeue's SIGUSR1 as the third file is written: every case file whole, the marker left for the same command
+    to finish them, synth's line naming SIGUSR1, status 138. It left a hidden temporary and said nothing before."""
+    out = tmp_path / "phantoms"
+    code = SIGNALLED_AT_SYNTHS_THIRD_FILE.format(signum=int(signal.SIGUSR1)) + """
+from accelerated_seg.cli import end_process, main
 end_process(main({argv!r}))
 """
     done = run_python(code.format(argv=["synth", str(out), "--cases", "3", "--validation", "1"]))
@@ -506,17 +511,9 @@ def test_synth_called_from_python_returns_its_stops_status_and_puts_the_handlers
     for the same command, SIGTERM's and SIGUSR1's defaults back. It raised SystemExit(143) until the
     hundred-and-twentieth session."""
     out = tmp_path / "phantoms"
-    code = """
-import json, os, signal
-import accelerated_seg.data.synthetic as synthetic
+    code = SIGNALLED_AT_SYNTHS_THIRD_FILE.format(signum=int(signal.SIGTERM)) + """
+import json, signal
 from accelerated_seg import cli
-write, calls = synthetic.write_nifti, []
-def signalled_at_the_third(*args, **kwargs):
-    calls.append(1)
-    if len(calls) == 3:
-        os.kill(os.getpid(), signal.SIGTERM)
-    return write(*args, **kwargs)
-synthetic.write_nifti = signalled_at_the_third
 try:
     ended = cli.main({argv!r})
 except SystemExit as stop:

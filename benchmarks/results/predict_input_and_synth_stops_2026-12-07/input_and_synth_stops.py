@@ -6,8 +6,8 @@ Run (2 CPU cores; PROBE_CODE=<checkout> for another checkout's code, the worktre
         benchmarks/results/predict_input_and_synth_stops_2026-12-07/input_and_synth_stops.py \
         > benchmarks/results/predict_input_and_synth_stops_2026-12-07/input_and_synth_stops_after.txt
 
-Each run is the command line's own start (``main()`` reading sys.argv, as tests/test_early_signals.py starts it) in a
-process of its own, which sends itself the signal from a function of its work wrapped to do so: no sleep, the same
+Each run is the command line's own start (``main()`` reading sys.argv; tests/test_early_signals.py's snippets, of
+this checkout, whatever PROBE_CODE is) in a process of its own, which sends itself the signal from a function of its work wrapped to do so: no sleep, the same
 point every run. The windows of `predict --model M --input scan.nii.gz --output out.nii.gz`:
 - ``loading the model``: as ``load_for_prediction`` is called (nothing written yet);
 - ``in the map's write, before its rename``: once the map's hidden temporary is written whole (``io.sync_file``);
@@ -29,9 +29,12 @@ from pathlib import Path
 
 CODE = os.environ.get("PROBE_CODE", str(Path(__file__).resolve().parents[3]))
 sys.path.insert(0, CODE)
+sys.path.insert(1, str(Path(__file__).resolve().parents[3] / "tests"))  # this checkout's tests, for their snippets
 from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
 from accelerated_seg.exported_model import write_export  # noqa: E402
 from accelerated_seg.models import build_from_spec, model_spec  # noqa: E402
+from test_early_signals import (AS_THE_COMMAND_LINE, SIGNAL_AT_THE_IMPORT,  # noqa: E402
+                                SIGTERM_AS_SIGUSR1S_STOP_CHANGES)
 
 ENV = {**os.environ, "PYTHONPATH": CODE, "OMP_NUM_THREADS": "1"}
 
@@ -53,44 +56,13 @@ setattr(module, {name!r}, signalled)
 
 #: predict_command's (or cli's) ``print`` sending ``signum`` as a line beginning ``{begins}`` is said.
 SIGNALLED_AS_A_LINE_IS_SAID = """
-import builtins, importlib, os
+import builtins, importlib, os, sys
 module = importlib.import_module({module!r})
 def signalled_print(*args, **kwargs):
     if args and str(args[0]).startswith({begins!r}):
         os.kill(os.getpid(), {signum})
     builtins.print(*args, **kwargs)
 module.print = signalled_print
-"""
-
-#: SIGTERM as ``sigterm.stops_as_an_interrupt`` puts SIGUSR1's default back (the command done).
-SIGTERM_AS_THE_STOPS_ARE_PUT_BACK = """
-import os, signal
-import accelerated_seg.sigterm as sigterm
-put_back = sigterm._put_back_the_default
-def signalled_as_sigusr1_is_put_back(signum=signal.SIGTERM):
-    if signum == signal.SIGUSR1:
-        os.kill(os.getpid(), signal.SIGTERM)
-    return put_back(signum)
-sigterm._put_back_the_default = signalled_as_sigusr1_is_put_back
-"""
-
-#: Sends ``signum`` as ``module`` is first imported.
-SIGNALLED_AT_THE_IMPORT = """
-import os, sys
-class SignalAtTheImport:
-    def find_spec(self, name, path=None, target=None):
-        if name == {module!r}:
-            sys.meta_path.remove(self)
-            os.kill(os.getpid(), {signum})
-        return None
-sys.meta_path.insert(0, SignalAtTheImport())
-"""
-
-AS_THE_COMMAND_LINE = """
-import sys
-sys.argv = {argv!r}
-from accelerated_seg.cli import end_process, main
-end_process(main())
 """
 
 #: synth called from Python, SIGTERM as its third file is written: what ``cli.main`` gives back.
@@ -171,10 +143,11 @@ def main() -> None:
                        + AS_THE_COMMAND_LINE.format(argv=predict(out, probabilities)))
             report(f"predict --input, {signum.name} {what}", done, out)
     out = root / "predict_put_back"
-    done = run(SIGTERM_AS_THE_STOPS_ARE_PUT_BACK + AS_THE_COMMAND_LINE.format(argv=predict(out)))
+    done = run(SIGTERM_AS_SIGUSR1S_STOP_CHANGES.format(when="as_the_stops_are_put_back")
+               + AS_THE_COMMAND_LINE.format(argv=predict(out)))
     report("predict --input, SIGTERM as the stops are put back (the wrote line said)", done, out)
     out = root / "predict_stale"
-    earlier = run(AS_THE_COMMAND_LINE.format(argv=predict(out, probabilities=True)))
+    earlier = run("import sys\n" + AS_THE_COMMAND_LINE.format(argv=predict(out, probabilities=True)))
     print(f"(an earlier run with --probabilities: status {earlier.returncode}, files: {folder(out)})")
     done = run(SIGNALLED_AT_A_CALL.format(signum=int(signal.SIGTERM), **dict(at_a_call, module="accelerated_seg.data.io",
                                                                              name="sync_directory"))
@@ -185,7 +158,7 @@ def main() -> None:
     print()
     synth = ["accelerated-seg", "synth", None, "--cases", "3", "--validation", "1"]
     synth_windows = [
-        ("as data.synthetic is imported", SIGNALLED_AT_THE_IMPORT, dict(module="accelerated_seg.data.synthetic")),
+        ("as data.synthetic is imported", SIGNAL_AT_THE_IMPORT, dict(module="accelerated_seg.data.synthetic")),
         ("as its third file is written", SIGNALLED_AT_A_CALL,
          dict(at_a_call, call=3, module="accelerated_seg.data.synthetic", name="write_nifti")),
         ("once dataset.json is written (marker still there)", SIGNALLED_AT_A_CALL,
