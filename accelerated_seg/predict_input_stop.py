@@ -50,6 +50,9 @@ class OneCaseFiles:
         """The line of a stop, beginning with ``stopped`` ("predict stopped by SIGTERM": ``sigterm.stopped_by``)."""
         if not self.written(self.output):
             return f"{stopped}: no file is half-written; the same command predicts the case"
+        # A stop between a file's rename and its folder's fsync (write_nifti's last step) left the name not yet
+        # durable, said "nothing to redo" all the same until that session's review: the folder is synced here.
+        _synced(self.output, self.probabilities if self.written(self.probabilities) else None)
         if self.probabilities is not None:
             if not self.written(self.probabilities):  # the stop came in their write: nothing of them is in place
                 return (f"{stopped}: the label map is written whole at {self.output}, but not its probabilities "
@@ -70,3 +73,11 @@ class OneCaseFiles:
 
         stale = probabilities_path(self.output)
         return stale if stale.is_file() and written_by_predict(stale) is None else None
+
+
+def _synced(*paths: Path | None) -> None:
+    """The folders of ``paths`` (None: none) synced, each once: the renames into them made durable."""
+    from .files import sync_directory
+
+    for folder in dict.fromkeys(path.parent for path in paths if path is not None):
+        sync_directory(folder)

@@ -491,6 +491,41 @@ def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monk
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]  # nothing hidden left
 
 
+def test_a_predict_input_stopped_as_its_map_is_renamed_into_place_syncs_its_folder(tmp_path, monkeypatch, capsys):
+    """A stop just after the map's rename, before write_nifti syncs its folder: the line says the map is written whole,
+    nothing to redo, and the folder is synced first, the rename made durable. Until the hundred-and-twentieth
+    session's review the line said so of a rename no fsync had followed."""
+    import accelerated_seg.data.io as io
+    import accelerated_seg.files as files
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import Terminated
+
+    model, scans = tiny_model_and_scans(tmp_path)
+    out = tmp_path / "maps" / "seg.nii.gz"
+    renamed, synced, replace, sync_directory = [], [], os.replace, files.sync_directory
+
+    def stopped_after_the_rename(source, destination):
+        replace(source, destination)
+        if Path(destination) == out:
+            renamed.append(destination)
+            raise Terminated()
+
+    def noted_sync(folder):
+        if renamed:
+            synced.append(Path(folder))
+        sync_directory(folder)
+
+    monkeypatch.setattr(io.os, "replace", stopped_after_the_rename)
+    monkeypatch.setattr(io, "sync_directory", noted_sync)
+    monkeypatch.setattr(files, "sync_directory", noted_sync)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output",
+                 str(out)]) == 143
+    assert capsys.readouterr().err.splitlines() == [
+        f"predict stopped by SIGTERM: the label map is written whole at {out}; nothing to redo"]
+    assert renamed and synced == [out.parent]
+
+
 def test_a_sigterm_as_predict_input_puts_back_its_stops_says_the_map_is_written(tmp_path):
     """A SIGTERM as a one-process ``predict --input`` puts SIGUSR1's default back, its map written and said: the line
     says so, 143. Until the hundred-and-twentieth session it said "the same command predicts the case"."""
