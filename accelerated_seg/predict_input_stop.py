@@ -55,8 +55,12 @@ class OneCaseFiles:
         _synced(self.output, self.probabilities if self.written(self.probabilities) else None)
         if self.probabilities is not None:
             if not self.written(self.probabilities):  # the stop came in their write: nothing of them is in place
+                # an earlier run's there stay: they were said to be "not its probabilities" alone until that
+                # session's review, beside a map they are no longer the probabilities of
+                left = " still holds an earlier run's, no longer its" if self.probabilities.is_file() else ""
                 return (f"{stopped}: the label map is written whole at {self.output}, but not its probabilities "
-                        f"({self.probabilities}); no file is half-written: the same command predicts the case again")
+                        f"({self.probabilities}{left}); no file is half-written: the same command predicts the case "
+                        f"again")
             return (f"{stopped}: the label map and its probabilities are written whole at {self.output} and "
                     f"{self.probabilities}; nothing to redo")
         if stale := self._earlier_probabilities():  # the stop came before write_case removed them

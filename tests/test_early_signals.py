@@ -431,7 +431,8 @@ def _stopped_at(monkeypatch, module, name: str, call: int, interrupt: type[Keybo
 
 
 @pytest.mark.parametrize("window", ["loading the model", "the map in place, its folder being synced",
-                                    "in the probabilities' write", "as the wrote line is said",
+                                    "in the probabilities' write",
+                                    "in the probabilities' write, an earlier run's there", "as the wrote line is said",
                                     "as the wrote line is said, with the probabilities",
                                     "an earlier run's probabilities not yet removed"])
 def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monkeypatch, capsys):
@@ -463,6 +464,14 @@ def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monk
         said, status, files = (f"predict stopped by SIGTERM: the label map is written whole at {out}, but not its "
                                f"probabilities ({probs}); no file is half-written: the same command predicts the case "
                                f"again"), 143, ["seg.nii.gz"]
+    elif window == "in the probabilities' write, an earlier run's there":  # said "not its probabilities" alone
+        assert main(with_probabilities) == 0  # until the hundred-and-twentieth session's review
+        _stopped_at(monkeypatch, io, "sync_file", 2, Terminated)
+        command = with_probabilities
+        said, status, files = (f"predict stopped by SIGTERM: the label map is written whole at {out}, but not its "
+                               f"probabilities ({probs} still holds an earlier run's, no longer its); no file is "
+                               f"half-written: the same command predicts the case again"), 143, ["seg.nii.gz",
+                                                                                                 "seg_probs.nii.gz"]
     elif window.startswith("as the wrote line is said"):
         def print_stopped_at_the_wrote_line(*args, **kwargs):
             if args and str(args[0]).startswith("wrote "):
