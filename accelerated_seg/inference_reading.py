@@ -34,7 +34,7 @@ from .data.preprocess_settings import CASES_MEDIAN_KEY, cases_median_spacing, sp
 from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICROMETRES_CODE, declared_in_mm,
                            far_finer, far_finer_words, finer_than_the_median_words, other_unit_words,
                            resampled_shape_of, times_coarser, times_off)
-from .data.volume_opening import one_file_for_channels_said
+from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
 from .host_memory import memory_available
 from .inference_case_units import spacing_case_words
 from .inference_inputs import channel_order, check_no_folder_as_a_channel
@@ -286,6 +286,9 @@ def channel_volumes_refusal(config: dict, paths: Sequence[Path], shapes: Sequenc
             return f"{path}: {advice}"  # "holds not 3D volume(s)" said nothing of either
         if expected > 1:
             return f"{path}: {one_file_for_channels_said(shape, in_channels, 'the model takes', channel_order(config))}"
+        if in_channels > 1:  # one of its several files: "the model takes one channel" said of a 2-channel model
+            said = channel_file_of_several_said(shape, in_channels, "the model takes", channel_order(config))
+            return f"{path}: {said}"
         return (f"{path}: a {len(shape)}D image {tuple(shape)} holds {held or 'not'} 3D volume(s), but the model takes "
                 f"one channel: give the one 3D volume it was trained on")
     return None

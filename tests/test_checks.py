@@ -1647,6 +1647,22 @@ def test_the_checks_name_a_json_of_another_name_by_its_name_not_dataset_json(tmp
         assert_single_error(report, case.images[0], f"but {name} declares 2 channels and this one file is given")
 
 
+def test_a_4d_file_among_a_cases_channel_files_is_told_one_3d_volume_each_not_one_channel_declared(tmp_path):
+    """A dataset.json whose "modality" declares 2 channels and lists an (x, y, z, 2) file beside a 3D one for a case
+    was told "the dataset declares one channel: declare its channels in an MSD dataset.json's 'modality'", which it
+    had done, until review r94 of the hundred-and-twentieth session: each of the 2 files is to hold one 3D volume."""
+    case = make_case(tmp_path, "two_files")
+    four_d = save(tmp_path / "imagesTr" / "four_d.nii.gz", np.stack([clean_image()] * 2, axis=-1), AFFINE)
+    for images in ([four_d, str(case.images[0])], [str(case.images[0]), four_d]):
+        (tmp_path / "dataset.json").write_text(json.dumps({
+            "labels": {"0": "background", "1": "liver", "2": "tumour"}, "modality": {"0": "T1", "1": "T2"},
+            "training": [{"image": [str(path) for path in images], "label": str(case.label)}]}))
+        line = assert_single_error(check_manifest(load_cases(tmp_path / "dataset.json", validation_fraction=0)),
+                                   four_d, "is 4D with 2 volumes, but dataset.json declares 2 channels and it is one "
+                                   "of the 2 files given for them, one 3D volume each: give one 3D file per channel")
+        assert "declares one channel" not in line, line
+
+
 def test_a_csv_run_declares_its_labels_with_data_labels(tmp_path):
     """From YAML or the command line, data.labels is how a CSV gets more than two classes."""
     training, validation = make_case(tmp_path, "a"), make_case(tmp_path, "b")  # labels 0, 1, 2

@@ -464,6 +464,25 @@ def test_evaluate_takes_a_case_of_one_4d_file_of_the_models_channels_as_predict_
     assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}") and "one channel" in predicted, said
 
 
+def test_a_4d_file_among_a_cases_channel_files_is_told_one_3d_volume_each_by_evaluate_and_predict(tmp_path):
+    """An (x, y, z, 2) file beside a 3D one for a 2-channel model: evaluate and predict said "the model takes one
+    channel: give the one 3D volume it was trained on" of a model of 2, until review r94 of the
+    hundred-and-twentieth session (benchmarks/results/review_four_d_cases_2026-12-07/)."""
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"two": (8, 8, 8, 2), "one": (8, 8, 8)})
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    for images in ([files["two"], files["one"]], [files["one"], files["two"]]):
+        data = Dataset.from_files([], validation_pairs=[(images, files["label"])], n_classes=3, block_shape=16,
+                                  num_workers=0)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", images)
+        assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}"), said
+        assert predicted.endswith(f"{files['two']}: shape (8, 8, 8, 2) is 4D with 2 volumes, but the model takes 2 "
+                                  f"channels and it is one of the 2 files given for them, one 3D volume each: give "
+                                  f"one 3D file per channel, in the order channel 0 (MRI0), channel 1 (MRI1), or one "
+                                  f"file of them all as (x, y, z, 2)"), predicted
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np

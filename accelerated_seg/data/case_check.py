@@ -43,7 +43,7 @@ def check_case(
     boxes: list[Box | None] = []
     flat_values: list[float | None] = []  # each image file's one value, where it holds one throughout
     for role, path in zip(roles, case.images):
-        image = open_volume(path, case.id, role, report, volumes_per_file, channels_declared_in)
+        image = open_volume(path, case.id, role, report, volumes_per_file, channels_declared_in, num_channels)
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)

@@ -39,10 +39,10 @@ def over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, re
 
 
 def open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1,
-                 channels_declared_in: str = "the dataset") -> nib.Nifti1Image | None:
+                 channels_declared_in: str = "the dataset", channels: int = 1) -> nib.Nifti1Image | None:
     """Read and fully verify a file; return it only if it is a readable 3D volume (one behind size-1 axes as
     (x, y, z): ``one_volume``), or a 4D stack of ``volumes`` 3D volumes (channels, as ``channels_declared_in``
-    declares them) where more than one is expected."""
+    declares them) where more than one is expected; ``channels``: the channels the case's files are given for."""
     context = f"{case_id} ({role})"
     try:
         image = read_nifti(path, verify_stream=True)
@@ -57,7 +57,8 @@ def open_volume(path: Path, case_id: str, role: str, report: CheckReport, volume
         if role == "label" and (said := _several_volumes_all_nan_said(image)):  # before its volumes' argmax
             report.errors.append(f"{context}: {path}: {said}")
             return None
-        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes, channels_declared_in)}")
+        said = _not_3d_advice(image.shape, role, volumes, channels_declared_in, channels)
+        report.errors.append(f"{context}: {path}: {said}")
         return None
     if 0 in image.shape[:3]:  # passed as "only background" and then failed inside MONAI's Orientationd
         report.errors.append(f"{context}: {path}: shape {tuple(image.shape)} has an axis of length 0: it holds no "
@@ -85,16 +86,18 @@ def _several_volumes_all_nan_said(label: nib.Nifti1Image) -> str:
 
 
 def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
-                   channels_declared_in: str = "the dataset") -> str:
+                   channels_declared_in: str = "the dataset", channels: int = 1) -> str:
     """Say what a non-3D file probably is and how to turn it into what is expected (``volumes`` of them, as
     ``channels_declared_in`` declares: the JSON by its name, "dataset.json" of every one until the ninety-first
-    session)."""
+    session; ``channels``: the channels a case's several files are given for, one 3D volume each)."""
     if role != "label" and (advice := vector_layout_advice(shape)):
         return advice
     if advice := channel_first_advice(shape, role):
         return advice
     if volumes > 1:  # one file per case for several declared channels
         return one_file_for_channels_said(shape, volumes, f"{channels_declared_in} declares")
+    if channels > 1 and role != "label":  # one of a case's several channel files
+        return channel_file_of_several_said(shape, channels, f"{channels_declared_in} declares")
     if len(shape) == 4 and role == "label":
         return (
             f"shape {shape} is 4D with {shape[3]} volumes; a label must be one 3D map of class values — "
@@ -114,6 +117,20 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
     return f"shape {shape} is not 3D (x, y, z; trailing size-1 axes are allowed); store each 3D volume as its own file"
+
+
+def channel_file_of_several_said(shape: tuple[int, ...], channels: int, declared: str, order: str = "") -> str:
+    """What is wrong with a file that is not one 3D volume among a case's ``channels`` files, one per channel, as
+    ``declared`` ("dataset.json declares", "the model takes"; ``order`` as ``one_file_for_channels_said``'s). An
+    (x, y, z, 2) file beside a 3D one for 2 channels was told "the dataset declares one channel: declare its channels
+    in ... 'modality'" by the check of a dataset.json whose "modality" declared 2, and "the model takes one channel"
+    by predict and evaluate of a 2-channel model, until review r94 of the hundred-and-twentieth session."""
+    held = volumes_in(shape)
+    what = f"is 4D with {held} volumes" if held is not None else f"is {len(shape)}D, no stack of 3D volumes"
+    in_order = f", in the order {order}" if order else ""
+    return (f"shape {tuple(shape)} {what}, but {declared} {channels} channels and it is one of the {channels} files "
+            f"given for them, one 3D volume each: give one 3D file per channel{in_order}, or one file of them all "
+            f"as (x, y, z, {channels})")
 
 
 def one_file_for_channels_said(shape: tuple[int, ...], channels: int, declared: str, order: str = "") -> str:
