@@ -268,7 +268,7 @@ class Segmentation:
                               f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
         check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
-            check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+            check_fine_tuning(self.loaded_from, cfg, dataset.manifest, channels_named=dataset.channel_names is not None)
         return cfg, processes, steps
 
     def _steps_asked(self, epochs, steps, train_settings: dict) -> int | None:

@@ -21,14 +21,16 @@ if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
 
-def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
+def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest, channels_named: bool = True) -> None:
     """Refuse, before anything is written, a dataset the loaded model cannot go on training on, or
     model_args changed since it was loaded.
 
     Training would refuse it too, but in train.init_from's terms, a setting the estimator's user
     never gave; here each difference is named as the Dataset or the Segmentation gives it.
+    ``channels_named``: whether the Dataset was given channel_names (else its one file a case is one channel).
     """
-    saved = ModelSpec.from_dict(read_export_config(export)["model"])
+    config = read_export_config(export)
+    saved = ModelSpec.from_dict(config["model"])
     needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                         cfg.model.args)
     if needed == saved or bridgeable(saved, needed):  # other classes: new output layers; 1 channel: spread
@@ -37,7 +39,8 @@ def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     said, remedies = [], []
     if of_the_dataset:
         said.append(f"does not fit this dataset ({'; '.join(of_the_dataset)})")
-        remedies.append("give a Dataset the model fits")
+        named = "" if channels_named else _channels_to_name(config, manifest)
+        remedies.append(f"give a Dataset the model fits{named}")
     if of_the_design:  # model_args (or the model) changed since Segmentation.load, not the dataset
         said.append(f"is not the network this Segmentation builds ({'; '.join(of_the_design)})")
         remedies.append(f"give {'model and ' if saved.name != needed.name else ''}model_args as the model has them")
@@ -45,6 +48,31 @@ def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} "
                       f"{', and '.join(said)}: {', and '.join(remedies)}, or fit(..., init_from=None) to train a new "
                       f"{cfg.model.name} of {design} from scratch")
+
+
+def _channels_to_name(config: dict, manifest: Manifest) -> str:
+    """How a Dataset that names no channels, its cases one (x, y, z, C) file of the loaded model's C > 1 channels as
+    the Decathlon's BrainTumour keeps them, declares them (judged by the first case's header, as from_files judges
+    its names): "" for any other. evaluate and predict take such files for such a model; fit was told "give a Dataset
+    the model fits" alone (review r94 of the hundred-and-twentieth session)."""
+    import nibabel
+
+    from .data.volume_opening import volumes_in
+
+    channels = int(config["in_channels"])
+    first = next(iter([*manifest.training, *manifest.validation]), None)
+    if channels < 2 or first is None or len(first.images) != 1:
+        return ""
+    try:
+        held = volumes_in(nibabel.load(first.images[0]).shape)
+    except Exception:  # noqa: BLE001 - an unreadable file is the checks' to name
+        return ""
+    if held != channels:
+        return ""
+    saved = config.get("channels") or {}
+    names = [str(saved.get(str(index), f"image_{index}")) for index in range(channels)]
+    return (f" (its first case's one file, {first.images[0]}, holds {channels} volumes (x, y, z, {channels}): name "
+            f"them as the model's channels, Dataset.from_files(..., channel_names={names!r}))")
 
 
 def _fine_tuning_differences(saved: ModelSpec, needed: ModelSpec) -> tuple[list[str], list[str]]:

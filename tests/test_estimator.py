@@ -483,6 +483,40 @@ def test_a_4d_file_among_a_cases_channel_files_is_told_one_3d_volume_each_by_eva
                                   f"file of them all as (x, y, z, 2)"), predicted
 
 
+def test_fit_of_a_loaded_model_on_one_4d_file_a_case_names_channel_names_as_the_way(tmp_path):
+    """A loaded model of 2 channels fit on cases of one (x, y, z, 2) file, a Dataset naming no channels (which
+    evaluate and predict take for that model): refused before the run folder exists, as "image channels: 2 in the
+    model, 1 in the dataset: give a Dataset the model fits" alone until review r94 of the hundred-and-twentieth
+    session; the way, channel_names, is said, and taken."""
+    import nibabel as nib
+    from test_inference import export
+
+    rng, affine, pairs = np.random.default_rng(0), np.diag([2.5, 2.5, 2.5, 1.0]), []
+    label = np.zeros((16, 16, 16), np.uint8)
+    label[4:12, 4:12, 4:12] = 1
+    for index in range(3):
+        nib.save(nib.Nifti1Image(rng.uniform(10, 100, (16, 16, 16, 2)).astype(np.float32), affine),
+                 tmp_path / f"scan_{index}.nii.gz")
+        nib.save(nib.Nifti1Image(label, affine), tmp_path / f"case_{index}.nii.gz")
+        pairs.append((str(tmp_path / f"scan_{index}.nii.gz"), str(tmp_path / f"case_{index}.nii.gz")))
+    model = export(tmp_path / "model", in_channels=2)
+    quiet = {"trackers": "none", "progress_bar": False, "val_every": 0, "save_every": 0}
+    for names in (None, ["MRI0", "MRI1"]):
+        data = Dataset.from_files(pairs, n_classes=3, block_shape=16, num_workers=0, channel_names=names,
+                                  cache_dir=str(tmp_path / f"cache_{names is None}"), spacing=(2.5, 2.5, 2.5))
+        run = tmp_path / f"run_{names is None}"
+        if names is None:
+            with pytest.raises(ConfigError, match=r"image channels: 2 in the model, 1 in the dataset\): give a Dataset "
+                                                  r"the model fits \(its first case's one file, .*scan_0.nii.gz, holds "
+                                                  r"2 volumes \(x, y, z, 2\): name them as the model's channels, "
+                                                  r"Dataset.from_files\(\.\.\., channel_names=\['MRI0', 'MRI1'\]\)\)"):
+                Segmentation.load(model, output_dir=str(run), **quiet).fit(data, steps=1)
+            assert not run.exists()
+        else:
+            Segmentation.load(model, output_dir=str(run), **quiet).fit(data, steps=1, warmup_steps=0)
+            assert (run / "model" / "model.safetensors").is_file()
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
