@@ -53,6 +53,14 @@ handler: the handler runs on the main thread only between two of its Python step
 agent's SIGKILL, 30 s later, where the default ended it at once. That thread also sends the signal on to the main
 thread where the kernel handed it to another, whose handler then ran only once the main thread's wait returned by
 itself (``_main_thread_woken_once``, since the hundred-and-fifteenth session).
+
+SIGUSR1 (a requeue's notice, Slurm's ``--signal=USR1@60``) is taken as a job's SIGTERM in both spans, its line naming
+it, status 138, since the hundred-and-twentieth session: it had Python's default from the command's start on, and
+ended each process at once, -10, nothing said, a map being written left under its hidden name
+(benchmarks/results/launched_predict_sigusr1_2026-12-07/). The agent never sends it, so it is always a stop, never
+the ending of the processes left when one has died: a process that has ended (that stop's first, 138) is no death to
+it. Taken together with SIGTERM (``sigterm.stops_as_an_interrupt``): the first of the two is the stop, whichever it
+is, and decides the span as it comes; a later one is that stop's too (a notice, then the time limit's SIGTERM).
 """
 
 from __future__ import annotations
@@ -64,11 +72,15 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
+from .early_signals import at_pythons_default, taken_over
 from .exit_now import exit_now, remove_own_multiprocessing_folder
 from .last_wait import every_process_came_to_the_last_wait, forget_the_last_wait
 from .processes_beside import stat_fields
 from .ranks_stop_together import an_error_is_published
-from .sigterm import EXIT_TERMINATED, sigterm_as_an_interrupt
+from .sigterm import INTERRUPTS, stops_as_an_interrupt
+
+#: The signals a launched predict takes as a job's stop: SIGTERM and SIGUSR1 (``sigterm.INTERRUPTS``).
+STOPS = tuple(INTERRUPTS)
 
 
 def processes_beside_this_one() -> list[int] | None:
@@ -98,8 +110,9 @@ def one_is_not_reaped(beside: list[int]) -> bool:
 def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     """While active, in a launch whose processes have met: SIGTERM raises ``sigterm.Terminated`` on the main thread
     (a stop, said as Ctrl-C's is), unless a process beside this one has ended before every process came to the last
-    wait, when it ends the process at once with SIGTERM's default (module docstring). Nothing changes where ``/proc``
-    cannot tell, off the main thread, or where SIGTERM has a handler of the caller's."""
+    wait, when it ends the process at once with SIGTERM's default (module docstring); SIGUSR1 raises
+    ``sigterm.StoppedBySIGUSR1``, a stop always. Nothing changes where ``/proc`` cannot tell, off the main thread, or
+    where SIGTERM has a handler of the caller's (a SIGUSR1 handler of the caller's is kept, SIGTERM taken)."""
     beside = processes_beside_this_one()
     if (beside is None or threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
@@ -111,27 +124,29 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     # handler again inside the first's, on the main thread, while it decides
     deciding, decided = threading.RLock(), []
 
-    def ended_at_once_where_one_has_ended() -> None:
-        # Decided once, as the first SIGTERM comes (by the thread or the handler, whichever runs first): the handler
-        # may run long after, once the main thread leaves a C++ call, when the stop under way has ended the others.
+    def ended_at_once_where_one_has_ended(signum: int) -> None:
+        # Decided once, as the first stop comes (by the thread or the handler, whichever runs first): the handler may
+        # run long after, once the main thread leaves a C++ call, when the stop under way has ended the others. A
+        # SIGUSR1 first is a stop: the agent's SIGTERM after the ends it brings (138) is that stop's, not a death's.
         with deciding:
             if not decided:
-                decided.append(one_has_ended(beside) and not every_process_came_to_the_last_wait()
-                               and not an_error_is_published())
+                decided.append(signum == signal.SIGTERM and one_has_ended(beside)
+                               and not every_process_came_to_the_last_wait() and not an_error_is_published())
         if decided[0]:
             end_at_once()
 
     handled, woken = threading.Event(), []  # the handler has run on the main thread; it was woken once
 
-    def in_the_handler() -> None:
+    def in_the_handler(signum: int) -> None:
         handled.set()
-        ended_at_once_where_one_has_ended()
+        ended_at_once_where_one_has_ended(signum)
 
-    def as_it_comes() -> None:
-        ended_at_once_where_one_has_ended()
-        _main_thread_woken_once(handled, woken)
+    def as_it_comes(signum: int) -> None:
+        ended_at_once_where_one_has_ended(signum)
+        _main_thread_woken_once(handled, woken, signum)
 
-    with sigterm_as_an_interrupt(first=in_the_handler), _asked_as_it_comes(as_it_comes):
+    taken = _stops_taken()
+    with stops_as_an_interrupt(first=in_the_handler, signums=taken), _asked_as_it_comes(as_it_comes, taken):
         _SPAN[:] = [beside]
         try:
             yield
@@ -139,37 +154,39 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
             _SPAN.clear()
 
 
-def _main_thread_woken_once(handled: threading.Event, woken: list) -> None:
-    """SIGTERM sent to the main thread, once, where a SIGTERM has come but its handler has not run there. The kernel
-    hands a signal sent to the process to any of its threads that does not block it; where that is not the main
-    thread, Python's C handler runs on that thread and wakes no wait of the main thread's (``time.sleep``, a lock's, a
-    queue's), which runs the handler only once it returns by itself: a launched predict's process asleep in its share
-    of a case slept on, the main process waiting for it in a collective, until the agent's SIGKILL 30 s later, no line
-    said. A thread starting as the signal comes can take it (its start sets its signal mask, and the kernel then looks
-    at what is pending for the process): SIGTERM to a process in this span whose main thread slept, a thread of its own
-    starting threads without pause, left that thread asleep in 3 and 5 of 20 tries, none since this (the
-    hundred-and-fifteenth session: benchmarks/results/sigterm_on_another_thread_2026-12-06; the suspected cause of a CI
-    run's one failure of that kind, not reproduced end to end). Sent to the main thread, it wakes such a wait, as one
-    the kernel hands there does; a second SIGTERM raises nothing (``raised_once``), and one to a main thread in a C
-    call that runs no handler (a collective) changes nothing. Once: this signal's own byte comes back to the thread
-    that calls this."""
+def _main_thread_woken_once(handled: threading.Event, woken: list, signum: int = signal.SIGTERM) -> None:
+    """``signum`` (the stop that came: SIGTERM, SIGUSR1) sent to the main thread, once, where it has come but its
+    handler has not run there. The kernel hands a signal sent to the process to any of its threads that does not block
+    it; where that is not the main thread, Python's C handler runs on that thread and wakes no wait of the main thread's
+    (``time.sleep``, a lock's, a queue's), which runs the handler only once it returns by itself: a launched predict's
+    process asleep in its share of a case slept on, the main process waiting for it in a collective, until the agent's
+    SIGKILL 30 s later, no line said. A thread starting as the signal comes can take it (its start sets its signal mask,
+    and the kernel then looks at what is pending for the process): SIGTERM to a process in this span whose main thread
+    slept, a thread of its own starting threads without pause, left that thread asleep in 3 and 5 of 20 tries, none
+    since this (the hundred-and-fifteenth session: benchmarks/results/sigterm_on_another_thread_2026-12-06; the
+    suspected cause of a CI run's one failure of that kind, not reproduced end to end). Sent to the main thread, it
+    wakes such a wait, as one the kernel hands there does; a second SIGTERM raises nothing (``raised_once``), and one to
+    a main thread in a C call that runs no handler (a collective) changes nothing. Once: this signal's own byte comes
+    back to the thread that calls this."""
     if handled.is_set() or woken:
         return
     woken.append(True)
     with contextlib.suppress(Exception):  # noqa: BLE001 - the main thread ended meanwhile: nothing to wake
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+        signal.pthread_kill(threading.main_thread().ident, signum)
 
 
 @contextlib.contextmanager
-def said_once_until_the_processes_meet(say: Callable[[], None]) -> Iterator[None]:
+def said_once_until_the_processes_meet(say: Callable[[int], None]) -> Iterator[None]:
     """Until a launch's processes meet (predict's checks, its imports, the rendezvous): a job's SIGTERM ends this
-    process at once, status 143, once ``say()`` has said the caller's line (once on this node: ``say_once_on_this_node``;
-    nothing is written before the meeting), where SIGTERM's default ended it saying nothing, -15, until the
-    hundred-and-nineteenth session; the agent's SIGTERM to the processes left when one has ended still ends it at once
-    with the default, saying nothing ("Before the processes meet", module docstring). Acted on by a thread as the signal
-    comes (``_asked_as_it_comes``), whatever the main thread is in: the rendezvous waits in C++, where no Python handler
-    runs (interrupt_in_the_rendezvous.py). Nothing changes where ``/proc`` or torch elastic's ``LOCAL_WORLD_SIZE``
-    cannot tell the two apart, off the main thread, or where SIGTERM has a handler of the caller's."""
+    process at once, status 143, once ``say(signum)`` has said the caller's line (once on this node:
+    ``say_once_on_this_node``; nothing is written before the meeting), where SIGTERM's default ended it saying nothing,
+    -15, until the hundred-and-nineteenth session; the agent's SIGTERM to the processes left when one has ended still
+    ends it at once with the default, saying nothing ("Before the processes meet", module docstring). SIGUSR1 ends it
+    so too, its line naming it, status 138, whatever has ended (the agent never sends it; -10 and nothing said until
+    the hundred-and-twentieth session). Acted on by a thread as the signal comes (``_asked_as_it_comes``), whatever the
+    main thread is in: the rendezvous waits in C++, where no Python handler runs (interrupt_in_the_rendezvous.py).
+    Nothing changes where ``/proc`` or torch elastic's ``LOCAL_WORLD_SIZE`` cannot tell the two apart, off the main
+    thread, or where SIGTERM has a handler of the caller's (a SIGUSR1 handler of the caller's is kept)."""
     on_this_node = os.environ.get("LOCAL_WORLD_SIZE", "")
     beside = processes_beside_this_one()
     if (beside is None or not on_this_node.isdigit() or threading.current_thread() is not threading.main_thread()
@@ -178,29 +195,40 @@ def said_once_until_the_processes_meet(say: Callable[[], None]) -> Iterator[None
         return
     acting = threading.Lock()
 
-    def as_it_comes() -> None:
-        if not acting.acquire(blocking=False):  # a second SIGTERM (the agent's, passing the job's on): under way
+    def as_it_comes(signum: int) -> None:
+        if not acting.acquire(blocking=False):  # a second stop (the agent's SIGTERM, passing the job's on): under way
             return
         now = processes_beside_this_one()  # an ended process's cmdline is empty: a zombie is not among them
-        if now is None or len(now) < int(on_this_node) - 1 or one_has_ended(beside):
+        if signum == signal.SIGTERM and (now is None or len(now) < int(on_this_node) - 1 or one_has_ended(beside)):
             end_at_once()  # the agent's ending of the processes left: it reaps the ended one before it signals
         with contextlib.suppress(Exception):  # whatever the saying meets (a reader gone), the process ends
-            say()
+            say(signum)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-        exit_now(EXIT_TERMINATED)
+        exit_now(128 + signum)
 
-    with _asked_as_it_comes(as_it_comes):
-        signal.signal(signal.SIGTERM, _acted_on_by_the_thread)  # after the wakeup fd: no SIGTERM goes unseen
+    taken = _stops_taken()
+    with _asked_as_it_comes(as_it_comes, taken):
+        for signum in taken:  # after the wakeup fd: no stop goes unseen
+            taken_over(signum, _acted_on_by_the_thread)
         try:
             yield
         finally:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # before the thread ends: no SIGTERM goes unacted on
+            for signum in taken:  # before the thread ends: no stop goes unacted on
+                signal.signal(signum, signal.SIG_DFL)
+
+
+def _stops_taken() -> tuple[int, ...]:
+    """The stops a span takes: SIGTERM (its caller has checked it has Python's default), and SIGUSR1 where it has
+    Python's default (cli's handover put it back) or early_signals' handler standing in for it, not a handler of the
+    caller's, which its thread would otherwise act on too (and send on to the main thread, the handler run twice)."""
+    return tuple(signum for signum in STOPS if signum == signal.SIGTERM or at_pythons_default(signum))
 
 
 def _acted_on_by_the_thread(signum: int, frame) -> None:
-    """SIGTERM's Python handler in ``said_once_until_the_processes_meet``: nothing, the thread acts on it."""
+    """SIGTERM's and SIGUSR1's Python handler in ``said_once_until_the_processes_meet``: nothing, the thread acts on
+    it."""
 
 
 #: The processes beside this one (``processes_beside_this_one``) while ``sigterm_as_an_interrupt_unless_one_has_ended``
@@ -215,14 +243,15 @@ def beside_while_a_death_ends_at_once() -> list[int] | None:
 
 
 @contextlib.contextmanager
-def _asked_as_it_comes(ask) -> Iterator[None]:
-    """``ask()`` on a thread of its own as each SIGTERM comes, whatever the main thread is in: Python's C-level
-    handler writes each signal's number to the wakeup fd at once (``signal.set_wakeup_fd``). On leaving, the fd is put
-    back, and the thread has read what was written before and ended, its pipe closed, before this returns: it was left
-    to end on its own until the hundred-and-ninth session's review, still running with its pipe open just after
-    leaving in 7 of 10 in-process tries, so a SIGTERM's byte could be acted on after the span was left. It is told to
-    end by a byte of its own (``_SPAN_ENDED``), not by the pipe's end: a process forked inside the span holds the
-    writing end for as long as it runs."""
+def _asked_as_it_comes(ask: Callable[[int], None],
+                       signums: tuple[int, ...] = (signal.SIGTERM,)) -> Iterator[None]:
+    """``ask(signum)`` on a thread of its own as each signal of ``signums`` comes, whatever the main thread is in:
+    Python's C-level handler writes each signal's number to the wakeup fd at once (``signal.set_wakeup_fd``). On
+    leaving, the fd is put back, and the thread has read what was written before and ended, its pipe closed, before
+    this returns: it was left to end on its own until the hundred-and-ninth session's review, still running with its
+    pipe open just after leaving in 7 of 10 in-process tries, so a SIGTERM's byte could be acted on after the span was
+    left. It is told to end by a byte of its own (``_SPAN_ENDED``), not by the pipe's end: a process forked inside the
+    span holds the writing end for as long as it runs."""
     reading, writing = os.pipe()
     os.set_blocking(writing, False)  # as set_wakeup_fd asks
     try:
@@ -239,8 +268,8 @@ def _asked_as_it_comes(ask) -> Iterator[None]:
                 if previous != -1:  # an event loop's own fd, given every byte as it would have been
                     with contextlib.suppress(OSError):
                         os.write(previous, numbers.replace(_SPAN_ENDED, b""))
-                if signal.SIGTERM in numbers:
-                    ask()
+                for signum in dict.fromkeys(number for number in numbers if number in signums):  # in order, once
+                    ask(signum)
                 if _SPAN_ENDED in numbers:
                     break
         os.close(reading)

@@ -8,7 +8,6 @@ cannot be written is refused at once rather than after the 7-15 s that the impor
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -109,7 +108,8 @@ def _run_launched(args) -> int:
     agent then ends the others with SIGTERM, which ends them at once, saying nothing, until the processes meet
     (``_predict_distributed``). Until the hundred-and-ninth session it ended saying nothing, as training did until
     the hundred-and-eighth. A job's SIGTERM there ends each process at once, its line said once on each node, 143
-    (``said_once_until_the_processes_meet``; -15 and nothing said until the hundred-and-nineteenth session)."""
+    (``said_once_until_the_processes_meet``; -15 and nothing said until the hundred-and-nineteenth session), and so
+    does a SIGUSR1, 138 (-10 and nothing said until the hundred-and-twentieth)."""
     from .launched_sigterm import said_once_until_the_processes_meet
 
     try:
@@ -130,9 +130,9 @@ def _run_launched(args) -> int:
     return _predict_distributed(args, options, state)
 
 
-def _say_stopped_before_it_began() -> None:
-    """A job's SIGTERM before the launch's processes met (``said_once_until_the_processes_meet``)."""
-    _say_once_on_this_node(stopped_before_it_began("accelerated-seg predict", signal.SIGTERM))
+def _say_stopped_before_it_began(signum: int) -> None:
+    """A job's SIGTERM or SIGUSR1 before the launch's processes met (``said_once_until_the_processes_meet``)."""
+    _say_once_on_this_node(stopped_before_it_began("accelerated-seg predict", signum))
 
 
 def _say_interrupted_before_the_processes_met(args) -> None:
@@ -389,9 +389,10 @@ def _options_given(args) -> list[str]:
 def _predict_distributed(args, options, state=None) -> int:
     """The cases shared over the launch's processes, which have met (``state``, made here where None). SIGTERM is a
     stop from here, said as Ctrl-C's is, except where it is torch's agent ending the processes left when one has ended
-    (launched_sigterm.py); before here it ends the process at once (``said_once_until_the_processes_meet``, saying
-    the line where no process has ended): a process waiting in the rendezvous, where no Python handler runs, would
-    have held it until the agent's SIGKILL, 30 s later."""
+    (launched_sigterm.py), and so is SIGUSR1 (since the hundred-and-twentieth session); before here either ends the
+    process at once (``said_once_until_the_processes_meet``, saying the line where no process has ended): a process
+    waiting in the rendezvous, where no Python handler runs, would have held it until the agent's SIGKILL, 30 s
+    later."""
     from .inference_distributed import process_state
     from .launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
 

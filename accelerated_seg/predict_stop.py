@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .config import ConfigError
 from .data.errors import DataError
-from .sigterm import Terminated, by_sigterm
+from .sigterm import INTERRUPTS, stop_signal, stopped_by
 
 
 #: What lowers the memory a case's windows take, said with a process's out of memory under split=windows.
@@ -227,7 +227,8 @@ def _stopping(error: BaseException, where: str) -> BaseException:
     """What stops every process for ``error`` met ``where`` (``process 1, case small_1``): out of memory as named;
     ``predict interrupted in <where>`` for Ctrl-C or a scheduler's SIGINT, asked for (a KeyboardInterrupt: said as
     no error, status 130; the cases written whole follow, as predict says them when interrupted in one process), and
-    ``predict stopped by SIGTERM in <where>`` for a stop's SIGTERM (status 143; launched_sigterm.py);
+    ``predict stopped by SIGTERM in <where>`` for a stop's SIGTERM (status 143; launched_sigterm.py), ``predict stopped
+    by SIGUSR1 in <where>`` for a requeue's SIGUSR1 (status 138, since the hundred-and-twentieth session);
     stdout's reader gone (``| head``: a BrokenPipeError, no error either, left for the launcher's table alone, status
     141 as SIGPIPE's, where it was "error: process 0: [Errno 32] Broken pipe" until the hundred-and-second session); a
     file's or a setting's error, or one of the file system, in one line; a bug with its type and traceback."""
@@ -235,9 +236,8 @@ def _stopping(error: BaseException, where: str) -> BaseException:
 
     if isinstance(error, OutOfMemory):
         return error
-    if isinstance(error, KeyboardInterrupt):  # SIGTERM's a Terminated still, for every process's status (143)
-        return (Terminated(f"predict stopped by SIGTERM in {where}") if by_sigterm(error)
-                else KeyboardInterrupt(f"predict interrupted in {where}"))
+    if isinstance(error, KeyboardInterrupt):  # SIGTERM's a Terminated still (SIGUSR1's alike), for each status (143)
+        return INTERRUPTS.get(stop_signal(error), KeyboardInterrupt)(f"{stopped_by('predict', error)} in {where}")
     if isinstance(error, BrokenPipeError):  # an OSError, but not the file system's
         return BrokenPipeError(f"predict stopped in {where}: the reader of its output went away")
     if isinstance(error, (DataError, ConfigError, OSError)):

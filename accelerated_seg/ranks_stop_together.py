@@ -27,7 +27,8 @@ its traceback under the line; a file it reads differently; an interrupt), and ``
 every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone;
 since the ninety-eighth, any of a process's own anywhere in its work. A published KeyboardInterrupt (Ctrl-C, asked
 for) is said as its words are, not as an error, and every rank ends with status 130 (143 for SIGTERM's, a launched
-predict's stop since the hundred-and-ninth session: ``sigterm.Terminated``). A published BrokenPipeError
+predict's stop since the hundred-and-ninth session: ``sigterm.Terminated``; 138 for SIGUSR1's since the
+hundred-and-twentieth: ``sigterm.StoppedBySIGUSR1``). A published BrokenPipeError
 (stdout's reader gone: ``accelerate launch ... predict ... | head``) is no error either: nothing is said, as a
 one-process command says nothing then, its line left for the launcher's table alone, and every rank ends with
 SIGPIPE's status, 141 (the hundred-and-second session; "error: process 0: [Errno 32] Broken pipe" and status 1 before).
@@ -88,7 +89,7 @@ from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error, say_whole
 from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
                               said_ended_in_the_stop, said_lost, where_it_runs)
-from .sigterm import EXIT_TERMINATED, by_sigterm
+from .sigterm import stop_signal
 from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
@@ -147,9 +148,10 @@ ANSWER_S = 1.0
 #: second; 25 polls are 5 s of a launch's start.
 PLACE_LOOKS = 25
 MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "left", "interrupted", "held"
-#: Set with INTERRUPTED where the interrupt was SIGTERM's (``sigterm.Terminated``: a launched predict's stop, since the
-#: hundred-and-ninth session): every rank then ends with SIGTERM's status, 143, where Ctrl-C's is 130.
-TERMINATED = "terminated"
+#: Set with INTERRUPTED to the number of the signal whose stop the interrupt was (``sigterm.stop_signal``: a launched
+#: predict's SIGTERM since the hundred-and-ninth session, its SIGUSR1 since the hundred-and-twentieth): every rank then
+#: ends with that signal's status, 143 or 138, where Ctrl-C's is 130. A flag for SIGTERM alone until then.
+STOPPED_BY = "stopped_by"
 #: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
 READER_GONE = "reader_gone"
 #: How many ranks other than the main process have written under the lock (``writes_for_the_line``).
@@ -380,8 +382,8 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
             main_process_lost.append(said_lost(store, [0], watcher.places))
         if store.compare_set(FIRST, "", mine).decode() == mine:
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
-                if by_sigterm(error):
-                    store.set(TERMINATED, "1")
+                if (signum := stop_signal(error)) is not None:
+                    store.set(STOPPED_BY, str(signum))
                 store.set(INTERRUPTED, "1")
             elif isinstance(error, BrokenPipeError):
                 store.set(READER_GONE, "1")
@@ -893,7 +895,8 @@ class _Watcher(threading.Thread):
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
-        interrupted = reader_gone = terminated = peer_gone = False
+        interrupted = reader_gone = peer_gone = False
+        stopped_by = 0  # the signal whose stop the interrupt was (STOPPED_BY), 0 for Ctrl-C's
         held = line_said = False  # the main process's lock taken, its line said (``_said_though_the_store_failed``)
         line_by = time.monotonic() + LINE_BY_S  # the main process's line said by then, whatever write it waits for
         try:
@@ -902,7 +905,7 @@ class _Watcher(threading.Thread):
             # (``_said_though_the_store_failed``); read together, an interrupt was said as an error, status 1
             interrupted = store.check([INTERRUPTED])
             reader_gone = store.check([READER_GONE])
-            terminated = interrupted and store.check([TERMINATED])
+            stopped_by = int(store.get(STOPPED_BY)) if interrupted and store.check([STOPPED_BY]) else 0
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
                 # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (3.4 s) is lost (ended, or
@@ -990,7 +993,7 @@ class _Watcher(threading.Thread):
             if rank == 0 and not line_said:
                 self._said_though_the_store_failed(message, held, line_by, peer_gone, interrupted, reader_gone)
             _flushed_if_read()
-            exit_now(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED if interrupted
+            exit_now(128 + stopped_by if stopped_by else EXIT_INTERRUPTED if interrupted
                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
 
     def _said_though_the_store_failed(self, message: str, held: bool, line_by: float, peer_gone: bool,

@@ -21,7 +21,8 @@ one-process commands since the hundred-and-eighteenth session, a one-process pre
 Training has its own handling (``checkpoint.PreemptionSignals``: the loop saves and stops). A launched
 predict (several processes) takes SIGTERM so too once its processes have met, except where it is the launcher's
 agent ending the processes left when one has died, which end at once (launched_sigterm.py, since the
-hundred-and-ninth session: until then every process of a launched predict ended at once, saying nothing).
+hundred-and-ninth session: until then every process of a launched predict ended at once, saying nothing), and
+SIGUSR1 as its SIGTERM since the hundred-and-twentieth (it ended each process at once, -10, nothing said).
 """
 
 from __future__ import annotations
@@ -53,20 +54,21 @@ class StoppedBySIGUSR1(KeyboardInterrupt):
 INTERRUPTS = {signal.SIGTERM: Terminated, signal.SIGUSR1: StoppedBySIGUSR1}
 
 
-def raised_once(first: Callable[[], object] = lambda: None) -> Callable[[int, FrameType | None], None]:
+def raised_once(first: Callable[[int], object] = lambda signum: None) -> Callable[[int, FrameType | None], None]:
     """A SIGTERM handler that raises ``Terminated`` the first time and does nothing after: the stop is under way by
     then, and a second SIGTERM (a second ``kill``, a wrapper passing on the one it got) raised as the case being
     written is waited for cut that wait short: the case went unsaid, and under Python 3.10 to 3.12 the process left
     without it, its hidden temporary half-written (an interrupted ``Thread.join`` takes the thread for ended, CPython
     issue 90882), until the hundred-and-first session's review. A stop that takes too long is for SIGKILL to end.
-    ``first``: called as each SIGTERM comes, before anything else; it may end the process (launched_sigterm.py).
-    Set for several signals (``stops_as_an_interrupt``), it raises the interrupt of the one it is called for
-    (SIGUSR1's ``StoppedBySIGUSR1``), the first of them alone."""
+    ``first``: called with the signal's number as each SIGTERM comes, before anything else; it may end the process
+    (launched_sigterm.py, which ends it at once for the agent's SIGTERM alone, never for a SIGUSR1). Set for several
+    signals (``stops_as_an_interrupt``), it raises the interrupt of the one it is called for (SIGUSR1's
+    ``StoppedBySIGUSR1``), the first of them alone."""
     raised = False  # handlers run on the main thread alone, one at a time
 
     def raise_terminated(signum: int, frame: FrameType | None) -> None:
         nonlocal raised
-        first()
+        first(signum)
         if not raised:
             raised = True
             raise INTERRUPTS[signum](signal.Signals(signum).name)
@@ -103,7 +105,7 @@ def exit_status(interrupt: BaseException) -> int:
 
 
 @contextlib.contextmanager
-def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
+def sigterm_as_an_interrupt(first: Callable[[int], object] = lambda signum: None,
                             signum: int = signal.SIGTERM) -> Iterator[None]:
     """While active, SIGTERM raises ``Terminated`` on the main thread, the first one alone (``raised_once``, which
     calls ``first`` as each comes). Only where Python's default is in place (a program that set its own handler, or an
@@ -116,8 +118,8 @@ def sigterm_as_an_interrupt(first: Callable[[], object] = lambda: None,
 
 
 @contextlib.contextmanager
-def stops_as_an_interrupt(first: Callable[[], object] = lambda: None,
-                          signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGUSR1)) -> Iterator[None]:
+def stops_as_an_interrupt(first: Callable[[int], object] = lambda signum: None,
+                          signums: tuple[int, ...] = tuple(INTERRUPTS)) -> Iterator[None]:
     """``sigterm_as_an_interrupt`` for each of ``signums`` (a one-process command's SIGTERM and SIGUSR1), with one
     handler: the first of them alone is raised, whichever it is. Each taken apart, a SIGTERM after a SIGUSR1 (or the
     reverse: a requeue's notice, then the time limit's stop) was raised in the wait for the map being written, which

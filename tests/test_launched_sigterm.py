@@ -91,31 +91,35 @@ def test_a_launched_predict_interrupted_before_its_processes_meet_says_so_once(g
     assert json.loads((ranks_folder / "error.json").read_text())["message"]["message"] == line  # the launcher's table
 
 
-def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_line(one_process_group, monkeypatch,
-                                                                                   tmp_path, capsys):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1], ids=["sigterm", "sigusr1"])
+def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_line(signum, one_process_group,
+                                                                                   monkeypatch, tmp_path, capsys):
     """A SIGTERM met by a launched predict's process is published as ``Terminated`` (predict_stop._stopping): the
     main process's watcher says "predict stopped by SIGTERM in ..." as an interrupt's line (stderr, no "error: "), and
-    every process ends with SIGTERM's status, 143, where Ctrl-C's ends them with 130."""
+    every process ends with SIGTERM's status, 143, where Ctrl-C's ends them with 130. A SIGUSR1's so too, 138, since
+    the hundred-and-twentieth session (the store knew SIGTERM's alone: a SIGUSR1's would have ended them with 130)."""
     from accelerated_seg import exit_now, ranks_stop_together
     from accelerated_seg.predict_stop import _stopping
-    from accelerated_seg.ranks_stop_together import TERMINATED, _publish, _store, _Watcher
-    from accelerated_seg.sigterm import Terminated
+    from accelerated_seg.ranks_stop_together import STOPPED_BY, _publish, _store, _Watcher
+    from accelerated_seg.sigterm import INTERRUPTS
 
-    stopping = _stopping(Terminated("SIGTERM"), "process 1, case small_1")
-    assert isinstance(stopping, Terminated) and str(stopping) == "predict stopped by SIGTERM in process 1, case small_1"
+    name = signal.Signals(signum).name
+    stopping = _stopping(INTERRUPTS[signum](name), "process 1, case small_1")
+    assert type(stopping) is INTERRUPTS[signum]
+    assert str(stopping) == f"predict stopped by {name} in process 1, case small_1"
     monkeypatch.setattr(ranks_stop_together, "launched_processes", lambda: 2)
     watcher = _Watcher("accelerated_seg/test_sigterm/", lambda message: f"{message} (no case was written)")
     _publish(watcher, stopping)  # its watcher not started: nothing waits for it
     store = _store("accelerated_seg/test_sigterm/")
-    assert store.check([TERMINATED])
+    assert store.get(STOPPED_BY) == str(int(signum)).encode()
     ended = []
     monkeypatch.setattr(os, "_exit", ended.append)
     monkeypatch.setattr(exit_now, "remove_own_multiprocessing_folder", lambda: None)  # this process goes on
     monkeypatch.setattr(ranks_stop_together, "_deaf_to_sigterm", lambda: None)  # not this test process
     monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
     watcher._end(store, str(stopping), 0, ranks=1)
-    assert ended == [EXIT_TERMINATED]
-    assert capsys.readouterr().err == "predict stopped by SIGTERM in process 1, case small_1 (no case was written)\n"
+    assert ended == [128 + signum]
+    assert capsys.readouterr().err == f"predict stopped by {name} in process 1, case small_1 (no case was written)\n"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")

@@ -4,6 +4,7 @@ the stop is as before. On a gloo group of this test process alone, its store sta
 
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -610,12 +611,12 @@ LOST_1_BEFORE_IT_ANSWERED = ("process 1 (node 0, gpu-node-1) was lost: its proce
 def _a_stop_by_sigterm(prefix: str):
     """The store under ``prefix`` as a launched predict's SIGTERM leaves it (a stop, not a peer gone's), process 1
     having written a map (--split cases) and kept where it runs, on the main process's node."""
-    from accelerated_seg.ranks_stop_together import INTERRUPTED, TERMINATED
+    from accelerated_seg.ranks_stop_together import INTERRUPTED, STOPPED_BY
 
     store = _stop(prefix, peer_gone=False)
     store.set(MESSAGE, STOPPED)
     store.set(INTERRUPTED, "1")
-    store.set(TERMINATED, "1")
+    store.set(STOPPED_BY, str(int(signal.SIGTERM)))
     store.set("where/1", "node 0, gpu-node-1")
     return store
 
