@@ -41,7 +41,8 @@ from accelerated_seg.predict_stop import WrittenWhole
 from accelerated_seg.ranks_stop_together import SAID_WAIT_S
 
 from processes import (  # tests/ is on sys.path (rootdir-style test imports)
-    agent_abandoned_a_process, run_bounded, said_alone, signal_the_launch, stop_group, without_torch_records)
+    agent_abandoned_a_process, launch_end, run_bounded, said_alone, signal_the_launch, stop_group,
+    without_torch_records)
 from test_distributed import ROOT, _free_port
 
 WORKER = Path(__file__).with_name("infer_worker.py")
@@ -1548,3 +1549,108 @@ def test_a_process_killed_before_the_processes_met_has_the_other_ended_at_once_s
     assert re.search(r"rank\s*: 1 .*\n\s*exitcode\s*: -9", root_cause), stderr[-3000:]
     assert re.search(r"rank\s*: 0 .*\n\s*exitcode\s*: -15", stderr), stderr[-3000:]
     assert ended_after < 10, ended_after
+
+
+# --------------------------------------------------------------------------------------------------
+# SIGUSR1 to a launched predict's processes (the hundred-and-twentieth session)
+# --------------------------------------------------------------------------------------------------
+
+
+def signal_the_processes(launch: subprocess.Popen, signum: int, ranks: str):
+    """``signum`` to the launch's processes of ``ranks`` (``"0,1"``: each, process 0 first, as a scheduler signals
+    every task; not the launcher), timed by the end of every process (processes.launch_end)."""
+    by_rank = launched_by_rank(launch.pid)
+    since = time.monotonic()
+    for rank in ranks.split(","):
+        os.kill(by_rank[int(rank)], signum)
+    return launch_end(launch, list(by_rank.values()), since)
+
+
+def sigusr1_lines(stderr: str) -> list[str]:
+    """The SIGUSR1 lines a stopped predict says itself, not the rows of torch's table that repeat them."""
+    return [line for line in without_torch_records(stderr) if "SIGUSR1" in line and "traceback :" not in line]
+
+
+def assert_each_process_ended_with(stderr: str, status: int) -> None:
+    """torch's table (the launcher was not signalled: a failure to it) gives each process ``status``."""
+    for rank in (0, 1):
+        assert re.search(rf"rank\s*: {rank} .*\n\s*exitcode\s*: {status}\b", stderr), stderr[-3000:]
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+@pytest.mark.parametrize("ranks", ["0,1", "1"], ids=["to-every-process", "to-process-1"])
+def test_sigusr1_to_a_launched_predicts_processes_stops_every_process_as_sigterm_does_with_138(ranks, data, tmp_path,
+                                                                                              monkeypatch):
+    """A requeue's SIGUSR1 (Slurm's --signal=USR1@60) to every process of the launch, or to process 1 alone, asleep
+    in its share of the second case (the main process waits for it there): every process stops as on SIGTERM, the map
+    in hand finished, the main process's one line naming SIGUSR1, each process 138, no traceback. It had Python's
+    default until the hundred-and-twentieth session: each process ended at once, -10, nothing said
+    (benchmarks/results/launched_predict_sigusr1_2026-12-07/)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
+    with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
+        end = signal_the_processes(launch, signal.SIGUSR1, ranks)
+    stdout, stderr, ended_after = end.stdout, end.stderr, end.processes_ended_s
+    out = tmp_path / "out"
+    line = (f"predict stopped by SIGUSR1 in process 1, case small_1 (1 of 2 case(s) written whole: small_0 in {out}; "
+            f"no file is half-written, and the same command with --continue predicts the 1 not yet written)")
+    assert end.returncode == 1, stdout[-3000:] + stderr[-3000:]  # the launcher's, for its processes' 138
+    assert sigusr1_lines(stderr) == [line], stderr[-3000:]
+    assert stderr.count(f"traceback : {line}\n") == 2, stderr[-3000:]  # each process's row of torch's table
+    assert_each_process_ended_with(stderr, 138)
+    assert "StoppedBySIGUSR1" not in stderr and "[rank" not in stderr, stderr[-3000:]
+    assert ended_after < SAID_WAIT_S, ended_after
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+def test_a_sigterm_after_a_sigusr1_to_a_launched_predict_is_the_same_stop(data, tmp_path, monkeypatch):
+    """A requeue's SIGUSR1, then the time limit's SIGTERM 0.02 s later (the stop under way: it ends the processes in
+    0.05-0.2 s), to every process: one stop, the first's, its line naming SIGUSR1 alone and each process 138, not a
+    second stop said or SIGTERM's default (-15)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
+    with launched_until(tmp_path / "sleeping", cmd, env, tmp_path) as launch:
+        by_rank = launched_by_rank(launch.pid)
+        since = time.monotonic()
+        for signum in (signal.SIGUSR1, signal.SIGTERM):
+            for pid in by_rank.values():
+                with contextlib.suppress(ProcessLookupError):  # ended already
+                    os.kill(pid, signum)
+            time.sleep(0.02)
+        end = launch_end(launch, list(by_rank.values()), since)
+    stderr = end.stderr
+    assert end.returncode == 1, end.stdout[-3000:] + stderr[-3000:]
+    assert [line.split(" (")[0] for line in sigusr1_lines(stderr)] == [
+        "predict stopped by SIGUSR1 in process 1, case small_1"], stderr[-3000:]
+    assert "stopped by SIGTERM" not in stderr, stderr[-3000:]
+    assert_each_process_ended_with(stderr, 138)
+    assert end.processes_ended_s < SAID_WAIT_S, end.processes_ended_s
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock", "small_0.nii.gz"]
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+@pytest.mark.parametrize("held", ["0,1", "1"], ids=["both-in-their-checks", "one-waiting-in-the-rendezvous"])
+def test_sigusr1_before_a_launched_predicts_processes_met_ends_each_at_once_said_once_with_138(held, data, tmp_path,
+                                                                                             monkeypatch):
+    """A requeue's SIGUSR1 to both processes while both are in their checks, or while process 0 waits in the
+    rendezvous for process 1: each ends at once, nothing written, the line said once, each 138, as a job's SIGTERM
+    there (143). It ended each at once with Python's default until the hundred-and-twentieth session, -10, nothing
+    said."""
+    with held_before_the_processes_meet(data, tmp_path, monkeypatch, held) as (launch, _):
+        end = signal_the_processes(launch, signal.SIGUSR1, "0,1")
+    stdout, stderr, ended_after = end.stdout, end.stderr, end.processes_ended_s
+    line = "accelerated-seg predict stopped by SIGUSR1 before it began; nothing was written: run the same command again"
+    assert end.returncode == 1, stdout[-3000:] + stderr[-3000:]
+    assert sigusr1_lines(stderr) == [line], stderr[-3000:]
+    assert_each_process_ended_with(stderr, 138)
+    assert ended_after < 10, ended_after
+    assert not (tmp_path / "out").exists()
