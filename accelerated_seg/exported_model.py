@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -28,7 +29,7 @@ from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
 from .data.preprocess_settings import CASES_MEDIAN_KEY, SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
 from .files import (finish_an_interrupted_replace, folders_to_make, remove_if_empty, replace_folder, sync_folder,
-                    with_the_usual_mode)
+                    with_the_usual_mode, written_through)
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
@@ -181,8 +182,11 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
     """Write into a sibling temp folder, then swap it in, so readers never see half an export (nor,
     where the filesystem can swap two folders, none). A write that fails (a full disk) leaves neither
     the temp folder nor the parents made for it: until the ninety-second session its half-written
-    ``<out_dir>.partial/`` stayed beside where the export was to go."""
-    out_dir = Path(out_dir)
+    ``<out_dir>.partial/`` stayed beside where the export was to go. An ``out_dir`` that is a symbolic link is
+    written through (``files.written_through``): the export replaces the folder the link names, and the link
+    stays; until the hundred-and-twentieth session the link itself was put aside as ``<out_dir>.previous`` and a
+    new folder took its name, the link's target keeping the old model."""
+    out_dir = written_through(out_dir)
     partial = _being_written(out_dir)
     shutil.rmtree(partial, ignore_errors=True)
     new_parents = folders_to_make(partial.parent)
@@ -201,8 +205,15 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
 
 
 def _being_written(out_dir: Path) -> Path:
-    """Where ``write_export`` writes the export ``out_dir`` before it takes the name."""
+    """Where ``write_export`` writes the export ``out_dir`` (a link's target: ``_in_place_of``) before it takes the
+    name."""
     return out_dir.with_name(out_dir.name + ".partial")
+
+
+def _in_place_of(out_dir: Path) -> Path:
+    """The folder an export to ``out_dir`` replaces: ``out_dir``, or where it is a symbolic link, the path it names
+    (one a kill between ``replace_folder``'s renames left dangling too)."""
+    return Path(os.path.realpath(out_dir)) if out_dir.is_symlink() else out_dir
 
 
 #: The exports a run writes into its folder: train's final and best models, fit's final one.
@@ -215,7 +226,8 @@ def remove_interrupted_exports(out: Path) -> list[Path]:
     ``<export>.previous`` folders, removed, each export whole as it was before or as written
     (``files.finish_an_interrupted_replace``). Returns what was removed. Call with ``out``'s run lock held."""
     return [path for name in RUN_EXPORTS
-            for path in finish_an_interrupted_replace(_being_written(out / name), out / name)]
+            for path in finish_an_interrupted_replace(_being_written(_in_place_of(out / name)),
+                                                      _in_place_of(out / name))]
 
 
 def previous_exports_left(out: Path) -> list[Path]:

@@ -10,6 +10,11 @@ may have kept the rename and not yet the data (ext4's delayed allocation, XFS), 
 name on an empty or short file where the good old one was. So every writer here syncs what it wrote
 before renaming it into place, and the folder after (``sync_file``, ``sync_folder``,
 ``sync_directory``), as ``torch.distributed.checkpoint``'s file writer does by default.
+
+A path that is a symbolic link is written through (``written_through``): the new file takes the place of the
+file the link names, and the link stays, as nibabel's own save, ``shutil.copy`` and ``cp`` do; renamed over the
+link itself, the write left the link's target holding the old file, which the user then read (the
+hundred-and-twentieth session).
 """
 
 from __future__ import annotations
@@ -50,24 +55,69 @@ def temporary_name(name: str, suffix: str = "tmp") -> str:
 STALE_AFTER_S = 3600.0
 
 
+def link_problem(path: str | Path) -> str | None:
+    """Why nothing can be written through ``path``, a symbolic link (a sentence naming it and what to do): one
+    that names nothing there (dangling: shared storage not mounted, a study moved) or that leads back to itself;
+    None where it names something, or ``path`` is no link. A dangling link is refused as ``cp`` refuses it ("not
+    writing through dangling symlink"): a file made at its target could land on the mount point's local disk,
+    and one made in the link's place would hide where the user meant the file to go."""
+    error = _link_error(path)
+    return error.strerror if error is not None else None
+
+
+def _link_error(path: str | Path) -> OSError | None:
+    """``link_problem``'s, as the OSError that a write through ``path`` raises (ELOOP, ENOENT)."""
+    try:
+        os.stat(path)  # follows every link on the way
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return OSError(errno.ELOOP, f"{path} is a symbolic link in a loop (following it leads back to it), so "
+                           f"nothing can be written through it: point it at a file, or remove it", str(path))
+        if error.errno in (errno.ENOENT, errno.ENOTDIR) and Path(path).is_symlink():
+            return OSError(errno.ENOENT, f"{path} is a symbolic link to {os.readlink(path)}, which does not exist "
+                           f"(a dangling link), so nothing is written through it: mount or make what it names, or "
+                           f"remove the link to write a file in its place", str(path))
+    return None
+
+
+def written_through(path: str | Path) -> Path:
+    """Where a write of ``path`` puts its file: ``path`` itself, or where it is a symbolic link, the path the link
+    names in the end (links of links followed), so that the new file replaces the link's target and the link
+    stays, as nibabel's own save, ``shutil.copy`` and ``cp`` write through a link. Renamed over the link, the
+    file replaced the link, and the target (another folder, often another filesystem) kept the old one
+    (the hundred-and-twentieth session's probe, benchmarks/results/symlinked_outputs_2026-12-07).
+
+    Raises:
+        OSError: ``path`` is a link that names nothing there, or one in a loop (``link_problem``'s words).
+    """
+    path = Path(path)
+    if not path.is_symlink():
+        return path
+    if (error := _link_error(path)) is not None:
+        raise error
+    return Path(os.path.realpath(path))
+
+
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Call ``write(temporary)`` and then put the result at ``path``: readers see the previous file or
     the whole new one, never half of it.
 
     The temporary file is hidden, in the same folder (so that ``os.replace`` is a rename on one
     filesystem), and named uniquely, so concurrent writers never share one; it is removed if
-    ``write`` fails. Parent folders are created.
+    ``write`` fails. Parent folders are created. A ``path`` that is a symbolic link is written through
+    (``written_through``): the temporary goes beside the link's target, on its filesystem, and replaces it.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(temporary_name(path.name))
+    target = written_through(path)
+    temporary = target.with_name(temporary_name(target.name))
     try:
         write(temporary)
         sync_file(temporary)  # the rename must not become durable before the data is
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)
-    sync_directory(path.parent)
+    sync_directory(target.parent)
     return path
 
 
@@ -84,24 +134,27 @@ def write_files_together(folder: Path, writers: dict[str, Callable[[Path], objec
 
     Every file is written (and flushed) under a temporary name before the first rename, so a write that
     fails (a full disk, Ctrl-C) replaces none of them. Only a kill between two renames, microseconds
-    apart, can still leave some replaced and some not.
+    apart, can still leave some replaced and some not. A name that is a symbolic link is written through
+    (``written_through``), each link found good before anything is written.
     """
     made = folders_to_make(folder)  # the folder and new parents: a failed save into them leaves no trace
     folder.mkdir(parents=True, exist_ok=True)
     staged: dict[str, Path] = {}
     try:
+        targets = {name: written_through(folder / name) for name in writers}
         for name, write in writers.items():
-            staged[name] = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+            staged[name] = targets[name].with_name(f".{name}.{uuid.uuid4().hex}.tmp")
             write(staged[name])
             sync_file(staged[name])
         for name, temporary in staged.items():
-            os.replace(temporary, folder / name)
+            os.replace(temporary, targets[name])
     except BaseException:
         for temporary in staged.values():
             temporary.unlink(missing_ok=True)
         remove_if_empty(made)  # until the ninety-second session a new parent (the estimator's runs/) stayed
         raise
-    sync_directory(folder)
+    for renamed_in in {folder, *(target.parent for target in targets.values())}:
+        sync_directory(renamed_in)
 
 
 #: fsync's answers where the file cannot be flushed through a read-only descriptor or at all (Windows
@@ -169,7 +222,8 @@ def replace_folder(new: Path, final: Path) -> None:
     moment, and a kill just then leaves the new folder at ``new`` and the old at ``.previous``.
     """
     previous = final.with_name(final.name + ".previous")
-    # A link or a file at final goes the old way: the swap would move the link, not what it points to.
+    # A link or a file at final goes the old way: the swap would move the link, not what it points to. (A link is
+    # followed by the caller, which makes new beside its target: write_export, by files.written_through.)
     if final.is_dir() and not final.is_symlink() and _exchange(new, final):
         # The old folder, now at the new one's name; the export is in place. A <final>.previous beside it is not
         # this replace's (the swap makes none): left, as finish_an_interrupted_replace leaves it, for a hand may

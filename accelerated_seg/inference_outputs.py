@@ -26,7 +26,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .dropped_interrupts import between_files, interrupts_kept
-from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
+from .files import NAME_MAX, file_in_the_way, link_problem, no_file_made_in, remove_stale_temporaries
 from .inference_inputs import CHANNEL_FILE, InputCase, check_channel_count, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import written_before, written_by_predict
@@ -46,6 +46,25 @@ def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str
         if output is not None and (source := sources.get(Path(output).resolve())) is not None:
             raise DataError(f"writing {output} would overwrite the input image {source}; give {setting} a new "
                             f"folder or file name")
+
+
+def _check_links(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
+    """Refuse an output that is a symbolic link naming nothing there (dangling) or leading back to itself
+    (``files.link_problem``): each file is written through a link, its target replaced and the link kept
+    (``files.written_through``), and through these nothing can be; a loop raised pathlib's "RuntimeError: Symlink
+    loop" from the checks, and a dangling link became a regular file in its place, until the hundred-and-twentieth
+    session. First of the checks: the others follow the links.
+
+    Raises:
+        DataError: naming the link, what it names and what to do; nothing has been written.
+    """
+    for output in outputs:
+        try:
+            problem = output is not None and link_problem(output)
+        except OSError:  # a name too long to look at: _check_name_lengths says so
+            continue
+        if problem:
+            raise DataError(f"{problem}; or give {setting} another path")
 
 
 def _check_nifti_names(outputs: Iterable[str | Path | None], names: PredictNames = PredictNames()) -> None:
@@ -76,6 +95,8 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
         DataError: naming the argument as the caller gives it; nothing has been written.
     """
     check_one_case_output(output, channels, names)
+    _check_links([output], names.output)  # before the checks that follow it (resolve raised at a loop)
+    _check_links([probabilities_output], names.probabilities)
     check_no_folder_as_a_channel(channels, names)
     check_channel_count(channels, config, names)
     _check_inputs_are_spared(channels, [output], names.output)
@@ -192,12 +213,18 @@ def _check_folders_take_files(outputs: Iterable[str | Path | None], setting: str
     """
     tried = set()
     for output in outputs:
-        if output is None or (folder := Path(output).parent.absolute()) in tried:
+        if output is None or (folder := _written_in(Path(output))) in tried:
             continue
         tried.add(folder)
         if refused := no_file_made_in(folder):
             raise DataError(f"{output} cannot be written: no file can be made in {refused[0]} ({refused[1]}); give "
                             f"{setting} a folder you can write to")
+
+
+def _written_in(output: Path) -> Path:
+    """The folder ``output``'s file is made in: its own, or where it is a symbolic link, its target's
+    (``files.written_through``), which until the hundred-and-twentieth session was not tried."""
+    return Path(os.path.realpath(output)).parent if output.is_symlink() else output.parent.absolute()
 
 
 def under_the_other_ending(label_map: str | Path) -> Path:
@@ -266,6 +293,8 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
         DataError: naming the output and what to do; nothing has been written.
     """
     outputs = list(outputs)
+    for output in outputs:  # before the checks that follow a link (resolve raised at a loop)
+        _check_links([output], names.probabilities if output in probabilities else names.output)
     _check_inputs_are_spared(inputs, outputs, names.output)
     _check_nifti_names(outputs, names)
     _check_name_lengths(outputs, names.output)  # before any look at the files: a stat of such a name raises

@@ -24,7 +24,7 @@ import numpy as np
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import OTHER_IMAGE_FORMATS, conversion, is_gzipped, nifti_stem
 from accelerated_seg.data.header_units import UNIT_MM, spatial_unit
-from accelerated_seg.files import sync_directory, sync_file, temporary_name
+from accelerated_seg.files import sync_directory, sync_file, temporary_name, written_through
 
 if TYPE_CHECKING:
     from hashlib import _Hash as Hash
@@ -291,7 +291,8 @@ def write_nifti(
     once complete. Compression follows the extension (``.nii.gz`` compresses).
 
     Args:
-        path: Destination ``.nii`` or ``.nii.gz``; parent folders are created.
+        path: Destination ``.nii`` or ``.nii.gz``; parent folders are created. A symbolic link is written
+            through (``files.written_through``; a dangling one, or a loop, raises OSError).
         array: Voxels. Stored with their own dtype even when ``header`` says
             otherwise (a float probability map must not be rounded by a label
             header); int64 is narrowed to int32 when the values fit and bool
@@ -304,6 +305,8 @@ def write_nifti(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # A link is written through, as nibabel's own save writes: its target replaced, the link kept (files.py)
+    target = written_through(path)
     array = np.asarray(array)
     if array.dtype == np.bool_:
         array = array.astype(np.uint8)
@@ -318,20 +321,20 @@ def write_nifti(
     extension = ".nii.gz" if is_gzipped(path) else ".nii"
     # The temporary name keeps the extension so nibabel compresses the same way,
     # and is created by nibabel (not mkstemp) so the file gets normal umask permissions.
-    temporary = path.with_name(temporary_name(path.name, f"tmp{extension}"))
+    temporary = target.with_name(temporary_name(target.name, f"tmp{extension}"))
     try:
         # Absolute: nibabel expands a leading "~" of the name it is given, which would put the file
         # elsewhere than the rename below looks (a folder named "~" in the working directory)
         image.to_filename(temporary.absolute())
         sync_file(temporary)  # the rename must not become durable before the data is
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except OSError as error:
         if error.filename is None:  # a full disk in gzip's write names no file: predict said "[Errno 28] ..." alone
             raise OSError(error.errno, error.strerror, str(path)) from error
         raise
     finally:
         temporary.unlink(missing_ok=True)
-    sync_directory(path.parent)
+    sync_directory(target.parent)
     return path
 
 
