@@ -1,0 +1,150 @@
+"""The writers of files.py (and data/io's write_nifti, exported_model's write_export) at a path that is a symbolic
+link: each writes through it, the link's target replaced and the link kept, as nibabel's own save, shutil.copy and
+cp do (benchmarks/results/symlinked_outputs_2026-12-07); a dangling link or a loop is refused, nothing written.
+Until the hundred-and-twentieth session the rename replaced the link itself, and its target kept the old file."""
+
+import errno
+import os
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from accelerated_seg.data.io import write_nifti
+from accelerated_seg.exported_model import write_export
+from accelerated_seg.files import replace_atomically, write_files_together, write_text_atomically, written_through
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="symbolic links as POSIX makes them")
+
+
+def _write_json(path: Path) -> None:
+    write_text_atomically(path, '{"new": 1}')
+
+
+def _write_png_like(path: Path) -> None:  # report.py's way: a writer given the temporary
+    replace_atomically(path, lambda temporary: temporary.write_text('{"new": 1}'))
+
+
+def _write_together(path: Path) -> None:  # evaluate's outputs, the estimator's export copies
+    write_files_together(path.parent, {path.name: lambda temporary: temporary.write_text('{"new": 1}')})
+
+
+def _write_map(path: Path) -> None:
+    write_nifti(path, np.ones((2, 2, 2), np.uint8), np.eye(4))
+
+
+def _new(path: Path) -> bool:
+    if path.name.endswith(".nii.gz"):
+        return bool(np.asarray(nib.load(path).dataobj).all())
+    return path.read_text() == '{"new": 1}'
+
+
+def _hidden(*folders: Path) -> list[str]:
+    return sorted(p.name for folder in folders for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("write, name", [(_write_json, "run_info.json"), (_write_png_like, "summary.json"),
+                                         (_write_together, "metrics.json"), (_write_map, "seg.nii.gz")])
+def test_a_file_written_at_a_symbolic_link_replaces_the_links_target_and_keeps_the_link(tmp_path, write, name):
+    store, out = tmp_path / "store", tmp_path / "out"
+    store.mkdir()
+    out.mkdir()
+    target = store / name
+    if name.endswith(".nii.gz"):
+        write_nifti(target, np.zeros((2, 2, 2), np.uint8), np.eye(4))
+    else:
+        target.write_text('{"old": 1}')
+    old = target.stat().st_ino
+    (out / name).symlink_to(Path("..") / "store" / name)  # relative, as `ln -s ../store/x` makes it
+    write(out / name)
+    assert (out / name).is_symlink() and os.readlink(out / name) == os.path.join("..", "store", name)
+    assert _new(target) and target.stat().st_ino != old  # a new file renamed over the target: whole or absent
+    assert _hidden(store, out) == []  # no temporary left in either folder
+
+
+def test_a_link_to_a_link_is_followed_to_the_end_and_a_plain_path_is_its_own(tmp_path):
+    (tmp_path / "real.json").write_text("{}")
+    (tmp_path / "one.json").symlink_to(tmp_path / "real.json")
+    (tmp_path / "two.json").symlink_to(tmp_path / "one.json")
+    assert written_through(tmp_path / "two.json") == (tmp_path / "real.json").resolve()
+    assert written_through(tmp_path / "plain.json") == tmp_path / "plain.json"  # not there yet: itself
+    write_text_atomically(tmp_path / "two.json", '{"new": 1}')
+    assert (tmp_path / "two.json").is_symlink() and (tmp_path / "one.json").is_symlink()
+    assert (tmp_path / "real.json").read_text() == '{"new": 1}'
+
+
+def test_a_link_onto_another_filesystem_is_written_through_there(tmp_path):
+    """The temporary goes beside the target, so the rename stays on the target's filesystem (tmpfs here)."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no /dev/shm on another filesystem than the test's folder")
+    store = shm / f"accelerated_seg_test_{os.getpid()}"
+    store.mkdir()
+    try:
+        (store / "seg.nii.gz").write_bytes(b"old")
+        (tmp_path / "seg.nii.gz").symlink_to(store / "seg.nii.gz")
+        _write_map(tmp_path / "seg.nii.gz")
+        assert (tmp_path / "seg.nii.gz").is_symlink() and _new(store / "seg.nii.gz")
+        assert _hidden(store, tmp_path) == []
+    finally:
+        for path in store.iterdir():
+            path.unlink()
+        store.rmdir()
+
+
+@pytest.mark.parametrize("write", [_write_json, _write_png_like, _write_together, _write_map])
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_a_dangling_link_or_a_loop_is_refused_naming_it_and_nothing_is_written(tmp_path, write, kind):
+    """A dangling link (shared storage not mounted) became a regular file in the link's place; a loop was written
+    over too. Refused as cp refuses a dangling link, naming the link and what to do."""
+    link = tmp_path / "seg.nii.gz"
+    if kind == "dangling":
+        link.symlink_to(tmp_path / "unmounted" / "seg.nii.gz")
+        words, code = r"is a symbolic link to \S+unmounted/seg.nii.gz, which does not exist \(a dangling link\)", \
+            errno.ENOENT
+    else:
+        (tmp_path / "other.nii.gz").symlink_to(link)
+        link.symlink_to(tmp_path / "other.nii.gz")
+        words, code = r"is a symbolic link in a loop", errno.ELOOP
+    with pytest.raises(OSError, match=rf"{link} {words}") as raised:
+        write(link)
+    assert raised.value.errno == code and raised.value.filename == str(link)
+    assert link.is_symlink() and not (tmp_path / "unmounted").exists() and _hidden(tmp_path) == []
+
+
+def test_a_folder_given_as_a_link_takes_the_file_in_the_folder_it_names(tmp_path):
+    """`--output out/` with out a link to a folder: the file is made in the target folder and the link stays
+    (right before the hundred-and-twentieth session too: the rename is within the folder, through the link)."""
+    (tmp_path / "store").mkdir()
+    (tmp_path / "out").symlink_to(tmp_path / "store")
+    _write_json(tmp_path / "out" / "run_info.json")
+    _write_map(tmp_path / "out" / "seg.nii.gz")
+    assert (tmp_path / "out").is_symlink()
+    assert _new(tmp_path / "store" / "run_info.json") and _new(tmp_path / "store" / "seg.nii.gz")
+
+
+def test_an_export_into_a_folder_given_as_a_link_replaces_the_folder_it_names_and_keeps_the_link(tmp_path):
+    """Until the hundred-and-twentieth session the link was put aside as `<export>.previous` (left there: rmtree
+    refuses a link) and a new folder took its name; the link's target kept the old model."""
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "v3"
+    write_export({"weight": torch.zeros(2)}, {"name": "unet", "args": {}}, {}, target)
+    (tmp_path / "run").mkdir()
+    link = tmp_path / "run" / "best_model"
+    link.symlink_to(target)
+    write_export({"weight": torch.ones(2)}, {"name": "unet", "args": {}}, {}, link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert torch.equal(load_file(target / "model.safetensors")["weight"], torch.ones(2))
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["best_model"]
+    assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == ["v3"]  # no .partial nor .previous
+
+
+def test_an_export_to_a_dangling_link_is_refused_before_anything_is_written(tmp_path):
+    link = tmp_path / "model"
+    link.symlink_to(tmp_path / "unmounted" / "model")
+    with pytest.raises(OSError, match=rf"{link} is a symbolic link to \S+, which does not exist"):
+        write_export({"weight": torch.ones(2)}, {"name": "unet", "args": {}}, {}, link)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"] and link.is_symlink()
