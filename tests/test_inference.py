@@ -1852,6 +1852,55 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scan
     assert len(read_cases) == 2
 
 
+def test_a_symlinked_output_is_written_through_and_a_bad_link_refused_before_any_case(scans, tmp_path, monkeypatch):
+    """`--output out/seg.nii.gz` a link to a study's map on shared storage: the rename replaced the link with a
+    regular file, and the link's target kept the old map, which the user read (review r95). The map is written
+    through the link now, as nibabel's own save and cp write; a dangling link, a loop, and a link into a folder no
+    file can be made in are refused before any case, naming the link (benchmarks/results/symlinked_outputs_2026-12-07)."""
+    import accelerated_seg.inference as inference
+    import accelerated_seg.inference_cases as inference_cases
+    from faults import read_only_below
+
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    store, out = tmp_path / "store", tmp_path / "out"
+    predict_file(model, image, store / "seg.nii.gz")
+    predict_cases(model, [image], store / "cases")
+    predict_file(model, image, tmp_path / "read_only" / "seg.nii.gz")  # read-only below, further down
+    out.mkdir()
+    (out / "seg.nii.gz").symlink_to(store / "seg.nii.gz")
+    (out / "cases").mkdir()
+    (out / "cases" / "case_001.nii.gz").symlink_to(store / "cases" / "case_001.nii.gz")
+    before = {path: path.stat().st_ino for path in (store / "seg.nii.gz", store / "cases" / "case_001.nii.gz")}
+    predict_file(model, image, out / "seg.nii.gz")
+    predict_cases(model, [image], out / "cases")
+    for link, target in ((out / "seg.nii.gz", store / "seg.nii.gz"),
+                         (out / "cases" / "case_001.nii.gz", store / "cases" / "case_001.nii.gz")):
+        assert link.is_symlink() and target.stat().st_ino != before[target]  # the target replaced, the link kept
+
+    read_cases = []
+    for reading in (inference, inference_cases):
+        monkeypatch.setattr(reading, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
+    (out / "dangling.nii.gz").symlink_to(tmp_path / "unmounted" / "seg.nii.gz")
+    (out / "loop.nii.gz").symlink_to(out / "loop2.nii.gz")
+    (out / "loop2.nii.gz").symlink_to(out / "loop.nii.gz")
+    read_only_below(monkeypatch, tmp_path / "read_only")  # the link's target is predict's: only its folder refuses
+    (out / "read_only.nii.gz").symlink_to(tmp_path / "read_only" / "seg.nii.gz")
+    refusals = {"dangling.nii.gz": rf"is a symbolic link to {re.escape(str(tmp_path))}/unmounted/seg.nii.gz, which "
+                                   r"does not exist \(a dangling link\).*; or give output another path",
+                "loop.nii.gz": r"is a symbolic link in a loop .*; or give output another path",
+                "read_only.nii.gz": rf"cannot be written: no file can be made in {re.escape(str(tmp_path))}/read_only "
+                                    r"\(Read-only file system\)"}
+    for name, refusal in refusals.items():
+        with pytest.raises(DataError, match=rf"^{re.escape(str(out / name))} {refusal}"):
+            predict_file(model, image, out / name)
+    (out / "cases" / "case_001.nii.gz").unlink()
+    (out / "cases" / "case_001.nii.gz").symlink_to(tmp_path / "unmounted" / "case_001.nii.gz")
+    with pytest.raises(DataError, match=rf"^{re.escape(str(out / 'cases' / 'case_001.nii.gz'))} is a symbolic link "
+                                        r"to .*, which does not exist"):
+        predict_cases(model, [image], out / "cases")
+    assert read_cases == [] and not (tmp_path / "unmounted").exists()
+
+
 def test_a_scan_with_a_long_name_gets_its_label_map(scans, tmp_path):
     """Each file is written under a hidden name 45 characters longer than its own, so an output name of
     211 to 255 characters (a label map named after such a scan) failed with "File name too long" at its
