@@ -148,3 +148,20 @@ def test_an_export_to_a_dangling_link_is_refused_before_anything_is_written(tmp_
     with pytest.raises(OSError, match=rf"{link} is a symbolic link to \S+, which does not exist"):
         write_export({"weight": torch.ones(2)}, {"name": "unet", "args": {}}, {}, link)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"] and link.is_symlink()
+
+
+def test_what_a_killed_export_through_a_link_left_is_put_right_beside_the_links_target(tmp_path):
+    """The export through a link is written beside the folder it names (``<target>.partial``), so the next run's
+    sweep of its run folder (``remove_interrupted_exports``) looks there, not beside the link."""
+    from accelerated_seg.exported_model import remove_interrupted_exports
+
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "v3"
+    write_export({"weight": torch.zeros(2)}, {"name": "unet", "args": {}}, {}, target)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "model").symlink_to(target)
+    (tmp_path / "shared" / "v3.partial").mkdir()  # a kill as the export was written
+    (tmp_path / "shared" / "v3.partial" / "config.json").write_text("half")
+    assert remove_interrupted_exports(tmp_path / "run") == [tmp_path / "shared" / "v3.partial"]
+    assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == ["v3"]
+    assert (tmp_path / "run" / "model").is_symlink()

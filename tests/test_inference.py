@@ -1856,7 +1856,8 @@ def test_a_symlinked_output_is_written_through_and_a_bad_link_refused_before_any
     """`--output out/seg.nii.gz` a link to a study's map on shared storage: the rename replaced the link with a
     regular file, and the link's target kept the old map, which the user read (review r95). The map is written
     through the link now, as nibabel's own save and cp write; a dangling link, a loop, and a link into a folder no
-    file can be made in are refused before any case, naming the link (benchmarks/results/symlinked_outputs_2026-12-07)."""
+    file can be made in are refused before any case, naming the link
+    (benchmarks/results/symlinked_outputs_2026-12-07)."""
     import accelerated_seg.inference as inference
     import accelerated_seg.inference_cases as inference_cases
     from faults import read_only_below
