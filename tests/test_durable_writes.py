@@ -171,7 +171,9 @@ def test_a_swap_leaves_a_previous_folder_it_did_not_make(tmp_path):
 
 def test_an_export_behind_a_link_is_replaced_the_old_way_and_its_target_left_alone(tmp_path):
     # Swapped, the link itself moved and the old export's cleanup failed on it ("Cannot call rmtree
-    # on a symbolic link"), after the new export was in place: the save was reported failed.
+    # on a symbolic link"), after the new export was in place: the save was reported failed. replace_folder itself
+    # still takes a link so; its caller write_export follows one first since the hundred-and-twentieth session, the
+    # link's target replaced (tests/test_files.py).
     target = tmp_path / "elsewhere"
     target.mkdir()
     (target / "config.json").write_text("old")

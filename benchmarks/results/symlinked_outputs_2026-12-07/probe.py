@@ -1,6 +1,6 @@
 """Run: cd /tmp/wt_h110 && PYTHONPATH=/tmp/wt_h110 /work/main/.venv/bin/python \
     benchmarks/results/symlinked_outputs_2026-12-07/probe.py /tmp/h110probe > <beside this file>/<name>.txt
-(before.txt: main's code, 95885b26, the same script run with the fix's commits reverted in the worktree; after.txt: h110.)
+(before.txt: run in the worktree at main, 95885b26, before any change; after.txt: branch h110's fix, 326e71f3.)
 
 Outputs that are symbolic links (a user's out/seg.nii.gz -> store/seg.nii.gz on shared storage). Part 1, what the
 tools of the field do with a symlinked destination: nibabel's own save, shutil.copy and GNU cp (the evidence for
