@@ -3,7 +3,7 @@ once both have started (each leaves <READY>.started_<pid>, as the processes of a
 launched predict does (``launched_sigterm.sigterm_as_an_interrupt_unless_one_has_ended``), leaves <READY>_<pid>, and
 waits in one C call that goes on through signals (``system("sleep $SLEEP_S")``, as a collective's C++ wait does),
 during which Python runs no handler. It ends with status 143 where SIGTERM was raised as a stop, once that call
-returns; 0 where none came."""
+returns (138 where SIGUSR1 was, the hundred-and-twentieth session's review); 0 where none came."""
 
 import ctypes
 import os
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
-from accelerated_seg.sigterm import EXIT_TERMINATED, Terminated
+from accelerated_seg.sigterm import exit_status
 
 if __name__ == "__main__":
     ready, sleep_s = Path(sys.argv[1]), os.environ["SLEEP_S"]
@@ -23,6 +23,6 @@ if __name__ == "__main__":
         with sigterm_as_an_interrupt_unless_one_has_ended():
             Path(f"{ready}_{os.getpid()}").touch()
             ctypes.CDLL(None).system(f"sleep {sleep_s}".encode())
-    except Terminated:
-        os._exit(EXIT_TERMINATED)
+    except KeyboardInterrupt as stop:  # Terminated, StoppedBySIGUSR1: 143, 138
+        os._exit(exit_status(stop))
     os._exit(0)

@@ -64,6 +64,34 @@ def test_sigterm_ends_a_launched_process_at_once_only_where_another_has_ended(ot
         assert status == EXIT_TERMINATED and ended_after > 2.0, (status, ended_after)  # once its C call returned
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+@pytest.mark.parametrize("then_sigterm", [False, True], ids=["alone", "then-the-agents-sigterm"])
+def test_sigusr1_beside_an_ended_process_is_a_stop_never_the_agents_ending(then_sigterm, tmp_path):
+    """A SIGUSR1 (a requeue's notice) that reaches a launched predict's process once another has ended and been
+    reaped is a stop all the same, raised once the main thread leaves its C call (138), never the agent's ending of
+    the processes left (the agent sends SIGTERM alone); and the agent's SIGTERM that follows belongs to that stop, not
+    ending the process at once either. The hundred-and-twentieth session's review: nothing tested either, and the
+    spans' test of SIGTERM alone (``signum == signal.SIGTERM``) could be dropped with every test passing; without
+    it the process ended at once, -15, nothing said."""
+    first, second = two_beside_each_other(tmp_path, first_sleeps_s=3)
+    try:
+        second.kill()
+        second.wait()  # reaped, as the agent's poll does before it signals the others
+        signalled = time.monotonic()
+        first.send_signal(signal.SIGUSR1)
+        if then_sigterm:
+            time.sleep(0.2)
+            first.send_signal(signal.SIGTERM)
+        status = first.wait(timeout=30)
+        ended_after = time.monotonic() - signalled
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert status == 128 + signal.SIGUSR1 and ended_after > 2.0, (status, ended_after)  # once its C call returned
+
+
 @pytest.mark.parametrize("given, again", [
     ({}, "the same command predicts the cases (with --continue, it passes over those an earlier run wrote)"),
     ({"continue_prediction": True}, "the same command predicts the cases not yet written"),
@@ -92,8 +120,8 @@ def test_a_launched_predict_interrupted_before_its_processes_meet_says_so_once(g
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1], ids=["sigterm", "sigusr1"])
-def test_a_published_sigterm_ends_every_process_with_143_and_the_main_processs_line(signum, one_process_group,
-                                                                                   monkeypatch, tmp_path, capsys):
+def test_a_published_stop_ends_every_process_with_its_signals_status_and_the_main_processs_line(
+        signum, one_process_group, monkeypatch, tmp_path, capsys):
     """A SIGTERM met by a launched predict's process is published as ``Terminated`` (predict_stop._stopping): the
     main process's watcher says "predict stopped by SIGTERM in ..." as an interrupt's line (stderr, no "error: "), and
     every process ends with SIGTERM's status, 143, where Ctrl-C's ends them with 130. A SIGUSR1's so too, 138, since
