@@ -22,10 +22,13 @@ SCRIPT = Path(__file__).with_name("sigterm_beside_an_ended_process.py")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def two_beside_each_other(tmp_path: Path, first_sleeps_s: float) -> tuple[subprocess.Popen, subprocess.Popen]:
+def two_beside_each_other(tmp_path: Path, first_sleeps_s: float,
+                          before_the_meeting: bool = False) -> tuple[subprocess.Popen, subprocess.Popen]:
     """Two processes of this one running SCRIPT, as a node's processes of a launch are its agent's; the first waits
-    ``first_sleeps_s`` in its C call, the second 60 s. Returned once both are ready."""
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    ``first_sleeps_s`` in its C call, the second 60 s, in the span after the processes meet or, ``before_the_meeting``,
+    the one before. Returned once both are ready."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           **({"BEFORE_THE_MEETING": "1"} if before_the_meeting else {})}
     command = [sys.executable, str(SCRIPT), str(tmp_path / "ready")]
     first = subprocess.Popen(command, env={**env, "SLEEP_S": str(first_sleeps_s)})
     second = subprocess.Popen(command, env={**env, "SLEEP_S": "60"})
@@ -62,6 +65,34 @@ def test_sigterm_ends_a_launched_process_at_once_only_where_another_has_ended(ot
         assert status == -signal.SIGTERM and ended_after < 1.0, (status, ended_after)  # 1-4 ms measured
     else:
         assert status == EXIT_TERMINATED and ended_after > 2.0, (status, ended_after)  # once its C call returned
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1], ids=["sigterm", "sigusr1"])
+def test_before_the_meeting_only_sigterm_beside_an_ended_process_ends_it_unsaid(signum, tmp_path):
+    """Before the processes meet, the agent's SIGTERM to the processes left when one has ended ends this one at once,
+    -15, its line unsaid; a SIGUSR1 there (the agent never sends it) is a job's stop: its line said, 138, at once
+    whatever the main thread is in. The hundred-and-twentieth session's review: nothing tested the SIGUSR1 half
+    (``said_once_until_the_processes_meet``'s test of SIGTERM alone could be dropped: -15 then, nothing said)."""
+    first, second = two_beside_each_other(tmp_path, first_sleeps_s=30, before_the_meeting=True)
+    try:
+        second.kill()
+        second.wait()  # reaped, as the agent's poll does before it signals the others
+        signalled = time.monotonic()
+        first.send_signal(signum)
+        status = first.wait(timeout=30)
+        ended_after = time.monotonic() - signalled
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    said = tmp_path / "ready.said"
+    if signum == signal.SIGTERM:
+        assert status == -signal.SIGTERM and not said.exists(), status
+    else:
+        assert status == 128 + signal.SIGUSR1 and said.read_text() == str(int(signal.SIGUSR1)), status
+    assert ended_after < 5.0, ended_after  # at once: the C call sleeps 30 s
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
