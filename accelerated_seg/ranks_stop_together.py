@@ -89,7 +89,7 @@ from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error, say_whole
 from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
                               said_ended_in_the_stop, said_lost, where_it_runs)
-from .sigterm import stop_signal
+from .sigterm import raises_a_stop, stop_signal
 from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
 #: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
@@ -1089,8 +1089,8 @@ class _Watcher(threading.Thread):
         benchmarks/results/long_end_stall_2026-12-06). No bound (that session, until its review) left a process whose
         end another thread's hung write held deaf to SIGINT and SIGTERM for as long as it hung; since the
         hundred-and-seventeenth the end itself cuts such a write short (``LINE_BY_S``). Deaf to a second Ctrl-C
-        meanwhile (``_deaf_to_sigint``)."""
-        with _deaf_to_sigint():
+        meanwhile (``_deaf_to_sigint``), and to a SIGUSR1 that would raise a stop (``_deaf_to_a_sigusr1_stop``)."""
+        with _deaf_to_sigint(), _deaf_to_a_sigusr1_stop():
             # it looks again within POLL_S, or a poll unanswered, RETRY_MAX_S and a reconnection (two connects) where a
             # blip has it retrying
             seeing_by = time.monotonic() + ANSWER_S + RETRY_MAX_S + 2 * CONNECT_S + BUSY_MACHINE_S
@@ -1127,6 +1127,28 @@ def _deaf_to_sigint() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, handler)
+
+
+@contextlib.contextmanager
+def _deaf_to_a_sigusr1_stop() -> Iterator[None]:
+    """SIGUSR1 ignored inside, where its handler raises a stop (``sigterm.raises_a_stop``: a launched predict's, since
+    the hundred-and-twentieth session) and the main thread waits for its watcher to end the process: after a Ctrl-C
+    or an error of its own, a job's SIGUSR1 there was raised out of the wait as a stop of its own (that session's
+    review): the command said its line beside the watcher's, or ended with 138 in place of the stop's status. The stop
+    under way is the one said; a SIGTERM there is ignored once the watcher has seen it (``_deaf_to_sigterm``), and
+    training's handler, which notes a save, is left as it is. Put back on the way out, as ``_deaf_to_sigint``'s."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGUSR1"):
+        yield
+        return
+    handler = signal.getsignal(signal.SIGUSR1)
+    if not raises_a_stop(handler):
+        yield
+        return
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGUSR1, handler)
 
 
 def longest_end_s() -> float:

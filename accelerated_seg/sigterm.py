@@ -73,7 +73,14 @@ def raised_once(first: Callable[[int], object] = lambda signum: None) -> Callabl
             raised = True
             raise INTERRUPTS[signum](signal.Signals(signum).name)
 
+    raise_terminated.raises_a_stop = True  # ``raises_a_stop``
     return raise_terminated
+
+
+def raises_a_stop(handler: object) -> bool:
+    """Whether ``handler`` (``signal.getsignal``'s) is a stop's (``raised_once``): one that raises SIGTERM's or
+    SIGUSR1's interrupt, where training's ``checkpoint.PreemptionSignals`` only notes the signal for a save."""
+    return getattr(handler, "raises_a_stop", False) is True
 
 
 def stop_signal(interrupt: BaseException | None) -> int | None:

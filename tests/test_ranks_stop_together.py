@@ -1691,3 +1691,44 @@ def test_an_error_whose_stop_was_said_untold_is_not_published_again_as_it_leaves
     assert watcher.store.calls == asked and time.monotonic() - leaving < 1.0, (watcher.store.calls, asked,
                                                                               time.monotonic() - leaving)
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+class _EndingAfter:
+    """A watcher that has seen the stop and ends the process ``after_s`` later (``_Watcher.wait_for_the_end``'s
+    view of one): alive until then."""
+
+    def __init__(self, after_s: float):
+        import threading
+        import time
+
+        self.seen, self.waiting_past_line_by = threading.Event(), threading.Event()
+        self.seen.set()
+        self.waited_past_line_by_s, self.until, self._time = 0.0, time.monotonic() + after_s, time
+
+    def is_alive(self) -> bool:
+        return self._time.monotonic() < self.until
+
+    def join(self, timeout: float) -> None:
+        self._time.sleep(timeout)
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGUSR1"])
+def test_a_stop_as_the_main_thread_waits_for_its_watcher_to_end_the_process_is_not_raised_out_of_the_wait(signame):
+    """A launched predict's main thread that met a stop of its own (Ctrl-C, an error) waits for its watcher to end
+    the process with the line (``wait_for_the_end``); a second Ctrl-C there is ignored (``_deaf_to_sigint``: raised
+    out of the wait, the line was said twice), and SIGTERM once the watcher has seen the stop (``_deaf_to_sigterm``).
+    A SIGUSR1, a stop since the hundred-and-twentieth session (``sigterm.stops_as_an_interrupt``, as predict takes
+    it), was raised out of the wait until that session's review: the command then said its own line beside the
+    watcher's, or ended with 138 where the stop's status was 130 or 1."""
+    import signal
+    import threading
+    import time
+
+    from accelerated_seg.sigterm import stops_as_an_interrupt
+
+    with stops_as_an_interrupt():
+        threading.Timer(0.2, os.kill, (os.getpid(), getattr(signal, signame))).start()
+        began = time.monotonic()
+        _Watcher.wait_for_the_end(_EndingAfter(1.0))
+        assert time.monotonic() - began > 0.9
+        time.sleep(0.05)  # a handler left to run would run here
