@@ -39,6 +39,27 @@ def two_beside_each_other(tmp_path: Path, first_sleeps_s: float,
     return first, second
 
 
+def signalled_beside_the_other(first: subprocess.Popen, second: subprocess.Popen, other_ended: bool,
+                               *signums: int) -> tuple[int, float]:
+    """The first's status and how long after the first of ``signums`` it ended, each sent to it 0.2 s apart, the
+    second killed and reaped before them where ``other_ended`` (as the agent's poll reaps a process that has ended
+    before it signals the others); both ended on the way out, whatever happened."""
+    try:
+        if other_ended:
+            second.kill()
+            second.wait()
+        signalled = time.monotonic()
+        for number, signum in enumerate(signums):
+            time.sleep(0.2 if number else 0.0)
+            first.send_signal(signum)
+        status = first.wait(timeout=30)
+        return status, time.monotonic() - signalled
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
 @pytest.mark.parametrize("other_ended", [True, False], ids=["other-ended", "others-running"])
 def test_sigterm_ends_a_launched_process_at_once_only_where_another_has_ended(other_ended, tmp_path):
@@ -47,20 +68,8 @@ def test_sigterm_ends_a_launched_process_at_once_only_where_another_has_ended(ot
     other process is gone). Any other SIGTERM is a stop, raised as ``Terminated`` once the main thread can (status
     143 here): held as an interrupt, the agent's SIGTERM kept the main process 10.6 s waiting for the dead one (the
     hundred-and-first session's try)."""
-    first, second = two_beside_each_other(tmp_path, first_sleeps_s=3)
-    try:
-        if other_ended:
-            second.kill()
-            second.wait()  # reaped, as the agent's poll does before it signals the others
-        signalled = time.monotonic()
-        first.send_signal(signal.SIGTERM)
-        status = first.wait(timeout=30)
-        ended_after = time.monotonic() - signalled
-    finally:
-        for process in (first, second):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    status, ended_after = signalled_beside_the_other(*two_beside_each_other(tmp_path, first_sleeps_s=3), other_ended,
+                                                     signal.SIGTERM)
     if other_ended:
         assert status == -signal.SIGTERM and ended_after < 1.0, (status, ended_after)  # 1-4 ms measured
     else:
@@ -74,19 +83,8 @@ def test_before_the_meeting_only_sigterm_beside_an_ended_process_ends_it_unsaid(
     -15, its line unsaid; a SIGUSR1 there (the agent never sends it) is a job's stop: its line said, 138, at once
     whatever the main thread is in. The hundred-and-twentieth session's review: nothing tested the SIGUSR1 half
     (``said_once_until_the_processes_meet``'s test of SIGTERM alone could be dropped: -15 then, nothing said)."""
-    first, second = two_beside_each_other(tmp_path, first_sleeps_s=30, before_the_meeting=True)
-    try:
-        second.kill()
-        second.wait()  # reaped, as the agent's poll does before it signals the others
-        signalled = time.monotonic()
-        first.send_signal(signum)
-        status = first.wait(timeout=30)
-        ended_after = time.monotonic() - signalled
-    finally:
-        for process in (first, second):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    status, ended_after = signalled_beside_the_other(
+        *two_beside_each_other(tmp_path, first_sleeps_s=30, before_the_meeting=True), True, signum)
     said = tmp_path / "ready.said"
     if signum == signal.SIGTERM:
         assert status == -signal.SIGTERM and not said.exists(), status
@@ -104,22 +102,8 @@ def test_sigusr1_beside_an_ended_process_is_a_stop_never_the_agents_ending(then_
     ending the process at once either. The hundred-and-twentieth session's review: nothing tested either, and the
     spans' test of SIGTERM alone (``signum == signal.SIGTERM``) could be dropped with every test passing; without
     it the process ended at once, -15, nothing said."""
-    first, second = two_beside_each_other(tmp_path, first_sleeps_s=3)
-    try:
-        second.kill()
-        second.wait()  # reaped, as the agent's poll does before it signals the others
-        signalled = time.monotonic()
-        first.send_signal(signal.SIGUSR1)
-        if then_sigterm:
-            time.sleep(0.2)
-            first.send_signal(signal.SIGTERM)
-        status = first.wait(timeout=30)
-        ended_after = time.monotonic() - signalled
-    finally:
-        for process in (first, second):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    status, ended_after = signalled_beside_the_other(*two_beside_each_other(tmp_path, first_sleeps_s=3), True,
+                                                     signal.SIGUSR1, *([signal.SIGTERM] if then_sigterm else []))
     assert status == 128 + signal.SIGUSR1 and ended_after > 2.0, (status, ended_after)  # once its C call returned
 
 
