@@ -626,11 +626,13 @@ def _train(args, overrides) -> int:
 
     if args.resume:
         overrides = [*overrides, f"--train.resume={args.resume}"]
-    with exit_on_user_error():
+    # a refusal ends the program (status 2); a stop, said by training, goes on to _command_line, which returns its
+    # status: cli.main(["train", ...]) called from Python raised SystemExit(130) until the hundred-and-twentieth session
+    with ending_on_a_refusal():
         cfg = load_config(args.config, overrides)
         check_before_the_imports(cfg, args.config)  # missing data, an init_from or resume typo, an earlier run
         with importing_without_collection():  # collector.py says why
-            from .train import train  # after the settings are read (exit_on_user_error says why)
+            from .train import train  # after the settings are read (ending_on_a_refusal says why)
 
         train(cfg)
     return 0
@@ -638,13 +640,26 @@ def _train(args, overrides) -> int:
 
 @contextlib.contextmanager
 def exit_on_user_error():
+    """End a script's program (examples/train.py, ...) with one line, ``error: <message>``, on an error about the
+    user's input or run (``ending_on_a_refusal``), and with a stop's status, no traceback, on Ctrl-C (130), or the
+    SIGTERM (143) or SIGUSR1 (138) a script takes as one: asked for, not a bug; training has said where to resume
+    from. Any other exception keeps its traceback, since it is a bug to report. The command line's own commands take
+    the refusals alone: ``cli.main`` returns a stop's status (``_command_line``)."""
+    try:
+        with ending_on_a_refusal():
+            yield
+    except KeyboardInterrupt as interrupt:
+        raise SystemExit(exit_status(interrupt)) from None
+
+
+@contextlib.contextmanager
+def ending_on_a_refusal():
     """End the program with one line, ``error: <message>``, on an error about the user's input or run.
 
     ConfigError and DataError (a setting or a file that cannot work: exit status 2), TrainingDiverged
     and CheckpointNotSaved (status 1) carry messages that name the setting or file and what to do; a
     traceback would only bury them. One rank of each node prints it, the first to refuse: every rank
-    raises the same error (train's checks hand the main process's errors to all ranks). Ctrl-C ends the program with
-    status 130 and no traceback. Any other exception keeps its traceback, since it is a bug to report.
+    raises the same error (train's checks hand the main process's errors to all ranks).
     """
     from .config import ConfigError
     from .data.errors import DataError
@@ -662,8 +677,6 @@ def exit_on_user_error():
                 or (saving is not None and isinstance(error, saving.CheckpointNotSaved))):
             raise
         _end_with_the_message(error, 1)
-    except KeyboardInterrupt as interrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
-        raise SystemExit(exit_status(interrupt)) from None  # export's SIGTERM 143, its SIGUSR1 138
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:
@@ -724,6 +737,22 @@ def _synth_interrupted(args, stopped: str = "synth interrupted") -> str:
 
 
 def _export(args, _) -> int:
+    """export, and its stop (Ctrl-C, SIGTERM, SIGUSR1) said here, once, wherever it came: its checks' imports, the
+    export, its exported line. Its status is returned, as every one-process command returns its own: ``cli.main([...])``
+    called from Python raised SystemExit(130/143/138) until the hundred-and-twentieth session (``exit_on_user_error``
+    made the stop one), and a stop before the export began, or as its exported line was said, ended it saying
+    nothing."""
+    from pathlib import Path
+
+    try:
+        return _exported(args.checkpoint, Path(args.output))
+    except KeyboardInterrupt as interrupt:
+        print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
+        return exit_status(interrupt)  # 130; SIGTERM's 143, SIGUSR1's 138
+
+
+def _exported(checkpoint, output) -> int:
+    """The checkpoint exported to ``output`` and said; a refusal ends the program, one line, status 2."""
     from pathlib import Path
 
     from .checkpoint_files import check_exportable
@@ -733,31 +762,28 @@ def _export(args, _) -> int:
     # None there, an --output in the way, a file of it cut short, no export.json (an older run's,
     # train.fit's), no weights, or DeepSpeed's where DeepSpeed is not installed: refused before torch and
     # MONAI import, at once rather than after the seconds their import takes, in export_checkpoint's order
-    with exit_on_user_error():
-        checkpoint = checkpoint_folder(Path(args.checkpoint))
-        check_exportable(checkpoint, Path(args.output))
+    with ending_on_a_refusal():
+        checkpoint = checkpoint_folder(Path(checkpoint))
+        check_exportable(checkpoint, output)
         # In a run's folder its lock is held: unheld, the run's own export and this one interleaved (run_folder.py)
-        with holding_the_run_folder_of(Path(args.output)):
-            try:  # the import too: torch's and MONAI's take seconds, where a Ctrl-C said nothing
-                from .checkpoint_export import export_found_checkpoint
+        with holding_the_run_folder_of(output):
+            from .checkpoint_export import export_found_checkpoint  # torch's and MONAI's imports take seconds
 
-                checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
-            except KeyboardInterrupt as interrupt:  # its status 130, or SIGTERM's 143: exit_on_user_error
-                print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
-                raise
+            checkpoint, output = export_found_checkpoint(checkpoint, output)
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {shell_word(output)} ...")
     return 0
 
 
 def _export_interrupted(output, interrupt: KeyboardInterrupt) -> str:
-    """What export says when Ctrl-C or SIGTERM stops it (nothing until the hundred-and-second session): the export
-    takes its name whole (exported_model.write_export), so it is there whole, where the stop came after, or not at
-    all."""
-    from .model_folders import exported_models_in
-
+    """What export says when Ctrl-C, SIGTERM or SIGUSR1 stops it (nothing until the hundred-and-second session): the
+    export takes its name whole (exported_model.write_export), so it is there whole, where the stop came after, or
+    not at all; before its writer was imported, nothing was written."""
     stopped = stopped_by("export", interrupt)
-    if exported_models_in(output) == [output]:
+    # not imported here: a stop in the checks' imports can leave a module half-imported (interrupts_between_imports)
+    folders = sys.modules.get("accelerated_seg.model_folders")
+    begun = sys.modules.get("accelerated_seg.checkpoint_export") is not None and folders is not None
+    if begun and folders.exported_models_in(output) == [output]:
         return f"{stopped}: the export in {output} is written whole"
     return (f"{stopped}: nothing written to {output} (an export is written whole or not at all); the same command "
             f"exports it")

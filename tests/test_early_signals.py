@@ -605,3 +605,83 @@ def test_synth_stopped_once_its_phantoms_are_written_says_so(window, tmp_path, m
     monkeypatch.undo()
     assert cli.main(["synth", str(out), "--cases", "2", "--validation", "1"]) == 0
     assert not (out / ".phantoms_being_written").exists()
+
+
+@pytest.mark.parametrize("window", ["before the export began", "once the weights are written",
+                                    "as its exported line is said"])
+def test_export_called_from_python_returns_its_stops_status_said_once(window, tiny_config, tmp_path, monkeypatch,
+                                                                       capsys):
+    """``cli.main(["export", ...])`` called from Python returns its stop's status, as every other one-process command
+    does, and says its line once, wherever the stop came. Until the hundred-and-twentieth session it raised
+    SystemExit(130/143/138) during the export (``exit_on_user_error`` made the stop one), and said nothing of a stop
+    before the export began (its checks' imports) or as its exported line was said."""
+    import accelerated_seg.exported_model as exported_model
+    import accelerated_seg.model_folders as model_folders
+    from accelerated_seg import cli
+    from accelerated_seg.sigterm import StoppedBySIGUSR1, Terminated
+    from accelerated_seg.train import train
+
+    run, output = tmp_path / "run", tmp_path / "model"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    nothing_written = f"nothing written to {output} (an export is written whole or not at all); the same command " \
+                      f"exports it"
+    if window == "before the export began":
+        _stopped_at(monkeypatch, model_folders, "checkpoint_folder", 1, Terminated, after=False)
+        status, said = 143, f"export stopped by SIGTERM: {nothing_written}"
+    elif window == "once the weights are written":
+        _stopped_at(monkeypatch, exported_model, "with_the_usual_mode", 1, StoppedBySIGUSR1)
+        status, said = 138, f"export stopped by SIGUSR1: {nothing_written}"
+    else:
+        def print_stopped_at_the_exported_line(*args, **kwargs):
+            if args and str(args[0]).startswith("exported "):
+                raise KeyboardInterrupt
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(cli, "print", print_stopped_at_the_exported_line, raising=False)
+        status, said = 130, f"export interrupted: the export in {output} is written whole"
+    capsys.readouterr()
+    assert cli.main(["export", str(run), "--output", str(output)]) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert sorted(path.name for path in tmp_path.iterdir()) == (["model", "run"] if status == 130 else ["run"])
+    assert all(signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGUSR1))
+
+
+#: Python run before ``cli.main(ARGV)`` is called: ``{signum}`` sent to this process as the training loop begins.
+SIGNALLED_AS_THE_LOOP_BEGINS = """
+import json, os, signal, sys
+import accelerated_seg.train as train_module
+looped = train_module.run_loop
+def signalled_then_looped(*args, **kwargs):
+    os.kill(os.getpid(), {signum})
+    return looped(*args, **kwargs)
+train_module.run_loop = signalled_then_looped
+from accelerated_seg import cli
+try:
+    ended = cli.main({argv!r})
+except SystemExit as stop:
+    ended = f"SystemExit({{stop.code}})"
+print(json.dumps([ended, signal.getsignal(signal.SIGINT) is signal.default_int_handler,
+                  [signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGUSR1)]]))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_train_called_from_python_returns_its_stops_status(signum, tiny_dataset, tmp_path):
+    """``cli.main(["train", ...])`` called from Python, stopped as its loop begins: Ctrl-C returns 130, its line said
+    once (it raised SystemExit(130) until the hundred-and-twentieth session); SIGTERM is a preemption, the state saved
+    and 0 returned, so a scheduler requeues the job (the documented choice, as on the command line). The handlers are
+    put back as found."""
+    out = tmp_path / "run"
+    done = run_python(SIGNALLED_AS_THE_LOOP_BEGINS.format(signum=int(signum), argv=[
+        "train", *tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=0)]))
+    assert done.returncode == 0, done.stderr
+    ended, int_handler_back, defaults_back = json.loads(done.stdout.splitlines()[-1])
+    assert int_handler_back and defaults_back == [True, True], done.stdout
+    if signum == signal.SIGINT:
+        assert ended == 130, done.stdout
+        said = [line for line in (done.stdout + done.stderr).splitlines() if "interrupted" in line]
+        assert said == ["interrupted (Ctrl-C) after step 0; no checkpoint was saved yet (train.save_every), so a new "
+                        "run starts over"], done.stdout + done.stderr
+    else:
+        assert ended == 0, done.stdout
+        assert "preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 1" in done.stdout, done.stdout
