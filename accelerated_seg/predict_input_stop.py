@@ -80,8 +80,10 @@ class OneCaseFiles:
 
 
 def _synced(*paths: Path | None) -> None:
-    """The folders of ``paths`` (None: none) synced, each once: the renames into them made durable."""
+    """The folders of ``paths`` (None: none) synced, each once: the renames into them made durable. A path that is a
+    symbolic link was written through (``files.written_through``): its rename was into the target's folder, which is
+    the one synced (the link's own folder, synced until the hundred-and-twentieth session's review, saw no rename)."""
     from .files import sync_directory
 
-    for folder in dict.fromkeys(path.parent for path in paths if path is not None):
+    for folder in dict.fromkeys(Path(os.path.realpath(path)).parent for path in paths if path is not None):
         sync_directory(folder)
