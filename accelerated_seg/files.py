@@ -98,6 +98,18 @@ def written_through(path: str | Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def remove_written(path: str | Path) -> None:
+    """Delete the file a write of ``path`` made: ``path``, or where it is a symbolic link, the link and the file it
+    names (``written_through``'s), the link first (a kill between leaves no dangling link, which a write refuses).
+    Unlinking the link alone (until the hundred-and-twentieth session's review) left its target holding the file
+    said to be removed, read there as current."""
+    path = Path(path)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else None
+    path.unlink(missing_ok=True)
+    if target is not None:
+        target.unlink(missing_ok=True)
+
+
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Call ``write(temporary)`` and then put the result at ``path``: readers see the previous file or
     the whole new one, never half of it.

@@ -52,6 +52,7 @@ from .data.io import write_nifti
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import given_folders, load_for_prediction, members_of
+from .files import remove_written
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_inputs import channels_config, check_channel_count, check_paths_given, home_expanded
 from .inference_outputs import check_one_case_call, probabilities_path, remove_earlier_prediction
@@ -566,7 +567,7 @@ def _remove_earlier_probabilities(output: Path) -> None:
     (seventieth session). A file of that name that predict did not write stays."""
     stale = probabilities_path(output)
     if stale.is_file() and written_by_predict(stale) is None:
-        stale.unlink(missing_ok=True)
+        remove_written(stale)  # a link's target too
 
 
 @torch.no_grad()

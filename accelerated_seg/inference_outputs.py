@@ -26,7 +26,8 @@ from .config import ConfigError
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .dropped_interrupts import between_files, interrupts_kept
-from .files import NAME_MAX, file_in_the_way, link_problem, no_file_made_in, remove_stale_temporaries
+from .files import (NAME_MAX, file_in_the_way, link_problem, no_file_made_in, remove_stale_temporaries,
+                    remove_written)
 from .inference_inputs import CHANNEL_FILE, InputCase, check_channel_count, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import written_before, written_by_predict
@@ -355,7 +356,7 @@ def remove_under_the_other_ending(label_map: str | Path) -> None:
     refused any other file there first."""
     other = under_the_other_ending(label_map)
     if other.is_file() and written_by_predict(other) is None:
-        other.unlink(missing_ok=True)
+        remove_written(other)  # a link's target too
 
 
 def probabilities_path(label_path: str | Path) -> Path:
@@ -378,7 +379,7 @@ def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path |
     others = [under_the_other_ending(label_map)] if other_ending else []
     for path in (Path(label_map), *others, Path(probabilities or probabilities_path(label_map))):
         if path.is_file() and written_by_predict(path) is None:
-            path.unlink(missing_ok=True)
+            remove_written(path)  # a link's target too: the link alone left the earlier map there
             removed.append(path.name)
     return f" (an earlier run's {' and '.join(removed)} removed: it was not this run's)" if removed else ""
 
@@ -386,8 +387,11 @@ def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path |
 def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
     """Delete the hidden temporaries that a killed predict left in the output folders: each file is
     written under one and renamed when whole, and a kill (or a SIGTERM at a time limit) left them
-    there for good (seventieth session). Only old ones with our writers' names (``files``)."""
-    for folder in {Path(output).parent for output in outputs if output is not None}:
+    there for good (seventieth session). Only old ones with our writers' names (``files``), in the folder of
+    each output and of what a link among them names."""
+    # a write through a link makes its temporary beside the link's target (files.written_through): swept there too
+    for folder in {path.parent for output in outputs if output is not None
+                   for path in (Path(output), Path(os.path.realpath(output)))}:
         remove_stale_temporaries(folder)
 
 

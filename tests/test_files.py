@@ -165,3 +165,56 @@ def test_what_a_killed_export_through_a_link_left_is_put_right_beside_the_links_
     assert remove_interrupted_exports(tmp_path / "run") == [tmp_path / "shared" / "v3.partial"]
     assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == ["v3"]
     assert (tmp_path / "run" / "model").is_symlink()
+
+
+def _earlier_predicted_map(path: Path) -> None:
+    """A label map as predict writes it (its header marked), so that a failed case's removal takes it."""
+    from accelerated_seg.predict_marks import label_map_descrip
+
+    labels, header = np.ones((2, 2, 2), np.uint8), nib.Nifti1Header()
+    header["descrip"] = label_map_descrip(labels)
+    write_nifti(path, labels, np.eye(4), header=header)
+
+
+@pytest.mark.parametrize("removal", ["failed case", "other ending", "probabilities"])
+def test_an_earlier_map_removed_at_a_link_is_removed_at_its_target_too(tmp_path, removal):
+    """A failed case removes an earlier run's map at its output (and, in a folder of cases, the one under the other
+    ending, and a map written without probabilities their stale ones): at a link, the map is the link's target,
+    removed with the link. Until the hundred-and-twentieth session's review the link alone went, the line said
+    "removed", and the target kept the earlier run's map, where the user read it."""
+    from accelerated_seg.inference import _remove_earlier_probabilities
+    from accelerated_seg.inference_outputs import remove_earlier_prediction, remove_under_the_other_ending
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "out").mkdir()
+    name = {"failed case": "seg.nii.gz", "other ending": "seg.nii", "probabilities": "seg_probs.nii.gz"}[removal]
+    target, link = tmp_path / "store" / name, tmp_path / "out" / name
+    _earlier_predicted_map(target)
+    link.symlink_to(target)
+    if removal == "failed case":
+        assert remove_earlier_prediction(link) == " (an earlier run's seg.nii.gz removed: it was not this run's)"
+    elif removal == "other ending":
+        remove_under_the_other_ending(tmp_path / "out" / "seg.nii.gz")
+    else:
+        _remove_earlier_probabilities(tmp_path / "out" / "seg.nii.gz")
+    assert not link.is_symlink() and not target.exists()
+
+
+def test_a_killed_writes_temporary_beside_a_links_target_is_swept(tmp_path):
+    """A write through a link makes its temporary beside the target (files.written_through): predict's sweep of
+    what a killed run left looks there as well as in the output's folder. It looked in the link's folder alone until
+    the hundred-and-twentieth session's review, and the target's folder kept each killed write's temporary."""
+    import uuid
+
+    from accelerated_seg.files import STALE_AFTER_S
+    from accelerated_seg.inference_outputs import clear_stale_temporaries
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "seg.nii.gz").symlink_to(tmp_path / "store" / "seg.nii.gz")
+    stale = tmp_path / "store" / f".seg.nii.gz.{uuid.uuid4().hex}.tmp.nii.gz"
+    stale.write_bytes(b"half a map")
+    long_ago = os.stat(stale).st_mtime - STALE_AFTER_S - 60
+    os.utime(stale, (long_ago, long_ago))
+    clear_stale_temporaries([tmp_path / "out" / "seg.nii.gz"])
+    assert not stale.exists()
