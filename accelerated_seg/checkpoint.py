@@ -126,7 +126,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         # save's own line, until the hundred-and-seventh session's review.
         try:
             for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
-                shutil.rmtree(stale, ignore_errors=True)
+                _delete_folder(stale, ignore_errors=True)
             partial.mkdir(parents=True)
         except OSError as error:
             raise not_written(error) from error
@@ -177,7 +177,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             rotated = [_retire(old) for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]
                        if old != final]
         for retired in ([replaced] if replaced is not None else []) + rotated:
-            shutil.rmtree(retired)
+            _delete_folder(retired)
 
     on_main(accelerator, make_the_folder)
     on_every_rank(write_the_state)  # every rank has written its files
@@ -206,7 +206,7 @@ def remove_killed_writers_leftovers(out: Path) -> list[Path]:
     checkpoints_dir = out / "checkpoints"
     removed = []
     for hidden in _hidden_checkpoints(checkpoints_dir):
-        shutil.rmtree(hidden, ignore_errors=True)
+        _delete_folder(hidden, ignore_errors=True)
         removed.append(hidden)
     removed += remove_stale_temporaries(out)
     if checkpoints_dir.is_dir():  # a file of that name is refused after this, naming it (run_folder)
@@ -223,9 +223,20 @@ def _hidden_checkpoints(checkpoints_dir: Path) -> list[Path]:
 def _retire(step_dir: Path) -> Path:
     """Rename ``step_N`` to the hidden ``.step_N.old`` (atomic), to be deleted from there."""
     retired = step_dir.with_name(f".{step_dir.name}.old")
-    shutil.rmtree(retired, ignore_errors=True)
+    _delete_folder(retired, ignore_errors=True)
     step_dir.rename(retired)
     return retired
+
+
+def _delete_folder(folder: Path, ignore_errors: bool = False) -> None:
+    """Delete a step folder the rotation retired, or a hidden one a kill left: one that is a symbolic link (a step
+    a user linked to a copy elsewhere) loses the link, and what it names, outside the run folder, is kept.
+    ``shutil.rmtree`` refuses a link: until the hundred-and-twentieth session's review a save over or after a linked
+    step ended in "OSError: Cannot call rmtree on a symbolic link", and every later save in NotADirectoryError."""
+    if folder.is_symlink():
+        folder.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(folder, ignore_errors=ignore_errors)
 
 
 def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:

@@ -271,3 +271,22 @@ def test_a_file_renamed_away_while_its_folder_is_synced_is_passed_over(tmp_path,
     monkeypatch.setattr(files, "sync_file", renamed_meanwhile)
     files.sync_folder(folder)
     assert synced == ["model.safetensors", "random_states_1.pkl"]
+
+
+def test_a_step_folder_that_is_a_link_is_replaced_and_rotated_away_keeping_what_it_names(tmp_path):
+    """A step folder a user made a symbolic link (to a copy elsewhere): a save of that step again replaces it and a
+    later save rotates it away, each removing the link and keeping the copy it names, outside the run folder. Until
+    the hundred-and-twentieth session's review the first ended in "OSError: Cannot call rmtree on a symbolic link"
+    after its checkpoint was named, and every save after it in NotADirectoryError at the rotation."""
+    copies, checkpoints = tmp_path / "copies", tmp_path / "run" / "checkpoints"
+    save_training_state(_OneProcess(), copies, 1, 1, "config: yes\n")
+    checkpoints.mkdir(parents=True)
+    (checkpoints / "step_1").symlink_to(copies / "step_1")
+    save_training_state(_OneProcess(), checkpoints, 1, 1, "config: yes\n")
+    assert sorted(path.name for path in checkpoints.iterdir()) == ["step_1"]
+    assert not (checkpoints / "step_1").is_symlink() and (copies / "step_1" / "model.safetensors").is_file()
+    os.replace(checkpoints / "step_1", tmp_path / "ours")
+    (checkpoints / "step_1").symlink_to(copies / "step_1")
+    save_training_state(_OneProcess(), checkpoints, 2, 1, "config: yes\n")
+    assert sorted(path.name for path in checkpoints.iterdir()) == ["step_2"]
+    assert (copies / "step_1" / "model.safetensors").is_file()
