@@ -274,6 +274,14 @@ def _check_written_once(outputs: list, names: PredictNames = PredictNames()) -> 
     argument, until the ninety-sixth session."""
     counts = Counter(Path(path).resolve() for path in outputs if path is not None)
     if twice := sorted(str(path) for path, count in counts.items() if count > 1):
+        # Two outputs that are symbolic links to one file (written through: files.written_through) were said to be a
+        # map and a <case>_probs of one name, and told to rename an input, until the hundred-and-twentieth
+        # session's review.
+        if linked := sorted(str(path) for path in outputs if path is not None and Path(path).is_symlink()
+                            and str(Path(path).resolve()) in twice):
+            raise DataError(f"{', '.join(twice)} would be written twice by this prediction: {', '.join(linked)} "
+                            f"are symbolic links to it, and each output is written through its link: point each "
+                            f"at a file of its own, or remove the links")
         raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
                         f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or "
                         f"{names.without_probabilities}")

@@ -218,3 +218,24 @@ def test_a_killed_writes_temporary_beside_a_links_target_is_swept(tmp_path):
     os.utime(stale, (long_ago, long_ago))
     clear_stale_temporaries([tmp_path / "out" / "seg.nii.gz"])
     assert not stale.exists()
+
+
+def test_two_outputs_linked_to_one_file_are_refused_naming_the_links(tmp_path):
+    """Two cases' maps that are symbolic links to one file would both be written through to it: refused before any
+    case, as two outputs of one path are, naming the links and what to do. Until the hundred-and-twentieth session's
+    review the line said a map and a <case>_probs had one name, and to rename an input or leave out --probabilities."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference_outputs import check_outputs
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "out").mkdir()
+    _earlier_predicted_map(tmp_path / "store" / "seg.nii.gz")
+    for name in ("a.nii.gz", "b.nii.gz"):
+        (tmp_path / "out" / name).symlink_to(tmp_path / "store" / "seg.nii.gz")
+    with pytest.raises(DataError) as refused:
+        check_outputs([], [tmp_path / "out" / "a.nii.gz", tmp_path / "out" / "b.nii.gz"])
+    out = tmp_path / "out"
+    assert str(refused.value) == (
+        f"{tmp_path / 'store' / 'seg.nii.gz'} would be written twice by this prediction: {out / 'a.nii.gz'}, "
+        f"{out / 'b.nii.gz'} are symbolic links to it, and each output is written through its link: "
+        f"point each at a file of its own, or remove the links")
