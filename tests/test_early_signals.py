@@ -500,58 +500,27 @@ def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monk
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]  # nothing hidden left
 
 
-def test_a_predict_input_stopped_as_its_map_is_renamed_into_place_syncs_its_folder(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("through_a_link", [False, True])
+def test_a_predict_input_stopped_as_its_map_is_renamed_into_place_syncs_its_folder(tmp_path, monkeypatch, capsys,
+                                                                                    through_a_link):
     """A stop just after the map's rename, before write_nifti syncs its folder: the line says the map is written whole,
     nothing to redo, and the folder is synced first, the rename made durable. Until the hundred-and-twentieth
-    session's review the line said so of a rename no fsync had followed."""
+    session's review the line said so of a rename no fsync had followed. ``through_a_link``: --output a symbolic link
+    into store/, an earlier run's map there: the rename is over the link's target (files.written_through), so the
+    folder synced is store/; the link's own, which saw no rename, was synced until that session's review (r97)."""
     import accelerated_seg.data.io as io
     import accelerated_seg.files as files
     from accelerated_seg.cli import main
     from accelerated_seg.sigterm import Terminated
 
     model, scans = tiny_model_and_scans(tmp_path)
-    out = tmp_path / "maps" / "seg.nii.gz"
-    renamed, synced, replace, sync_directory = [], [], os.replace, files.sync_directory
-
-    def stopped_after_the_rename(source, destination):
-        replace(source, destination)
-        if Path(destination) == out:
-            renamed.append(destination)
-            raise Terminated()
-
-    def noted_sync(folder):
-        if renamed:
-            synced.append(Path(folder))
-        sync_directory(folder)
-
-    monkeypatch.setattr(io.os, "replace", stopped_after_the_rename)
-    monkeypatch.setattr(io, "sync_directory", noted_sync)
-    monkeypatch.setattr(files, "sync_directory", noted_sync)
-    capsys.readouterr()
-    assert main(["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output",
-                 str(out)]) == 143
-    assert capsys.readouterr().err.splitlines() == [
-        f"predict stopped by SIGTERM: the label map is written whole at {out}; nothing to redo"]
-    assert renamed and synced == [out.parent]
-
-
-def test_a_predict_input_stopped_as_its_map_is_renamed_through_a_link_syncs_the_targets_folder(tmp_path, monkeypatch,
-                                                                                                capsys):
-    """The same stop with --output a symbolic link into another folder (store/): the map is renamed over the link's
-    target (files.written_through), so the folder synced before "written whole" is the target's, store/. Until the
-    hundred-and-twentieth session's review the link's own folder was synced, which saw no rename."""
-    import accelerated_seg.data.io as io
-    import accelerated_seg.files as files
-    from accelerated_seg.cli import main
-    from accelerated_seg.sigterm import Terminated
-
-    model, scans = tiny_model_and_scans(tmp_path)
-    (tmp_path / "store").mkdir()
-    (tmp_path / "maps").mkdir()
-    target, out = tmp_path / "store" / "seg.nii.gz", tmp_path / "maps" / "seg.nii.gz"
-    assert main(["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output",
-                 str(target)]) == 0  # an earlier run's map, which the link names
-    out.symlink_to(target)
+    out = target = tmp_path / "maps" / "seg.nii.gz"
+    if through_a_link:
+        target = tmp_path / "store" / "seg.nii.gz"
+        assert main(["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output",
+                     str(target)]) == 0
+        out.parent.mkdir()
+        out.symlink_to(target)
     renamed, synced, replace, sync_directory = [], [], os.replace, files.sync_directory
 
     def stopped_after_the_rename(source, destination):
@@ -573,7 +542,7 @@ def test_a_predict_input_stopped_as_its_map_is_renamed_through_a_link_syncs_the_
                  str(out)]) == 143
     assert capsys.readouterr().err.splitlines() == [
         f"predict stopped by SIGTERM: the label map is written whole at {out}; nothing to redo"]
-    assert renamed and synced == [target.parent] and out.is_symlink()
+    assert renamed and synced == [target.parent] and out.is_symlink() == through_a_link
 
 
 def test_a_sigterm_as_predict_input_puts_back_its_stops_says_the_map_is_written(tmp_path):
