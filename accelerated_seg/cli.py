@@ -744,15 +744,17 @@ def _export(args, _) -> int:
     nothing."""
     from pathlib import Path
 
+    begun: list[bool] = []  # once this call's export begins: an earlier one's output is not this one's
     try:
-        return _exported(args.checkpoint, Path(args.output))
+        return _exported(args.checkpoint, Path(args.output), begun)
     except KeyboardInterrupt as interrupt:
-        print(_export_interrupted(Path(args.output), interrupt), file=sys.stderr)
+        print(_export_interrupted(Path(args.output), interrupt, bool(begun)), file=sys.stderr)
         return exit_status(interrupt)  # 130; SIGTERM's 143, SIGUSR1's 138
 
 
-def _exported(checkpoint, output) -> int:
-    """The checkpoint exported to ``output`` and said; a refusal ends the program, one line, status 2."""
+def _exported(checkpoint, output, begun: list[bool]) -> int:
+    """The checkpoint exported to ``output`` and said; a refusal ends the program, one line, status 2. ``begun`` is
+    appended to as the export itself begins, its checks passed."""
     from pathlib import Path
 
     from .checkpoint_files import check_exportable
@@ -769,21 +771,28 @@ def _exported(checkpoint, output) -> int:
         with holding_the_run_folder_of(output):
             from .checkpoint_export import export_found_checkpoint  # torch's and MONAI's imports take seconds
 
+            begun.append(True)
             checkpoint, output = export_found_checkpoint(checkpoint, output)
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {shell_word(output)} ...")
     return 0
 
 
-def _export_interrupted(output, interrupt: KeyboardInterrupt) -> str:
+def _exported_whole(output) -> bool:
+    """Whether ``output`` holds a whole export; model_folders is imported by then (checkpoint_export imports it)."""
+    from .model_folders import exported_models_in
+
+    return exported_models_in(output) == [output]
+
+
+def _export_interrupted(output, interrupt: KeyboardInterrupt, begun: bool) -> str:
     """What export says when Ctrl-C, SIGTERM or SIGUSR1 stops it (nothing until the hundred-and-second session): the
     export takes its name whole (exported_model.write_export), so it is there whole, where the stop came after, or
-    not at all; before its writer was imported, nothing was written."""
+    not at all; before this call's export ``begun``, nothing was written. Until the hundred-and-twentieth session's
+    review "begun" was the export's modules imported, so an export stopped in its checks, in a process whose earlier
+    export had written the same --output, called that earlier export its own, written whole."""
     stopped = stopped_by("export", interrupt)
-    # not imported here: a stop in the checks' imports can leave a module half-imported (interrupts_between_imports)
-    folders = sys.modules.get("accelerated_seg.model_folders")
-    begun = sys.modules.get("accelerated_seg.checkpoint_export") is not None and folders is not None
-    if begun and folders.exported_models_in(output) == [output]:
+    if begun and _exported_whole(output):
         return f"{stopped}: the export in {output} is written whole"
     return (f"{stopped}: nothing written to {output} (an export is written whole or not at all); the same command "
             f"exports it")

@@ -656,6 +656,28 @@ def test_export_called_from_python_returns_its_stops_status_said_once(window, ti
     assert all(signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGUSR1))
 
 
+def test_an_export_stopped_before_it_began_never_calls_an_earlier_export_its_own(tiny_config, tmp_path, monkeypatch,
+                                                                                  capsys):
+    """An export stopped in its checks, before it began, to an ``--output`` that an earlier export in the same process
+    wrote, says nothing was written: until the hundred-and-twentieth session's review it said "the export in <output>
+    is written whole" (the export's modules imported by the earlier call and the earlier export whole), of an export
+    the command never made and would have refused (its --output in the way)."""
+    import accelerated_seg.model_folders as model_folders
+    from accelerated_seg import cli
+    from accelerated_seg.sigterm import Terminated
+    from accelerated_seg.train import train
+
+    run, output = tmp_path / "run", tmp_path / "model"
+    train(tiny_config(run, train__max_steps=1, train__val_every=0))
+    assert cli.main(["export", str(run), "--output", str(output)]) == 0
+    _stopped_at(monkeypatch, model_folders, "checkpoint_folder", 1, Terminated, after=False)
+    capsys.readouterr()
+    assert cli.main(["export", str(run), "--output", str(output)]) == 143
+    assert capsys.readouterr().err.splitlines() == [
+        f"export stopped by SIGTERM: nothing written to {output} (an export is written whole or not at all); the same "
+        f"command exports it"]
+
+
 #: Python run before ``cli.main(ARGV)`` is called: ``{signum}`` sent to this process as the training loop begins.
 SIGNALLED_AS_THE_LOOP_BEGINS = """
 import json, os, signal, sys
