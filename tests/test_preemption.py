@@ -126,10 +126,10 @@ def test_ctrl_c_with_the_checkpoints_folder_unreadable_still_says_its_line_and_e
     # the line's listing alone: saves still list
     monkeypatch.setattr(interrupted_run, "complete_checkpoints", mount_gone)
     _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
-    with pytest.raises(SystemExit) as ended:
-        main(["train", *tiny_overrides(tiny_dataset, run, train__max_steps=20, train__val_every=0,
-                                       train__save_every=2)])
-    assert ended.value.code == 130
+    # returned, as a stopped command's status from Python (raised as SystemExit(130) until the hundred-and-twentieth
+    # session: docs/known_issues.md, "cli.main from Python raised SystemExit for a stopped export or train")
+    assert main(["train", *tiny_overrides(tiny_dataset, run, train__max_steps=20, train__val_every=0,
+                                          train__save_every=2)]) == 130
     out, err = capsys.readouterr()
     assert (f"interrupted (Ctrl-C) after step 5; {checkpoints} could not be read (Transport endpoint is not "
             f"connected), so no checkpoint is named: once it can be read again, run the same command with "
