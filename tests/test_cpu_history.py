@@ -118,12 +118,51 @@ def test_every_committed_session_is_in_the_table():
 
 
 def test_the_table_in_the_docs_is_the_scripts_output():
-    """docs/performance.md's "Every session at a glance" is pasted from this script: a row edited by
-    hand (the 2026-11-29h projection read 0.981 where its file gives 0.982) drifts unseen otherwise."""
-    written = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    """performance_cpu_sessions.md's "Every session at a glance" (performance.md's until the hundred-and-twenty-first
+    session) is pasted from this script: a row edited by hand (the 2026-11-29h projection read 0.981 where its file
+    gives 0.982) drifts unseen otherwise; and the table is in that one place, not pasted into performance.md again."""
+    heading = "\n## Every session at a glance\n"
+    notes = SESSION_NOTES.read_text(encoding="utf-8")
+    assert heading in notes, "performance_cpu_sessions.md has no table of every session"
+    # the section alone, not a copy of the table elsewhere in the page
+    written = notes.split(heading, 1)[1].split("\n## ", 1)[0].splitlines()
     table = cpu_history.markdown(cpu_history.history()).splitlines()
-    start = written.index(table[0])  # its header, once in the page
+    start = written.index(table[0])  # its header, once in the section
     assert written[start:start + len(table)] == table
+    performance = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    assert table[0] not in performance  # one table, in one place
+
+
+def test_the_summary_per_host_in_performance_md_is_the_table():
+    """performance.md's "The sessions in brief": per host CPU as the table's CPU column names it, the sessions and the
+    span of unet 64³ ours/plain in 1 and 2 processes and of the 2-process efficiency (a session the table marks
+    "(host unsteady)" named apart), as benchmarks/results/performance_md_split_2026-12-07/summary.py computed them
+    when the table moved out of the page; a session's row added without them leaves the summary a session old."""
+    unsteady = " (host unsteady)"
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in cpu_history.markdown(cpu_history.history()).splitlines()[2:]]
+    hosts: dict[str, list[list[str]]] = {}
+    for row in rows:
+        hosts.setdefault(row[1], []).append(row)
+
+    def span(values: list[float], digits: int) -> str:
+        low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+        return low if low == high else f"{low}–{high}"
+
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert "\n### The sessions in brief\n" in page, "performance.md's CPU results have no summary of the sessions"
+    summary = page.split("\n### The sessions in brief\n", 1)[1].split("\n#", 1)[0]
+    assert f"({len(rows)} rows so far)" in " ".join(summary.split())
+    shown = [line for line in summary.splitlines() if line.startswith("| ") and not line.startswith("| host CPU")]
+    expected = []
+    for cpu, group in hosts.items():
+        ratios = [[float(r[2].split(" / ")[n]) for r in group] for n in (0, 1)]
+        efficiency = [100 * float(r[5]) for r in group if not r[5].endswith(unsteady)]
+        apart = "".join(f" ({100 * float(r[5].removesuffix(unsteady)):.1f}% in {r[0]}, host unsteady)"
+                        for r in group if r[5].endswith(unsteady))
+        expected.append(f"| {cpu} | {len(group)} | {span(ratios[0], 3)} | {span(ratios[1], 3)} | "
+                        f"{span(efficiency, 1)}%{apart} |")
+    assert shown == expected
 
 
 def test_output_rewrites_its_own_table_refuses_another_file_and_a_failed_write_keeps_the_old(tmp_path, capsys,
@@ -173,8 +212,9 @@ def _figure(cell: str) -> str:
 
 
 def _session_sections() -> dict[str, str]:
+    """Each session's notes by its folder's name; the table of every session above them is no session's."""
     sections = SESSION_NOTES.read_text(encoding="utf-8").split("\n## ")[1:]
-    return {"session_" + s.split()[0]: s for s in sections}
+    return {"session_" + s.split()[0]: s for s in sections if re.match(r"\d{4}-\d{2}-\d{2}", s)}
 
 
 def _record_file(session: str, cells: list[str]):
