@@ -8,7 +8,8 @@
 #      projection from the measured all-reduce;
 #   3. cpu_contention_control.sh, three repeats: DDP against the solo runs around it and against two
 #      independent jobs sharing the cores (the 2-process figure of 1. compares runs minutes apart);
-#   4. cpu_history.py: the table of every session's figures, this one's last row.
+#   4. cpu_history.py: the table of every session's figures, this one's last row, to paste over
+#      docs/performance_cpu_sessions.md's "Every session at a glance" (tests/test_cpu_history.py holds them equal).
 #
 #   SESSION=2026-11-24p PYTHON=.venv/bin/python bash benchmarks/cpu_session.sh    # ~14 minutes on 2 cores
 #
@@ -37,3 +38,6 @@ for r in 1 2 3; do
   OUT=$CONTROL/r$r PYTHON=$PY bash benchmarks/cpu_contention_control.sh 2>&1 | tee "$CONTROL/r$r/record.log"
 done
 $PY benchmarks/cpu_history.py
+# where the table goes: a session that pasted it elsewhere (performance.md held it until the
+# hundred-and-twenty-first session) leaves the test of the table red
+echo "paste the table above over docs/performance_cpu_sessions.md's \"Every session at a glance\"" >&2
