@@ -389,18 +389,28 @@ def _first_case(manifest: Manifest) -> Case | None:
 
 def _channel_names_refused(channel_names: tuple, manifest: Manifest, shape: tuple[int, ...] | None,
                            where: str) -> ConfigError:
-    """The refusal of ``channel_names`` of another number than the cases' channels, saying what the first case's
-    file, of ``shape``, holds where it is one file, which the names are judged by: "each case has 1 image channel(s)"
-    alone was said of a case of (x, y, z, 2) files given 3 names, or of a 3D first case among 4D ones
-    (hundred-and-fifth session's review)."""
-    from .data.volume_opening import volumes_in
+    """The refusal of ``channel_names`` of another number than the cases' channels. A first case of one file, of
+    ``shape``, that holds another number of volumes is told in the words predict, evaluate and training's check use
+    for it (``volume_opening.one_file_for_channels_said``; "each case has 1 image channel(s): one file, whose first
+    (...) holds 3 volumes (x, y, z, 3): name each, in the pairs' order" until the hundred-and-twenty-first session,
+    helper h112), its file named, with the names' own way where the volumes are the channels meant. Several files a
+    case: "each case has 2 image channel(s)", the names to count as the files are ("each case has 1 image
+    channel(s)" alone was said of a 3D first case among 4D ones until the hundred-and-fifth session's review)."""
+    from .data.volume_opening import one_file_for_channels_said, volumes_in
+    from .inference_inputs import channel_order
 
     volumes = volumes_in(shape) if shape is not None else None
-    held = "" if volumes is None else (f": one file, whose first ({_first_case(manifest).images[0]}, judged by its "
-                                       "header) " + ("is 3D" if volumes == 1 else
-                                                     f"holds {volumes} volumes (x, y, z, {volumes})"))
-    return ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), but "
-                       f"each case has {manifest.num_channels} image channel(s){held}: name each, in the pairs' order")
+    if volumes is None:
+        return ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
+                           f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
+                           f"order")
+    names = {"in_channels": len(channel_names), "channels": dict(enumerate(channel_names))}
+    said = one_file_for_channels_said(shape, len(channel_names), "channel_names declares", channel_order(names))
+    own = "give channel_names one name, or none" if volumes == 1 else \
+        f"give channel_names {volumes} names, in the file's order"
+    return ConfigError(f"{where}: {_first_case(manifest).images[0]}: {said}; or, where its {volumes} volume"
+                       f"{'' if volumes == 1 else 's'} {'is the one channel' if volumes == 1 else 'are the channels'}, "
+                       f"{own}")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,

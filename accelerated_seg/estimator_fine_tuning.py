@@ -58,6 +58,7 @@ def _channels_to_name(config: dict, manifest: Manifest) -> str:
     import nibabel
 
     from .data.volume_opening import volumes_in
+    from .inference_inputs import channels_named
 
     channels = int(config["in_channels"])
     first = next(iter([*manifest.training, *manifest.validation]), None)
@@ -69,8 +70,7 @@ def _channels_to_name(config: dict, manifest: Manifest) -> str:
         return ""
     if held != channels:
         return ""
-    saved = config.get("channels") or {}
-    names = [str(saved.get(str(index), f"image_{index}")) for index in range(channels)]
+    names = list(channels_named(config).values())
     return (f" (its first case's one file, {first.images[0]}, holds {channels} volumes (x, y, z, {channels}): name "
             f"them as the model's channels, Dataset.from_files(..., channel_names={names!r}))")
 

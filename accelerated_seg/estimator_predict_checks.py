@@ -121,17 +121,18 @@ def refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
 
 def evaluated_manifest(dataset: Dataset, config: dict) -> Manifest:
     """The Dataset's manifest as evaluate judges its validation cases, by the model that predicts them: where the
-    Dataset names no channels and gives each case one file, the model's channels (config.json's), which that file is
-    to hold as (x, y, z, C), as predict reads it. Such a case of the Decathlon's BrainTumour, one 4D file of the
-    model's channels, which predict segments, was refused by evaluate as "the model has 2 image channels and the
-    dataset 1" until the hundred-and-twentieth session (helper h109, benchmarks/results/four_d_cases_2026-12-07/)."""
+    Dataset names no channels and gives each case one file, the model's channels (config.json's, named as predict
+    names them: ``inference_inputs.channels_named``), which that file is to hold as (x, y, z, C), as predict reads it.
+    Such a case of the Decathlon's BrainTumour, one 4D file of the model's channels, which predict segments, was
+    refused by evaluate as "the model has 2 image channels and the dataset 1" until the hundred-and-twentieth session
+    (helper h109, benchmarks/results/four_d_cases_2026-12-07/)."""
     manifest, channels = dataset.manifest, int(config["in_channels"])
     if (dataset.channel_names is not None or manifest.num_channels == channels
             or any(len(case.images) != 1 for case in manifest.validation)):
         return manifest
-    names = {int(index): str(name) for index, name in (config.get("channels") or {}).items()}
-    return dataclasses.replace(manifest, channels={index: names.get(index, f"image_{index}")
-                                                   for index in range(channels)})
+    from .inference_inputs import channels_named
+
+    return dataclasses.replace(manifest, channels=channels_named(config))
 
 
 def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
@@ -161,27 +162,29 @@ def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) ->
     per case as the check lists its errors: for their units (``inference_reading.channel_units_refusal``: the model's
     unit and spacing, the files read together), else for voxels far finer than the model's spacing
     (``refuse_voxels_far_finer``) or a resampling beyond the host's memory (``refuse_beyond_host_memory``), predict's
-    next refusals, between them the volumes its files hold (``channel_volumes_refusal``: one (x, y, z, C) file of the
-    model's C channels taken, evaluated_manifest's channels the model's, since the hundred-and-twentieth session). The
-    check has no model's spacing and judged such a case alone until the review of h72: a channel
-    of no unit on micrometre numbers beside one in mm (or two of no unit 1,000 times apart) was told to be resampled
-    onto one grid, while predict told the channel to be rewritten from micrometres; a case the check passes but
-    predict refuses (every file in micrometres for a model in mm) stopped evaluate half-way, its folders rebuilt. A
-    scan in metres (its header of no unit, or of mm against the training cases' median) stopped it so, the last call's
-    summary.json and metrics.csv deleted and one case named, until the hundred-and-nineteenth session (helper h106,
-    benchmarks/results/evaluate_far_finer_precheck_2026-12-06/). The other cases are read by the pre-flight check
-    and its errors listed with these: refused first alone, the other cases' bad labels or truncated files were said
-    only once these were fixed, a call later, until h106's review (review_evaluate_precheck_2026-12-06/)."""
+    next refusals, between them the volumes its files hold and their grids (``channel_files_refusal``, predict's one
+    check: one (x, y, z, C) file of the model's C channels taken, evaluated_manifest's channels the model's, since the
+    hundred-and-twentieth session; a case of both faults told the grid's by predict, the volumes' here, until the
+    hundred-and-twenty-first, helper h112). The check has no model's spacing and judged such a case alone until the
+    review of h72: a channel of no unit on micrometre numbers beside one in mm (or two of no unit 1,000 times apart)
+    was told to be resampled onto one grid, while predict told the channel to be rewritten from micrometres; a case
+    the check passes but predict refuses (every file in micrometres for a model in mm) stopped evaluate half-way, its
+    folders rebuilt. A scan in metres (its header of no unit, or of mm against the training cases' median) stopped it
+    so, the last call's summary.json and metrics.csv deleted and one case named, until the hundred-and-nineteenth
+    session (helper h106, benchmarks/results/evaluate_far_finer_precheck_2026-12-06/). The other cases are read by the
+    pre-flight check and its errors listed with these: refused first alone, the other cases' bad labels or truncated
+    files were said only once these were fixed, a call later, until h106's review
+    (review_evaluate_precheck_2026-12-06/)."""
     from .data.check_report import CheckReport
     from .data.manifest_named import pairs_checked
     from .data.preprocess_settings import preprocess_settings
-    from .inference_reading import channel_units_refusal, channel_volumes_refusal
+    from .inference_reading import channel_files_refusal, channel_units_refusal
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
     refused = {case.id: f"{case.id} (image channels): {said}" for case in cases
                if (headers := _headers_as_predict_judges(case.images)) is not None
                and (said := channel_units_refusal(config, case.images, spacing) or
-                    channel_volumes_refusal(config, case.images, [header.shape for header in headers]) or
+                    channel_files_refusal(config, [Path(path) for path in case.images], headers) or
                     _voxels_refusal(config, Path(case.images[0]), headers[0], spacing)) is not None}
     others = [case for case in cases if case.id not in refused]
     read = read_check(evaluated_manifest(dataset, config), cases=others).errors if read_check is not None and others \

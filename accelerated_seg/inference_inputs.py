@@ -23,6 +23,7 @@ from typing import Sequence
 
 import nibabel as nib
 
+from .data.cases import unnamed_channels
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
@@ -453,9 +454,17 @@ def check_channel_count(channels: Sequence[str | Path], config: dict | None,
 
 
 def channel_order(config: dict) -> str:
-    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)", each by its index
-    alone where config.json names none (config.json's dict, {'0': 'T1', ...}, was said as it is until the
-    ninety-first session)."""
-    names = {int(index): name for index, name in (config.get("channels") or {}).items()}
-    return ", ".join(f"channel {index}" + (f" ({names[index]})" if index in names else "")
-                     for index in range(config["in_channels"]))
+    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)" (config.json's dict,
+    {'0': 'T1', ...}, was said as it is until the ninety-first session), those config.json names none as a Dataset
+    names them (``channels_named``): "channel 0 (image_0), channel 1 (image_1)"."""
+    return ", ".join(f"channel {index} ({name})" for index, name in channels_named(config).items())
+
+
+def channels_named(config: dict) -> dict[int, str]:
+    """An export's channels, index -> name, for its ``in_channels``: config.json's names, and for those it names none
+    (an export written by hand, or before exports named them) the names a Dataset gives channels nothing names
+    (``cases.unnamed_channels``), so that predict, evaluate and fit call such a model's channels alike, as they call
+    those of a model trained on a Dataset that named none, whose export records them."""
+    count = int(config["in_channels"])
+    saved = {int(index): str(name) for index, name in (config.get("channels") or {}).items()}
+    return {index: saved.get(index, default) for index, default in unnamed_channels(count).items()}

@@ -294,6 +294,26 @@ def channel_volumes_refusal(config: dict, paths: Sequence[Path], shapes: Sequenc
     return None
 
 
+def channel_files_refusal(config: dict, paths: Sequence[Path], images: Sequence) -> str | None:
+    """What predict and ``Segmentation.evaluate`` say of a case whose channel files at ``paths`` (``images``, their
+    headers read) are not the model's channels on one voxel grid, or None where they are: the volumes each file holds
+    first (``channel_volumes_refusal``), then whether they share the first one's grid. Volumes first, as training's
+    check does (a file of another number of volumes is not compared there): they say whether the right files are
+    given at all, and a file that is the wrong one, or holds every channel where one was expected, is no file to
+    resample; its grid told first sent the user to resample a file the next refusal then sent back. evaluate named
+    the volumes first and predict the grid, for the same case, until the hundred-and-twenty-first session (helper
+    h112, benchmarks/results/channel_words_2026-12-07/). From the headers alone, before any voxel is decompressed."""
+    if (refusal := channel_volumes_refusal(config, paths, [image.shape for image in images])) is not None:
+        return refusal
+    for index, (path, other) in enumerate(zip(paths[1:], images[1:]), start=1):
+        # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
+        first, this = Volume("channel 0", paths[0], images[0]), Volume(f"channel {index}", path, other)
+        if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
+            return (f"{path} and {paths[0]} are channels of one case but do not share a voxel grid ({what}); "
+                    f"resample every channel onto the first one's grid")
+    return None
+
+
 def read_channels(paths: Sequence[Path], config: dict,
                   spacing: Sequence[float] | None) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
@@ -319,16 +339,10 @@ def read_channels(paths: Sequence[Path], config: dict,
     for path, header in zip(paths, headers):
         _require_usable_header(path, header)
     _refuse_channel_units(config, paths, headers, spacing)  # every channel's, in one error
-    channel_images = [read_nifti(path) for path in paths]
-    reference = channel_images[0]
-    for index, (path, other) in enumerate(zip(paths[1:], channel_images[1:]), start=1):
-        # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
-        first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)
-        if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
-            raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
-                            f"({what}); resample every channel onto the first one's grid")
-    if (refusal := channel_volumes_refusal(config, paths, [image.shape for image in channel_images])) is not None:
+    # the volumes each file holds, then their grids, from the headers as evaluate judges them (channel_files_refusal)
+    if (refusal := channel_files_refusal(config, paths, headers)) is not None:
         raise DataError(refusal)
+    channel_images = [read_nifti(path) for path in paths]
     # one volume behind size-1 axes, (x, y, z, 1, 1), read as (x, y, z), as the checks and training read it
     channel_images = [one_volume(image) for image in channel_images]
     # after the refusals: a scan saved channel first, (1, x, y, z), was warned of as "a single slice" above the

@@ -483,6 +483,70 @@ def test_a_4d_file_among_a_cases_channel_files_is_told_one_3d_volume_each_by_eva
                                   f"file of them all as (x, y, z, 2)"), predicted
 
 
+def test_a_case_of_a_volumes_and_a_grid_fault_is_told_its_volumes_first_by_evaluate_and_predict(tmp_path):
+    """A 2-channel model's case of two files, one of 3 volumes, the other on another grid: evaluate named the volumes
+    first and predict the grid, for the same case, until the hundred-and-twenty-first session (helper h112,
+    benchmarks/results/channel_words_2026-12-07/); both now say predict's one check's words
+    (inference_reading.channel_files_refusal), the volumes first. A grid fault alone is predict's words in both too."""
+    import nibabel as nib
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"three": (8, 8, 8, 3), "one": (8, 8, 8)})
+    files["apart"] = str(tmp_path / "cases" / "apart.nii.gz")
+    nib.save(nib.Nifti1Image(np.ones((8, 8, 8), np.float32), np.diag([3.0, 3.0, 3.0, 1.0])), files["apart"])
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    both, grid_alone = ([files["three"], files["apart"]], [files["apart"], files["three"]]), [files["one"], files["apart"]]
+    for images in (*both, grid_alone):
+        data = Dataset.from_files([], validation_pairs=[(images, files["label"])], n_classes=3, block_shape=16,
+                                  num_workers=0)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", images)
+        assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}"), (said, predicted)
+        if files["three"] in images:
+            assert predicted.startswith(f"{files['three']}: shape (8, 8, 8, 3) is 4D with 3 volumes, but the model "
+                                        f"takes 2 channels and it is one of the 2 files given for them"), predicted
+        else:
+            assert predicted == (f"{files['apart']} and {files['one']} are channels of one case but do not share a "
+                                 f"voxel grid (channel 1 voxels are 3 x 3 x 3 mm, channel 0 voxels 2.5 x 2.5 x 2.5 mm); "
+                                 f"resample every channel onto the first one's grid"), predicted
+
+
+def test_a_model_naming_no_channels_has_them_named_alike_by_predict_evaluate_and_fit(tmp_path):
+    """An export whose config.json names no channels: predict said "channel 0, channel 1" of them, evaluate's
+    manifest and fit's advice image_0, image_1, until the hundred-and-twenty-first session (helper h112); all say
+    the names a Dataset gives channels nothing names (data.cases.unnamed_channels), as an export of such a Dataset
+    records them. An export recording image_0, image_1 (as every earlier version's estimator wrote a Dataset's that
+    named none) still loads, predicts, and is told in the very same words."""
+    import json
+
+    from accelerated_seg.estimator_predict_checks import evaluated_manifest
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"two": (8, 8, 8, 2), "three": (8, 8, 8, 3)})
+    unnamed, recorded = export(tmp_path / "unnamed", in_channels=2), export(tmp_path / "recorded", in_channels=2)
+    config = json.loads((unnamed / "config.json").read_text())
+    del config["channels"]
+    (unnamed / "config.json").write_text(json.dumps(config))
+    (recorded / "config.json").write_text(json.dumps({**config, "channels": {"0": "image_0", "1": "image_1"}}))
+    words = []
+    for folder in (unnamed, recorded):
+        model = Segmentation.load(folder)
+        assert model.predict(files["two"]).shape == (8, 8, 8)
+        data = Dataset.from_files([], validation_pairs=[(files["three"], files["label"])], n_classes=3,
+                                  block_shape=16, num_workers=0)
+        assert evaluated_manifest(data, json.loads((folder / "config.json").read_text())).channels == \
+            {0: "image_0", 1: "image_1"}
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", files["three"])
+        assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}"), said
+        words.append(predicted)
+    assert words[0] == words[1] and words[0].endswith("in the order channel 0 (image_0), channel 1 (image_1)"), words
+    data = Dataset.from_files([(files["two"], files["label"])], validation_pairs=[], n_classes=3, block_shape=16,
+                              num_workers=0, cache_dir=str(tmp_path / "cache"), spacing=(2.5, 2.5, 2.5))
+    with pytest.raises(ConfigError, match=r"name them as the model's channels, Dataset.from_files\(\.\.\., "
+                                          r"channel_names=\['image_0', 'image_1'\]\)\)"):
+        Segmentation.load(unnamed, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
+                          val_every=0, save_every=0).fit(data, steps=1)
+
+
 def test_fit_of_a_loaded_model_on_one_4d_file_a_case_names_channel_names_as_the_way(tmp_path):
     """A loaded model of 2 channels fit on cases of one (x, y, z, 2) file, a Dataset naming no channels (which
     evaluate and predict take for that model): refused before the run folder exists, as "image channels: 2 in the

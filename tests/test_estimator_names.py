@@ -113,8 +113,12 @@ def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
         Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "brain"], **settings).binarize()
     brain = Dataset.from_files(train_pairs, n_classes=3, binarize=True, class_names=["background", "brain"], **settings)
     assert brain.manifest.labels == {0: "background", 1: "brain"} and brain.manifest.binarized
-    with pytest.raises(ConfigError, match=r"channel_names gives 2 name\(s\) \(T1w, T2w\), but each case has 1 "
-                                          r"image channel\(s\)"):
+    # a first case of one 3D file: in predict's and the checks' words for it (helper h112)
+    with pytest.raises(ConfigError, match=r"^Dataset.from_files: .*: shape \(.*\) holds one 3D volume, but channel_names "
+                                          r"declares 2 channels and this one file is given for them: store them in it "
+                                          r"as \(x, y, z, 2\), or give one 3D file per channel, in the order channel 0 "
+                                          r"\(T1w\), channel 1 \(T2w\); or, where its 1 volume is the one channel, give "
+                                          r"channel_names one name, or none$"):
         Dataset.from_files(train_pairs, n_classes=3, channel_names=["T1w", "T2w"], **settings)
     for names, said in (("background lesion", "must be a list of names, one per class, background first"),
                         (["background", 1, 2], "must be a list of names"),
@@ -227,17 +231,27 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
     data = Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w"], **settings).batch(2)
     assert data.manifest.channels == {0: "FLAIR", 1: "T1w"}
     assert tuple(next(iter(data.loader()))["image"].shape) == (2, 2, 16, 16, 16)
-    # told what the first case's file holds, which the names are judged by: "each case has 1 image channel(s)"
-    # alone said nothing of its 2 volumes (hundred-and-fifth session's review)
-    with pytest.raises(ConfigError, match=r"channel_names gives 3 name\(s\) \(FLAIR, T1w, T2w\), but each case has 1 "
-                                          r"image channel\(s\): one file, whose first \(.*case_0.nii.gz, judged by its "
-                                          r"header\) holds 2 volumes \(x, y, z, 2\): name each"):
+    # told what the first case's file holds, which the names are judged by, in the words predict, evaluate and the
+    # checks use for such a file ("each case has 1 image channel(s): one file, whose first (...) holds 2 volumes
+    # (x, y, z, 2): name each" until the hundred-and-twenty-first session, helper h112; "each case has 1 image
+    # channel(s)" alone until the hundred-and-fifth's review)
+    with pytest.raises(ConfigError, match=r"^Dataset.from_files: .*case_0.nii.gz: shape \(12, 12, 12, 2\) is 4D with 2 "
+                                          r"volumes, but channel_names declares 3 channels and this one file is given "
+                                          r"for them: store them in it as \(x, y, z, 3\), or give one 3D file per "
+                                          r"channel, in the order channel 0 \(FLAIR\), channel 1 \(T1w\), channel 2 "
+                                          r"\(T2w\); or, where its 2 volumes are the channels, give channel_names 2 "
+                                          r"names, in the file's order$"):
         Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w", "T2w"], **settings)
     nib.save(nib.Nifti1Image(np.zeros((12, 12, 12), np.float32), np.eye(4)), tmp_path / "case_3d.nii.gz")
     first_3d = [(str(tmp_path / "case_3d.nii.gz"), pairs[0][1]), *pairs[1:2]]  # judged by a 3D first case
-    with pytest.raises(ConfigError, match=r"but each case has 1 image channel\(s\): one file, whose first "
-                                          r"\(.*case_3d.nii.gz, judged by its header\) is 3D: name each"):
+    with pytest.raises(ConfigError, match=r"case_3d.nii.gz: shape \(12, 12, 12\) holds one 3D volume, but channel_names "
+                                          r"declares 2 channels and this one file is given for them"):
         Dataset.from_files(first_3d, channel_names=["FLAIR", "T1w"], **settings)
+    nib.save(nib.Nifti1Image(np.ones((12, 12, 12, 3), np.float32), np.eye(4)), tmp_path / "case_three.nii.gz")
+    with pytest.raises(ConfigError, match=r"case_three.nii.gz: shape \(12, 12, 12, 3\) is 4D with 3 volumes, but "
+                                          r"channel_names declares 2 channels and this one file is given for them"):
+        Dataset.from_files([(str(tmp_path / "case_three.nii.gz"), pairs[0][1])], channel_names=["FLAIR", "T1w"],
+                           **settings)
     # NIfTI's vector layout, (x, y, z, 1, 2) as ITK writes 2 channels, given 2 names: told by the checks to drop its
     # fourth axis, in predict's words, not "each case has 1 image channel(s): name each" (helper h109)
     vector = np.stack([np.ones((12, 12, 12), np.float32)] * 2, axis=-1)[:, :, :, None]

@@ -254,7 +254,9 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     with pytest.raises(DataError, match=r"^channels gives 3 files .* but the model takes 2: give one file per channel, "
                                         r"in the order channel 0 \(MRI0\), channel 1 \(MRI1\), or one 4D file"):
         prepare_case(config, [image] * 3)
-    with pytest.raises(DataError, match=r"in the order channel 0, channel 1, or one 4D file"):  # names none
+    # a model naming none: its channels as a Dataset names them, image_0, image_1, as evaluate and fit name them
+    # ("channel 0, channel 1" until the hundred-and-twenty-first session, helper h112)
+    with pytest.raises(DataError, match=r"in the order channel 0 \(image_0\), channel 1 \(image_1\), or one 4D file"):
         prepare_case({**config, "channels": None}, [image] * 3)
     # one 3D file (--input FILE) for both channels: the files to give, in order, as the count's message names
     # them, not nnU-Net's folder names (<case>_0000.nii.gz ..., which --input does not read), until the

@@ -85,6 +85,19 @@ class SplitDescription(str):
         return described
 
 
+def unnamed_channels(count: int) -> dict[int, str]:
+    """The names of ``count`` channels that nothing names: ``image``, or ``image_0``, ``image_1``, ... for several, as
+    a CSV's image columns are named. Every path names them so: a Dataset given no ``channel_names`` (recorded so in
+    its export), evaluate's cases of a model whose config.json names none (``estimator_predict_checks``), fit's
+    advice to name them (``estimator_fine_tuning``) and predict's order of that model's channels
+    (``inference_inputs.channel_order``, "channel 0 (image_0), channel 1 (image_1)"). Predict said "channel 0,
+    channel 1" of such a model where evaluate's manifest named them image_0, image_1, until the
+    hundred-and-twenty-first session (helper h112). Not renamed "channel_0": an earlier export's or checkpoint's
+    recorded image_0 would then differ from a new Dataset's names, which resume and init_from compare, taking
+    ``image``/``image_N`` alone for no name (``resume_network_and_data.channel_name_differences``)."""
+    return {0: "image"} if count == 1 else {index: f"image_{index}" for index in range(count)}
+
+
 # Manifest.split's default: the lists as given, whose origin, "dataset", the default stands for without harm.
 _GIVEN_AS_IS = "given"
 

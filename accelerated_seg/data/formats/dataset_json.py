@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from accelerated_seg.data.cases import unnamed_channels
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike
 
@@ -57,7 +58,7 @@ def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:
     declared_by = "modality" if "modality" in content else "channel_names"
     raw = content.get(declared_by)
     if raw is None:
-        return {0: "image"}
+        return unnamed_channels(1)
     try:
         channels = dict(sorted((int(key), str(name)) for key, name in raw.items()))
     except (AttributeError, ValueError) as err:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.cases import Case, Manifest, unnamed_channels
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
 from accelerated_seg.data.formats.paths import PathLike, folder_named, is_blank, unique_ids
@@ -108,10 +108,9 @@ def from_pairs(
 
     if root is None:  # the deepest folder holding every file, so messages can quote it
         base = Path(os.path.commonpath([str(path.parent) for case in cases for path in (*case.images, case.label)]))
-    channels = {0: "image"} if num_channels == 1 else {index: f"image_{index}" for index in range(num_channels)}
     return Manifest(
-        root=base, labels=label_names, channels=channels, training=training, validation=validation,
-        label_values=label_values, binarized=binarize, split=how, source_format="pairs",
+        root=base, labels=label_names, channels=unnamed_channels(num_channels), training=training,
+        validation=validation, label_values=label_values, binarized=binarize, split=how, source_format="pairs",
         ignore_value=ignore_value,
     )
 
