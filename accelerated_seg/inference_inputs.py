@@ -26,6 +26,7 @@ import nibabel as nib
 from .data.cases import unnamed_channels
 from .data.checks import volumes_in
 from .data.errors import DataError
+from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
@@ -289,10 +290,10 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
             case, channel = stem, _ALL_CHANNELS
         elif held is not None and held > 1:  # "rename it" (or a case lacking channels) said nothing of its count
-            problems.append(f"{path}: a 4D image of {held} volumes (x, y, z, {held}), but the model takes "
-                            f"{in_channels} channels{_named(names)}: give a 4D file of those {in_channels}, or one 3D "
-                            f"file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
-            continue
+            problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=match is not None)}")
+            if match is None:
+                continue
+            case, channel = match["case"], int(match["channel"])  # its case not said to lack it too
         elif match is None and (named := _named_channel(stem, names)):
             case, separator_of[case], channel = named
         elif match is None:
@@ -339,6 +340,20 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     return sorted(cases, key=lambda c: c.id)
 
 
+def _volumes_said(path: Path, in_channels: int, names: dict[int, str], named_as_one: bool) -> str:
+    """What is wrong with a file of several volumes, not the model's ``in_channels``, in the words predict's reading,
+    evaluate and training's check use (``volume_opening``): one of the case's files where its name gives it one
+    channel (``named_as_one``, <case>_0000.nii.gz), else one file for every channel. Said in words of its own ("a 4D
+    image of 3 volumes (x, y, z, 3), but the model takes 2 channels (T1, FLAIR): give a 4D file of those 2, ..."), a
+    file named as a channel said besides to be missing from its case, until the hundred-and-twenty-first session
+    (helper h112, benchmarks/results/channel_words_2026-12-07/)."""
+    shape = tuple(nib.load(str(path)).shape)  # read already by _volumes_in_header: the error's way alone
+    order = channel_order({"in_channels": in_channels, "channels": names})
+    if named_as_one:
+        return channel_file_of_several_said(shape, in_channels, "the model takes", order)
+    return one_file_for_channels_said(shape, in_channels, "the model takes", order)
+
+
 def _in_another_format(folder: Path, case: str, missing: list[int]) -> str:
     """The missing channels' files that lie beside the others in a format nnU-Net reads and predict does not
     (``case_0000.mha`` beside ``case_0001.nii.gz``), with the conversion: "add them next to the others" alone
@@ -362,11 +377,6 @@ def _named_channel(stem: str, names: dict[int, str]) -> tuple[str, str, int] | N
             if stem.lower().endswith(suffix) and len(stem) > len(suffix):
                 return stem[:-len(suffix)], separator, channel
     return None
-
-
-def _named(names: dict[int, str]) -> str:
-    """The channels' names from config.json, in order, for a message: " (T1, FLAIR)", or ""."""
-    return f" ({', '.join(str(names[c]) for c in sorted(names))})" if names else ""
 
 
 def _split_by_folder(by_name: dict[str, dict[int, list[Path]]]) -> list[tuple[str, str, dict[int, list[Path]]]]:

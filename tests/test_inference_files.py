@@ -293,13 +293,22 @@ def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_pat
 def test_a_4d_file_of_another_number_of_channels_is_told_its_count_not_to_be_renamed(tmp_path):
     """A (x, y, z, 3) file for a model of 2 channels was told to be renamed <case>_0000.nii.gz ... or to
     hold all 2 channels, as if its name were the fault; named like a channel file, it was taken for
-    channel 0000 and its case said to lack 0001 (an audit's probe)."""
-    for name in ("BRATS_001.nii.gz", "pat_0000.nii.gz"):
+    channel 0000 and its case said to lack 0001 (an audit's probe). In the words predict's reading, evaluate and
+    training's check use for such a file, and one named as a channel not said to be missing from its case besides
+    (both until the hundred-and-twenty-first session, helper h112)."""
+    order = "in the order channel 0 (T1), channel 1 (FLAIR)"
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), tmp_path / "pat_0001.nii.gz")
+    for name, said in (("BRATS_001.nii.gz", "and this one file is given for them: store them in it as (x, y, z, 2), "
+                                            f"or give one 3D file per channel, {order}"),
+                       ("pat_0000.nii.gz", "and it is one of the 2 files given for them, one 3D volume each: give "
+                                           f"one 3D file per channel, {order}, or one file of them all as (x, y, z, 2)")):
         nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 3), np.float32), np.eye(4)), tmp_path / name)
-        with pytest.raises(DataError, match=rf"{tmp_path / name}: a 4D image of 3 volumes \(x, y, z, 3\), but the "
-                                            r"model takes 2 channels \(T1, FLAIR\): give a 4D file of those 2, or "
-                                            r"one 3D file per channel \(<case>_0000.nii.gz ... <case>_0001.nii.gz\)$"):
-            group_cases([tmp_path / name], 2, {"0": "T1", "1": "FLAIR"})
+        with pytest.raises(DataError) as refused:
+            group_cases([tmp_path / name, *([tmp_path / "pat_0001.nii.gz"] if name.startswith("pat") else [])], 2,
+                        {"0": "T1", "1": "FLAIR"})
+        assert str(refused.value).endswith(f"\n{tmp_path / name}: shape (4, 4, 4, 3) is 4D with 3 volumes, but the "
+                                           f"model takes 2 channels {said}"), str(refused.value)
+        assert "lacks" not in str(refused.value), str(refused.value)
 
 
 def test_a_folder_per_case_gives_a_case_per_folder_named_as_training_names_it(tmp_path):
