@@ -495,7 +495,8 @@ def test_a_case_of_a_volumes_and_a_grid_fault_is_told_its_volumes_first_by_evalu
     files["apart"] = str(tmp_path / "cases" / "apart.nii.gz")
     nib.save(nib.Nifti1Image(np.ones((8, 8, 8), np.float32), np.diag([3.0, 3.0, 3.0, 1.0])), files["apart"])
     model = Segmentation.load(export(tmp_path / "model", in_channels=2))
-    both, grid_alone = ([files["three"], files["apart"]], [files["apart"], files["three"]]), [files["one"], files["apart"]]
+    both = ([files["three"], files["apart"]], [files["apart"], files["three"]])
+    grid_alone = [files["one"], files["apart"]]
     for images in (*both, grid_alone):
         data = Dataset.from_files([], validation_pairs=[(images, files["label"])], n_classes=3, block_shape=16,
                                   num_workers=0)

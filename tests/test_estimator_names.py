@@ -114,11 +114,11 @@ def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
     brain = Dataset.from_files(train_pairs, n_classes=3, binarize=True, class_names=["background", "brain"], **settings)
     assert brain.manifest.labels == {0: "background", 1: "brain"} and brain.manifest.binarized
     # a first case of one 3D file: in predict's and the checks' words for it (helper h112)
-    with pytest.raises(ConfigError, match=r"^Dataset.from_files: .*: shape \(.*\) holds one 3D volume, but channel_names "
-                                          r"declares 2 channels and this one file is given for them: store them in it "
-                                          r"as \(x, y, z, 2\), or give one 3D file per channel, in the order channel 0 "
-                                          r"\(T1w\), channel 1 \(T2w\); or, where its 1 volume is the one channel, give "
-                                          r"channel_names one name, or none$"):
+    with pytest.raises(ConfigError, match=r"^Dataset.from_files: .*: shape \(.*\) holds one 3D volume, but "
+                                          r"channel_names declares 2 channels and this one file is given for them: "
+                                          r"store them in it as \(x, y, z, 2\), or give one 3D file per channel, in "
+                                          r"the order channel 0 \(T1w\), channel 1 \(T2w\); or, where its 1 volume is "
+                                          r"the one channel, give channel_names one name, or none$"):
         Dataset.from_files(train_pairs, n_classes=3, channel_names=["T1w", "T2w"], **settings)
     for names, said in (("background lesion", "must be a list of names, one per class, background first"),
                         (["background", 1, 2], "must be a list of names"),

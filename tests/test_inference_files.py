@@ -300,8 +300,8 @@ def test_a_4d_file_of_another_number_of_channels_is_told_its_count_not_to_be_ren
     nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), tmp_path / "pat_0001.nii.gz")
     for name, said in (("BRATS_001.nii.gz", "and this one file is given for them: store them in it as (x, y, z, 2), "
                                             f"or give one 3D file per channel, {order}"),
-                       ("pat_0000.nii.gz", "and it is one of the 2 files given for them, one 3D volume each: give "
-                                           f"one 3D file per channel, {order}, or one file of them all as (x, y, z, 2)")):
+                       ("pat_0000.nii.gz", "and it is one of the 2 files given for them, one 3D volume each: give one "
+                                           f"3D file per channel, {order}, or one file of them all as (x, y, z, 2)")):
         nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 3), np.float32), np.eye(4)), tmp_path / name)
         with pytest.raises(DataError) as refused:
             group_cases([tmp_path / name, *([tmp_path / "pat_0001.nii.gz"] if name.startswith("pat") else [])], 2,
