@@ -58,6 +58,15 @@ def cli(*args) -> str:
     return f"status {status}: " + "\n    ".join(lines[:4])
 
 
+def msd_dataset(name, images, channels=("MRI0", "MRI1")) -> str:
+    """A dataset.json in its own folder listing one training case of ``images``: the path `check` is given."""
+    (root / name).mkdir()
+    (root / name / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "a", "2": "b"}, "modality": dict(enumerate(channels)),
+        "training": [{"image": images, "label": lab}]}))
+    return str(root / name / "dataset.json")
+
+
 label = np.zeros((8, 8, 8), np.uint8)
 label[2:6, 2:6, 2:6] = 1
 lab = save(label, "label.nii.gz")
@@ -77,12 +86,7 @@ for tag, images in (("[3 volumes, other grid]", [three_volumes, other_grid]),
         shutil.copy(image, folder / f"case_{index:04d}.nii.gz")
     print(f"  {tag} accelerated-seg predict: "
           f"{cli('predict', '--model', str(root / 'model'), str(folder), '--output', str(root / 'out'))}")
-    msd = root / f"msd_{tag[1]}"
-    msd.mkdir()
-    (msd / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"},
-                                                  "modality": {"0": "MRI0", "1": "MRI1"},
-                                                  "training": [{"image": images, "label": lab}]}))
-    print(f"  {tag} accelerated-seg check: {cli('check', str(msd / 'dataset.json'))}")
+    print(f"  {tag} accelerated-seg check: {cli('check', msd_dataset(f'msd_{tag[1]}', images))}")
 
 print("(2) an export whose config.json names no channels")
 unnamed = export(root / "unnamed", in_channels=2)
@@ -123,12 +127,7 @@ named = Segmentation.load(export(root / "named", in_channels=2, channels={"0": "
 for tag, image in (("1 volume", one_volume), ("3 volumes", three_volumes)):
     print(f"  {tag} from_files: {said(lambda: Dataset.from_files([(image, lab)], n_classes=3, block_shape=8, channel_names=['T1', 'FLAIR']))}")
     print(f"  {tag} predict:    {said(lambda: named.predict(image))}")
-    msd = root / f"msd_names_{tag[0]}"
-    msd.mkdir()
-    (msd / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"},
-                                                  "modality": {"0": "T1", "1": "FLAIR"},
-                                                  "training": [{"image": image, "label": lab}]}))
-    print(f"  {tag} check:      {cli('check', str(msd / 'dataset.json'))}")
+    print(f"  {tag} check:      {cli('check', msd_dataset(f'msd_names_{tag[0]}', image, ('T1', 'FLAIR')))}")
 
 print("(4) a 4D file whose fourth axis the header says is time")
 plain = nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), AFFINE)
@@ -142,13 +141,8 @@ timed_path = str(root / "files" / "timed.nii.gz")
 print(f"  saved with sec, 2 s: xyzt_units {nib.load(timed_path).header.get_xyzt_units()}, zooms "
       f"{tuple(float(z) for z in nib.load(timed_path).header.get_zooms())}")
 print(f"  predict: {said(lambda: model.predict(timed_path))}")
-msd = root / "msd_timed"
-msd.mkdir()
-(msd / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"},
-                                              "modality": {"0": "MRI0", "1": "MRI1"},
-                                              "training": [{"image": timed_path, "label": lab}]}))
 err = io.StringIO()
 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
-    status = main(["check", str(msd / "dataset.json")])
+    status = main(["check", msd_dataset("msd_timed", timed_path)])
 print(f"  check: status {status}; lines naming time: "
       f"{[line for line in err.getvalue().replace(str(root), '<root>').splitlines() if 'time' in line]}")
