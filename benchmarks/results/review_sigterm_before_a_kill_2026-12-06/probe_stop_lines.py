@@ -10,7 +10,11 @@ tests/test_lost_processes.py does). Cases:
   exited: process 1 ended with status 0 before the stop (its work done): what is it called?
   answered: process 1 answered the stop, then was killed finishing its file: is it waited for? named?
   main_answered: the main process answered the stop, then was killed: does process 1 wait, and say anything?
-Short waits here: SAID_WAIT_S 3 s, LEFT_WAIT_S 2 s (10 s and 3 s in a launch)."""
+Short waits here: SAID_WAIT_S 3 s, LEFT_WAIT_S 2 s (10 s and 3 s in a launch).
+Updated in the hundred-and-twenty-first session (helper h114): the hundred-and-twentieth replaced the store's
+TERMINATED flag (SIGTERM's stop alone) with STOPPED_BY (the number of the signal whose stop it was), and this probe,
+still importing TERMINATED, failed with an ImportError. It now sets STOPPED_BY to SIGTERM's number where it set the
+flag; nothing else changed. Its output at that session's code: after_h114.txt."""
 import io
 import os
 import signal
@@ -23,7 +27,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import torch.distributed as dist
 
 from accelerated_seg import exit_now, lost_processes, processes_beside, ranks_stop_together
-from accelerated_seg.ranks_stop_together import INTERRUPTED, MESSAGE, SAID, TERMINATED, WRITERS, _store, _Watcher
+from accelerated_seg.ranks_stop_together import INTERRUPTED, MESSAGE, SAID, STOPPED_BY, WRITERS, _store, _Watcher
 
 exit_now.remove_own_multiprocessing_folder = lambda: None
 statuses = []
@@ -49,8 +53,8 @@ def stop(prefix, message, interrupted=True, terminated=False):
     store.set(MESSAGE, message)
     if interrupted:
         store.set(INTERRUPTED, "1")
-    if terminated:
-        store.set(TERMINATED, "1")
+    if terminated:  # the stop's signal, SIGTERM's (STOPPED_BY; the TERMINATED flag until the 120th session)
+        store.set(STOPPED_BY, str(int(signal.SIGTERM)))
     store.set("where/0", "node 0, host")
     store.set("where/1", "node 0, host")
     store.set("where/2", "node 0, host")
