@@ -6,8 +6,8 @@ folder is synced, the map is in place), between the label map and its probabilit
 write), once ``predict_file`` has returned, as its ``wrote`` line is said, or as the command puts its handling of
 SIGTERM and SIGUSR1 back. Until the hundred-and-twentieth session every one of them said ``no file is half-written; the
 same command predicts the case``, of a case written whole. What is written is told by the files themselves
-(``OneCaseFiles``): each output's identity as it stands, against the one noted before ``predict_file`` began, a write
-putting a new file in its place (``os.replace``), never changing one in place.
+(``OneCaseFiles``, through written_since.py): each output's identity as it stands, against the one noted before
+``predict_file`` began, a write putting a new file in its place (``os.replace``), never changing one in place.
 """
 
 from __future__ import annotations
@@ -15,14 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-def _identity(path: Path) -> tuple | None:
-    """What a new file in ``path``'s place changes (its inode, size and times); None where there is none."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+from .written_since import WrittenSince, synced
 
 
 class OneCaseFiles:
@@ -33,18 +26,15 @@ class OneCaseFiles:
         # predict_file expands a leading "~" of a path given quoted; the same files are looked at here
         self.output = Path(os.path.expanduser(output))
         self.probabilities = Path(os.path.expanduser(probabilities)) if probabilities is not None else None
-        self.before: dict[Path, tuple | None] | None = None  # None: the prediction had not begun
+        self._since = WrittenSince(self.output, self.probabilities)  # noted: the prediction has begun
 
     def note_before(self) -> None:
-        """Each output as it stands, just before the case's prediction (one assignment: a stop inside notes none)."""
-        self.before = {path: _identity(path) for path in (self.output, self.probabilities) if path is not None}
+        """Each output as it stands, just before the case's prediction."""
+        self._since.note()
 
     def written(self, path: Path | None) -> bool:
         """Whether ``path`` has been written since ``note_before``."""
-        if path is None or self.before is None:
-            return False
-        now = _identity(path)
-        return now is not None and now != self.before[path]
+        return self._since.written(path)
 
     def stopped_line(self, stopped: str) -> str:
         """The line of a stop, beginning with ``stopped`` ("predict stopped by SIGTERM": ``sigterm.stopped_by``)."""
@@ -52,7 +42,7 @@ class OneCaseFiles:
             return f"{stopped}: no file is half-written; the same command predicts the case"
         # A stop between a file's rename and its folder's fsync (write_nifti's last step) left the name not yet
         # durable, said "nothing to redo" all the same until that session's review: the folder is synced here.
-        _synced(self.output, self.probabilities if self.written(self.probabilities) else None)
+        synced(self.output, self.probabilities if self.written(self.probabilities) else None)
         if self.probabilities is not None:
             if not self.written(self.probabilities):  # the stop came in their write: nothing of them is in place
                 # an earlier run's there stay: they were said to be "not its probabilities" alone until that
@@ -77,13 +67,3 @@ class OneCaseFiles:
 
         stale = probabilities_path(self.output)
         return stale if stale.is_file() and written_by_predict(stale) is None else None
-
-
-def _synced(*paths: Path | None) -> None:
-    """The folders of ``paths`` (None: none) synced, each once: the renames into them made durable. A path that is a
-    symbolic link was written through (``files.written_through``): its rename was into the target's folder, which is
-    the one synced (the link's own folder, synced until the hundred-and-twentieth session's review, saw no rename)."""
-    from .files import sync_directory
-
-    for folder in dict.fromkeys(Path(os.path.realpath(path)).parent for path in paths if path is not None):
-        sync_directory(folder)
