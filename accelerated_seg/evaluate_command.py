@@ -1,7 +1,8 @@
 """``accelerated-seg evaluate``: evaluate.py's scores of a folder of predictions, asked with the command's flags
 and said per class (or region) on the terminal.
 
-evaluate.py and nibabel are imported inside ``run``, as the command line's imports are.
+evaluate.py and nibabel are imported inside ``_evaluated``, as the command line's imports are; a stop anywhere in
+it is said by ``run`` (evaluate_stop.py).
 """
 
 from __future__ import annotations
@@ -10,11 +11,29 @@ import sys
 from pathlib import Path
 
 from .collector import importing_without_collection
+from .evaluate_stop import EvaluationFiles
 from .shell_words import shell_word
 from .sigterm import stopped_by
 
 
 def run(args, _) -> int:
+    """evaluate, and its stop (Ctrl-C, SIGTERM, SIGUSR1) said here, once, naming what its output folder holds,
+    wherever it came: its imports, its checks and scoring, its files' write, or as its lines were said. The imports
+    and the lines were outside the line's try until the hundred-and-twenty-first session: a stop there said nothing,
+    and one once its files were in place said "nothing written" (evaluate_stop.py)."""
+    output = Path(args.output or Path(args.pred_dir) / "evaluation")
+    files = EvaluationFiles(output, args.overwrite)  # as they stand before anything is written
+    try:
+        status = _evaluated(args, output)
+        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
+        return status
+    except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session (SIGTERM's: cli.main)
+        print(files.stopped_line(stopped_by("evaluate", interrupt)), file=sys.stderr)
+        raise
+
+
+def _evaluated(args, output: Path) -> int:
+    """The evaluation scored, written and said; its status, 2 where a file or setting is refused."""
     with importing_without_collection():  # collector.py says why
         from nibabel.filebasedimages import ImageFileError
 
@@ -25,7 +44,6 @@ def run(args, _) -> int:
     flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
                          dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance",
                          overwrite="--overwrite")
-    output = Path(args.output or Path(args.pred_dir) / "evaluation")
     # evaluate_folders refuses an earlier evaluation of other folders or settings unless --overwrite
     replaced = (output / "summary.json").is_file() or (output / "metrics.csv").is_file()
     earlier = earlier_evaluation(output).get("settings")  # where it scored them, to say a move
@@ -37,10 +55,6 @@ def run(args, _) -> int:
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session (SIGTERM's: cli.main)
-        print(f"{stopped_by('evaluate', interrupt)}: nothing written (both files are written together at the end; an "
-              f"earlier evaluation in {output} stays as it was)", file=sys.stderr)
-        raise
     if args.dataset_json is None and args.num_classes is None and not summary.get("merged_foreground") and (
             said := _declaration_left_unused(Path(args.label_dir))):
         print(said)
