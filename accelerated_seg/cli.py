@@ -694,15 +694,17 @@ def _synth(args, _) -> int:
     one-process command returns its own: ``cli.main([...])`` called from Python raised SystemExit(143) until the
     hundred-and-twentieth session (``exit_on_user_error`` made the stop one), and its imports and last line, outside
     the line's try, ended it saying nothing, or that it wrote nothing into a folder whose phantoms were whole."""
+    begun: list[bool] = []  # once this call's write begins: an earlier unfinished one's files are not this one's
     try:
-        return _phantoms_written(args)
+        return _phantoms_written(args, begun)
     except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session, the folder left in part
-        print(_synth_interrupted(args, stopped_by("synth", interrupt)), file=sys.stderr)
+        print(_synth_interrupted(args, stopped_by("synth", interrupt), bool(begun)), file=sys.stderr)
         return exit_status(interrupt)  # 130; SIGTERM's 143, SIGUSR1's 138
 
 
-def _phantoms_written(args) -> int:
-    """The phantoms written into ``args.out_dir`` and said; a refusal ends the program, one line, status 2."""
+def _phantoms_written(args, begun: list[bool]) -> int:
+    """The phantoms written into ``args.out_dir`` and said; a refusal ends the program, one line, status 2. ``begun``
+    is appended to as the write itself begins."""
     from .data.errors import DataError
     from .data.synthetic import write_synthetic_dataset
 
@@ -711,6 +713,7 @@ def _phantoms_written(args) -> int:
             raise DataError(f"synth --cases {args.cases} with --validation {args.validation} leaves no training case, "
                             f"and check and train refuse such a dataset: give fewer validation cases (default 4) "
                             f"or more cases")
+        begun.append(True)
         path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
                                        seed=args.seed)
     except DataError as error:
@@ -719,19 +722,27 @@ def _phantoms_written(args) -> int:
     return 0
 
 
-def _synth_interrupted(args, stopped: str = "synth interrupted") -> str:
-    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: what its folder holds, and how to finish.
-    ``stopped``: how the line begins, "synth stopped by SIGTERM" for SIGTERM's (``sigterm.stopped_by``)."""
-    synthetic = sys.modules.get("accelerated_seg.data.synthetic")  # None: stopped in its import, nothing written
+def _synth_interrupted(args, stopped: str, begun: bool) -> str:
+    """What synth says when Ctrl-C, SIGTERM or SIGUSR1 stops it: what its folder holds, and how to finish.
+    ``stopped``: how the line begins, "synth stopped by SIGTERM" for SIGTERM's (``sigterm.stopped_by``); ``begun``:
+    this call's write had begun. The folder is read without the generator's imports (data/phantom_folder.py), where
+    the stop may have come: stopped there, over a folder an earlier synth left unfinished, it said "before it wrote
+    anything into <folder>" alone until the hundred-and-twenty-first session."""
+    from .data.phantom_folder import WRITING_MARKER, holds_the_phantoms, phantoms_unfinished
+
     out_dir = args.out_dir
-    if synthetic is not None and synthetic.holds_the_phantoms(out_dir, args.cases, args.validation, args.seed):
+    if holds_the_phantoms(out_dir, args.cases, args.validation, args.seed):
         # this command's phantoms, whole: written before the stop (as its wrote line was said), or by an earlier run
         return f"{stopped}: {out_dir} holds the phantoms whole, their dataset.json written last; nothing to redo"
-    if synthetic is None or not synthetic.phantoms_unfinished(out_dir):
+    if not phantoms_unfinished(out_dir):
         return f"{stopped} before it wrote anything into {out_dir}"
+    if not begun:  # the files there are an earlier synth's, stopped before its end (a kill, or a stop)
+        return (f"{stopped} before it wrote anything into {out_dir}, which holds an earlier synth's unfinished "
+                f"phantoms ({WRITING_MARKER} is there; every case file there is whole): the same command finishes "
+                f"them")
     if os.path.isfile(os.path.join(out_dir, "dataset.json")):  # written, its marker not yet gone (or an earlier run's)
         return (f"{stopped}: {out_dir} holds phantoms, every case file there whole, and a dataset.json, but the write "
-                f"is not finished ({synthetic.WRITING_MARKER} is still there); the same command finishes them")
+                f"is not finished ({WRITING_MARKER} is still there); the same command finishes them")
     return (f"{stopped}: {out_dir} holds part of the phantoms and no dataset.json yet (written last; every "
             f"case file there is whole); the same command finishes them")
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import write_nifti
+from accelerated_seg.data.phantom_folder import WRITING_MARKER, holds_the_phantoms  # data.prepare's from here
 from accelerated_seg.files import file_in_the_way, write_text_atomically
 
 LABELS = {0: "background", 1: "ventricles", 2: "lesion"}
@@ -166,14 +167,6 @@ def _geometry(i: int, n_train: int) -> tuple[str, bool]:
     return kind, aniso
 
 
-WRITING_MARKER = ".phantoms_being_written"
-
-
-def phantoms_unfinished(out_dir: str | Path) -> bool:
-    """Whether a write of the phantoms into ``out_dir`` was stopped before its dataset.json (written last)."""
-    return (Path(out_dir) / WRITING_MARKER).exists()
-
-
 def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_validation: int = 4,
                             seed: int = 0, size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0),
                             spacing_mm: float = 1.5) -> Path:
@@ -290,26 +283,6 @@ def ensure_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valid
         write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
                                 size_mm=size_mm, spacing_mm=spacing_mm)
     return Path(out_dir) / "dataset.json"
-
-
-def holds_the_phantoms(out_dir: str | Path, num_cases: int = 16, num_validation: int = 4, seed: int = 0,
-                       size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0), spacing_mm: float = 1.5) -> bool:
-    """Whether ``out_dir`` holds the finished dataset.json of :func:`write_synthetic_dataset`'s phantoms of
-    these arguments, with every case file it lists in place: the one test of whether they need writing, for
-    training's embedded dataset and the examples alike (training's compared the seed and counts alone)."""
-    json_path = Path(out_dir) / "dataset.json"
-    if (json_path.parent / WRITING_MARKER).exists():  # a write stopped midway: finished by a rewrite
-        return False
-    generator = {"num_cases": num_cases, "num_validation": num_validation,
-                 "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm)}
-    try:
-        written = json.loads(json_path.read_text(encoding="utf-8"))
-        recorded = {key: written["generator"][key] for key in generator}
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    entries = [*written.get("training", []), *written.get("validation", [])]
-    return (written.get("seed") == seed and recorded == generator
-            and all((json_path.parent / entry[key]).is_file() for entry in entries for key in ("image", "label")))
 
 
 def _declared_labels() -> dict[str, str]:
