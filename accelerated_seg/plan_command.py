@@ -2,7 +2,7 @@
 from the option, else the experiment config (``--config``), else the default, with an accelerate profile's
 strategy row marked.
 
-The options are checked (plan_checks.py) before plan.py imports torch and MONAI, inside ``run``.
+The options are checked (plan_checks.py) before plan.py imports torch and MONAI, inside ``_planned``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,29 @@ import dataclasses
 import json
 import sys
 
+from .result_file_stop import ResultFile
+from .sigterm import stopped_by
+
 
 def run(args, _) -> int:
+    """The plan said, and with --json written; a stop (Ctrl-C, SIGTERM, SIGUSR1) then says whether that file is
+    whole (result_file_stop.py: nothing said until the hundred-and-twenty-first session). Without --json plan writes
+    nothing, and its stop says nothing: its table, printed, is all it makes."""
+    if not args.json:
+        return _planned(args)
+    result = ResultFile(args.json)  # as it stands before anything is written
+    try:
+        status = _planned(args)
+        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
+        return status
+    except KeyboardInterrupt as interrupt:
+        print(result.stopped_line(stopped_by("plan", interrupt), "writes it"), file=sys.stderr)
+        raise
+
+
+def _planned(args) -> int:
+    """plan's table and proposals said, and written to --json where given; its status, 2 where a setting is
+    refused."""
     from .config import ConfigError, check_network_name
     from .files import check_output_file
 
