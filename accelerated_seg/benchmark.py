@@ -526,6 +526,12 @@ def default_result_path(name: str) -> Path:
     return _CLAIMED[name]
 
 
+def claimed_results() -> list[Path]:
+    """The default result files this process has claimed (``default_result_path``), each empty until its result is
+    written over it: where a stopped benchmark looks for what it wrote (benchmark_stop.py)."""
+    return list(_CLAIMED.values())
+
+
 def _claim_free_name(folder: Path, stem: str) -> Path:
     """``folder/<stem>.json``, or ``<stem>_2.json``, ``_3``, ... the first that nothing holds, made empty."""
     path, number = folder / f"{stem}.json", 2

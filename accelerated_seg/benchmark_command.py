@@ -2,7 +2,7 @@
 (an --output that would lose the measurement, a --model that is no export, benchmark train's numbers), then
 benchmark.py, benchmark_predict.py or benchmark_train.py measures and the result is written.
 
-What is measured is imported inside ``run``, after those checks, as the command line's imports are.
+What is measured is imported inside ``_measured``, after those checks, as the command line's imports are.
 """
 
 from __future__ import annotations
@@ -11,12 +11,32 @@ import json
 import os
 import sys
 
+from .benchmark_stop import BenchmarkResult
 from .collector import importing_without_collection
 from .launcher_report import say_the_error
 from .predict_options import in_flag_words
+from .sigterm import stopped_by
 
 
 def run(args, _) -> int:
+    """The benchmark measured and its result written; a stop of ``data``, ``infer`` or ``predict`` (Ctrl-C, SIGTERM,
+    SIGUSR1) says what it wrote (benchmark_stop.py: nothing said until the hundred-and-twenty-first session).
+    ``train`` keeps SIGTERM's default, its configurations so far kept as each is measured (docs/stopping.md)."""
+    if args.target == "train":
+        return _measured(args, None)
+    result = BenchmarkResult(args.target, args.output)  # --output as it stands before anything is written
+    try:
+        status = _measured(args, result)
+        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
+        return status
+    except KeyboardInterrupt as interrupt:
+        print(result.stopped_line(stopped_by(f"benchmark {args.target}", interrupt)), file=sys.stderr)
+        raise
+
+
+def _measured(args, result: BenchmarkResult | None) -> int:
+    """The benchmark's checks, imports, measurement and result; its status. ``result``: where a stop looks for what
+    was written (infer's results so far are set there), None for ``train``."""
     from .config import ConfigError, check_network_name
     from .data.errors import DataError
     from .files import RESULTS_FOLDER, check_default_output_folder, check_output_file
@@ -69,6 +89,7 @@ def run(args, _) -> int:
             roi = (64, 64, 64)
         name = f"infer_{os.cpu_count()}cpu{'' if args.precision == 'fp32' else f'_{args.precision}'}"
         so_far = ResultsSoFar(args.output, args.command_line, kind="infer")  # a device's entry once it is measured
+        result.so_far = so_far
 
         def measured(partial: dict) -> None:
             device, entry = list(partial["devices"].items())[-1]
