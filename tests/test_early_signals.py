@@ -717,3 +717,162 @@ def test_train_called_from_python_returns_its_stops_status(signum, tiny_dataset,
     else:
         assert ended == 0, done.stdout
         assert "preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 1" in done.stdout, done.stdout
+
+
+def evaluated_folders(tiny_dataset, tmp_path: Path) -> tuple[list[str], Path]:
+    """evaluate's command over the tiny dataset's labels, copied as predictions (each case scored as perfect), and its
+    output folder."""
+    labels = tiny_dataset.parent / "labelsTr"
+    predictions = Path(shutil.copytree(labels, tmp_path / "predictions"))
+    output = tmp_path / "evaluation"
+    return ["evaluate", str(predictions), str(labels), "--output", str(output)], output
+
+
+@pytest.mark.parametrize("signum, status, stopped", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                     (signal.SIGINT, 130, "interrupted")])
+def test_a_stop_as_evaluate_imports_its_modules_says_nothing_was_written(signum, status, stopped, tiny_dataset,
+                                                                         tmp_path):
+    """evaluate takes its stops over before its imports (nibabel, evaluate.py: 0.3-1 s here), which were outside its
+    line's try: a stop there ended it with the signal's status, saying nothing, until the hundred-and-twenty-first
+    session. Now its line, of its output folder."""
+    command, output = evaluated_folders(tiny_dataset, tmp_path)
+    done = signalled_at_the_import("accelerated_seg.evaluate", signum, AS_THE_COMMAND_LINE,
+                                   argv=["accelerated-seg", *command])
+    assert done.returncode == status, done.stderr
+    assert done.stderr.splitlines() == [
+        f"evaluate {stopped}: nothing written (both files are written together at the end; an earlier evaluation in "
+        f"{output} stays as it was)"], done.stderr
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("window", ["between the two renames", "between the two renames, an earlier evaluation there",
+                                    "both in place, the folder being synced", "as its last line is said"])
+def test_a_stopped_evaluate_says_what_its_output_folder_holds(window, tiny_dataset, tmp_path, monkeypatch, capsys):
+    """evaluate stopped once a file of its own is in place: between metrics.csv's rename and summary.json's (a stop,
+    unlike a kill, lands there), as the folder is synced, or as its last line is said. Until the hundred-and-twenty-first
+    session the first two said "nothing written", and the last ended it saying nothing, 130. Each line's advice is
+    followed: the command it names writes both files."""
+    import accelerated_seg.files as files
+    from accelerated_seg import evaluate_command
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import StoppedBySIGUSR1, Terminated
+
+    command, output = evaluated_folders(tiny_dataset, tmp_path)
+    whole = f"its evaluation is written whole, metrics.csv and summary.json in {output} (every score is there); " \
+            f"nothing to redo"
+    again = command
+    if window.startswith("between the two renames"):
+        if window.endswith("there"):
+            assert main(command) == 0
+            said, again = "(still holds an earlier evaluation's), so the two do not belong together: the same " \
+                          "command writes both again", command
+        else:
+            said, again = "(not there), so the two do not belong together: the same command with --overwrite " \
+                          "writes both again", [*command, "--overwrite"]
+        _stopped_at(monkeypatch, files.os, "replace", 1, Terminated)
+        status, said = 143, f"evaluate stopped by SIGTERM: metrics.csv is written whole in {output}, but not " \
+                            f"summary.json {said}"
+    elif window == "both in place, the folder being synced":
+        _stopped_at(monkeypatch, files, "sync_directory", 1, StoppedBySIGUSR1)
+        status, said = 138, f"evaluate stopped by SIGUSR1: {whole}"
+    else:
+        def print_stopped_at_the_last_line(*args, **kwargs):
+            if args and " case(s), mean Dice " in str(args[0]):
+                raise KeyboardInterrupt
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(evaluate_command, "print", print_stopped_at_the_last_line, raising=False)
+        status, said = 130, f"evaluate interrupted: {whole}"
+    capsys.readouterr()
+    assert main(command) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert not [path for path in output.iterdir() if path.name.startswith(".")]  # nothing hidden left
+    monkeypatch.undo()
+    if again is not command:  # metrics.csv without a summary.json: an evaluation whose settings are not recorded
+        assert main(command) == 2
+    assert main(again) == 0
+    assert sorted(path.name for path in output.iterdir()) == ["metrics.csv", "summary.json"]
+
+
+def test_synth_stopped_in_its_import_over_an_earlier_unfinished_folder_says_so(tmp_path):
+    """synth stopped as it imports its generator (numpy, nibabel), into a folder an earlier synth left unfinished (its
+    marker there, no dataset.json): it said "before it wrote anything into <folder>" alone until the
+    hundred-and-twenty-first session, of a folder whose files are not whole phantoms. Now the line names them and what
+    to do, and the same command finishes them."""
+    from accelerated_seg.cli import main
+
+    out = tmp_path / "phantoms"
+    argv = ["synth", str(out), "--cases", "2", "--validation", "1"]
+    done = run_python(SIGNALLED_AT_SYNTHS_THIRD_FILE.format(signum=int(signal.SIGTERM)) + "import sys\n"
+                      + AS_THE_COMMAND_LINE.format(argv=["accelerated-seg", *argv]))
+    assert done.returncode == 143 and (out / ".phantoms_being_written").exists(), done.stderr
+    done = signalled_at_the_import("accelerated_seg.data.synthetic", signal.SIGTERM, AS_THE_COMMAND_LINE,
+                                   argv=["accelerated-seg", *argv])
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.splitlines() == [
+        f"synth stopped by SIGTERM before it wrote anything into {out}, which holds an earlier synth's unfinished "
+        f"phantoms (.phantoms_being_written is there; every case file there is whole): the same command finishes "
+        f"them"], done.stderr
+    assert main(argv) == 0
+    assert (out / "dataset.json").is_file() and not (out / ".phantoms_being_written").exists()
+
+
+@pytest.mark.parametrize("window", ["before its file is written", "as its wrote line is said"])
+def test_a_stopped_plan_json_says_whether_its_file_is_written(window, tmp_path, monkeypatch, capsys):
+    """``plan --json`` writes its figures to a file (whole or not at all): stopped, it said nothing until the
+    hundred-and-twenty-first session. Without --json it writes nothing, and a stop says nothing, as check's and
+    cache's listing's: their output is what they printed."""
+    from accelerated_seg import plan, plan_command
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import Terminated
+
+    output = tmp_path / "plan.json"
+    command = ["plan", "--model", "unet", "--patch", "32", "32", "32", "--json", str(output)]
+    if window == "before its file is written":
+        _stopped_at(monkeypatch, plan, "propose", 1, Terminated)
+        status, said, files = 143, (f"plan stopped by SIGTERM: nothing written to {output} (written whole or not at "
+                                    f"all; an earlier file there stays as it was); the same command writes it"), []
+    else:
+        def print_stopped_at_the_wrote_line(*args, **kwargs):
+            if args and str(args[0]).startswith("wrote "):
+                raise KeyboardInterrupt
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(plan_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        status, said, files = 130, f"plan interrupted: {output} is written whole; nothing to redo", ["plan.json"]
+    capsys.readouterr()
+    assert main(command) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert sorted(path.name for path in tmp_path.iterdir()) == files
+
+
+@pytest.mark.parametrize("window", ["before its result is written", "as its wrote line is said"])
+def test_a_stopped_benchmark_predict_says_whether_its_result_is_written(window, tmp_path, monkeypatch, capsys):
+    """``benchmark predict`` writes its result once, at its end (whole or not at all): stopped, it said nothing until
+    the hundred-and-twenty-first session, as ``benchmark data`` and ``infer`` (benchmark_stop.py). The measurement
+    is stood in for by a result of one field: the stop's line is what is checked."""
+    import accelerated_seg.benchmark_predict as benchmark_predict
+    from accelerated_seg import benchmark_command
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import Terminated
+
+    model, _ = tiny_model_and_scans(tmp_path)
+    output = tmp_path / "predict.json"
+    monkeypatch.setattr(benchmark_predict, "benchmark_predict", lambda *args, **kwargs: {"device": "cpu"})
+    if window == "before its result is written":
+        _stopped_at(monkeypatch, benchmark_predict, "benchmark_predict", 1, Terminated, after=False)
+        status, said = 143, (f"benchmark predict stopped by SIGTERM: nothing written to {output} (its result is written "
+                             f"whole at its end, or not at all; an earlier result there stays as it was); the same "
+                             f"command measures again")
+    else:
+        def print_stopped_at_the_wrote_line(*args, **kwargs):
+            if args and str(args[0]).startswith("wrote "):
+                raise KeyboardInterrupt
+            print(*args, **kwargs)
+
+        monkeypatch.setattr(benchmark_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        status, said = 130, f"benchmark predict interrupted: its result is written whole at {output}; nothing to redo"
+    capsys.readouterr()
+    assert main(["benchmark", "predict", "--model", str(model), "--output", str(output)]) == status
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert output.is_file() == (status == 130)
