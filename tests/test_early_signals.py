@@ -430,6 +430,17 @@ def _stopped_at(monkeypatch, module, name: str, call: int, interrupt: type[Keybo
     monkeypatch.setattr(module, name, stopped)
 
 
+def _stopped_at_the_line(monkeypatch, module, at, interrupt: type[KeyboardInterrupt] = KeyboardInterrupt):
+    """``module``'s ``print`` replaced with one that raises ``interrupt`` as it says a line for which ``at`` is true
+    (a stop as the command says its last line), and says every other."""
+    def stopped_at_the_line(*args, **kwargs):
+        if args and at(str(args[0])):
+            raise interrupt
+        print(*args, **kwargs)
+
+    monkeypatch.setattr(module, "print", stopped_at_the_line, raising=False)
+
+
 @pytest.mark.parametrize("window", ["loading the model", "the map in place, its folder being synced",
                                     "in the probabilities' write",
                                     "in the probabilities' write, an earlier run's there", "as the wrote line is said",
@@ -473,12 +484,7 @@ def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monk
                                f"half-written: the same command predicts the case again"), 143, ["seg.nii.gz",
                                                                                                  "seg_probs.nii.gz"]
     elif window.startswith("as the wrote line is said"):
-        def print_stopped_at_the_wrote_line(*args, **kwargs):
-            if args and str(args[0]).startswith("wrote "):
-                raise KeyboardInterrupt
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(predict_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        _stopped_at_the_line(monkeypatch, predict_command, lambda line: line.startswith("wrote "))
         if window.endswith("probabilities"):
             command = with_probabilities
             said, status, files = (f"predict interrupted: the label map and its probabilities are written whole at "
@@ -596,12 +602,7 @@ def test_synth_stopped_once_its_phantoms_are_written_says_so(window, tmp_path, m
 
     out = tmp_path / "phantoms"
     if window == "as its wrote line is said":
-        def print_stopped_at_the_wrote_line(*args, **kwargs):
-            if args and str(args[0]).startswith("wrote "):
-                raise Terminated
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(cli, "print", print_stopped_at_the_wrote_line, raising=False)
+        _stopped_at_the_line(monkeypatch, cli, lambda line: line.startswith("wrote "), Terminated)
         status, said = 143, (f"synth stopped by SIGTERM: {out} holds the phantoms whole, their dataset.json written "
                              f"last; nothing to redo")
     else:
@@ -642,12 +643,7 @@ def test_export_called_from_python_returns_its_stops_status_said_once(window, ti
         _stopped_at(monkeypatch, exported_model, "with_the_usual_mode", 1, StoppedBySIGUSR1)
         status, said = 138, f"export stopped by SIGUSR1: {nothing_written}"
     else:
-        def print_stopped_at_the_exported_line(*args, **kwargs):
-            if args and str(args[0]).startswith("exported "):
-                raise KeyboardInterrupt
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(cli, "print", print_stopped_at_the_exported_line, raising=False)
+        _stopped_at_the_line(monkeypatch, cli, lambda line: line.startswith("exported "))
         status, said = 130, f"export interrupted: the export in {output} is written whole"
     capsys.readouterr()
     assert cli.main(["export", str(run), "--output", str(output)]) == status
@@ -749,9 +745,9 @@ def test_a_stop_as_evaluate_imports_its_modules_says_nothing_was_written(signum,
                                     "both in place, the folder being synced", "as its last line is said"])
 def test_a_stopped_evaluate_says_what_its_output_folder_holds(window, tiny_dataset, tmp_path, monkeypatch, capsys):
     """evaluate stopped once a file of its own is in place: between metrics.csv's rename and summary.json's (a stop,
-    unlike a kill, lands there), as the folder is synced, or as its last line is said. Until the hundred-and-twenty-first
-    session the first two said "nothing written", and the last ended it saying nothing, 130. Each line's advice is
-    followed: the command it names writes both files."""
+    unlike a kill, lands there), as the folder is synced, or as its last line is said. Until the
+    hundred-and-twenty-first session the first two said "nothing written", and the last ended it saying nothing, 130.
+    Each line's advice is followed: the command it names writes both files."""
     import accelerated_seg.files as files
     from accelerated_seg import evaluate_command
     from accelerated_seg.cli import main
@@ -776,12 +772,7 @@ def test_a_stopped_evaluate_says_what_its_output_folder_holds(window, tiny_datas
         _stopped_at(monkeypatch, files, "sync_directory", 1, StoppedBySIGUSR1)
         status, said = 138, f"evaluate stopped by SIGUSR1: {whole}"
     else:
-        def print_stopped_at_the_last_line(*args, **kwargs):
-            if args and " case(s), mean Dice " in str(args[0]):
-                raise KeyboardInterrupt
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(evaluate_command, "print", print_stopped_at_the_last_line, raising=False)
+        _stopped_at_the_line(monkeypatch, evaluate_command, lambda line: " case(s), mean Dice " in line)
         status, said = 130, f"evaluate interrupted: {whole}"
     capsys.readouterr()
     assert main(command) == status
@@ -833,12 +824,7 @@ def test_a_stopped_plan_json_says_whether_its_file_is_written(window, tmp_path, 
         status, said, files = 143, (f"plan stopped by SIGTERM: nothing written to {output} (written whole or not at "
                                     f"all; an earlier file there stays as it was); the same command writes it"), []
     else:
-        def print_stopped_at_the_wrote_line(*args, **kwargs):
-            if args and str(args[0]).startswith("wrote "):
-                raise KeyboardInterrupt
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(plan_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        _stopped_at_the_line(monkeypatch, plan_command, lambda line: line.startswith("wrote "))
         status, said, files = 130, f"plan interrupted: {output} is written whole; nothing to redo", ["plan.json"]
     capsys.readouterr()
     assert main(command) == status
@@ -861,16 +847,11 @@ def test_a_stopped_benchmark_predict_says_whether_its_result_is_written(window, 
     monkeypatch.setattr(benchmark_predict, "benchmark_predict", lambda *args, **kwargs: {"device": "cpu"})
     if window == "before its result is written":
         _stopped_at(monkeypatch, benchmark_predict, "benchmark_predict", 1, Terminated, after=False)
-        status, said = 143, (f"benchmark predict stopped by SIGTERM: nothing written to {output} (its result is written "
-                             f"whole at its end, or not at all; an earlier result there stays as it was); the same "
-                             f"command measures again")
+        status, said = 143, (f"benchmark predict stopped by SIGTERM: nothing written to {output} (its result is "
+                             f"written whole at its end, or not at all; an earlier result there stays as it was); the "
+                             f"same command measures again")
     else:
-        def print_stopped_at_the_wrote_line(*args, **kwargs):
-            if args and str(args[0]).startswith("wrote "):
-                raise KeyboardInterrupt
-            print(*args, **kwargs)
-
-        monkeypatch.setattr(benchmark_command, "print", print_stopped_at_the_wrote_line, raising=False)
+        _stopped_at_the_line(monkeypatch, benchmark_command, lambda line: line.startswith("wrote "))
         status, said = 130, f"benchmark predict interrupted: its result is written whole at {output}; nothing to redo"
     capsys.readouterr()
     assert main(["benchmark", "predict", "--model", str(model), "--output", str(output)]) == status
