@@ -40,9 +40,11 @@ class BenchmarkResult:
         if self.so_far is not None and self.so_far.path is not None and self.so_far.path.is_file():
             # infer's devices measured before the stop (or picked up from an earlier stopped run)
             return f"{stopped}: {self.so_far.kept_before_it()}; the same command picks them up and measures the rest"
-        where = f" to {self.output.path}" if self.output is not None else ""
-        return (f"{stopped}: nothing written{where} (its result is written whole at its end, or not at all; an "
-                f"earlier result there stays as it was); the same command measures again")
+        # without --output its file is one of its own, never an earlier result's
+        where, earlier = ((f" to {self.output.path}", "; an earlier result there stays as it was")
+                          if self.output is not None else ("", ""))
+        return (f"{stopped}: nothing written{where} (its result is written whole at its end, or not at all{earlier}); "
+                f"the same command measures again")
 
     def _written_whole(self) -> Path | None:
         """The result file this run wrote whole, None where it wrote none: --output written since the command began,

@@ -46,4 +46,14 @@ for window, code in (("its measurement (SIGTERM)", AT_THE_CALL.format(
     folder = Path(tempfile.mkdtemp(dir=root))
     row("benchmark data --output", window, [*data, "--data-dir", str(folder / "d"), "--output",
                                             str(folder / "data.json")], folder, code)
+# Without --output: a file of its own under benchmarks/results/ of the working directory (the row's folder)
+folder = Path(tempfile.mkdtemp(dir=root))
+row("benchmark infer", "a device measured and kept, then (Ctrl-C)", [*infer, "--device", "cpu"], folder,
+    ONE_DEVICE_KEPT_THEN_SIGINT)
+for window, code in (("its measurement (SIGTERM)", AT_THE_CALL.format(
+        module="accelerated_seg.benchmark", name="benchmark_data", call=1, after=False, signum=term)),
+        ("as its wrote line is said (Ctrl-C)", AT_THE_LINE.format(
+            module="accelerated_seg.benchmark_command", start="wrote ", within="", signum=intr))):
+    folder = Path(tempfile.mkdtemp(dir=root))
+    row("benchmark data", window, [*data, "--data-dir", str(folder / "d")], folder, code)
 print(f"(folders under {root})")
