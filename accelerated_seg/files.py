@@ -99,15 +99,34 @@ def written_through(path: str | Path) -> Path:
 
 
 def remove_written(path: str | Path) -> None:
-    """Delete the file a write of ``path`` made: ``path``, or where it is a symbolic link, the link and the file it
-    names (``written_through``'s), the link first (a kill between leaves no dangling link, which a write refuses).
-    Unlinking the link alone (until the hundred-and-twentieth session's review) left its target holding the file
-    said to be removed, read there as current."""
+    """Delete the file a write of ``path`` made: ``path``, or where it is a symbolic link, every link on the way to
+    the file (``links_to_the_end``) and then the file (``written_through``'s), the links first, in order (a kill
+    between leaves each link still there naming a file, none dangling, which a write refuses). Unlinking the link
+    alone (until the hundred-and-twentieth session's review) left its target holding the file said to be removed,
+    read there as current; the first link alone (until the hundred-and-twenty-first) left a link of links' middle
+    one dangling, and the next write through it refused."""
     path = Path(path)
     target = Path(os.path.realpath(path)) if path.is_symlink() else None
-    path.unlink(missing_ok=True)
+    for link in links_to_the_end(path) or [path]:
+        link.unlink(missing_ok=True)
     if target is not None:
         target.unlink(missing_ok=True)
+
+
+#: How many links the kernel follows in one path before it answers ELOOP (Linux's MAXSYMLINKS).
+_MOST_LINKS_FOLLOWED = 40
+
+
+def links_to_the_end(path: str | Path) -> list[Path]:
+    """The symbolic links a path leads through to its file, ``path`` first (``out -> a -> b``: ``out`` and ``a``),
+    each as the link before names it (a relative one against its link's folder); [] where ``path`` is no link. A loop
+    ends the list at the kernel's 40 links (``link_problem`` refuses one before any write)."""
+    links: list[Path] = []
+    path = Path(path)
+    while path.is_symlink() and len(links) < _MOST_LINKS_FOLLOWED:
+        links.append(path)
+        path = path.parent / os.readlink(path)  # an absolute target replaces the folder, as the / operator does
+    return links
 
 
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:

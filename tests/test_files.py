@@ -239,3 +239,67 @@ def test_two_outputs_linked_to_one_file_are_refused_naming_the_links(tmp_path):
         f"{tmp_path / 'store' / 'seg.nii.gz'} would be written twice by this prediction: {out / 'a.nii.gz'}, "
         f"{out / 'b.nii.gz'} are symbolic links to it, and each output is written through its link: "
         f"point each at a file of its own, or remove the links")
+
+
+def _chain(tmp_path: Path, name: str) -> tuple[Path, Path, Path]:
+    """out/<name> -> mid/<name> -> final/<name>, the second link relative, as `ln -s ../final/x` makes it."""
+    for folder in ("out", "mid", "final"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+    first, middle, last = tmp_path / "out" / name, tmp_path / "mid" / name, tmp_path / "final" / name
+    middle.symlink_to(Path("..") / "final" / name)
+    first.symlink_to(middle)
+    return first, middle, last
+
+
+@pytest.mark.parametrize("removal", ["failed case", "other ending", "probabilities"])
+def test_an_earlier_map_removed_at_a_link_of_links_takes_every_link_on_the_way_and_the_file(tmp_path, removal):
+    """out -> mid -> final: the removal of an earlier run's map at ``out`` removes both links and the file, none left
+    dangling. Until the hundred-and-twenty-first session the first link and the file went, and ``mid`` was left
+    naming nothing, so the next write through it (another folder's link to it) was refused as dangling."""
+    from accelerated_seg.files import links_to_the_end
+    from accelerated_seg.inference import _remove_earlier_probabilities
+    from accelerated_seg.inference_outputs import remove_earlier_prediction, remove_under_the_other_ending
+
+    name = {"failed case": "seg.nii.gz", "other ending": "seg.nii", "probabilities": "seg_probs.nii.gz"}[removal]
+    first, middle, last = _chain(tmp_path, name)
+    _earlier_predicted_map(last)
+    assert links_to_the_end(first) == [first, tmp_path / "mid" / name]
+    if removal == "failed case":
+        assert remove_earlier_prediction(first) == f" (an earlier run's {name} removed: it was not this run's)"
+    elif removal == "other ending":
+        remove_under_the_other_ending(tmp_path / "out" / "seg.nii.gz")
+    else:
+        _remove_earlier_probabilities(tmp_path / "out" / "seg.nii.gz")
+    assert [p for p in (first, middle, last) if p.is_symlink() or p.exists()] == []
+
+
+def test_every_writer_through_a_link_of_links_replaces_the_last_file_and_keeps_every_link(tmp_path):
+    """out -> mid -> final: a map, a JSON and an export are each written at ``final``, both links kept as they were
+    (their targets' text unchanged), nothing left beside any of them."""
+    def export(weight):
+        return lambda path: write_export({"weight": weight}, {"name": "unet", "args": {}}, {}, path)
+
+    written = {}
+    for name, old, write in (("seg.nii.gz", lambda path: path.write_bytes(b"old"), _write_map),
+                             ("summary.json", lambda path: path.write_text('{"old": 1}'), _write_json),
+                             ("model", export(torch.zeros(2)), export(torch.ones(2)))):
+        first, middle, last = _chain(tmp_path, name)
+        old(last)
+        written[name] = (first, middle, os.readlink(first), os.readlink(middle))
+        write(first)
+    for name, (first, middle, first_names, middle_names) in written.items():
+        assert first.is_symlink() and middle.is_symlink(), name
+        assert (os.readlink(first), os.readlink(middle)) == (first_names, middle_names), name
+    assert _new(tmp_path / "final" / "seg.nii.gz") and _new(tmp_path / "final" / "summary.json")
+    assert torch.equal(load_file(tmp_path / "final" / "model" / "model.safetensors")["weight"], torch.ones(2))
+    assert sorted(p.name for p in (tmp_path / "final").iterdir()) == ["model", "seg.nii.gz", "summary.json"]
+    assert _hidden(tmp_path / "out", tmp_path / "mid") == []
+
+
+def test_the_links_on_the_way_end_where_a_loop_comes_back(tmp_path):
+    from accelerated_seg.files import links_to_the_end
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert len(links_to_the_end(tmp_path / "a")) == 40  # the kernel's count: link_problem refuses the loop first
+    assert links_to_the_end(tmp_path / "plain.json") == []
