@@ -16,6 +16,7 @@ map is still as predict wrote it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import warnings
 from collections import Counter
@@ -32,7 +33,7 @@ from .inference_inputs import CHANNEL_FILE, InputCase, check_channel_count, chec
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import written_before, written_by_predict
 from .predict_names import PREDICT_FILE_NAMES, PredictNames
-from .run_lock import RunLock, hold_run_folder, in_use, live_holder
+from .run_lock import LOCK_NAME, RunLock, file_lock_name, hold_run_folder, in_use, live_holder
 
 
 def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
@@ -403,48 +404,85 @@ def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
         remove_stale_temporaries(folder)
 
 
-# What a run that writes into a folder another run writes into does (run_lock.in_use's message).
+# What a run that writes into a folder another run writes into does (run_lock.in_use's message), and one file.
 _CLASH = "two runs writing into one folder mix their outputs there"
+_FILE_CLASH = "two runs writing one label map replace each other's"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Lock:
+    """One lock a predict holds (run_lock.hold_run_folder's arguments): the folder, the lock file's name, how a
+    refusal names what is in use, and where else to predict."""
+    folder: Path
+    name: str
+    shown: str
+    elsewhere: str
+
+
+def _locks_to_hold(output: Path, outputs: Iterable[str | Path | None]) -> list[_Lock]:
+    """The locks a predict into ``output`` holds, each on what its writes really reach (``files.written_through``):
+    a folder of cases, its folder's, and that of every other folder a symbolic link among ``outputs`` leads into;
+    one label map, the lock of the file a write of it reaches (``run_lock.file_lock_name``), whatever path or link
+    leads there. Taken on ``--output`` as given until the hundred-and-twenty-first session, so two predicts writing
+    into one folder (or file) through links from two folders did not exclude each other."""
+    if nifti_stem(output) is not None:
+        target = Path(os.path.realpath(output))
+        shown = f"{target} (which {output} is a symbolic link to)" if output.is_symlink() else str(target)
+        return [_Lock(target.parent, file_lock_name(target), shown, "another file")]
+    locks = [_Lock(output, LOCK_NAME, str(output), "another --output folder")]
+    folders = {Path(os.path.realpath(output))}
+    for path in outputs:
+        if path is not None and Path(path).is_symlink() and (folder := _written_in(Path(path))) not in folders:
+            folders.add(folder)  # once: a second flock on one file is refused, in this process too
+            locks.append(_Lock(folder, LOCK_NAME, f"{folder} (which {path} is a symbolic link into)",
+                               f"another --output folder, or point {path} elsewhere"))
+    return locks
 
 
 @contextlib.contextmanager
 def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | None], main_process=None):
-    """Hold the ``--output`` folder's lock (run_lock.py) while predict writes into it, then clear the
+    """Hold the locks (run_lock.py) on what predict writes (``_locks_to_hold``) while it writes, then clear the
     temporaries a killed predict left there (``clear_stale_temporaries``).
 
     Two predicts into one folder at once each wrote their own cases whole, so the folder ended up
     holding label maps of both models, and nothing said so. The second is now refused, naming the
     first's process and command; called after ``check_outputs``, so a refusal there makes no folder.
-    A single file as ``--output`` locks nothing (its folder may hold unrelated files), but is refused
-    in a folder a live run holds. A folder that cannot be locked (a filesystem without ``flock``, or
+    A single file as ``--output`` locks that file alone (its folder may hold unrelated files), and is refused
+    in a folder a live run holds. What cannot be locked (a filesystem without ``flock``, or
     a place that cannot be written: writing there names the file) goes unguarded, with a warning.
 
     Args:
         output: predict's ``--output``: a folder, or one label map's file name.
-        outputs: every file the run writes (temporaries are cleared in their folders).
+        outputs: every file the run writes (temporaries are cleared in their folders; links among them locked where
+            they lead).
         main_process: None in a single process; else the ``Accelerator``/``PartialState``, whose
             main process alone takes the lock, and whose refusal every process raises.
 
     Raises:
-        ConfigError: another live predict (or training run) holds the folder.
+        ConfigError: another live predict (or training run) holds the folder, or the file.
     """
     held: list[RunLock] = []
 
+    def hold(lock: _Lock, clash: str) -> None:
+        try:
+            held.append(hold_run_folder(lock.folder, lock.elsewhere, clash, "predict", name=lock.name,
+                                        shown=lock.shown))
+            unguarded = held[-1].unsupported
+        except OSError as error:
+            unguarded = os.strerror(error.errno) if error.errno else str(error)
+        if unguarded:
+            what = f"--output {output}" if lock.shown == str(output) else lock.shown
+            warnings.warn(f"{what} cannot be locked ({unguarded}), so a second predict into it would not be refused: "
+                          f"give each predict its own --output", AcceleratedSegWarning, stacklevel=5)
+
     def hold_and_clear() -> None:
-        if nifti_stem(output) is not None:
-            if (holder := live_holder(Path(output).parent)) is not None:
-                raise ConfigError(in_use(Path(output).parent, holder, "another folder", _CLASH, "predict"))
-        else:
-            try:
-                held.append(hold_run_folder(output, elsewhere="another --output folder", clash=_CLASH,
-                                            verb="predict"))
-                unguarded = held[-1].unsupported
-            except OSError as error:
-                unguarded = os.strerror(error.errno) if error.errno else str(error)
-            if unguarded:
-                warnings.warn(f"--output {output} cannot be locked ({unguarded}), so a second predict into it would "
-                              f"not be refused: give each predict its own --output", AcceleratedSegWarning,
-                              stacklevel=4)
+        one_file = nifti_stem(output) is not None
+        if one_file:  # a folder's lock, where a live run holds it, refuses a file in it too
+            for folder in dict.fromkeys((Path(output).parent, _written_in(Path(output)))):
+                if (holder := live_holder(folder)) is not None:
+                    raise ConfigError(in_use(folder, holder, "another folder", _CLASH, "predict"))
+        for lock in _locks_to_hold(Path(output), outputs):
+            hold(lock, _FILE_CLASH if one_file else _CLASH)
         try:
             clear_stale_temporaries(outputs)
         except OSError as error:  # another user's leftovers in a shared folder: said, and the cases go on

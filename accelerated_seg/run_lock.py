@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from .config import ConfigError
-from .files import folders_to_make, remove_if_empty
+from .files import NAME_MAX, folders_to_make, remove_if_empty
 
 LOCK_NAME = ".run.lock"
 #: errno values of a filesystem that has no flock; anything else is a real error.
@@ -38,11 +38,12 @@ class RunLock:
     Attributes:
         folder: the run's folder.
         unsupported: why the folder could not be locked (the run goes on unguarded); None when held.
+        name: the lock file's name in ``folder`` (``LOCK_NAME``, or one file's: ``file_lock_name``).
     """
 
     def __init__(self, folder: Path, handle=None, made_folders: list[Path] | None = None,
-                 unsupported: str | None = None):
-        self.folder, self._handle, self.unsupported = folder, handle, unsupported
+                 unsupported: str | None = None, name: str = LOCK_NAME):
+        self.folder, self._handle, self.unsupported, self.name = folder, handle, unsupported, name
         self._made_folders = made_folders or []  # deepest first
 
     def release(self) -> None:
@@ -58,7 +59,7 @@ class RunLock:
 
     def _unlock(self) -> None:
         try:
-            (self.folder / LOCK_NAME).unlink(missing_ok=True)
+            (self.folder / self.name).unlink(missing_ok=True)
         except OSError:
             # A folder gone read-only (or a full disk) mid-run: the file stays, but the lock goes with the
             # handle, so the next run takes it. Raised here, this hid the error that ended the run
@@ -73,17 +74,28 @@ class RunLock:
 RUNS_CLASH = "two runs in one folder write over each other's checkpoints and exports"
 
 
-def in_use(folder: Path, holder: str, elsewhere: str, clash: str = RUNS_CLASH, verb: str = "train") -> str:
+def in_use(folder: Path | str, holder: str, elsewhere: str, clash: str = RUNS_CLASH, verb: str = "train") -> str:
     return (f"{folder} is in use by another run ({holder}): {clash}. Wait for it to end (or stop it), "
             f"or {verb} into {elsewhere}")
 
 
-def live_holder(folder: str | Path) -> str | None:
+def file_lock_name(file: str | Path) -> str:
+    """The name of the lock on one file, beside it: ``.<name>.run.lock``, ``name`` cut to keep it within a file
+    name's 255 bytes. A predict whose ``--output`` is one label map holds it on the file its write reaches
+    (inference_outputs.holding_output_folder): the file's folder may hold others' files, so its ``LOCK_NAME`` is not
+    taken for one file."""
+    name = Path(file).name
+    room = NAME_MAX - len(f".{LOCK_NAME}".encode())
+    return f".{name.encode()[:room].decode(errors='ignore')}{LOCK_NAME}"
+
+
+def live_holder(folder: str | Path, name: str = LOCK_NAME) -> str | None:
     """The live run that holds ``folder``'s lock, described; None when none does (or this filesystem
     cannot tell). Reads without taking the lock for longer than the probe, and makes no file: the
     folder checks ask it first, so that a run alive there is named as such, not as an earlier run
-    to resume or overwrite (whose ways on the lock then refused, sixty-seventh session)."""
-    path = Path(folder) / LOCK_NAME
+    to resume or overwrite (whose ways on the lock then refused, sixty-seventh session). ``name``: the lock file's
+    (``file_lock_name`` for one file's)."""
+    path = Path(folder) / name
     try:
         import fcntl
 
@@ -102,7 +114,7 @@ def live_holder(folder: str | Path) -> str | None:
 
 
 def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output_dir", clash: str = RUNS_CLASH,
-                    verb: str = "train") -> RunLock:
+                    verb: str = "train", *, name: str = LOCK_NAME, shown: str | None = None) -> RunLock:
     """Lock ``folder`` (made if missing) for this process's run; call on the main process only.
 
     Args:
@@ -110,6 +122,8 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
         elsewhere: how the caller's user names another folder, for the message.
         clash, verb: what two runs in the folder would do, and what the user does into another, for
             the message (``in_use``).
+        name: the lock file's name (``LOCK_NAME``; ``file_lock_name`` for one file's lock).
+        shown: how the message names what is in use (the folder where None).
 
     Raises:
         ConfigError: another live run holds the folder, naming its host, process and command.
@@ -120,8 +134,8 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
     try:
         import fcntl
     except ImportError:  # Windows: no flock
-        return RunLock(folder, made_folders=made_folders, unsupported="this platform has no fcntl.flock")
-    path = folder / LOCK_NAME
+        return RunLock(folder, made_folders=made_folders, unsupported="this platform has no fcntl.flock", name=name)
+    path = folder / name
     for _ in range(10):  # another run may remove the file between our open and our lock: open it again
         made_file = not path.exists()
         handle = open(path, "a+", encoding="utf-8")
@@ -131,20 +145,20 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             handle.seek(0)
             holder = _describe(handle.read())
             handle.close()
-            raise ConfigError(in_use(folder, holder, elsewhere, clash, verb)) from None
+            raise ConfigError(in_use(shown or folder, holder, elsewhere, clash, verb)) from None
         except OSError as error:
             handle.close()
             if made_file:  # an empty lock file that locks nothing stayed in the outputs
                 path.unlink(missing_ok=True)
             if error.errno in NO_LOCKING:
-                return RunLock(folder, made_folders=made_folders,
+                return RunLock(folder, made_folders=made_folders, name=name,
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
             raise
         if same_file(handle, path):
             break
         handle.close()  # we locked a file the run before us removed on release
     else:
-        raise ConfigError(f"{folder}: could not take its {LOCK_NAME} (removed and made again 10 times meanwhile); "
+        raise ConfigError(f"{folder}: could not take its {name} (removed and made again 10 times meanwhile); "
                           f"another program keeps replacing it")
     handle.seek(0)
     handle.truncate()
@@ -152,7 +166,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
                              "started": datetime.datetime.now().isoformat(timespec="seconds"),
                              "command": " ".join(sys.argv)}) + "\n")
     handle.flush()
-    return RunLock(folder, handle, made_folders)
+    return RunLock(folder, handle, made_folders, name=name)
 
 
 def same_file(handle, path: Path) -> bool:

@@ -1806,6 +1806,47 @@ def test_a_second_predict_into_a_folder_in_use_is_refused_before_any_case(scans,
     assert sorted(p.name for p in single.parent.iterdir()) == ["case_001.nii.gz"]
 
 
+def test_a_second_predict_writing_through_links_where_one_writes_is_refused_naming_both_paths(scans, tmp_path):
+    """Predict locks what its writes reach (files.written_through), not --output as given: two predicts into two
+    folders whose maps are links into one folder, or into one file through links from two folders, or one plain
+    file twice, each wrote the other's maps over until the hundred-and-twenty-first session. The second is refused
+    before any case, naming the real target, its link and the first run; the first leaves no lock behind."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.inference_files import holding_output_folder
+
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    store, study = tmp_path / "store", tmp_path / "study"
+    predict_cases(model, [image], store)  # earlier maps of predict's own, which a rerun may replace
+    predict_cases(model, [image], study / "seg.nii.gz")
+    for folder in ("out1", "out2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "case_001.nii.gz").symlink_to(store / "case_001.nii.gz")
+        (tmp_path / folder / "seg.nii.gz").symlink_to(study / "seg.nii.gz")
+    untouched = {path: os.stat(path).st_ino for path in (store / "case_001.nii.gz", study / "seg.nii.gz")}
+    first_run = r"is in use by another run \(process \d+ on [^)]*\): "
+    # the first holds what a live predict holds (flock excludes a second open, in this process too)
+    with holding_output_folder(tmp_path / "out1", [tmp_path / "out1" / "case_001.nii.gz"]):
+        with pytest.raises(ConfigError, match=rf"^{store} \(which {tmp_path / 'out2' / 'case_001.nii.gz'} is a "
+                                              rf"symbolic link into\) {first_run}two runs writing into one folder"):
+            predict_cases(model, [image], tmp_path / "out2")
+        with pytest.raises(ConfigError, match=rf"^{store} {first_run}"):  # into the folder itself, plainly
+            predict_cases(model, [image], store)
+    with holding_output_folder(tmp_path / "out1" / "seg.nii.gz", [tmp_path / "out1" / "seg.nii.gz"]):
+        with pytest.raises(ConfigError, match=rf"^{study / 'seg.nii.gz'} \(which {tmp_path / 'out2' / 'seg.nii.gz'} "
+                                              rf"is a symbolic link to\) {first_run}two runs writing one label map "
+                                              r"replace each other's. Wait for it to end \(or stop it\), or predict "
+                                              r"into another file"):
+            predict_cases(model, [image], tmp_path / "out2" / "seg.nii.gz")
+        with pytest.raises(ConfigError, match=rf"^{study / 'seg.nii.gz'} {first_run}"):  # the file by its own path
+            predict_cases(model, [image], study / "seg.nii.gz")
+    assert {path: os.stat(path).st_ino for path in untouched} == untouched  # nothing written by the refused
+    predict_cases(model, [image], tmp_path / "out2")
+    predict_cases(model, [image], tmp_path / "out2" / "seg.nii.gz")
+    assert sorted(p.name for p in store.iterdir()) == ["case_001.nii.gz"]  # no lock left where the links lead
+    assert sorted(p.name for p in study.iterdir()) == ["seg.nii.gz"]
+    assert (tmp_path / "out2" / "case_001.nii.gz").is_symlink() and (tmp_path / "out2" / "seg.nii.gz").is_symlink()
+
+
 def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans, tmp_path, monkeypatch):
     """Where the filesystem has no flock (Lustre without -o flock) predict went unguarded in silence,
     where training says so (the seventy-seventh session's review)."""

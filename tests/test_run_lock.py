@@ -106,3 +106,22 @@ def test_a_filesystem_without_flock_leaves_the_run_unguarded_and_says_why(tmp_pa
     assert lock.unsupported.startswith("its filesystem does not lock files")
     lock.release()
     assert not (tmp_path / "lustre" / LOCK_NAME).exists()  # an empty file that locked nothing stayed before
+
+
+def test_one_files_lock_lies_beside_it_apart_from_its_folders_and_its_name_fits(tmp_path):
+    """predict --output <one map> holds the lock of the file its write reaches (inference_outputs): named after the
+    file, within a file name's 255 bytes, held and refused as a folder's is, and no bar to the folder's own lock."""
+    from accelerated_seg.run_lock import file_lock_name, live_holder
+
+    assert file_lock_name(tmp_path / "seg.nii.gz") == ".seg.nii.gz.run.lock"
+    long = file_lock_name("é" * 120 + ".nii.gz")  # 247 bytes of name
+    assert len(long.encode()) <= 255 and long.startswith(".é") and long.endswith(".run.lock")
+    name, shown = file_lock_name("seg.nii.gz"), f"{tmp_path / 'seg.nii.gz'} (which x is a link to)"
+    first = hold_run_folder(tmp_path, name=name)
+    assert live_holder(tmp_path, name).startswith(f"process {os.getpid()} on ") and live_holder(tmp_path) is None
+    with pytest.raises(ConfigError, match=rf"^{tmp_path / 'seg.nii.gz'} \(which x is a link to\) is in use by "
+                                          rf"another run \(process {os.getpid()} on "):
+        hold_run_folder(tmp_path, name=name, shown=shown)
+    hold_run_folder(tmp_path).release()  # the folder's lock is another
+    first.release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
