@@ -23,7 +23,7 @@ from safetensors import SafetensorError
 
 from .config import ConfigError, yaml_problem
 from .data.errors import DataError
-from .files import file_in_the_way, unwritable
+from .files import file_in_the_way, link_problem, unwritable
 from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, Names, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints, saved_by_fit)
@@ -206,6 +206,8 @@ def check_export_output(output: Path, checkpoint: Path) -> None:
     Raises:
         ConfigError: naming the folder and what to give instead.
     """
+    if problem := link_problem(output):  # the export's write refuses it (files.written_through), after the reading
+        raise ConfigError(f"{problem}; or give another folder for the exported model")
     if output.exists() and not (output.is_dir() and not any(output.iterdir())):
         raise ConfigError(f"{output} already exists: give a new folder for the exported model (export replaces "
                           f"nothing)")

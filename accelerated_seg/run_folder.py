@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
-from .files import file_in_the_way
+from .files import file_in_the_way, link_problem
 from .model_folders import Names, check_init_from, complete_checkpoints, unreadable_folder
 from .own_warnings import AcceleratedSegWarning
 from .resume_config_changes import check_resume_length, check_resume_settings
@@ -106,6 +106,7 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
             ``checkpoints``, no checkpoint to resume
             (``resolve_resume``), or see :func:`check_output_folder`.
     """
+    refuse_dangling_links(out, (*outputs, *([marker] if marker else [])), names)  # else refused at the first save
     check_folder_path(out, names.folder)  # else an OSError at the first save, after the training
     if (out / "checkpoints").exists() and not (out / "checkpoints").is_dir():  # the same, one level down
         raise ConfigError(f"{out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or train "
@@ -135,6 +136,21 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     reads = [*reads, *([resume_from] if resume_from is not None else [])]
     return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker,
                                             outputs=outputs)
+
+
+def refuse_dangling_links(out: Path, outputs: Iterable[str], names: Names = Names()) -> None:
+    """Raise where ``out``, or what a run writes into it (``outputs``), is a symbolic link that names nothing there
+    or leads back to itself (``files.link_problem``), in the words its write would refuse it with: every file and
+    export is written through a link (``files.written_through``), and through these nothing can be. Until the
+    hundred-and-twenty-first session a dangling ``model`` or ``summary.json`` was met at its write, after the
+    training, and the run ended refused with nothing exported.
+
+    Raises:
+        ConfigError: naming the link, what it names and what to do; before anything is written.
+    """
+    for path in (out, *(out / name for name in outputs)):
+        if problem := link_problem(path):
+            raise ConfigError(f"{problem}; or train into {names.elsewhere}")
 
 
 def refuse_a_live_run(out: Path) -> None:
@@ -269,8 +285,11 @@ def check_folder_path(folder: Path, setting: str) -> None:
     would otherwise stop the run at its first ``mkdir``, as an OSError traceback.
 
     Raises:
-        ConfigError: naming ``setting`` and the file in the way.
+        ConfigError: naming ``setting`` and the file in the way, or the dangling link (``files.link_problem``:
+            mkdir's FileExistsError at the run folder's lock, until the hundred-and-twenty-first session).
     """
+    if problem := link_problem(folder):
+        raise ConfigError(f"{setting}={str(folder)!r}: {problem}")
     if blocking := file_in_the_way(folder):
         raise ConfigError(f"{setting}={str(folder)!r}: {blocking} is a file, so the folder cannot be made there; "
                           f"give a folder path")

@@ -275,7 +275,12 @@ def test_an_output_in_the_way_is_refused_before_torch_and_monai_import(tmp_path)
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("kept")
     (tmp_path / "a_file").write_text("not a folder")
+    (tmp_path / "unmounted_model").symlink_to(tmp_path / "unmounted" / "model")  # met at the write, after the reading
     for output, message in ((tmp_path / "taken", "taken already exists: give a new folder"),
+                            (tmp_path / "unmounted_model", f"{tmp_path / 'unmounted_model'} is a symbolic link to "
+                             f"{tmp_path / 'unmounted' / 'model'}, which does not exist (a dangling link), so nothing "
+                             f"is written through it: mount or make what it names, or remove the link to write a "
+                             f"file in its place; or give another folder for the exported model"),
                             (step.parent / "model", "whose folders training rotates away: give a folder outside it"),
                             (tmp_path / "a_file" / "model", "a_file is a file; give a folder path"),
                             (Path("/proc/accelerated_seg_export"), "cannot be written to /proc/accelerated_seg_export")):

@@ -111,6 +111,28 @@ def test_a_run_into_a_folder_in_use_by_a_live_run_is_refused_before_it_writes(ti
     assert train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))["step"] == 4
 
 
+@pytest.mark.parametrize("name", ["model", "best_model", "summary.json", "checkpoints", "."])
+def test_a_dangling_link_where_a_run_writes_is_refused_before_any_work_in_the_writes_words(tiny_config, tmp_path,
+                                                                                           name):
+    """A run folder whose model/ (or summary.json, ...) is a link to storage not mounted: the export's write refuses
+    it (files.written_through), and until the hundred-and-twenty-first session that came after the whole training,
+    nothing exported; the run folder itself such a link was mkdir's FileExistsError at its lock. Refused now by the
+    command line's first look and by train() before anything is written, in the write's words."""
+    run = tmp_path / "run"
+    link = run if name == "." else run / name
+    link.parent.mkdir(exist_ok=True)
+    link.symlink_to(tmp_path / "unmounted" / name)
+    said = (rf"{link} is a symbolic link to {tmp_path / 'unmounted' / name}, which does not exist \(a dangling "
+            rf"link\), so nothing is written through it: mount or make what it names, or remove the link to write a "
+            rf"file in its place")
+    with pytest.raises(ConfigError, match=said):
+        check_before_the_imports(tiny_config(run))
+    with pytest.raises(ConfigError, match=said):
+        train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    assert link.is_symlink() and not (tmp_path / "unmounted").exists()
+    assert sorted(p.name for p in link.parent.iterdir()) == [link.name]  # nothing written beside it
+
+
 def test_a_fold_without_folds_is_refused_before_the_imports(tiny_config, tiny_dataset, tmp_path):
     """data.fold without data.num_folds was refused once the cases were read, after torch and MONAI were
     imported and the demo's phantoms written (6.5-7.4 s in; ninety-second session's audit). A dataset
