@@ -1,5 +1,6 @@
 """Run: cd /tmp/wt_h113 && PYTHONPATH=<package root>:/tmp/wt_h113/tests OMP_NUM_THREADS=1 \
-    /work/main/.venv/bin/python benchmarks/results/output_links_2026-12-07/probe.py /tmp/h113probe > <beside>/<name>.txt
+    /work/main/.venv/bin/python benchmarks/results/output_links_2026-12-07/probe.py /tmp/h113probe_<name> \
+    > <beside>/<name>.txt
 (before.txt: <package root> /tmp/h113_main, main at a3920b79 checked out there; after.txt: /tmp/wt_h113, branch h113.)
 The three cases the hundred-and-twentieth session left of outputs reached through symbolic links: (1) predict's lock
 against a second predict writing one real folder/file through links from two folders, (2) a dangling export/run-file
@@ -199,5 +200,6 @@ save_training_state(_OneProcess(), root / "final", 1, 1, "config: yes\n")
 (root / "ckrun" / "checkpoints" / "step_1").symlink_to(root / "mid" / "step_1")
 for step in (1, 2):
     save_training_state(_OneProcess(), root / "ckrun" / "checkpoints", step, 1, "config: yes\n")
+listed = sorted(p.name + ("@" if p.is_symlink() else "") for p in (root / "ckrun" / "checkpoints").iterdir())
 print(f"   after saving steps 1 and 2 (keep_last 1): {kinds(root / 'mid' / 'step_1', root / 'final' / 'step_1')}; "
-      f"checkpoints/: {sorted(p.name + ('@' if p.is_symlink() else '') for p in (root / 'ckrun' / 'checkpoints').iterdir())}")
+      f"checkpoints/: {listed}")
