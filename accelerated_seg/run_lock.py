@@ -12,6 +12,9 @@ reboot on a network filesystem's lock manager), so no stale lock is ever left to
 file may stay behind after a kill, and the next run takes it over. Where the filesystem has no
 ``flock`` (Lustre mounted without ``-o flock``, some FUSE mounts), the run goes on unguarded and
 says so.
+
+A predict of one label map locks that file alone, by a lock file of its own beside it (``file_lock_name``): its
+folder may hold others' files, which a folder's lock would keep from them.
 """
 
 from __future__ import annotations
