@@ -37,8 +37,12 @@ class BenchmarkResult:
         if (written := self._written_whole()) is not None:
             synced(written)  # a stop between its rename and the sync of its folder
             return f"{stopped}: its result is written whole at {written}; nothing to redo"
-        if self.so_far is not None and self.so_far.path is not None and self.so_far.path.is_file():
-            # infer's devices measured before the stop (or picked up from an earlier stopped run)
+        if self.so_far is not None and (kept := self.so_far.path or self.so_far.picked_up_from) is not None \
+                and kept.is_file():
+            # infer's devices measured before the stop, or picked up from an earlier stopped run: with --output its
+            # X.partial.json is ``picked_up_from`` alone until this run writes there (``path``), which was said as
+            # "nothing written to X ...; the same command measures again" until the hundred-and-twenty-first
+            # session's review, of the devices the same command picks up
             return f"{stopped}: {self.so_far.kept_before_it()}; the same command picks them up and measures the rest"
         # without --output its file is one of its own, never an earlier result's
         where, earlier = ((f" to {self.output.path}", "; an earlier result there stays as it was")

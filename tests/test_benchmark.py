@@ -862,3 +862,22 @@ def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name(
     assert cpu_generation([]) is None  # no /proc/cpuinfo (macOS, Windows)
     machine = machine_info()
     assert set(machine) >= {"cpu", "cpu_family_model", "cores", "cpu_bf16", "torch", "accelerate", "monai"}
+
+
+def test_an_inference_benchmark_stopped_again_before_its_next_device_names_the_devices_it_picked_up(
+        tmp_path, monkeypatch, capsys):
+    """A rerun that picked up X.partial.json's devices and is stopped before it writes anything of its own: its line
+    said "nothing written to X ...; the same command measures again" until the hundred-and-twenty-first session's
+    review, of the devices the partial file keeps and the same command picks up. Now it names them there."""
+    _the_cpu_as_two_devices(monkeypatch)
+    out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
+    argv = [*INFER_ON_TWO, "--output", str(out)]
+    _stopped_on_the_second_device(monkeypatch, stop=True)
+    assert main(argv) == 130
+    capsys.readouterr()
+    assert main(argv) == 130  # picks up cpu, stopped again on cpu:1
+    said = capsys.readouterr()
+    assert f"picked up cpu from {partial}" in said.out
+    assert said.err.splitlines() == [f"benchmark infer interrupted: the devices measured before it are in {partial}, "
+                                     f"marked incomplete; the same command picks them up and measures the rest"]
+    assert list(json.loads(partial.read_text())["devices"]) == ["cpu"] and not out.exists()
