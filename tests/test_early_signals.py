@@ -857,3 +857,32 @@ def test_a_stopped_benchmark_predict_says_whether_its_result_is_written(window, 
     assert main(["benchmark", "predict", "--model", str(model), "--output", str(output)]) == status
     assert capsys.readouterr().err.splitlines() == [said]
     assert output.is_file() == (status == 130)
+
+
+def test_a_stopped_benchmark_without_output_tells_its_own_file_by_what_this_call_wrote(tmp_path, monkeypatch, capsys):
+    """Without --output a benchmark's result goes to a file of its own under benchmarks/results/, told whole at a stop
+    by the files this process claimed (``benchmark.claimed_results``), no test's until the hundred-and-twenty-first
+    session's review. A second call in the same process (cli.main from Python) is given the first's claim again: its
+    stop before its write says nothing written, not the first's result as its own, and the first's stays."""
+    import accelerated_seg.benchmark as benchmark
+    from accelerated_seg import benchmark_command
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import Terminated
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+    monkeypatch.setattr(benchmark, "benchmark_data", lambda **kwargs: {"stand_in": 1})
+    with monkeypatch.context() as stopping:
+        _stopped_at_the_line(stopping, benchmark_command, lambda line: line.startswith("wrote "), Terminated)
+        assert main(["benchmark", "data"]) == 143
+    [own] = (tmp_path / "benchmarks" / "results").iterdir()
+    assert capsys.readouterr().err.splitlines() == [
+        f"benchmark data stopped by SIGTERM: its result is written whole at {own.relative_to(tmp_path)}; nothing to "
+        f"redo"]
+    first = own.read_text()
+    _stopped_at(monkeypatch, benchmark, "write_result", 1, Terminated, after=False)
+    assert main(["benchmark", "data"]) == 143
+    assert capsys.readouterr().err.splitlines() == [
+        "benchmark data stopped by SIGTERM: nothing written (its result is written whole at its end, or not at all); "
+        "the same command measures again"]
+    assert [own] == list((tmp_path / "benchmarks" / "results").iterdir()) and own.read_text() == first
