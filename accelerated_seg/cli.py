@@ -728,7 +728,7 @@ def _synth_interrupted(args, stopped: str, begun: bool) -> str:
     this call's write had begun. The folder is read without the generator's imports (data/phantom_folder.py), where
     the stop may have come: stopped there, over a folder an earlier synth left unfinished, it said "before it wrote
     anything into <folder>" alone until the hundred-and-twenty-first session."""
-    from .data.phantom_folder import WRITING_MARKER, holds_the_phantoms, phantoms_unfinished
+    from .data.phantom_folder import WRITING_MARKER, case_files_there, holds_the_phantoms, phantoms_unfinished
 
     out_dir = args.out_dir
     if holds_the_phantoms(out_dir, args.cases, args.validation, args.seed):
@@ -736,6 +736,9 @@ def _synth_interrupted(args, stopped: str, begun: bool) -> str:
         return f"{stopped}: {out_dir} holds the phantoms whole, their dataset.json written last; nothing to redo"
     if not phantoms_unfinished(out_dir):
         return f"{stopped} before it wrote anything into {out_dir}"
+    if not begun and not case_files_there(out_dir):  # "holds an earlier synth's unfinished phantoms" of none, before
+        return (f"{stopped} before it wrote anything into {out_dir}, where an earlier synth was stopped before its "
+                f"first case file ({WRITING_MARKER} is there): the same command writes them")
     if not begun:  # the files there are an earlier synth's, stopped before its end (a kill, or a stop)
         return (f"{stopped} before it wrote anything into {out_dir}, which holds an earlier synth's unfinished "
                 f"phantoms ({WRITING_MARKER} is there; every case file there is whole): the same command finishes "

@@ -886,3 +886,34 @@ def test_a_stopped_benchmark_without_output_tells_its_own_file_by_what_this_call
         "benchmark data stopped by SIGTERM: nothing written (its result is written whole at its end, or not at all); "
         "the same command measures again"]
     assert [own] == list((tmp_path / "benchmarks" / "results").iterdir()) and own.read_text() == first
+
+
+@pytest.mark.parametrize("folder", ["a name too long", "the marker alone"])
+def test_synth_stopped_before_it_wrote_says_what_its_folder_holds_where_that_is_no_phantom(folder, tmp_path,
+                                                                                          monkeypatch, capsys):
+    """synth stopped before its write began (its generator's import: the folder read by data/phantom_folder.py alone).
+    A folder that cannot be looked into (a name too long here; a folder one may not search alike) ended that stop in
+    an OSError traceback, status 1, in the hundred-and-twenty-first session, where it had said "before it wrote
+    anything"; one an earlier synth was stopped in before its first case file (the marker and empty imagesTr/ and
+    labelsTr/) was said to hold "an earlier synth's unfinished phantoms ... every case file there is whole", of none.
+    The same command then writes them."""
+    from accelerated_seg import cli
+    from accelerated_seg.sigterm import Terminated
+
+    out = tmp_path / ("a" * 300 if folder == "a name too long" else "phantoms")
+    if folder == "the marker alone":
+        for sub in ("imagesTr", "labelsTr"):
+            (out / sub).mkdir(parents=True)
+        (out / ".phantoms_being_written").touch()
+        said = (f"synth stopped by SIGTERM before it wrote anything into {out}, where an earlier synth was stopped "
+                f"before its first case file (.phantoms_being_written is there): the same command writes them")
+    else:
+        said = f"synth stopped by SIGTERM before it wrote anything into {out}"
+    argv = ["synth", str(out), "--cases", "2", "--validation", "1"]
+    with monkeypatch.context() as stopping:
+        _stopped_at(stopping, cli, "_phantoms_written", 1, Terminated, after=False)
+        assert cli.main(argv) == 143
+    assert capsys.readouterr().err.splitlines() == [said]
+    if folder == "the marker alone":
+        assert cli.main(argv) == 0
+        assert (out / "dataset.json").is_file() and not (out / ".phantoms_being_written").exists()
