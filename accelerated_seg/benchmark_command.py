@@ -24,12 +24,14 @@ def run(args, _) -> int:
     ``train`` keeps SIGTERM's default, its configurations so far kept as each is measured (docs/stopping.md)."""
     if args.target == "train":
         return _measured(args, None)
-    result = BenchmarkResult(args.target, args.output)  # --output as it stands before anything is written
+    result = None  # noted inside the try: a stop as it was noted, before it, said nothing (that session's review)
     try:
+        result = BenchmarkResult(args.target, args.output)  # --output as it stands before anything is written
         status = _measured(args, result)
         sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
         return status
     except KeyboardInterrupt as interrupt:
+        result = result or BenchmarkResult(args.target, args.output, noted=False)  # nothing written yet
         print(result.stopped_line(stopped_by(f"benchmark {args.target}", interrupt)), file=sys.stderr)
         raise
 

@@ -20,17 +20,19 @@ from .written_since import WrittenSince, synced
 
 class BenchmarkResult:
     """Where ``benchmark <target>`` writes its result (``output``: --output, None for a file of its own), as it stood
-    as the command began; ``so_far``: infer's results so far, once made (set by the command)."""
+    as the command began; ``so_far``: infer's results so far, once made (set by the command). ``noted`` False: made
+    for a stop that came before they were noted (as the command's try began), which wrote nothing."""
 
-    def __init__(self, target: str, output: str | Path | None):
+    def __init__(self, target: str, output: str | Path | None, noted: bool = True):
         self.target = target
-        self.output = ResultFile(output) if output else None
+        self.output = ResultFile(output, noted) if output else None
         self.so_far = None
         # the files of its own an earlier call in this process claimed (cli.main called from Python): not this one's
         # unless written since
         benchmark = sys.modules.get("accelerated_seg.benchmark")
         self._claimed_before = WrittenSince(*(benchmark.claimed_results() if benchmark is not None else []))
-        self._claimed_before.note()
+        if noted:
+            self._claimed_before.note()
 
     def stopped_line(self, stopped: str) -> str:
         """The line of a stop, beginning with ``stopped`` ("benchmark data stopped by SIGTERM")."""

@@ -21,15 +21,21 @@ def run(args, _) -> int:
     wherever it came: its imports, its checks and scoring, its files' write, or as its lines were said. The imports
     and the lines were outside the line's try until the hundred-and-twenty-first session: a stop there said nothing,
     and one once its files were in place said "nothing written" (evaluate_stop.py)."""
-    output = Path(args.output or Path(args.pred_dir) / "evaluation")
-    files = EvaluationFiles(output, args.overwrite)  # as they stand before anything is written
+    files = None  # noted inside the try: a stop as they were noted, before it, said nothing (that session's review)
     try:
-        status = _evaluated(args, output)
+        files = EvaluationFiles(_output_folder(args), args.overwrite)  # as they stand before anything is written
+        status = _evaluated(args, files.output)
         sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
         return status
     except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session (SIGTERM's: cli.main)
+        files = files or EvaluationFiles(_output_folder(args), args.overwrite, noted=False)  # nothing written yet
         print(files.stopped_line(stopped_by("evaluate", interrupt)), file=sys.stderr)
         raise
+
+
+def _output_folder(args) -> Path:
+    """The folder evaluate writes into: --output, else PRED/evaluation (``evaluate_folders``' default)."""
+    return Path(args.output or Path(args.pred_dir) / "evaluation")
 
 
 def _evaluated(args, output: Path) -> int:

@@ -18,14 +18,18 @@ from .written_since import WrittenSince, synced
 
 class EvaluationFiles:
     """metrics.csv and summary.json in ``output`` as they stood as evaluate began (noted at once), to tell at a stop
-    what has been written since. ``overwrite``: --overwrite was given (a rerun may need it: ``stopped_line``)."""
+    what has been written since. ``overwrite``: --overwrite was given (a rerun may need it: ``stopped_line``).
+    ``noted`` False: made for a stop that came before they were noted (as the command's try began), which wrote
+    nothing."""
 
-    def __init__(self, output: Path, overwrite: bool):
+    def __init__(self, output: Path, overwrite: bool, noted: bool = True):
         self.output, self.overwrite = output, overwrite
         self.metrics, self.summary = output / "metrics.csv", output / "summary.json"
-        self.had_a_summary = self.summary.is_file()  # an earlier evaluation's, which this one passed the checks of
+        # an earlier evaluation's, which this one passed the checks of
+        self.had_a_summary = noted and self.summary.is_file()
         self._since = WrittenSince(self.metrics, self.summary)
-        self._since.note()
+        if noted:
+            self._since.note()
 
     def stopped_line(self, stopped: str) -> str:
         """The line of a stop, beginning with ``stopped`` ("evaluate stopped by SIGTERM": ``sigterm.stopped_by``)."""

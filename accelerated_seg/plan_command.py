@@ -22,12 +22,14 @@ def run(args, _) -> int:
     nothing, and its stop says nothing: its table, printed, is all it makes."""
     if not args.json:
         return _planned(args)
-    result = ResultFile(args.json)  # as it stands before anything is written
+    result = None  # noted inside the try: a stop as it was noted, before it, said nothing (that session's review)
     try:
+        result = ResultFile(args.json)  # as it stands before anything is written
         status = _planned(args)
         sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
         return status
     except KeyboardInterrupt as interrupt:
+        result = result or ResultFile(args.json, noted=False)  # nothing written yet
         print(result.stopped_line(stopped_by("plan", interrupt), "writes it"), file=sys.stderr)
         raise
 

@@ -18,12 +18,14 @@ from .written_since import WrittenSince, synced
 
 class ResultFile:
     """The result file ``path`` as it stood as the command began (noted at once), to tell at a stop whether it has
-    been written since."""
+    been written since. ``noted`` False: made for a stop that came before it was noted (as the command's try began),
+    which wrote nothing."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, noted: bool = True):
         self.path = Path(path)
         self._since = WrittenSince(self.path)
-        self._since.note()
+        if noted:
+            self._since.note()
 
     def written(self) -> bool:
         """Whether the file has been written since the command began."""

@@ -917,3 +917,34 @@ def test_synth_stopped_before_it_wrote_says_what_its_folder_holds_where_that_is_
     if folder == "the marker alone":
         assert cli.main(argv) == 0
         assert (out / "dataset.json").is_file() and not (out / ".phantoms_being_written").exists()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "plan --json", "benchmark data --output"])
+def test_a_stop_as_a_command_notes_its_files_says_nothing_was_written(command, tiny_dataset, tmp_path, monkeypatch,
+                                                                      capsys):
+    """evaluate, plan --json and benchmark note their output files as they begin (written_since.py), which they did
+    before their line's try in the hundred-and-twenty-first session: a stop there, in the identity check, ended them
+    with the signal's status, nothing said (that session's review). Now it is said: nothing written."""
+    from accelerated_seg import written_since
+    from accelerated_seg.cli import main
+    from accelerated_seg.sigterm import Terminated
+
+    if command == "evaluate":
+        argv, output = evaluated_folders(tiny_dataset, tmp_path)
+        said = (f"evaluate stopped by SIGTERM: nothing written (both files are written together at the end; an earlier "
+                f"evaluation in {output} stays as it was)")
+    elif command == "plan --json":
+        output = tmp_path / "plan.json"
+        argv = ["plan", "--model", "unet", "--patch", "32", "32", "32", "--json", str(output)]
+        said = (f"plan stopped by SIGTERM: nothing written to {output} (written whole or not at all; an earlier file "
+                f"there stays as it was); the same command writes it")
+    else:
+        output = tmp_path / "data.json"
+        argv = ["benchmark", "data", "--output", str(output)]
+        said = (f"benchmark data stopped by SIGTERM: nothing written to {output} (its result is written whole at its "
+                f"end, or not at all; an earlier result there stays as it was); the same command measures again")
+    _stopped_at(monkeypatch, written_since, "_identity", 1, Terminated, after=False)
+    capsys.readouterr()
+    assert main(argv) == 143
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert not output.exists()
