@@ -5,9 +5,7 @@ for paths under it) and into a folder that holds the marker alone. Run as the co
 Command: for tree in /tmp/r100_before /tmp/wt_r100; do PYTHONPATH=$tree /work/main/.venv/bin/python \
     benchmarks/results/review_stop_lines_2026-12-07/synth_folder.py; done   (before: h114's parent, 26c879c8~1)
 """
-import errno
 import os
-import signal
 import subprocess
 import sys
 import tempfile
