@@ -396,9 +396,13 @@ def _channel_names_refused(channel_names: tuple, manifest: Manifest, shape: tupl
     helper h112), its file named, with the names' own way where the volumes are the channels meant. Several files a
     case: "each case has 2 image channel(s)", the names to count as the files are ("each case has 1 image
     channel(s)" alone was said of a 3D first case among 4D ones until the hundred-and-fifth session's review)."""
-    from .data.volume_opening import one_file_for_channels_said, volumes_in
+    from .data.volume_opening import channel_first_advice, one_file_for_channels_said, volumes_in
     from .inference_inputs import channel_order
 
+    if shape is not None and (advice := channel_first_advice(shape, "image")):
+        # as predict and the checks tell it (channel_volumes_refusal, _not_3d_advice): a (2, x, y, z) file given 2
+        # names was told to be given x names, "in the file's order", until the review of h112
+        return ConfigError(f"{where}: {_first_case(manifest).images[0]}: {advice}")
     volumes = volumes_in(shape) if shape is not None else None
     if volumes is None:
         return ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "

@@ -252,6 +252,15 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
                                           r"channel_names declares 2 channels and this one file is given for them"):
         Dataset.from_files([(str(tmp_path / "case_three.nii.gz"), pairs[0][1])], channel_names=["FLAIR", "T1w"],
                            **settings)
+    # a PyTorch array saved as it was, (2, x, y, z), given its 2 channels' names: told to save them last, as predict
+    # and the checks tell it, not "is 4D with 12 volumes ... give channel_names 12 names" (review of h112)
+    nib.save(nib.Nifti1Image(np.ones((2, 12, 12, 12), np.float32), np.eye(4)), tmp_path / "case_first.nii.gz")
+    with pytest.raises(ConfigError, match=r"^Dataset.from_files: .*case_first.nii.gz: shape \(2, 12, 12, 12\) holds 2 "
+                                          r"channels first, as PyTorch and MONAI arrays are laid out .*save the "
+                                          r"channels last, np.moveaxis\(array, 0, -1\), as \(x, y, z, 2\)") as refused:
+        Dataset.from_files([(str(tmp_path / "case_first.nii.gz"), pairs[0][1])], channel_names=["FLAIR", "T1w"],
+                           **settings)
+    assert "12 names" not in str(refused.value)
     # NIfTI's vector layout, (x, y, z, 1, 2) as ITK writes 2 channels, given 2 names: told by the checks to drop its
     # fourth axis, in predict's words, not "each case has 1 image channel(s): name each" (helper h109)
     vector = np.stack([np.ones((12, 12, 12), np.float32)] * 2, axis=-1)[:, :, :, None]
