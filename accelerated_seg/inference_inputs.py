@@ -290,10 +290,16 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
             case, channel = stem, _ALL_CHANNELS
         elif held is not None and held > 1:  # "rename it" (or a case lacking channels) said nothing of its count
-            problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=match is not None)}")
-            if match is None:
+            # named as one channel by _0000 or by a channel's name (pat_T1.nii.gz): the latter was told "this one file
+            # is given for them" and its case said to lack it, until the review of h112
+            named = _named_channel(stem, names) if match is None else None
+            problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=bool(match or named))}")
+            if match is not None:
+                case, channel = match["case"], int(match["channel"])  # its case not said to lack it too
+            elif named:
+                case, separator_of[case], channel = named
+            else:
                 continue
-            case, channel = match["case"], int(match["channel"])  # its case not said to lack it too
         elif match is None and (named := _named_channel(stem, names)):
             case, separator_of[case], channel = named
         elif match is None:
@@ -343,7 +349,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
 def _volumes_said(path: Path, in_channels: int, names: dict[int, str], named_as_one: bool) -> str:
     """What is wrong with a file of several volumes, not the model's ``in_channels``, in the words predict's reading,
     evaluate and training's check use (``volume_opening``): one of the case's files where its name gives it one
-    channel (``named_as_one``, <case>_0000.nii.gz), else one file for every channel. Said in words of its own ("a 4D
+    channel (``named_as_one``, <case>_0000.nii.gz or <case>_T1.nii.gz), else one file for every channel. Said in words of its own ("a 4D
     image of 3 volumes (x, y, z, 3), but the model takes 2 channels (T1, FLAIR): give a 4D file of those 2, ..."), a
     file named as a channel said besides to be missing from its case, until the hundred-and-twenty-first session
     (helper h112, benchmarks/results/channel_words_2026-12-07/)."""

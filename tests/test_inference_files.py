@@ -311,6 +311,25 @@ def test_a_4d_file_of_another_number_of_channels_is_told_its_count_not_to_be_ren
         assert "lacks" not in str(refused.value), str(refused.value)
 
 
+def test_a_4d_file_named_by_a_channels_name_is_told_as_one_of_its_cases_files_and_not_missing(tmp_path):
+    """BraTS' naming, <case>_T1.nii.gz, names a channel as <case>_0000.nii.gz does: a 4D file so named was told "this
+    one file is given for them: store them in it as (x, y, z, 2)" beside the FLAIR file given, and its case said to
+    lack pat_T1.nii.gz, the file named, until the review of h112, which fixed both for _0000 names alone. A channel
+    truly lacking is still said."""
+    names = {"0": "T1", "1": "FLAIR"}
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 3), np.float32), np.eye(4)), tmp_path / "pat_T1.nii.gz")
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), tmp_path / "pat_FLAIR.nii.gz")
+    with pytest.raises(DataError) as refused:
+        group_cases([tmp_path / "pat_T1.nii.gz", tmp_path / "pat_FLAIR.nii.gz"], 2, names)
+    assert str(refused.value).endswith(
+        f"\n{tmp_path / 'pat_T1.nii.gz'}: shape (4, 4, 4, 3) is 4D with 3 volumes, but the model takes 2 channels and "
+        "it is one of the 2 files given for them, one 3D volume each: give one 3D file per channel, in the order "
+        "channel 0 (T1), channel 1 (FLAIR), or one file of them all as (x, y, z, 2)"), str(refused.value)
+    with pytest.raises(DataError, match=r"case 'pat' lacks channel file\(s\) pat_FLAIR.nii.gz \(FLAIR\)") as refused:
+        group_cases([tmp_path / "pat_T1.nii.gz"], 2, names)
+    assert "pat_T1.nii.gz (T1)" not in str(refused.value), str(refused.value)
+
+
 def test_a_folder_per_case_gives_a_case_per_folder_named_as_training_names_it(tmp_path):
     """``case_001/image.nii.gz``, ``case_002/image.nii.gz``: grouped by file name alone until the
     seventy-second session, every scan was one case "image", refused with "keep one"."""
