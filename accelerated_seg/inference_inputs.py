@@ -349,10 +349,11 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
 def _volumes_said(path: Path, in_channels: int, names: dict[int, str], named_as_one: bool) -> str:
     """What is wrong with a file of several volumes, not the model's ``in_channels``, in the words predict's reading,
     evaluate and training's check use (``volume_opening``): one of the case's files where its name gives it one
-    channel (``named_as_one``, <case>_0000.nii.gz or <case>_T1.nii.gz), else one file for every channel. Said in words of its own ("a 4D
-    image of 3 volumes (x, y, z, 3), but the model takes 2 channels (T1, FLAIR): give a 4D file of those 2, ..."), a
-    file named as a channel said besides to be missing from its case, until the hundred-and-twenty-first session
-    (helper h112, benchmarks/results/channel_words_2026-12-07/)."""
+    channel (``named_as_one``, <case>_0000.nii.gz or <case>_T1.nii.gz), else one file for every channel. Said in
+    words of its own ("a 4D image of 3 volumes (x, y, z, 3), but the model takes 2 channels (T1, FLAIR): give a 4D
+    file of those 2, ..."), a file named as a channel said besides to be missing from its case, until the
+    hundred-and-twenty-first session (helper h112, benchmarks/results/channel_words_2026-12-07/); one named by a
+    channel's name so until its review."""
     shape = tuple(nib.load(str(path)).shape)  # read already by _volumes_in_header: the error's way alone
     order = channel_order({"in_channels": in_channels, "channels": names})
     if named_as_one:
