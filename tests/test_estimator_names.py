@@ -261,6 +261,12 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
         Dataset.from_files([(str(tmp_path / "case_first.nii.gz"), pairs[0][1])], channel_names=["FLAIR", "T1w"],
                            **settings)
     assert "12 names" not in str(refused.value)
+    # a later case of 3 volumes is told by the checks in from_files' words of the first ("the dataset declares 2
+    # channels" until the review of h112)
+    with pytest.raises(DataError, match=r"case_three.nii.gz: shape \(12, 12, 12, 3\) is 4D with 3 volumes, but "
+                                        r"channel_names declares 2 channels and this one file is given for them"):
+        Dataset.from_files([*pairs[:2], (str(tmp_path / "case_three.nii.gz"), pairs[2][1])],
+                           channel_names=["FLAIR", "T1w"], **{**settings, "validation_pairs": None}).loader()
     # NIfTI's vector layout, (x, y, z, 1, 2) as ITK writes 2 channels, given 2 names: told by the checks to drop its
     # fourth axis, in predict's words, not "each case has 1 image channel(s): name each" (helper h109)
     vector = np.stack([np.ones((12, 12, 12), np.float32)] * 2, axis=-1)[:, :, :, None]
