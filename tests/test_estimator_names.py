@@ -244,8 +244,8 @@ def test_channel_names_declare_the_channels_of_one_4d_file_per_case_as_a_dataset
         Dataset.from_files(pairs[:2], channel_names=["FLAIR", "T1w", "T2w"], **settings)
     nib.save(nib.Nifti1Image(np.zeros((12, 12, 12), np.float32), np.eye(4)), tmp_path / "case_3d.nii.gz")
     first_3d = [(str(tmp_path / "case_3d.nii.gz"), pairs[0][1]), *pairs[1:2]]  # judged by a 3D first case
-    with pytest.raises(ConfigError, match=r"case_3d.nii.gz: shape \(12, 12, 12\) holds one 3D volume, but channel_names "
-                                          r"declares 2 channels and this one file is given for them"):
+    with pytest.raises(ConfigError, match=r"case_3d.nii.gz: shape \(12, 12, 12\) holds one 3D volume, but "
+                                          r"channel_names declares 2 channels and this one file is given for them"):
         Dataset.from_files(first_3d, channel_names=["FLAIR", "T1w"], **settings)
     nib.save(nib.Nifti1Image(np.ones((12, 12, 12, 3), np.float32), np.eye(4)), tmp_path / "case_three.nii.gz")
     with pytest.raises(ConfigError, match=r"case_three.nii.gz: shape \(12, 12, 12, 3\) is 4D with 3 volumes, but "
