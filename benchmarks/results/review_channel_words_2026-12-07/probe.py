@@ -3,7 +3,6 @@
     > benchmarks/results/review_channel_words_2026-12-07/<before|after>.txt
 Review of helper h112 (hundred-and-twenty-first session): the cases its brief asked to be checked besides its probe."""
 import contextlib
-import gzip
 import io
 import json
 import shutil
