@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from accelerated_seg.data.cases import Case, Manifest, unnamed_channels
+from accelerated_seg.data.cases import Case, Manifest
 
 # Where each source format lets the user declare its label values, for the undeclared-value message; an MSD's
 # and an nnU-Net's JSON, by its name (labels_declared_in).
@@ -30,14 +30,16 @@ def json_name(manifest: Manifest) -> str:
 
 
 def channels_declared_in(manifest: Manifest) -> str:
-    """What declares the manifest's channels: its JSON, by its name; ``Dataset.from_files``' channel_names, where
-    they named them (not the names a Dataset gives channels nothing names); a CSV's columns and the pairs' files,
-    one channel each, are "the dataset". A from_files case of 3 volumes for 2 channel_names was told "channel_names
-    declares 2 channels" as the first case and "the dataset declares 2 channels" as a later one until the review of
-    h112."""
+    """What declares the manifest's channels: its JSON, by its name; ``Dataset.from_files``' channel_names where
+    they alone can, several channels of one file a case (several files declare as many, whatever names they are
+    given: fit's names taken from a model are none of the user's); a CSV's columns and the pairs' files, one channel
+    each, are "the dataset". A from_files case of 3 volumes for 2 channel_names was told "channel_names declares 2
+    channels" as the first case and "the dataset declares 2 channels" as a later one until the review of h112."""
     if manifest.source_format in ("msd", "datalist", "nnunet"):
         return json_name(manifest)
-    if manifest.source_format == "from_files" and manifest.channels != unnamed_channels(manifest.num_channels):
+    first = next(iter([*manifest.training, *manifest.validation]), None)
+    if manifest.source_format == "from_files" and manifest.num_channels > 1 and first is not None \
+            and len(first.images) == 1:
         return "channel_names"
     return "the dataset"
 
