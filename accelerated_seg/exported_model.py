@@ -25,6 +25,7 @@ from safetensors.torch import load_file, save_file
 
 from .checkpoint import not_saved
 from .config import is_whole_number
+from .data.cases import channel_names_fit
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
 from .data.preprocess_settings import CASES_MEDIAN_KEY, SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
@@ -375,6 +376,12 @@ def export_value_errors(config: dict) -> list[str]:
     labels = config.get("labels")
     if labels is not None and not (isinstance(labels, dict) and all(str(k).isdigit() for k in labels)):
         errors.append(f"labels {labels!r} is not a mapping of class index to name ({{\"0\": \"background\", ...}})")
+    channels = config.get("channels")
+    if channels is not None and not channel_names_fit(channels, config["in_channels"]):
+        # predict groups a case's files by these names: a list or a string was an AttributeError there, a key not an
+        # index an int() error said as if of the input, an index past in_channels a name nothing reads
+        errors.append(f"channels {channels!r} is not a mapping of channel index (0 to in_channels - 1) to name "
+                      f"({{\"0\": \"T1\", \"1\": \"FLAIR\"}})")
     ending = config.get("file_ending", NIFTI_SUFFIXES[0])
     if not (isinstance(ending, str) and ending.lower() in NIFTI_SUFFIXES):  # predict names the label maps with it
         errors.append(f"file_ending {ending!r} is not a NIfTI ending ({', '.join(NIFTI_SUFFIXES)}), which the label "

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import nibabel as nib
 
-from .data.cases import unnamed_channels
+from .data.cases import channel_names_fit, unnamed_channels
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
@@ -421,7 +421,8 @@ def channels_config(configs: list[dict]) -> dict | None:
         return config.get("in_channels"), config.get("channels")
 
     first = configs[0]
-    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
+    if (not is_whole_number(first.get("in_channels"), 1) or not channel_names_fit(first.get("channels") or {},
+                                                                                   first["in_channels"])
             or any(channels(config) != channels(first) for config in configs[1:])):
         return None
     return first

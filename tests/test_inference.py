@@ -665,6 +665,9 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "file_ending": lambda path: edit(path, lambda c: c.update(file_ending=".mha")),  # the predictions' name
         "spacing_set": lambda path: edit(path, lambda c: c.update(spacing_set="no")),  # "no" read as set
         "spacing_unit": lambda path: edit(path, lambda c: c.update(spacing_unit="mm ")),  # a scan's unit judged by it
+        # the names predict groups a case's files by: a list was an AttributeError, a key "x" an int() error
+        "channel_list": lambda path: edit(path, lambda c: c.update(channels=["MRI0"])),
+        "channel_index": lambda path: edit(path, lambda c: c.update(channels={"0": "MRI0", "x": "PD"})),
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
@@ -684,7 +687,11 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
                 "spacing_set": r"config.json: spacing_set 'no' is not true or false \(whether data.spacing set the "
                                r"spacing, or the training cases' median\)",
                 "spacing_unit": r"config.json: spacing_unit 'mm ' is not one of mm, meter, micron or null \(the unit "
-                                r"the training cases' headers declared\)"}
+                                r"the training cases' headers declared\)",
+                "channel_list": r"config.json: channels \['MRI0'\] is not a mapping of channel index \(0 to "
+                                r"in_channels - 1\) to name \(\{\"0\": \"T1\", \"1\": \"FLAIR\"\}\)\. "
+                                r"Training writes these",
+                "channel_index": r"config.json: channels \{'0': 'MRI0', 'x': 'PD'\} is not a mapping of channel index"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else

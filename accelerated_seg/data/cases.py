@@ -98,6 +98,17 @@ def unnamed_channels(count: int) -> dict[int, str]:
     return {0: "image"} if count == 1 else {index: f"image_{index}" for index in range(count)}
 
 
+def channel_names_fit(channels, in_channels) -> bool:
+    """Whether an export's config.json ``channels`` is what training writes for ``in_channels`` channels: each key a
+    channel's index (``"0"``, ``"1"``, below ``in_channels``), each value a name. Predict groups a case's files by
+    them before any model loads (``inference_inputs.channels_config``) and the export's checks refuse others
+    (``exported_model.export_value_errors``): a list or a string of names was an AttributeError there, a key that is no
+    index an ``int()`` error said as if of the input, until the hundred-and-twenty-first session."""
+    return isinstance(channels, dict) and isinstance(in_channels, int) and not isinstance(in_channels, bool) and all(
+        isinstance(key, str) and key.isdigit() and int(key) < in_channels and isinstance(name, str)
+        for key, name in channels.items())
+
+
 # Manifest.split's default: the lists as given, whose origin, "dataset", the default stands for without harm.
 _GIVEN_AS_IS = "given"
 
