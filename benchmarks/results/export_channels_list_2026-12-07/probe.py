@@ -11,7 +11,6 @@ from pathlib import Path
 
 import nibabel as nib
 import numpy as np
-import torch
 
 from accelerated_seg.exported_model import write_export
 from accelerated_seg.models import build_from_spec, model_spec
