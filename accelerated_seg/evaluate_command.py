@@ -7,6 +7,7 @@ it is said by ``run`` (evaluate_stop.py).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -51,7 +52,9 @@ def _evaluated(args, output: Path) -> int:
                          dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance",
                          overwrite="--overwrite")
     # evaluate_folders refuses an earlier evaluation of other folders or settings unless --overwrite
-    replaced = (output / "summary.json").is_file() or (output / "metrics.csv").is_file()
+    # os.path's test, not Path's: a name too long (ENAMETOOLONG) or a folder not to be searched raised here, a
+    # traceback before evaluate_folders' own refusal of --output (r100's probe, evaluate_long_output.sh)
+    replaced = os.path.isfile(output / "summary.json") or os.path.isfile(output / "metrics.csv")
     earlier = earlier_evaluation(output).get("settings")  # where it scored them, to say a move
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,

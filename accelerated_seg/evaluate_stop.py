@@ -11,6 +11,7 @@ nothing, and one once a file was in place said "nothing written". What is writte
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .written_since import WrittenSince, synced
@@ -26,7 +27,9 @@ class EvaluationFiles:
         self.output, self.overwrite = output, overwrite
         self.metrics, self.summary = output / "metrics.csv", output / "summary.json"
         # an earlier evaluation's, which this one passed the checks of
-        self.had_a_summary = noted and self.summary.is_file()
+        # os.path's test: Path.is_file raised at a name too long (ENAMETOOLONG) or in a folder not to be searched, a
+        # traceback before evaluate_folders' refusal of --output (r100's probe, evaluate_long_output.sh)
+        self.had_a_summary = noted and os.path.isfile(self.summary)
         self._since = WrittenSince(self.metrics, self.summary)
         if noted:
             self._since.note()
@@ -44,7 +47,7 @@ class EvaluationFiles:
                     f"(every score is there); nothing to redo")
         # one of the two in place, the other not: the stop came between their renames
         written, other = (self.metrics, self.summary) if metrics else (self.summary, self.metrics)
-        left = "still holds an earlier evaluation's" if other.is_file() else "not there"
+        left = "still holds an earlier evaluation's" if os.path.isfile(other) else "not there"
         # A metrics.csv without a summary.json is an earlier evaluation whose settings are not recorded, which the
         # same command refuses to replace without --overwrite (evaluate_output.check_earlier_evaluation)
         again = "the same command" if self.overwrite or self.had_a_summary else "the same command with --overwrite"

@@ -2045,3 +2045,15 @@ def test_distances_of_files_both_in_micrometres_are_in_micrometres_though_named_
     assert in_mm["per_class"]["1"]["hd95_mm"]["mean"] > 0  # the offset case's: 4 mm off
     # 2 read as 2 micrometres: every surface voxel of the offset case off by more
     assert scored[2.0]["1"]["surface_dice"]["mean"] < in_mm["per_class"]["1"]["surface_dice"]["mean"]
+
+
+def test_an_output_whose_name_is_too_long_is_one_error_not_a_traceback(folders, tmp_path, capsys):
+    """--output of a name longer than a filesystem takes (ENAMETOOLONG): Path.is_file raised it as evaluate noted the
+    files it would replace, a traceback with status 1 before the evaluation's own refusal of the folder (the
+    hundred-and-twenty-first session's review of the stop lines, r100; benchmarks/results/review_stop_lines_2026-12-07/
+    evaluate_long_output.sh)."""
+    pred_dir, label_dir, _ = folders
+    output = tmp_path / ("a" * 300)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "File name too long" in err[0] and str(output) in err[0]
