@@ -99,34 +99,20 @@ def written_through(path: str | Path) -> Path:
 
 
 def remove_written(path: str | Path) -> None:
-    """Delete the file a write of ``path`` made: ``path``, or where it is a symbolic link, every link on the way to
-    the file (``links_to_the_end``) and then the file (``written_through``'s), the links first, in order (a kill
-    between leaves each link still there naming a file, none dangling, which a write refuses). Unlinking the link
-    alone (until the hundred-and-twentieth session's review) left its target holding the file said to be removed,
-    read there as current; the first link alone (until the hundred-and-twenty-first) left a link of links' middle
-    one dangling, and the next write through it refused."""
+    """Delete the file a write of ``path`` made: ``path``, or where it is a symbolic link, the link and then the file
+    at the end of it (``written_through``'s), the link first (a kill between leaves no dangling link of ours, which a
+    write refuses). Unlinking the link alone (until the hundred-and-twentieth session's review) left its target
+    holding the file said to be removed, read there as current. A link of links' middle one (``out -> mid ->
+    final``: ``mid``) is the user's, named by no setting, often outside the output and named by other links too: it
+    is left, dangling as any other link to the removed file is, and a write through it is refused as ``cp`` refuses
+    one. Removed (the hundred-and-twenty-first session until its review), a later write at ``mid`` made a regular
+    file in its place, the user's storage (``final``) left empty, and another folder's link to ``mid`` dangled all
+    the same (benchmarks/results/review_output_links_2026-12-07/chain_*.txt)."""
     path = Path(path)
     target = Path(os.path.realpath(path)) if path.is_symlink() else None
-    for link in links_to_the_end(path) or [path]:
-        link.unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     if target is not None:
         target.unlink(missing_ok=True)
-
-
-#: How many links the kernel follows in one path before it answers ELOOP (Linux's MAXSYMLINKS).
-_MOST_LINKS_FOLLOWED = 40
-
-
-def links_to_the_end(path: str | Path) -> list[Path]:
-    """The symbolic links a path leads through to its file, ``path`` first (``out -> a -> b``: ``out`` and ``a``),
-    each as the link before names it (a relative one against its link's folder); [] where ``path`` is no link. A loop
-    ends the list at the kernel's 40 links (``link_problem`` refuses one before any write)."""
-    links: list[Path] = []
-    path = Path(path)
-    while path.is_symlink() and len(links) < _MOST_LINKS_FOLLOWED:
-        links.append(path)
-        path = path.parent / os.readlink(path)  # an absolute target replaces the folder, as the / operator does
-    return links
 
 
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:

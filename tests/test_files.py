@@ -252,25 +252,34 @@ def _chain(tmp_path: Path, name: str) -> tuple[Path, Path, Path]:
 
 
 @pytest.mark.parametrize("removal", ["failed case", "other ending", "probabilities"])
-def test_an_earlier_map_removed_at_a_link_of_links_takes_every_link_on_the_way_and_the_file(tmp_path, removal):
-    """out -> mid -> final: the removal of an earlier run's map at ``out`` removes both links and the file, none left
-    dangling. Until the hundred-and-twenty-first session the first link and the file went, and ``mid`` was left
-    naming nothing, so the next write through it (another folder's link to it) was refused as dangling."""
-    from accelerated_seg.files import links_to_the_end
+def test_an_earlier_map_removed_at_a_link_of_links_takes_our_link_and_the_file_and_leaves_the_users_middle_one(
+        tmp_path, removal):
+    """out -> mid -> final, and other -> mid: the removal of an earlier run's map at ``out`` removes ``out`` and the
+    file, and leaves ``mid`` (the user's, outside the output) naming it, dangling as ``other`` is: a write through
+    either is refused, none makes a regular file where the user's link was. The hundred-and-twenty-first session
+    removed ``mid`` too: a write at it then made a file in its place, ``final`` left empty, and ``other`` dangled all
+    the same (its review, benchmarks/results/review_output_links_2026-12-07/chain_*.txt)."""
     from accelerated_seg.inference import _remove_earlier_probabilities
     from accelerated_seg.inference_outputs import remove_earlier_prediction, remove_under_the_other_ending
 
     name = {"failed case": "seg.nii.gz", "other ending": "seg.nii", "probabilities": "seg_probs.nii.gz"}[removal]
     first, middle, last = _chain(tmp_path, name)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / name).symlink_to(middle)
     _earlier_predicted_map(last)
-    assert links_to_the_end(first) == [first, tmp_path / "mid" / name]
     if removal == "failed case":
         assert remove_earlier_prediction(first) == f" (an earlier run's {name} removed: it was not this run's)"
     elif removal == "other ending":
         remove_under_the_other_ending(tmp_path / "out" / "seg.nii.gz")
     else:
         _remove_earlier_probabilities(tmp_path / "out" / "seg.nii.gz")
-    assert [p for p in (first, middle, last) if p.is_symlink() or p.exists()] == []
+    assert not first.is_symlink() and not first.exists() and not last.exists()
+    assert os.readlink(middle) == str(Path("..") / "final" / name)
+    for link in (middle, tmp_path / "other" / name):
+        with pytest.raises(OSError, match="dangling link"):
+            write_text_atomically(link, "new")
+        assert link.is_symlink(), link
+    assert not last.exists()
 
 
 def test_every_writer_through_a_link_of_links_replaces_the_last_file_and_keeps_every_link(tmp_path):
@@ -294,12 +303,3 @@ def test_every_writer_through_a_link_of_links_replaces_the_last_file_and_keeps_e
     assert torch.equal(load_file(tmp_path / "final" / "model" / "model.safetensors")["weight"], torch.ones(2))
     assert sorted(p.name for p in (tmp_path / "final").iterdir()) == ["model", "seg.nii.gz", "summary.json"]
     assert _hidden(tmp_path / "out", tmp_path / "mid") == []
-
-
-def test_the_links_on_the_way_end_where_a_loop_comes_back(tmp_path):
-    from accelerated_seg.files import links_to_the_end
-
-    (tmp_path / "a").symlink_to(tmp_path / "b")
-    (tmp_path / "b").symlink_to(tmp_path / "a")
-    assert len(links_to_the_end(tmp_path / "a")) == 40  # the kernel's count: link_problem refuses the loop first
-    assert links_to_the_end(tmp_path / "plain.json") == []
