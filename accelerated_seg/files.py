@@ -32,6 +32,8 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from .stops_held import stops_held
+
 # The hidden names our writers give work in progress: ".<name>.<uuid4 hex>.tmp[.nii[.gz]]" files
 # (here and in data/io.py) and ".<name>.<uuid4 hex>.partial" folders (the cache's case tables).
 _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)$")
@@ -150,9 +152,11 @@ def write_files_together(folder: Path, writers: dict[str, Callable[[Path], objec
     there, in the order given.
 
     Every file is written (and flushed) under a temporary name before the first rename, so a write that
-    fails (a full disk, Ctrl-C) replaces none of them. Only a kill between two renames, microseconds
-    apart, can still leave some replaced and some not. A name that is a symbolic link is written through
-    (``written_through``), each link found good before anything is written.
+    fails (a full disk, Ctrl-C) replaces none of them. A stop (Ctrl-C, SIGTERM, SIGUSR1) that comes as they are
+    renamed and their folder synced is held until they are (``stops_held``): raised between two renames, it left
+    evaluate's new metrics.csv beside the summary.json of before, until the hundred-and-twenty-first session's
+    review. Only a kill between two renames, microseconds apart, can still leave some replaced and some not. A name
+    that is a symbolic link is written through (``written_through``), each link found good before anything is written.
     """
     made = folders_to_make(folder)  # the folder and new parents: a failed save into them leaves no trace
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,15 +167,16 @@ def write_files_together(folder: Path, writers: dict[str, Callable[[Path], objec
             staged[name] = targets[name].with_name(f".{name}.{uuid.uuid4().hex}.tmp")
             write(staged[name])
             sync_file(staged[name])
-        for name, temporary in staged.items():
-            os.replace(temporary, targets[name])
+        with stops_held():  # raised after the sync below, the files all in place and durable
+            for name, temporary in staged.items():
+                os.replace(temporary, targets[name])
+            for renamed_in in {folder, *(target.parent for target in targets.values())}:
+                sync_directory(renamed_in)
     except BaseException:
         for temporary in staged.values():
             temporary.unlink(missing_ok=True)
         remove_if_empty(made)  # until the ninety-second session a new parent (the estimator's runs/) stayed
         raise
-    for renamed_in in {folder, *(target.parent for target in targets.values())}:
-        sync_directory(renamed_in)
 
 
 #: fsync's answers where the file cannot be flushed through a read-only descriptor or at all (Windows

@@ -3,8 +3,6 @@
 out/seg.nii.gz -> mid/seg.nii.gz -> final/seg.nii.gz, and other/seg.nii.gz -> mid/seg.nii.gz (another folder's link to
 mid, the case h113's Fixed entry names). A failed case's removal of out's earlier map (files.remove_written); then: what
 is left of each, and what a write through other's link and one through mid's do."""
-import os
-import sys
 import tempfile
 from pathlib import Path
 
