@@ -439,6 +439,17 @@ def _locks_to_hold(output: Path, outputs: Iterable[str | Path | None]) -> list[_
     return locks
 
 
+def _refuse_a_map_another_predict_holds(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse a folder's predict where one of its files is a live single-map predict's (its ``file_lock_name``
+    lock, beside the file its write reaches). Until the hundred-and-twenty-first session's review a folder's predict
+    looked at the folder's lock alone, and both wrote that map, the last one's left, unsaid."""
+    for path in outputs:
+        if path is not None:
+            target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path).absolute()
+            if (holder := live_holder(target.parent, file_lock_name(target))) is not None:
+                raise ConfigError(in_use(target, holder, "another --output folder", _FILE_CLASH, "predict"))
+
+
 @contextlib.contextmanager
 def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | None], main_process=None):
     """Hold the locks (run_lock.py) on what predict writes (``_locks_to_hold``) while it writes, then clear the
@@ -477,12 +488,16 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
 
     def hold_and_clear() -> None:
         one_file = nifti_stem(output) is not None
+        for lock in _locks_to_hold(Path(output), outputs):
+            hold(lock, _FILE_CLASH if one_file else _CLASH)
+        # The other kind's locks looked at once ours are held: of a folder's predict and one map's starting together,
+        # the second to take its lock sees the first's.
         if one_file:  # a folder's lock, where a live run holds it, refuses a file in it too
             for folder in dict.fromkeys((Path(output).parent, _written_in(Path(output)))):
                 if (holder := live_holder(folder)) is not None:
                     raise ConfigError(in_use(folder, holder, "another folder", _CLASH, "predict"))
-        for lock in _locks_to_hold(Path(output), outputs):
-            hold(lock, _FILE_CLASH if one_file else _CLASH)
+        else:
+            _refuse_a_map_another_predict_holds(outputs)
         try:
             clear_stale_temporaries(outputs)
         except OSError as error:  # another user's leftovers in a shared folder: said, and the cases go on

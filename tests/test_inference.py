@@ -1854,6 +1854,27 @@ def test_a_second_predict_writing_through_links_where_one_writes_is_refused_nami
     assert (tmp_path / "out2" / "case_001.nii.gz").is_symlink() and (tmp_path / "out2" / "seg.nii.gz").is_symlink()
 
 
+def test_a_folder_predict_writing_a_map_a_live_single_map_predict_holds_is_refused_and_two_files_are_not(scans,
+                                                                                                     tmp_path):
+    """A single-map predict holds its file's own lock, not its folder's: a folder's predict into that folder, one of
+    whose cases is that map, looked at the folder's lock alone until the hundred-and-twenty-first session's review,
+    and both wrote it. Now it is refused before any case, naming the map; two single-map predicts into two files of
+    one folder each go on, as before; nothing is left beside the maps."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.inference_files import holding_output_folder
+
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    out = tmp_path / "out"
+    with holding_output_folder(out / "case_001.nii.gz", [out / "case_001.nii.gz"]):
+        with pytest.raises(ConfigError, match=rf"^{out / 'case_001.nii.gz'} is in use by another run \(process \d+ "
+                                              rf"on [^)]*\): two runs writing one label map replace each other's"):
+            predict_cases(model, [image], out)
+        assert not (out / "case_001.nii.gz").exists()
+        predict_cases(model, [image], out / "other.nii.gz")
+    predict_cases(model, [image], out)
+    assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz", "other.nii.gz"]
+
+
 def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans, tmp_path, monkeypatch):
     """Where the filesystem has no flock (Lustre without -o flock) predict went unguarded in silence,
     where training says so (the seventy-seventh session's review)."""
