@@ -59,10 +59,11 @@ STALE_AFTER_S = 3600.0
 
 def link_problem(path: str | Path) -> str | None:
     """Why nothing can be written through ``path``, a symbolic link (a sentence naming it and what to do): one
-    that names nothing there (dangling: shared storage not mounted, a study moved) or that leads back to itself;
-    None where it names something, or ``path`` is no link. A dangling link is refused as ``cp`` refuses it ("not
-    writing through dangling symlink"): a file made at its target could land on the mount point's local disk,
-    and one made in the link's place would hide where the user meant the file to go."""
+    that names nothing there (dangling: shared storage not mounted, a study moved), that leads back to itself, or
+    that leads through a folder this user cannot open; None where it names something, or ``path`` is no link. A
+    dangling link is refused as ``cp`` refuses it ("not writing through dangling symlink"): a file made at its
+    target could land on the mount point's local disk, and one made in the link's place would hide where the user
+    meant the file to go."""
     error = _link_error(path)
     return error.strerror if error is not None else None
 
@@ -79,6 +80,13 @@ def _link_error(path: str | Path) -> OSError | None:
             return OSError(errno.ENOENT, f"{path} is a symbolic link to {os.readlink(path)}, which does not exist "
                            f"(a dangling link), so nothing is written through it: mount or make what it names, or "
                            f"remove the link to write a file in its place", str(path))
+        # A folder on the way this user may not open: the write's temporary cannot be made there. Passed as no
+        # problem until the hundred-and-twenty-first session's review, it was met at the write, after a training,
+        # and ended predict's checks in a PermissionError traceback (Path.is_dir raises it).
+        if error.errno == errno.EACCES and os.path.islink(path):
+            return OSError(errno.EACCES, f"{path} is a symbolic link to {os.readlink(path)}, which this user cannot "
+                           f"reach (a folder on the way is not open to it: {error.strerror}), so nothing is written "
+                           f"through it: get access to that folder, or point the link elsewhere", str(path))
     return None
 
 

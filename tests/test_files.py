@@ -303,3 +303,38 @@ def test_every_writer_through_a_link_of_links_replaces_the_last_file_and_keeps_e
     assert torch.equal(load_file(tmp_path / "final" / "model" / "model.safetensors")["weight"], torch.ones(2))
     assert sorted(p.name for p in (tmp_path / "final").iterdir()) == ["model", "seg.nii.gz", "summary.json"]
     assert _hidden(tmp_path / "out", tmp_path / "mid") == []
+
+
+def test_a_link_into_a_folder_this_user_cannot_open_is_refused_before_any_work(tmp_path, monkeypatch):
+    """A link whose target lies behind a folder this user may not open (stat answers EACCES; simulated, as the tests
+    may run as root, whom no mode shuts out: benchmarks/results/review_output_links_2026-12-07/unreachable_*.txt ran
+    as nobody) passed the link checks until the hundred-and-twenty-first session's review: predict's checks ended in
+    a PermissionError traceback, training met it at its export's write, after the work. Now each check refuses it in
+    one line naming the link, what it names and what to do."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.files import link_problem
+    from accelerated_seg.inference_outputs import check_outputs
+    from accelerated_seg.run_folder import refuse_dangling_links
+
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "run").mkdir()
+    link = tmp_path / "run" / "seg.nii.gz"
+    link.symlink_to(tmp_path / "locked" / "seg.nii.gz")
+    stat = os.stat
+
+    def shut_out(path, *args, **kwargs):
+        if str(path) == str(link) or str(path).startswith(str(tmp_path / "locked")):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", shut_out)
+    said = (f"{link} is a symbolic link to {tmp_path / 'locked' / 'seg.nii.gz'}, which this user cannot reach (a "
+            f"folder on the way is not open to it: Permission denied), so nothing is written through it: get access "
+            f"to that folder, or point the link elsewhere")
+    assert link_problem(link) == said
+    with pytest.raises(DataError) as refused:
+        check_outputs([], [link])
+    assert str(refused.value) == f"{said}; or give --output another path"
+    with pytest.raises(ConfigError, match="; or train into another --train.output_dir$"):
+        refuse_dangling_links(tmp_path / "run", ["seg.nii.gz"])
