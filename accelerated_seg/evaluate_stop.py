@@ -2,10 +2,12 @@
 
 evaluate writes metrics.csv and summary.json together at its end (``evaluate_output.write_evaluation``: each under a
 temporary name, then each renamed into place), and a stop (Ctrl-C, SIGTERM, SIGUSR1) is raised on its main thread
-wherever it comes: in its imports, its checks, its scoring, between the two renames (a stop, unlike a kill, lands
-there too: metrics.csv in place, summary.json not), as the folder is synced, or as its lines are said once both are
-in place. Until the hundred-and-twenty-first session a stop in its imports or as its lines were said ended it saying
-nothing, and one once a file was in place said "nothing written". What is written is told by the files themselves
+wherever it comes: in its imports, its checks, its scoring, as the folder is synced, or as its lines are said once
+both are in place. Between the two renames it is held until both are in place (``stops_held``, since the
+hundred-and-twenty-first session's review r101): the line of one file in place and the other not is for a stop the
+hold cannot keep (a stop raised by something other than a handler of the main thread). Until the
+hundred-and-twenty-first session a stop in its imports or as its lines were said ended it saying nothing, and one
+once a file was in place said "nothing written". What is written is told by the files themselves
 (written_since.py), against how they stood as the command began.
 """
 
