@@ -3,11 +3,15 @@ given) kills itself (SIGKILL, as the OOM killer does) as it comes to the last wa
 KILLED_PAST_IT set: just past it, as it ends), writing the time to KILLED_AT first; the other process has SIGTERM
 blocked until SIGTERM_LATE_S after that, so that torch's agent's SIGTERM, which follows the death, comes after gloo's
 "Connection closed by peer" in its wait, every time (the race a launch leaves to chance: gloo's error first in 1 of 7
-probe runs in the hundred-and-tenth session's review)."""
+probe runs in the hundred-and-tenth session's review). With END_AFTER_THE_STORE set, the other process's watcher, once
+it has seen the stop, waits for the launch's store to end (its address refusing a connection: the main process's
+node's agent ended) before its end reads the store, as a busy machine can hold it (the hundred-and-twenty-first
+session: benchmarks/results/flaky_lost_at_once_2026-12-07/)."""
 
 import itertools
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -65,9 +69,33 @@ def sigterm_late_on_the_other_process() -> None:
     threading.Thread(target=let_through, daemon=True).start()
 
 
+def end_after_the_store_on_the_other_process() -> None:
+    """The other process's ``_Watcher._end`` held until the store's address refuses a connection (20 s at most)."""
+    if os.environ.get("RANK") == KILLED_RANK or not os.environ.get("END_AFTER_THE_STORE"):
+        return
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    end = ranks_stop_together._Watcher._end
+
+    def after_the_store(self, *args, **kwargs):
+        address, deadline = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])), time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(address, timeout=1).close()
+            except ConnectionRefusedError:
+                break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return end(self, *args, **kwargs)
+
+    ranks_stop_together._Watcher._end = after_the_store
+
+
 if __name__ == "__main__":
     sigterm_late_on_the_other_process()  # before the imports below
     killed_as_it_comes_to_the_last_wait()
+    end_after_the_store_on_the_other_process()
     from accelerated_seg.cli import end_process, main
 
     end_process(main(sys.argv[1:]))
