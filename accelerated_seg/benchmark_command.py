@@ -15,7 +15,7 @@ from .benchmark_stop import BenchmarkResult
 from .collector import importing_without_collection
 from .launcher_report import say_the_error
 from .predict_options import in_flag_words
-from .sigterm import stopped_by
+from .written_since import said_if_stopped
 
 
 def run(args, _) -> int:
@@ -24,16 +24,8 @@ def run(args, _) -> int:
     ``train`` keeps SIGTERM's default, its configurations so far kept as each is measured (docs/stopping.md)."""
     if args.target == "train":
         return _measured(args, None)
-    result = None  # noted inside the try: a stop as it was noted, before it, said nothing (that session's review)
-    try:
-        result = BenchmarkResult(args.target, args.output)  # --output as it stands before anything is written
-        status = _measured(args, result)
-        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
-        return status
-    except KeyboardInterrupt as interrupt:
-        result = result or BenchmarkResult(args.target, args.output, noted=False)  # nothing written yet
-        print(result.stopped_line(stopped_by(f"benchmark {args.target}", interrupt)), file=sys.stderr)
-        raise
+    return said_if_stopped(f"benchmark {args.target}", lambda noted: BenchmarkResult(args.target, args.output, noted),
+                           lambda result: _measured(args, result))
 
 
 def _measured(args, result: BenchmarkResult | None) -> int:

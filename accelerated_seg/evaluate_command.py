@@ -14,7 +14,7 @@ from pathlib import Path
 from .collector import importing_without_collection
 from .evaluate_stop import EvaluationFiles
 from .shell_words import shell_word
-from .sigterm import stopped_by
+from .written_since import said_if_stopped
 
 
 def run(args, _) -> int:
@@ -22,16 +22,8 @@ def run(args, _) -> int:
     wherever it came: its imports, its checks and scoring, its files' write, or as its lines were said. The imports
     and the lines were outside the line's try until the hundred-and-twenty-first session: a stop there said nothing,
     and one once its files were in place said "nothing written" (evaluate_stop.py)."""
-    files = None  # noted inside the try: a stop as they were noted, before it, said nothing (that session's review)
-    try:
-        files = EvaluationFiles(_output_folder(args), args.overwrite)  # as they stand before anything is written
-        status = _evaluated(args, files.output)
-        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
-        return status
-    except KeyboardInterrupt as interrupt:  # said nothing before the ninety-second session (SIGTERM's: cli.main)
-        files = files or EvaluationFiles(_output_folder(args), args.overwrite, noted=False)  # nothing written yet
-        print(files.stopped_line(stopped_by("evaluate", interrupt)), file=sys.stderr)
-        raise
+    return said_if_stopped("evaluate", lambda noted: EvaluationFiles(_output_folder(args), args.overwrite, noted),
+                           lambda files: _evaluated(args, files.output))
 
 
 def _output_folder(args) -> Path:

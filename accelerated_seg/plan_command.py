@@ -13,7 +13,7 @@ import json
 import sys
 
 from .result_file_stop import ResultFile
-from .sigterm import stopped_by
+from .written_since import said_if_stopped
 
 
 def run(args, _) -> int:
@@ -22,16 +22,8 @@ def run(args, _) -> int:
     nothing, and its stop says nothing: its table, printed, is all it makes."""
     if not args.json:
         return _planned(args)
-    result = None  # noted inside the try: a stop as it was noted, before it, said nothing (that session's review)
-    try:
-        result = ResultFile(args.json)  # as it stands before anything is written
-        status = _planned(args)
-        sys.stdout.flush()  # its lines to a pipe's slow reader: a stop in that wait is this try's too
-        return status
-    except KeyboardInterrupt as interrupt:
-        result = result or ResultFile(args.json, noted=False)  # nothing written yet
-        print(result.stopped_line(stopped_by("plan", interrupt), "writes it"), file=sys.stderr)
-        raise
+    return said_if_stopped("plan", lambda noted: ResultFile(args.json, noted, again="writes it"),
+                           lambda _: _planned(args))
 
 
 def _planned(args) -> int:

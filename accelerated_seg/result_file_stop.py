@@ -19,10 +19,10 @@ from .written_since import WrittenSince, synced
 class ResultFile:
     """The result file ``path`` as it stood as the command began (noted at once), to tell at a stop whether it has
     been written since. ``noted`` False: made for a stop that came before it was noted (as the command's try began),
-    which wrote nothing."""
+    which wrote nothing. ``again``: what the same command does where the file is not written ("writes it")."""
 
-    def __init__(self, path: str | Path, noted: bool = True):
-        self.path = Path(path)
+    def __init__(self, path: str | Path, noted: bool = True, again: str = "writes it"):
+        self.path, self.again = Path(path), again
         self._since = WrittenSince(self.path)
         if noted:
             self._since.note()
@@ -31,11 +31,10 @@ class ResultFile:
         """Whether the file has been written since the command began."""
         return self._since.written(self.path)
 
-    def stopped_line(self, stopped: str, again: str) -> str:
-        """The line of a stop, beginning with ``stopped`` ("plan stopped by SIGTERM": ``sigterm.stopped_by``);
-        ``again``: what the same command does where the file is not written ("writes it")."""
+    def stopped_line(self, stopped: str) -> str:
+        """The line of a stop, beginning with ``stopped`` ("plan stopped by SIGTERM": ``sigterm.stopped_by``)."""
         if not self.written():
             return (f"{stopped}: nothing written to {self.path} (written whole or not at all; an earlier file there "
-                    f"stays as it was); the same command {again}")
+                    f"stays as it was); the same command {self.again}")
         synced(self.path)  # a stop between its rename and the sync of its folder: the name made durable first
         return f"{stopped}: {self.path} is written whole; nothing to redo"

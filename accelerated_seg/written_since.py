@@ -11,7 +11,12 @@ evaluate's stop came to need it.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
+
+from .sigterm import stopped_by
 
 
 def _identity(path: Path) -> tuple | None:
@@ -53,3 +58,29 @@ def synced(*paths: Path | None) -> None:
 
     for folder in dict.fromkeys(Path(os.path.realpath(path)).parent for path in paths if path is not None):
         sync_directory(folder)
+
+
+class _StopLine(Protocol):
+    def stopped_line(self, stopped: str) -> str: ...
+
+
+Outputs = TypeVar("Outputs", bound=_StopLine)
+
+
+def said_if_stopped(command: str, outputs: Callable[[bool], Outputs], work: Callable[[Outputs], int]) -> int:
+    """``work``'s status, given its outputs as they stand as it begins (``outputs(True)``: noted); a stop (Ctrl-C,
+    SIGTERM, SIGUSR1) anywhere in it said in one line of what they hold (``stopped_line``), then raised on, for
+    ``cli.main`` to end with the stop's status. Noted inside the try: a stop as they are noted says nothing was written
+    (``outputs(False)``); before it, such a stop said nothing (the hundred-and-twenty-first session's review). Its
+    lines flushed inside too: a stop as a pipe's slow reader holds them is said. evaluate, plan --json and benchmark
+    data|infer|predict each wrote this try of their own until that session's end."""
+    noted = None
+    try:
+        noted = outputs(True)
+        status = work(noted)
+        sys.stdout.flush()
+        return status
+    except KeyboardInterrupt as interrupt:
+        noted = noted or outputs(False)  # nothing written yet
+        print(noted.stopped_line(stopped_by(command, interrupt)), file=sys.stderr)
+        raise
