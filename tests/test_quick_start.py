@@ -37,12 +37,3 @@ def test_the_install_builds_without_a_deprecated_setting():
     pyproject = tomllib.loads(ROOT.joinpath("pyproject.toml").read_text())
     assert pyproject["project"]["license"] == "Apache-2.0"
     assert "setuptools>=77" in pyproject["build-system"]["requires"]
-
-
-def test_the_readme_layout_names_every_module_of_the_package():
-    """The Layout had left out eleven modules as they were added (launch_env.py, own_warnings.py,
-    data/patch_fit.py, ...) and two of data/formats/, until the ninety-second session."""
-    layout = ROOT.joinpath("README.md").read_text().split("\n## Layout", 1)[1].split("\n## ", 1)[0]
-    package = ROOT / "accelerated_seg"
-    modules = [path.relative_to(package) for path in package.rglob("*.py") if not path.name.startswith("__")]
-    assert [str(path) for path in modules if not re.search(rf"\b{re.escape(path.name)}\b", layout)] == []
