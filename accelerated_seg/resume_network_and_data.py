@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import torch
@@ -26,7 +25,7 @@ from safetensors import safe_open
 from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .config import ConfigError
-from .data.cases import Case, Manifest
+from .data.cases import Case, Manifest, is_unnamed_channel
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .data.splits import SplitSettings, cases_sharing_an_image, seeded_settings
@@ -426,16 +425,14 @@ def _shown(value):
     return repr(float(f"{value:.7g}")) if isinstance(value, float) else value
 
 
-_UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
-
-
 def channel_name_differences(saved: dict, channels: dict) -> list[str]:
     """"channel 0: FLAIR there, T1w here" for each channel both sides name, and name otherwise
-    (case aside). Pairs and CSV tables call theirs image, image_N: no name to compare."""
-    named = {str(k): str(v) for k, v in saved.items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
+    (case aside). Pairs and CSV tables call theirs image, image_N, as every channel nothing names is called
+    (``cases.is_unnamed_channel``): no name to compare."""
+    named = {str(k): str(v) for k, v in saved.items() if not is_unnamed_channel(str(v))}
     return [f"channel {index}: {named[index]} there, {name} here" for index, name in
             ((str(k), str(v)) for k, v in channels.items())
-            if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and _said(named[index]) != _said(name)]
+            if index in named and not is_unnamed_channel(name) and _said(named[index]) != _said(name)]
 
 
 def _said(name: str) -> str:

@@ -85,6 +85,10 @@ class SplitDescription(str):
         return described
 
 
+# The name of a channel nothing names, alone or before its index: image, or image_0, image_1, ...
+UNNAMED_CHANNEL = "image"
+
+
 def unnamed_channels(count: int) -> dict[int, str]:
     """The names of ``count`` channels that nothing names: ``image``, or ``image_0``, ``image_1``, ... for several, as
     a CSV's image columns are named. Every path names them so: a Dataset given no ``channel_names`` (recorded so in
@@ -94,8 +98,33 @@ def unnamed_channels(count: int) -> dict[int, str]:
     channel 1" of such a model where evaluate's manifest named them image_0, image_1, until the
     hundred-and-twenty-first session (helper h112). Not renamed "channel_0": an earlier export's or checkpoint's
     recorded image_0 would then differ from a new Dataset's names, which resume and init_from compare, taking
-    ``image``/``image_N`` alone for no name (``resume_network_and_data.channel_name_differences``)."""
-    return {0: "image"} if count == 1 else {index: f"image_{index}" for index in range(count)}
+    these names alone for no name (``is_unnamed_channel``)."""
+    if count == 1:
+        return {0: UNNAMED_CHANNEL}
+    return {index: f"{UNNAMED_CHANNEL}_{index}" for index in range(count)}
+
+
+def is_unnamed_channel(name: str) -> bool:
+    """Whether ``name`` is one ``unnamed_channels`` gives, ``image`` or ``image_<index>``: no name of the user's, which
+    resume and init_from do not compare with a recorded one (``resume_network_and_data.channel_name_differences``).
+    Resume spelled that pattern with a regular expression of its own, ``image(_\\d+)?``, until the
+    hundred-and-twenty-second session (helper h119): renamed here, the names made and the names recognised would
+    have parted without a word."""
+    index = name.removeprefix(f"{UNNAMED_CHANNEL}_")
+    return name == UNNAMED_CHANNEL or (index != name and index.isascii() and index.isdigit())
+
+
+def channel_said(index: int, name: str) -> str:
+    """A channel as every message names it, by its index and its name: "channel 1 (FLAIR)" (``channel_order``'s
+    words; a model's lone channel is said by its name alone, "one channel (MRI0)": ``one_channel_said``)."""
+    return f"channel {index} ({name})"
+
+
+def one_channel_said(name: str) -> str:
+    """A model's or dataset's lone channel, for a message: "one channel (MRI0)". Its index says nothing where there
+    is one: predict said "one channel (channel 0 (MRI0))", brackets in brackets, until the hundred-and-twenty-second
+    session (helper h119), and evaluate and the reading of a 4D file "one channel", unnamed."""
+    return f"one channel ({name})"
 
 
 def channel_names_fit(channels, in_channels) -> bool:
