@@ -141,19 +141,24 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
     Before, a dataset without validation cases failed on the empty references folder evaluate had
     made ("no .nii/.nii.gz label file"), one with fewer classes than the model failed on the first
     prediction holding a class the references lack (in the command line's terms, --num-classes), and
-    one with more classes was scored without a word on classes the model cannot predict.
+    one with more classes was scored without a word on classes the model cannot predict. The model's channels are
+    named as predict names them (``inference_inputs.channels_taken``, ``channel_files_way``): "the model has 2 image
+    channels and the dataset 3; give every case the channels the model was trained on, in its order", an order never
+    said, until the hundred-and-twenty-second session (helper h119).
     """
+    from .inference_inputs import channel_files_way, channels_taken
+
     manifest = evaluated_manifest(dataset, config)
     if not manifest.validation:
         raise ConfigError(f"evaluate: the dataset has no validation cases to score (its split: {manifest.split}); "
                           f"give the cases to score as Dataset.from_files(..., validation_pairs=[(image, label), ...])")
-    for what, model_has, dataset_has, remedy in (
-            ("classes", int(config["num_classes"]), manifest.num_classes,
-             "give the Dataset the model's n_classes (and binarize() for a model trained binarized)"),
-            ("image channels", int(config["in_channels"]), manifest.num_channels,
-             "give every case the channels the model was trained on, in its order")):
-        if model_has != dataset_has:
-            raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
+    if (model_has := int(config["num_classes"])) != manifest.num_classes:
+        raise ConfigError(f"evaluate: the model has {model_has} classes and the dataset {manifest.num_classes}; give "
+                          f"the Dataset the model's n_classes (and binarize() for a model trained binarized)")
+    if (channels := int(config["in_channels"])) != manifest.num_channels:
+        remedy = "give each case one file, of that channel" if channels == 1 else channel_files_way(config)
+        raise ConfigError(f"evaluate: the model takes {channels_taken(config)} and the dataset gives each case "
+                          f"{manifest.num_channels}: {remedy}")
 
 
 def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) -> None:

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import nibabel as nib
 
-from .data.cases import channel_names_fit, unnamed_channels
+from .data.cases import channel_names_fit, channel_said, one_channel_said, unnamed_channels
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
@@ -464,18 +464,33 @@ def check_channel_count(channels: Sequence[str | Path], config: dict | None,
     shown = ", ".join(map(str, channels[:3])) + (", ..." if len(channels) > 3 else "")
     given = f"{names.inputs} gives {len(channels)} {what} ({shown}) as the channels of one case"
     if in_channels == 1:
-        raise DataError(f"{given}, but the model takes one channel ({channel_order(config)}): to segment them as "
+        raise DataError(f"{given}, but the model takes {channels_taken(config)}: to segment them as "
                         f"{len(channels)} cases, {names.several_cases_into()}; for one case, "
                         f"give its one file")
-    raise DataError(f"{given}, but the model takes {in_channels}: give one file per channel, in the order "
-                    f"{channel_order(config)}, or one 4D file (x, y, z, {in_channels}) of them all")
+    raise DataError(f"{given}, but the model takes {in_channels}: {channel_files_way(config)}")
+
+
+def channel_files_way(config: dict) -> str:
+    """How to give a case's files to the model of ``config``, of several channels: "give one file per channel, in the
+    order channel 0 (T1), channel 1 (FLAIR), or one 4D file (x, y, z, 2) of them all", predict's words for another
+    number of files, and evaluate's (``estimator_predict_checks.check_evaluation_cases``)."""
+    return (f"give one file per channel, in the order {channel_order(config)}, or one 4D file (x, y, z, "
+            f"{config['in_channels']}) of them all")
 
 
 def channel_order(config: dict) -> str:
     """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)" (config.json's dict,
     {'0': 'T1', ...}, was said as it is until the ninety-first session), those config.json names none as a Dataset
     names them (``channels_named``): "channel 0 (image_0), channel 1 (image_1)"."""
-    return ", ".join(f"channel {index} ({name})" for index, name in channels_named(config).items())
+    return ", ".join(channel_said(index, name) for index, name in channels_named(config).items())
+
+
+def channels_taken(config: dict) -> str:
+    """What the model of ``config`` takes, for a message whose model takes one: "one channel (MRI0)", by its name
+    (``cases.one_channel_said``), predict's and evaluate's words; "2 channels" for several, whose order a message
+    says apart (``channel_order``)."""
+    named = channels_named(config)
+    return one_channel_said(named[0]) if len(named) == 1 else f"{len(named)} channels"
 
 
 def channels_named(config: dict) -> dict[int, str]:

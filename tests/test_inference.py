@@ -246,8 +246,8 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     out = predict_file(model, image, tmp_path / "seg.nii.gz", None, 2, 0.25)
     assert_same_geometry(out, image)
     # a list is one case's channels: for a one-channel model, most likely several cases meant
-    with pytest.raises(DataError, match=r"^inputs gives 2 files .* but the model takes one channel \(channel 0 "
-                                        r"\(MRI0\)\): to segment them as 2 cases, call predict_cases"):
+    with pytest.raises(DataError, match=r"^inputs gives 2 files .* but the model takes one channel \(MRI0\): to "
+                                        r"segment them as 2 cases, call predict_cases"):
         predict_file(model, [image, image], tmp_path / "seg.nii.gz")
     # the channels in words, not config.json's dict ("in the order {'0': 'MRI0'}" until the ninety-first session)
     config = json.loads((export(tmp_path / "two", in_channels=2) / "config.json").read_text())
