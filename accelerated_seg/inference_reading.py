@@ -37,7 +37,7 @@ from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICRO
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
 from .host_memory import memory_available
 from .inference_case_units import spacing_case_words
-from .inference_inputs import channel_order, check_no_folder_as_a_channel
+from .inference_inputs import channel_order, channels_taken, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import PREDICTION_DESCRIP
 from .predict_names import PREDICT_CASE_NAMES
@@ -290,7 +290,7 @@ def channel_volumes_refusal(config: dict, paths: Sequence[Path], shapes: Sequenc
             said = channel_file_of_several_said(shape, in_channels, "the model takes", channel_order(config))
             return f"{path}: {said}"
         return (f"{path}: a {len(shape)}D image {tuple(shape)} holds {held or 'not'} 3D volume(s), but the model takes "
-                f"one channel: give the one 3D volume it was trained on")
+                f"{channels_taken(config)}: give the one 3D volume it was trained on")
     return None
 
 
@@ -302,16 +302,35 @@ def channel_files_refusal(config: dict, paths: Sequence[Path], images: Sequence)
     given at all, and a file that is the wrong one, or holds every channel where one was expected, is no file to
     resample; its grid told first sent the user to resample a file the next refusal then sent back. evaluate named
     the volumes first and predict the grid, for the same case, until the hundred-and-twenty-first session (helper
-    h112, benchmarks/results/channel_words_2026-12-07/). From the headers alone, before any voxel is decompressed."""
+    h112, benchmarks/results/channel_words_2026-12-07/). From the headers alone, before any voxel is decompressed,
+    but for a case refused for its grids, whose files are read whole to name any that is truncated or corrupt
+    (``_damaged_files``) in the same refusal."""
     if (refusal := channel_volumes_refusal(config, paths, [image.shape for image in images])) is not None:
         return refusal
     for index, (path, other) in enumerate(zip(paths[1:], images[1:]), start=1):
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
         first, this = Volume("channel 0", paths[0], images[0]), Volume(f"channel {index}", path, other)
         if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
-            return (f"{path} and {paths[0]} are channels of one case but do not share a voxel grid ({what}); "
+            grid = (f"{path} and {paths[0]} are channels of one case but do not share a voxel grid ({what}); "
                     f"resample every channel onto the first one's grid")
+            return "; besides, ".join([*_damaged_files(paths), grid])
     return None
+
+
+def _damaged_files(paths: Sequence[Path]) -> list[str]:
+    """``read_nifti``'s refusal of each of ``paths`` whose voxels cannot be read whole (truncated, a bad gzip CRC),
+    for a case refused for its grids: its headers alone judged, a truncated channel on another grid than the first
+    was told the grid, and its truncation once the grid was mended, a round later, by predict and evaluate alike
+    (a file that cannot be read is no file to resample either) until the hundred-and-twenty-second session (helper
+    h119, benchmarks/results/channel_words_left_2026-12-07/). The voxels are read on that refusal alone, as predict
+    reads them for a case it takes; a case that is taken pays nothing more."""
+    damaged = []
+    for path in paths:
+        try:
+            read_nifti(path)  # the whole gzip stream, its length and CRC; the bytes dropped at once
+        except DataError as refusal:
+            damaged.append(str(refusal))
+    return damaged
 
 
 def read_channels(paths: Sequence[Path], config: dict,
