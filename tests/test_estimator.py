@@ -511,6 +511,76 @@ def test_a_case_of_a_volumes_and_a_grid_fault_is_told_its_volumes_first_by_evalu
                                  f"resample every channel onto the first one's grid"), predicted
 
 
+def test_a_truncated_channel_on_another_grid_is_told_both_by_evaluate_and_predict(tmp_path):
+    """A case's channel file truncated and on another grid than the first: told the grid alone by predict and
+    evaluate (the headers judged before a voxel is read), the truncation once the grid was mended, a round later,
+    until the hundred-and-twenty-second session (helper h119, benchmarks/results/channel_words_left_2026-12-07/);
+    both now read a case refused for its grids whole and name the damaged file first, in the same refusal, which
+    channel it is. A truncated file on the first one's grid is told its truncation alone, as before."""
+    import nibabel as nib
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"one": (8, 8, 8), "two": (8, 8, 8)})
+    apart = tmp_path / "cases" / "apart.nii.gz"
+    nib.save(nib.Nifti1Image(np.random.default_rng(1).uniform(10, 100, (8, 8, 8)).astype(np.float32),
+                             np.diag([3.0, 3.0, 3.0, 1.0])), apart)
+    for name, source in (("apart_cut", apart), ("one_cut", files["one"]), ("two_cut", files["two"])):
+        whole = Path(source).read_bytes()
+        files[name] = str(tmp_path / "cases" / f"{name}.nii.gz")
+        Path(files[name]).write_bytes(whole[:len(whole) // 2])
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    cut = "truncated (the gzip stream ends early, e.g. an interrupted copy); re-export or re-download this file"
+    grid = ("are channels of one case but do not share a voxel grid (channel 1 voxels are 3 x 3 x 3 mm, channel 0 "
+            "voxels 2.5 x 2.5 x 2.5 mm); resample every channel onto the first one's grid")
+    for images, expected in (
+            ([files["one"], files["apart_cut"]], f"{files['apart_cut']}: {cut}; besides, {files['apart_cut']} and "
+                                                 f"{files['one']} {grid}"),
+            ([files["one_cut"], str(apart)], f"{files['one_cut']}: {cut}; besides, {apart} and {files['one_cut']} "
+                                             f"{grid}"),
+            ([files["one"], files["two_cut"]], f"{files['two_cut']}: {cut}")):
+        data = Dataset.from_files([], validation_pairs=[(images, files["label"])], n_classes=3, block_shape=16,
+                                  num_workers=0)
+        said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", images)
+        assert predicted == expected, predicted
+        assert said.endswith(f"evaluation:\n  - label (image {'channels' if 'besides' in expected else 'channel 1'})"
+                             f": {predicted}"), said
+
+
+def test_a_one_channel_models_channel_is_said_by_its_name_by_predict_and_evaluate(tmp_path):
+    """A one-channel model's channel: predict said "the model takes one channel (channel 0 (MRI0))", brackets in
+    brackets, predict of a 4D file and evaluate "one channel" unnamed, and evaluate of a case of another number of
+    files "the model has 1 image channels and the dataset 2 ... in its order", an order never said, until the
+    hundred-and-twenty-second session (helper h119, benchmarks/results/channel_words_left_2026-12-07/): each now
+    names the lone channel "one channel (MRI0)" and several in predict's order (data.cases' channel_said)."""
+    from accelerated_seg.inference import predict_file
+    from test_inference import export
+
+    files = _one_case_of_4d_files(tmp_path / "cases", {"one": (8, 8, 8), "other": (8, 8, 8), "third": (8, 8, 8),
+                                                       "two": (8, 8, 8, 2)})
+    single = Segmentation.load(export(tmp_path / "single"))
+    with pytest.raises(DataError) as two_files:
+        single.predict([files["one"], files["one"]])
+    with pytest.raises(DataError) as four_d:
+        predict_file(single.model_dir, files["two"], tmp_path / "predicted.nii.gz")
+    data = Dataset.from_files([], validation_pairs=[([files["one"], files["other"]], files["label"])], n_classes=3,
+                              block_shape=16, num_workers=0)
+    with pytest.raises(ConfigError) as evaluated:
+        single.evaluate(data, output_dir=tmp_path / "eval")
+    assert "but the model takes one channel (MRI0): to segment them as 2 cases" in str(two_files.value), two_files
+    assert str(four_d.value).endswith("holds 2 3D volume(s), but the model takes one channel (MRI0): give the one 3D "
+                                      "volume it was trained on"), four_d
+    assert str(evaluated.value) == ("evaluate: the model takes one channel (MRI0) and the dataset gives each case 2: "
+                                    "give each case one file, of that channel"), evaluated
+    pair = Segmentation.load(export(tmp_path / "pair", in_channels=2))
+    data = Dataset.from_files([], validation_pairs=[([files["one"], files["other"], files["third"]], files["label"])],
+                              n_classes=3, block_shape=16, num_workers=0)
+    with pytest.raises(ConfigError) as evaluated:
+        pair.evaluate(data, output_dir=tmp_path / "eval")
+    assert str(evaluated.value) == ("evaluate: the model takes 2 channels and the dataset gives each case 3: give one "
+                                    "file per channel, in the order channel 0 (MRI0), channel 1 (MRI1), or one 4D "
+                                    "file (x, y, z, 2) of them all"), evaluated
+
+
 def test_a_model_naming_no_channels_has_them_named_alike_by_predict_evaluate_and_fit(tmp_path):
     """An export whose config.json names no channels: predict said "channel 0, channel 1" of them, evaluate's
     manifest and fit's advice image_0, image_1, until the hundred-and-twenty-first session (helper h112); all say
@@ -3012,9 +3082,10 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
                                         r"one case, x\[0\], per call\)$"):
         model.predict(torch.from_numpy(volume)[None, None])
     # A list of paths is one case's channels: said by predict, its channel in words (config.json's dict, bare,
-    # until the ninety-first session), of its x (the ninety-fifth session)
-    with pytest.raises(DataError, match=r"^predict: x gives 2 files .* but the model takes one channel \(channel 0 "
-                                        r"\(MRI0\)\): to segment them as 2 cases, call predict once per case"):
+    # until the ninety-first session; "(channel 0 (MRI0))" until the hundred-and-twenty-second), of its x (the
+    # ninety-fifth session)
+    with pytest.raises(DataError, match=r"^predict: x gives 2 files .* but the model takes one channel \(MRI0\): to "
+                                        r"segment them as 2 cases, call predict once per case"):
         model.predict([str(scan), str(scan)])
 
 
