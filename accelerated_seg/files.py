@@ -77,9 +77,7 @@ def _link_error(path: str | Path) -> OSError | None:
             return OSError(errno.ELOOP, f"{path} is a symbolic link in a loop (following it leads back to it), so "
                            f"nothing can be written through it: point it at a file, or remove it", str(path))
         if error.errno in (errno.ENOENT, errno.ENOTDIR) and Path(path).is_symlink():
-            return OSError(errno.ENOENT, f"{path} is a symbolic link to {os.readlink(path)}, which does not exist "
-                           f"(a dangling link), so nothing is written through it: mount or make what it names, or "
-                           f"remove the link to write a file in its place", str(path))
+            return OSError(errno.ENOENT, _dangling(path), str(path))
         # A folder on the way this user may not open: the write's temporary cannot be made there. Passed as no
         # problem until the hundred-and-twenty-first session's review, it was met at the write, after a training,
         # and ended predict's checks in a PermissionError traceback (Path.is_dir raises it).
@@ -88,6 +86,28 @@ def _link_error(path: str | Path) -> OSError | None:
                            f"reach (a folder on the way is not open to it: {error.strerror}), so nothing is written "
                            f"through it: get access to that folder, or point the link elsewhere", str(path))
     return None
+
+
+def _dangling(path: str | Path) -> str:
+    """``link_problem``'s words for a dangling link, naming each link on its way to what does not exist: of a link
+    to a link whose own target is gone (``other -> mid -> final``, ``final`` removed), "other is a symbolic link to
+    mid, which does not exist" was said of ``mid``, there for ``ls`` to see, until the hundred-and-twenty-second
+    session."""
+    def named_by(link: str | Path, target: str) -> str:  # read from the link's own folder, its links resolved
+        return os.path.normpath(os.path.join(os.path.realpath(os.path.dirname(link)), target))
+
+    hops = [os.readlink(path)]
+    at = named_by(path, hops[0])
+    while os.path.islink(at) and len(hops) < 40:  # the kernel's own bound on links followed (ELOOP is said above)
+        hops.append(os.readlink(at))
+        at = named_by(at, hops[-1])
+    if len(hops) == 1:
+        return (f"{path} is a symbolic link to {hops[0]}, which does not exist (a dangling link), so nothing is "
+                f"written through it: mount or make what it names, or remove the link to write a file in its place")
+    links = "".join(f", which is a symbolic link to {hop}" for hop in hops[1:])
+    return (f"{path} is a symbolic link to {hops[0]}{links}, which does not exist (a dangling link at the end of the "
+            f"chain), so nothing is written through it: mount or make {at}, or remove {path} to write a file in its "
+            f"place")
 
 
 def written_through(path: str | Path) -> Path:

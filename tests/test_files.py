@@ -282,6 +282,32 @@ def test_an_earlier_map_removed_at_a_link_of_links_takes_our_link_and_the_file_a
     assert not last.exists()
 
 
+def test_a_link_of_links_dangling_at_its_end_is_refused_naming_each_link_and_what_is_missing(tmp_path):
+    """other -> mid -> final with ``final`` gone (as a failed case's removal at a link to ``mid`` leaves it): the
+    refusal said "other is a symbolic link to mid, which does not exist" of ``mid``, a link there for ``ls`` to see,
+    until the hundred-and-twenty-second session. Now each link on the way is named, and what is missing at the end,
+    to make or mount; one link to nothing is said as before."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.files import link_problem
+    from accelerated_seg.inference_outputs import check_outputs
+
+    first, middle, last = _chain(tmp_path, "seg.nii.gz")
+    said = (f"{first} is a symbolic link to {middle}, which is a symbolic link to ../final/seg.nii.gz, which does not "
+            f"exist (a dangling link at the end of the chain), so nothing is written through it: mount or make {last}, "
+            f"or remove {first} to write a file in its place")
+    assert link_problem(first) == said
+    with pytest.raises(DataError) as refused:
+        check_outputs([], [first])
+    assert str(refused.value) == f"{said}; or give --output another path"
+    with pytest.raises(OSError, match="dangling link at the end of the chain"):
+        write_text_atomically(first, "new")
+    assert first.is_symlink() and middle.is_symlink() and not last.exists()
+    middle.unlink()  # the middle link itself gone: one link to nothing
+    assert link_problem(first) == (f"{first} is a symbolic link to {middle}, which does not exist (a dangling link), "
+                                   f"so nothing is written through it: mount or make what it names, or remove the "
+                                   f"link to write a file in its place")
+
+
 def test_every_writer_through_a_link_of_links_replaces_the_last_file_and_keeps_every_link(tmp_path):
     """out -> mid -> final: a map, a JSON and an export are each written at ``final``, both links kept as they were
     (their targets' text unchanged), nothing left beside any of them."""
