@@ -4,11 +4,13 @@ evaluate writes metrics.csv and summary.json together at its end (``evaluate_out
 temporary name, then each renamed into place), and a stop (Ctrl-C, SIGTERM, SIGUSR1) is raised on its main thread
 wherever it comes: in its imports, its checks, its scoring, as the folder is synced, or as its lines are said once
 both are in place. Between the two renames it is held until both are in place (``stops_held``, since the
-hundred-and-twenty-first session's review r101): the line of one file in place and the other not is for a stop the
-hold cannot keep (a stop raised by something other than a handler of the main thread). Until the
-hundred-and-twenty-first session a stop in its imports or as its lines were said ended it saying nothing, and one
-once a file was in place said "nothing written". What is written is told by the files themselves
-(written_since.py), against how they stood as the command began.
+hundred-and-twenty-first session's review r101), and evaluate called off the main thread is not stopped at all
+(Python raises a stop on the main thread): no stop leaves the new metrics.csv beside an earlier summary.json, only a
+kill, which says nothing. The line of one file in place and the other not (``stopped_line``, told by the files) is
+for an interrupt raised inside the renames by no signal's handler (tests/test_early_signals.py raises one from
+``os.replace``), not to say "written whole" of that. Until the hundred-and-twenty-first session a stop in its imports
+or as its lines were said ended it saying nothing, and one once a file was in place said "nothing written". What is
+written is told by the files themselves (written_since.py), against how they stood as the command began.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class EvaluationFiles:
         if metrics and summary:
             return (f"{stopped}: its evaluation is written whole, metrics.csv and summary.json in {self.output} "
                     f"(every score is there); nothing to redo")
-        # one of the two in place, the other not: the stop came between their renames
+        # one of the two in place, the other not: an interrupt between their renames that no handler raised (a stop
+        # is held there: stops_held)
         written, other = (self.metrics, self.summary) if metrics else (self.summary, self.metrics)
         left = "still holds an earlier evaluation's" if os.path.isfile(other) else "not there"
         # A metrics.csv without a summary.json is an earlier evaluation whose settings are not recorded, which the

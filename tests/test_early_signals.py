@@ -741,11 +741,16 @@ def test_a_stop_as_evaluate_imports_its_modules_says_nothing_was_written(signum,
     assert not output.exists()
 
 
-@pytest.mark.parametrize("window", ["between the two renames", "between the two renames, an earlier evaluation there",
-                                    "both in place, the folder being synced", "as its last line is said"])
+@pytest.mark.parametrize("window", ["raised as metrics.csv's rename returns", "raised as metrics.csv's rename "
+                                    "returns, an earlier evaluation there", "both in place, the folder being synced",
+                                    "as its last line is said"])
 def test_a_stopped_evaluate_says_what_its_output_folder_holds(window, tiny_dataset, tmp_path, monkeypatch, capsys):
-    """evaluate stopped once a file of its own is in place: between metrics.csv's rename and summary.json's (a stop,
-    unlike a kill, lands there), as the folder is synced, or as its last line is said. Until the
+    """evaluate stopped once a file of its own is in place: as the folder is synced, or as its last line is said; or
+    interrupted as metrics.csv's rename returns, before summary.json's. A signal's stop cannot land between the two
+    renames since the hundred-and-twenty-first session's review (stops_held holds it: tests/test_stops_held.py), and
+    a kill there says nothing; the interrupt raised from ``os.replace`` here, by no handler, still tests the line of
+    one file in place (its words, and its advice: the same command, with --overwrite where no summary.json was
+    there), and that the staged summary.json is removed where the renames end half way. Until the
     hundred-and-twenty-first session the first two said "nothing written", and the last ended it saying nothing, 130.
     Each line's advice is followed: the command it names writes both files."""
     import accelerated_seg.files as files
@@ -757,7 +762,7 @@ def test_a_stopped_evaluate_says_what_its_output_folder_holds(window, tiny_datas
     whole = f"its evaluation is written whole, metrics.csv and summary.json in {output} (every score is there); " \
             f"nothing to redo"
     again = command
-    if window.startswith("between the two renames"):
+    if window.startswith("raised as metrics.csv's rename returns"):
         if window.endswith("there"):
             assert main(command) == 0
             said, again = "(still holds an earlier evaluation's), so the two do not belong together: the same " \
