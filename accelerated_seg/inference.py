@@ -55,7 +55,8 @@ from .ensemble import given_folders, load_for_prediction, members_of
 from .files import remove_written
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_inputs import channels_config, check_channel_count, check_paths_given, home_expanded
-from .inference_outputs import check_one_case_call, probabilities_path, remove_earlier_prediction
+from .inference_outputs import (check_one_case_call, holding_output_folder, probabilities_path,
+                                remove_earlier_prediction)
 from .inference_reading import (read_channels, refuse_beyond_host_memory, refuse_voxels_far_finer,
                                 warn_of_dominant_voxels)
 from .model_folders import read_export_json
@@ -564,9 +565,11 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
 def _remove_earlier_probabilities(output: Path) -> None:
     """Delete ``<case>_probs.nii.gz`` that an earlier run of predict wrote beside ``output``: this run
     wrote the label map without them, and the earlier run's argmax no longer was the label map
-    (seventieth session). A file of that name that predict did not write stays."""
+    (seventieth session). A file of that name that predict did not write stays. os.path's test: Path.is_file raised
+    "File name too long" where the map's name (250-255 bytes) leaves no room for ``_probs``, after the map was
+    written, until the hundred-and-twenty-second session (benchmarks/results/output_locks_left_2026-12-07)."""
     stale = probabilities_path(output)
-    if stale.is_file() and written_by_predict(stale) is None:
+    if os.path.isfile(stale) and written_by_predict(stale) is None:
         remove_written(stale)  # a link's target too
 
 
@@ -661,6 +664,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
 
     Raises:
         DataError: the arguments (before the model loads), or the case's files (after).
+        ConfigError: another live predict writes ``output`` or ``probabilities_output`` (``holding_output_folder``).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
@@ -679,13 +683,16 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
-    try:
-        return predict_case(model.to(device), config, channels, output, device=device, options=options,
-                            probabilities_output=probabilities_output, keep_largest=keep)
-    except DataError as error:  # the case's voxels or header, as predict_cases removes there
-        if earlier := remove_earlier_prediction(output, probabilities_output):
-            raise DataError(f"{error}{earlier}") from error
-        raise
+    # Each file locked as predict_cases locks one label map: until the hundred-and-twenty-second session this form
+    # (predict --input) took no lock, and a second predict writing its map or probabilities went on, unsaid
+    with holding_output_folder(output, [output, probabilities_output]):
+        try:
+            return predict_case(model.to(device), config, channels, output, device=device, options=options,
+                                probabilities_output=probabilities_output, keep_largest=keep)
+        except DataError as error:  # the case's voxels or header, as predict_cases removes there
+            if earlier := remove_earlier_prediction(output, probabilities_output):
+                raise DataError(f"{error}{earlier}") from error
+            raise
 
 
 def _home_expanded_as_given(path: str | Path | None) -> str | Path | None:

@@ -34,6 +34,7 @@ from .own_warnings import AcceleratedSegWarning
 from .predict_marks import written_before, written_by_predict
 from .predict_names import PREDICT_FILE_NAMES, PredictNames
 from .run_lock import LOCK_NAME, RunLock, file_lock_name, hold_run_folder, in_use, live_holder
+from .stops_held import stops_held
 
 
 def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
@@ -348,7 +349,7 @@ def _check_other_endings_replaced(outputs: Sequence[Path], ending: str, setting:
     """
     with interrupts_kept():  # as _check_only_predictions_replaced
         refused = [(str(other), why) for path in between_files(outputs)
-                   if (other := under_the_other_ending(path)).is_file() and (why := written_by_predict(other))]
+                   if os.path.isfile(other := under_the_other_ending(path)) and (why := written_by_predict(other))]
     if refused:
         shown = ", ".join(f"{path} ({why})" for path, why in refused[:5]) + (
             f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")
@@ -364,7 +365,7 @@ def remove_under_the_other_ending(label_map: str | Path) -> None:
     is replaced, and one beside it would be a second prediction of the case. ``_check_other_endings_replaced``
     refused any other file there first."""
     other = under_the_other_ending(label_map)
-    if other.is_file() and written_by_predict(other) is None:
+    if os.path.isfile(other) and written_by_predict(other) is None:  # os.path's: a name too long is no file
         remove_written(other)  # a link's target too
 
 
@@ -387,7 +388,8 @@ def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path |
     removed = []
     others = [under_the_other_ending(label_map)] if other_ending else []
     for path in (Path(label_map), *others, Path(probabilities or probabilities_path(label_map))):
-        if path.is_file() and written_by_predict(path) is None:
+        # os.path's test: Path.is_file raised at a probabilities name too long (a map's of 250-255 bytes)
+        if os.path.isfile(path) and written_by_predict(path) is None:
             remove_written(path)  # a link's target too: the link alone left the earlier map there
             removed.append(path.name)
     return f" (an earlier run's {' and '.join(removed)} removed: it was not this run's)" if removed else ""
@@ -404,38 +406,49 @@ def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
         remove_stale_temporaries(folder)
 
 
-# What a run that writes into a folder another run writes into does (run_lock.in_use's message), and one file.
+# What a run that writes into a folder another run writes into does (run_lock.in_use's message), one label map, and
+# another file of one map's predict (its probabilities, which may be another predict's label map).
 _CLASH = "two runs writing into one folder mix their outputs there"
 _FILE_CLASH = "two runs writing one label map replace each other's"
+_ONE_FILE_CLASH = "two runs writing one file replace each other's"
 
 
 @dataclasses.dataclass(frozen=True)
 class _Lock:
     """One lock a predict holds (run_lock.hold_run_folder's arguments): the folder, the lock file's name, how a
-    refusal names what is in use, and where else to predict."""
+    refusal names what is in use, where else to predict, and what two runs there do."""
     folder: Path
     name: str
     shown: str
     elsewhere: str
+    clash: str
 
 
 def _locks_to_hold(output: Path, outputs: Iterable[str | Path | None]) -> list[_Lock]:
     """The locks a predict into ``output`` holds, each on what its writes really reach (``files.written_through``):
     a folder of cases, its folder's, and that of every other folder a symbolic link among ``outputs`` leads into;
-    one label map, the lock of the file a write of it reaches (``run_lock.file_lock_name``), whatever path or link
-    leads there. Taken on ``--output`` as given until the hundred-and-twenty-first session, so two predicts writing
-    into one folder (or file) through links from two folders did not exclude each other."""
+    one label map, the lock of each file its writes reach (``run_lock.file_lock_name``), whatever path or link
+    leads there: the map's, and its probabilities' (``outputs``). Taken on ``--output`` as given until the
+    hundred-and-twenty-first session, so two predicts writing into one folder (or file) through links from two
+    folders did not exclude each other; the probabilities were not locked until the hundred-and-twenty-second, so
+    two predicts of ``seg.nii`` and ``seg.nii.gz`` both wrote ``seg_probs.nii.gz``, as did one whose map was the
+    other's probabilities (benchmarks/results/output_locks_left_2026-12-07)."""
     if nifti_stem(output) is not None:
-        target = Path(os.path.realpath(output))
-        shown = f"{target} (which {output} is a symbolic link to)" if output.is_symlink() else str(target)
-        return [_Lock(target.parent, file_lock_name(target), shown, "another file")]
-    locks = [_Lock(output, LOCK_NAME, str(output), "another --output folder")]
+        locks: dict[Path, _Lock] = {}
+        for path in (output, *(Path(path) for path in outputs if path is not None)):
+            target = Path(os.path.realpath(path))
+            shown = f"{target} (which {path} is a symbolic link to)" if path.is_symlink() else str(target)
+            # once each: a second flock on one file is refused, in this process too
+            locks.setdefault(target, _Lock(target.parent, file_lock_name(target), shown, "another file",
+                                           _FILE_CLASH if not locks else _ONE_FILE_CLASH))
+        return list(locks.values())
+    locks = [_Lock(output, LOCK_NAME, str(output), "another --output folder", _CLASH)]
     folders = {Path(os.path.realpath(output))}
     for path in outputs:
         if path is not None and Path(path).is_symlink() and (folder := _written_in(Path(path))) not in folders:
             folders.add(folder)  # once: a second flock on one file is refused, in this process too
             locks.append(_Lock(folder, LOCK_NAME, f"{folder} (which {path} is a symbolic link into)",
-                               f"another --output folder, or point {path} elsewhere"))
+                               f"another --output folder, or point {path} elsewhere", _CLASH))
     return locks
 
 
@@ -458,14 +471,15 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
     Two predicts into one folder at once each wrote their own cases whole, so the folder ended up
     holding label maps of both models, and nothing said so. The second is now refused, naming the
     first's process and command; called after ``check_outputs``, so a refusal there makes no folder.
-    A single file as ``--output`` locks that file alone (its folder may hold unrelated files), and is refused
-    in a folder a live run holds. What cannot be locked (a filesystem without ``flock``, or
-    a place that cannot be written: writing there names the file) goes unguarded, with a warning.
+    A single file as ``--output`` locks that file alone, and its probabilities (its folder may hold unrelated
+    files), and is refused where either lies in a folder a live run holds. What cannot be locked (a filesystem
+    without ``flock``, or a place that cannot be written: writing there names the file) goes unguarded, with a
+    warning.
 
     Args:
         output: predict's ``--output``: a folder, or one label map's file name.
         outputs: every file the run writes (temporaries are cleared in their folders; links among them locked where
-            they lead).
+            they lead; for one label map, each file locked).
         main_process: None in a single process; else the ``Accelerator``/``PartialState``, whose
             main process alone takes the lock, and whose refusal every process raises.
 
@@ -474,10 +488,11 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
     """
     held: list[RunLock] = []
 
-    def hold(lock: _Lock, clash: str) -> None:
+    def hold(lock: _Lock) -> None:
         try:
-            held.append(hold_run_folder(lock.folder, lock.elsewhere, clash, "predict", name=lock.name,
-                                        shown=lock.shown))
+            with stops_held():  # a stop as the lock is returned is raised once it is in ``held``, released below
+                held.append(hold_run_folder(lock.folder, lock.elsewhere, lock.clash, "predict", name=lock.name,
+                                            shown=lock.shown))
             unguarded = held[-1].unsupported
         except OSError as error:
             unguarded = os.strerror(error.errno) if error.errno else str(error)
@@ -489,11 +504,12 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
     def hold_and_clear() -> None:
         one_file = nifti_stem(output) is not None
         for lock in _locks_to_hold(Path(output), outputs):
-            hold(lock, _FILE_CLASH if one_file else _CLASH)
+            hold(lock)
         # The other kind's locks looked at once ours are held: of a folder's predict and one map's starting together,
         # the second to take its lock sees the first's.
         if one_file:  # a folder's lock, where a live run holds it, refuses a file in it too
-            for folder in dict.fromkeys((Path(output).parent, _written_in(Path(output)))):
+            written = [Path(path) for path in (output, *outputs) if path is not None]
+            for folder in dict.fromkeys(folder for path in written for folder in (path.parent, _written_in(path))):
                 if (holder := live_holder(folder)) is not None:
                     raise ConfigError(in_use(folder, holder, "another folder", _CLASH, "predict"))
         else:

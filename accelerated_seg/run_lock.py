@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import datetime
 import errno
+import hashlib
 import json
 import os
 import socket
 import sys
 from pathlib import Path
+from typing import Callable
 
 from .config import ConfigError
 from .files import NAME_MAX, folders_to_make, remove_if_empty
+from .stops_held import stops_held
 
 LOCK_NAME = ".run.lock"
 #: errno values of a filesystem that has no flock; anything else is a real error.
@@ -48,6 +51,17 @@ class RunLock:
                  unsupported: str | None = None, name: str = LOCK_NAME):
         self.folder, self._handle, self.unsupported, self.name = folder, handle, unsupported, name
         self._made_folders = made_folders or []  # deepest first
+
+    def say_who_holds_it(self) -> None:
+        """Write this process's host, pid, start and command into the lock file, for a refused run to name."""
+        if self._handle is None:
+            return
+        self._handle.seek(0)
+        self._handle.truncate()
+        self._handle.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
+                                       "started": datetime.datetime.now().isoformat(timespec="seconds"),
+                                       "command": " ".join(sys.argv)}) + "\n")
+        self._handle.flush()
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (in that order: a run that opens the file meanwhile
@@ -83,13 +97,22 @@ def in_use(folder: Path | str, holder: str, elsewhere: str, clash: str = RUNS_CL
 
 
 def file_lock_name(file: str | Path) -> str:
-    """The name of the lock on one file, beside it: ``.<name>.run.lock``, ``name`` cut to keep it within a file
-    name's 255 bytes. A predict whose ``--output`` is one label map holds it on the file its write reaches
-    (inference_outputs.holding_output_folder): the file's folder may hold others' files, so its ``LOCK_NAME`` is not
-    taken for one file."""
+    """The name of the lock on one file, beside it: ``.<name>.run.lock``. A predict whose ``--output`` is one label
+    map holds it on each file its writes reach (inference_outputs.holding_output_folder): the file's folder may hold
+    others' files, so its ``LOCK_NAME`` is not taken for one file.
+
+    A name too long for that (over 245 bytes) is cut to keep the lock's within a file name's 255 bytes, and the
+    digest of the whole name follows the cut part: cut alone, two names sharing their first 245 bytes shared one lock
+    until the hundred-and-twenty-second session, the second predict refused, naming the first's command, though the
+    two wrote different files. Such a lock's name ends in the digest's hex before ``.run.lock``, which no NIfTI
+    name does, so it is no ordinary name's lock."""
     name = Path(file).name
-    room = NAME_MAX - len(f".{LOCK_NAME}".encode())
-    return f".{name.encode()[:room].decode(errors='ignore')}{LOCK_NAME}"
+    whole = f".{name}{LOCK_NAME}"
+    if len(os.fsencode(whole)) <= NAME_MAX:
+        return whole
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]  # the same in every process, unlike hash()
+    room = NAME_MAX - len(f"..{digest}{LOCK_NAME}")
+    return f".{os.fsencode(name)[:room].decode(errors='ignore')}.{digest}{LOCK_NAME}"
 
 
 def live_holder(folder: str | Path, name: str = LOCK_NAME) -> str | None:
@@ -120,6 +143,13 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
                     verb: str = "train", *, name: str = LOCK_NAME, shown: str | None = None) -> RunLock:
     """Lock ``folder`` (made if missing) for this process's run; call on the main process only.
 
+    A stop (Ctrl-C, SIGTERM, SIGUSR1) as the lock is taken is held until it is, then raised with the lock released
+    (``stops_held``), as is an error writing the holder's name. Raised between the flock and the return, until the
+    hundred-and-twenty-second session, it left the lock file in the folder (and a folder the lock made), and the
+    lock held by the file its frame kept open for as long as the exception was kept: a notebook keeps the last one,
+    and the same predict run again there was refused, naming its own process
+    (benchmarks/results/output_locks_left_2026-12-07).
+
     Args:
         folder: the run's output folder.
         elsewhere: how the caller's user names another folder, for the message.
@@ -131,7 +161,20 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
     Raises:
         ConfigError: another live run holds the folder, naming its host, process and command.
     """
-    folder = Path(folder)
+    lock = None
+    try:
+        with stops_held():
+            lock = _taken(Path(folder), name, lambda holder: in_use(shown or folder, holder, elsewhere, clash, verb))
+            lock.say_who_holds_it()
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    return lock
+
+
+def _taken(folder: Path, name: str, refusal: Callable[[str], str]) -> RunLock:
+    """``hold_run_folder``'s lock, its holder's name not yet written; ``refusal``: the message, given the holder."""
     made_folders = folders_to_make(folder)
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -148,7 +191,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             handle.seek(0)
             holder = _describe(handle.read())
             handle.close()
-            raise ConfigError(in_use(shown or folder, holder, elsewhere, clash, verb)) from None
+            raise ConfigError(refusal(holder)) from None
         except OSError as error:
             handle.close()
             if made_file:  # an empty lock file that locks nothing stayed in the outputs
@@ -158,18 +201,10 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
             raise
         if same_file(handle, path):
-            break
+            return RunLock(folder, handle, made_folders, name=name)
         handle.close()  # we locked a file the run before us removed on release
-    else:
-        raise ConfigError(f"{folder}: could not take its {name} (removed and made again 10 times meanwhile); "
-                          f"another program keeps replacing it")
-    handle.seek(0)
-    handle.truncate()
-    handle.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
-                             "started": datetime.datetime.now().isoformat(timespec="seconds"),
-                             "command": " ".join(sys.argv)}) + "\n")
-    handle.flush()
-    return RunLock(folder, handle, made_folders, name=name)
+    raise ConfigError(f"{folder}: could not take its {name} (removed and made again 10 times meanwhile); "
+                      f"another program keeps replacing it")
 
 
 def same_file(handle, path: Path) -> bool:

@@ -1875,6 +1875,54 @@ def test_a_folder_predict_writing_a_map_a_live_single_map_predict_holds_is_refus
     assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz", "other.nii.gz"]
 
 
+def test_a_single_maps_probabilities_are_locked_as_its_map_and_predict_input_locks_both(scans, tmp_path, capsys):
+    """A single-map predict locked its map alone until the hundred-and-twenty-second session: two predicts into
+    seg.nii and seg.nii.gz with --probabilities both wrote seg_probs.nii.gz, as did one whose map was the other's
+    probabilities; and predict --input (predict_file) locked nothing, its map nor its probabilities. Each second
+    predict is refused now before its case, naming the file both would write; a map of its own goes on, and nothing
+    is left beside the maps (benchmarks/results/output_locks_left_2026-12-07)."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.inference_files import holding_output_folder
+
+    model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "out"
+    first_run = r"is in use by another run \(process \d+ on [^)]*\): "
+    probabilities = out / "seg_probs.nii.gz"
+    with holding_output_folder(out / "seg.nii", [out / "seg.nii", probabilities]):  # --output seg.nii --probabilities
+        with pytest.raises(ConfigError, match=rf"^{probabilities} {first_run}two runs writing one file replace each "
+                                              r"other's. Wait for it to end \(or stop it\), or predict into another "
+                                              r"file"):
+            predict_cases(model, [image], out / "seg.nii.gz", probabilities=True)
+        with pytest.raises(ConfigError, match=rf"^{probabilities} {first_run}two runs writing one label map"):
+            predict_cases(model, [image], probabilities)
+        with pytest.raises(ConfigError, match=rf"^{probabilities} {first_run}two runs writing one file"):
+            predict_file(model, image, out / "other.nii.gz", probabilities_output=probabilities)
+        capsys.readouterr()
+        assert main(["predict", "--model", str(model), "--input", str(image), "--output", str(out / "seg.nii")]) == 2
+        assert re.search(rf"{out / 'seg.nii'} {first_run}two runs writing one label map", capsys.readouterr().err)
+        assert sorted(p.name for p in out.iterdir()) == [".seg.nii.run.lock", ".seg_probs.nii.gz.run.lock"]
+        predict_cases(model, [image], out / "seg.nii.gz")  # a map of its own, no probabilities: goes on
+    with holding_output_folder(probabilities, [probabilities]):  # --output seg_probs.nii.gz
+        with pytest.raises(ConfigError, match=rf"^{probabilities} {first_run}two runs writing one file"):
+            predict_cases(model, [image], out / "seg.nii.gz", probabilities=True)
+    assert main(["predict", "--model", str(model), "--input", str(image), "--output", str(out / "seg.nii"),
+                 "--probabilities"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["seg.nii", "seg.nii.gz", "seg_probs.nii.gz"]
+
+
+def test_a_map_whose_name_leaves_no_room_for_probabilities_is_written_and_removed_without_an_error(scans, tmp_path):
+    """A map's name of 250-255 bytes, without --probabilities: the look for an earlier run's <name>_probs.nii.gz
+    beside it (Path.is_file) raised "File name too long" after the map was written, until the hundred-and-twenty-second
+    session (benchmarks/results/output_locks_left_2026-12-07, 1b); so did a failed case's removal of its earlier
+    files. No file can have that name: nothing to remove."""
+    from accelerated_seg.inference_outputs import remove_earlier_prediction
+
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    output = tmp_path / f"{'s' * 245}_3.nii.gz"
+    assert predict_cases(model, [image], output) == [output]
+    assert remove_earlier_prediction(output) == f" (an earlier run's {output.name} removed: it was not this run's)"
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "model"]
+
+
 def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans, tmp_path, monkeypatch):
     """Where the filesystem has no flock (Lustre without -o flock) predict went unguarded in silence,
     where training says so (the seventy-seventh session's review)."""

@@ -125,3 +125,59 @@ def test_one_files_lock_lies_beside_it_apart_from_its_folders_and_its_name_fits(
     hold_run_folder(tmp_path).release()  # the folder's lock is another
     first.release()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_two_long_names_sharing_their_first_bytes_hold_locks_of_their_own(tmp_path):
+    """A name too long for ``.<name>.run.lock`` is cut: two maps whose names shared their first 245 bytes shared one
+    lock until the hundred-and-twenty-second session, and the second predict was refused, naming the first's command,
+    though they wrote different files. The cut name now carries a digest of the whole name; an ordinary name's lock is
+    named as before, and one name's lock is still refused to a second run."""
+    from accelerated_seg.run_lock import file_lock_name
+
+    stem = "s" * 245
+    names = [f"{stem}_1.nii.gz", f"{stem}_2.nii.gz", f"{'n' * 246}.nii", f"{'n' * 246}.nii.gz", "é" * 123 + ".nii"]
+    locks = [file_lock_name(tmp_path / name) for name in names]
+    assert len(set(locks)) == len(locks), locks
+    assert all(len(lock.encode()) <= 255 and lock.startswith(".") and lock.endswith(".run.lock") for lock in locks)
+    assert locks == [file_lock_name(name) for name in names]  # the same in every process: no salted hash()
+    assert locks[0].startswith(f".{stem[:200]}") and locks[-1].startswith(".é")
+    assert file_lock_name("a" * 245) == f".{'a' * 245}.run.lock"  # the longest name kept whole
+    held = [hold_run_folder(tmp_path, name=lock) for lock in locks]  # each beside the others
+    with pytest.raises(ConfigError, match="is in use by another run"):
+        hold_run_folder(tmp_path, name=file_lock_name(names[0]))
+    for lock in held:
+        lock.release()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("at", ["as its holder is named", "as it is returned"])
+def test_a_stop_as_the_lock_is_taken_leaves_no_lock_behind_even_with_its_exception_kept(tmp_path, monkeypatch, at):
+    """A stop (its handler raising) between the flock and the lock's keeping by predict left the lock file and the
+    folder the lock made, and the lock itself held by the file its frame kept open while the exception was kept (a
+    notebook keeps the last one): the same predict again was refused, naming its own process, until the
+    hundred-and-twenty-second session. The stop is held until the lock is kept, then raised with it released. A real
+    SIGINT, sent from within the window, raised by Python's handler: as the holder's name is written (hold_run_folder),
+    or as hold_run_folder returns to predict (holding_output_folder)."""
+    import socket
+
+    from accelerated_seg import inference_outputs
+    from accelerated_seg.inference_outputs import holding_output_folder
+
+    output = tmp_path / "new" / "seg.nii.gz"
+    module, name = (socket, "gethostname") if at == "as its holder is named" else (inference_outputs, "hold_run_folder")
+    real = getattr(module, name)
+
+    def signalled(*args, **kwargs):
+        done = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # its handler runs as this returns, where nothing else holds it
+        return done
+
+    monkeypatch.setattr(module, name, signalled)
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        with holding_output_folder(output, [output]):
+            pytest.fail("the stop was not raised before the work")
+    monkeypatch.undo()
+    assert not output.parent.exists()  # neither the lock file nor the folder made for it
+    with holding_output_folder(output, [output]):  # the exception still kept: not refused
+        assert sorted(p.name for p in output.parent.iterdir()) == [".seg.nii.gz.run.lock"]
+    assert stopped.value.__traceback__ is not None
