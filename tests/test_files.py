@@ -282,23 +282,30 @@ def test_an_earlier_map_removed_at_a_link_of_links_takes_our_link_and_the_file_a
     assert not last.exists()
 
 
+def _said_alike_by_link_problem_and_predict(link: Path, said: str) -> None:
+    """``files.link_problem``'s sentence for ``link`` is ``said``, and predict's checks refuse it in those words."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.files import link_problem
+    from accelerated_seg.inference_outputs import check_outputs
+
+    assert link_problem(link) == said
+    with pytest.raises(DataError) as refused:
+        check_outputs([], [link])
+    assert str(refused.value) == f"{said}; or give --output another path"
+
+
 def test_a_link_of_links_dangling_at_its_end_is_refused_naming_each_link_and_what_is_missing(tmp_path):
     """other -> mid -> final with ``final`` gone (as a failed case's removal at a link to ``mid`` leaves it): the
     refusal said "other is a symbolic link to mid, which does not exist" of ``mid``, a link there for ``ls`` to see,
     until the hundred-and-twenty-second session. Now each link on the way is named, and what is missing at the end,
     to make or mount; one link to nothing is said as before."""
-    from accelerated_seg.data.errors import DataError
     from accelerated_seg.files import link_problem
-    from accelerated_seg.inference_outputs import check_outputs
 
     first, middle, last = _chain(tmp_path, "seg.nii.gz")
     said = (f"{first} is a symbolic link to {middle}, which is a symbolic link to ../final/seg.nii.gz, which does not "
             f"exist (a dangling link at the end of the chain), so nothing is written through it: mount or make {last}, "
             f"or remove {first} to write a file in its place")
-    assert link_problem(first) == said
-    with pytest.raises(DataError) as refused:
-        check_outputs([], [first])
-    assert str(refused.value) == f"{said}; or give --output another path"
+    _said_alike_by_link_problem_and_predict(first, said)
     with pytest.raises(OSError, match="dangling link at the end of the chain"):
         write_text_atomically(first, "new")
     assert first.is_symlink() and middle.is_symlink() and not last.exists()
@@ -338,9 +345,6 @@ def test_a_link_into_a_folder_this_user_cannot_open_is_refused_before_any_work(t
     a PermissionError traceback, training met it at its export's write, after the work. Now each check refuses it in
     one line naming the link, what it names and what to do."""
     from accelerated_seg.config import ConfigError
-    from accelerated_seg.data.errors import DataError
-    from accelerated_seg.files import link_problem
-    from accelerated_seg.inference_outputs import check_outputs
     from accelerated_seg.run_folder import refuse_dangling_links
 
     (tmp_path / "locked").mkdir()
@@ -358,9 +362,6 @@ def test_a_link_into_a_folder_this_user_cannot_open_is_refused_before_any_work(t
     said = (f"{link} is a symbolic link to {tmp_path / 'locked' / 'seg.nii.gz'}, which this user cannot reach (a "
             f"folder on the way is not open to it: Permission denied), so nothing is written through it: get access "
             f"to that folder, or point the link elsewhere")
-    assert link_problem(link) == said
-    with pytest.raises(DataError) as refused:
-        check_outputs([], [link])
-    assert str(refused.value) == f"{said}; or give --output another path"
+    _said_alike_by_link_problem_and_predict(link, said)
     with pytest.raises(ConfigError, match="; or train into another --train.output_dir$"):
         refuse_dangling_links(tmp_path / "run", ["seg.nii.gz"])
