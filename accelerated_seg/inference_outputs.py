@@ -487,6 +487,7 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
         ConfigError: another live predict (or training run) holds the folder, or the file.
     """
     held: list[RunLock] = []
+    unguarded_in: set[Path] = set()  # said once a folder: one map's probabilities beside it are unguarded alike
 
     def hold(lock: _Lock) -> None:
         try:
@@ -496,7 +497,8 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
             unguarded = held[-1].unsupported
         except OSError as error:
             unguarded = os.strerror(error.errno) if error.errno else str(error)
-        if unguarded:
+        if unguarded and lock.folder not in unguarded_in:
+            unguarded_in.add(lock.folder)
             what = f"--output {output}" if lock.shown == str(output) else lock.shown
             warnings.warn(f"{what} cannot be locked ({unguarded}), so a second predict into it would not be refused: "
                           f"give each predict its own --output", AcceleratedSegWarning, stacklevel=5)

@@ -1939,6 +1939,11 @@ def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans,
                                          r"a second predict into it would not be refused"):
         predict_cases(model, [image], out)
     assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]
+    with warnings.catch_warnings(record=True) as said:  # one map and its probabilities, locked each: said once
+        warnings.simplefilter("always")
+        predict_cases(model, [image], out / "one.nii.gz", probabilities=True)
+    assert [str(warning.message).split(" cannot be locked")[0] for warning in said
+            if "cannot be locked" in str(warning.message)] == [f"--output {out / 'one.nii.gz'}"]
 
 
 def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scans, tmp_path, monkeypatch):
