@@ -482,8 +482,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     dataset_json = _labels_file(dataset_json, setting_names)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
-    check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
+    # the folder's own checks first: one through a link in a loop raised pathlib's "RuntimeError: Symlink loop" from
+    # the other's resolve, a traceback, until the hundred-and-twenty-second session
     check_output_folder(output_dir, setting_names.output_dir)
+    check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     # each with a Ctrl-C raised, not dropped, where it lands as nibabel closes a file (dropped_interrupts.py)
     with interrupts_kept():
         reorderings, reoriented = _checked_grids(pairs, geometry_atol_mm)  # headers only: before any work

@@ -10,15 +10,18 @@ session; the checks are importable from there as before.
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from .data.errors import DataError
 from .evaluate_setting_names import SettingNames
-from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_files_together
+from .files import (NAME_MAX, file_in_the_way, is_json_object_with, link_problem, no_file_made_in,
+                    write_files_together)
 
 # The settings that say where the inputs lie: a folder moved or renamed since holds the same evaluation where its
 # files hold what they held (summary.json's inputs_sha256)
@@ -50,6 +53,60 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
         DataError: naming the folder or file and what to do.
     """
     output_dir = Path(output_dir)
+    # The path itself first, as predict's and train's checks take it: a dangling link or one in a loop failed at
+    # the write (mkdir's FileExistsError), once every case was scored; a name too long, or a folder on the way
+    # this user may not search, was Path.exists' bare OSError here ("[Errno 36] File name too long: ...", the
+    # hundred-and-twenty-first session's line), naming neither the setting nor what to do, until the
+    # hundred-and-twenty-second session
+    if problem := link_problem(output_dir):
+        raise DataError(f"{setting}: {problem}; or give {setting} another folder")
+    if too_long := _too_long(output_dir):
+        raise DataError(f"{setting} {output_dir}: {too_long}")
+    try:
+        _check_folder_takes_the_files(output_dir, setting)
+    except OSError as error:  # Path.exists (Python 3.10, 3.11) raises all but ENOENT and ENOTDIR
+        raise DataError(f"{setting} {output_dir} {_not_looked_at(output_dir, error, setting)}") from None
+
+
+def _too_long(output_dir: Path) -> str | None:
+    """What of ``output_dir`` is longer than a file system takes, and what to give; None where nothing is. Told
+    from the path, as predict tells it of its outputs (``inference_outputs._check_name_lengths``): Python 3.12's
+    Path.exists says False of a path too long, where 3.11's raised, and the write after the scoring then failed."""
+    if names := [name for name in output_dir.parts if len(os.fsencode(name)) > NAME_MAX]:
+        return (f"a name on its path is {len(os.fsencode(names[0]))} bytes long ({names[0][:24]}...), and a file or "
+                f"folder name takes at most {NAME_MAX}: give a shorter one")
+    longest = len(os.fsencode(output_dir / _LONGEST_WRITTEN))
+    if longest >= PATH_MAX:
+        return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with the files evaluate writes in it "
+                f"({longest} bytes) over the {PATH_MAX - 1} a path may be: give a shorter one")
+    return None
+
+
+# A path a file system takes, Linux's PATH_MAX (with its closing NUL); the longest name evaluate makes in its
+# folder, summary.json's temporary as files.write_files_together names it (".<name>.<32 hex>.tmp")
+PATH_MAX = 4096
+_LONGEST_WRITTEN = f".summary.json.{'0' * 32}.tmp"
+
+
+def _not_looked_at(output_dir: Path, error: OSError, setting: str) -> str:
+    """Why ``output_dir`` could not be looked at (``error``, of a stat on its way) and what to do, as words after
+    the setting and the folder."""
+    where = (f" at {error.filename}" if error.filename is not None and
+             os.fspath(error.filename) != os.fspath(output_dir) else "")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return (f"cannot be reached: a folder on its way is not open to this user ({error.strerror}{where}); give "
+                f"{setting} a folder you can write to, or get access to that one")
+    return (f"cannot be looked at ({error.strerror or error}{where}); check that its file system is mounted and "
+            f"readable, or give {setting} another folder")
+
+
+def _check_folder_takes_the_files(output_dir: Path, setting: str) -> None:
+    """``check_output_folder``'s refusals of what lies at ``output_dir``.
+
+    Raises:
+        DataError: naming the folder or file and what to do.
+        OSError: a look at the path failed (a folder on the way this user may not search).
+    """
     # Found here, not as an OSError after every case is scored.
     if output_dir.exists() and not output_dir.is_dir():
         raise DataError(f"{setting} {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "

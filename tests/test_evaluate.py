@@ -2047,13 +2047,77 @@ def test_distances_of_files_both_in_micrometres_are_in_micrometres_though_named_
     assert scored[2.0]["1"]["surface_dice"]["mean"] < in_mm["per_class"]["1"]["surface_dice"]["mean"]
 
 
-def test_an_output_whose_name_is_too_long_is_one_error_not_a_traceback(folders, tmp_path, capsys):
+def test_an_output_whose_name_is_too_long_is_one_error_naming_the_setting_and_what_to_do(folders, tmp_path,
+                                                                                          monkeypatch, capsys):
     """--output of a name longer than a filesystem takes (ENAMETOOLONG): Path.is_file raised it as evaluate noted the
     files it would replace, a traceback with status 1 before the evaluation's own refusal of the folder (the
     hundred-and-twenty-first session's review of the stop lines, r100; benchmarks/results/review_stop_lines_2026-12-07/
-    evaluate_long_output.sh)."""
+    evaluate_long_output.sh), then the bare "[Errno 36] File name too long: ..." (the hundred-and-twenty-second
+    session's probe): one line naming --output, the name's length and what to give, before any case is scored; and
+    so is a whole path too long (each name short), which Python 3.12's Path.exists would pass to the write."""
     pred_dir, label_dir, _ = folders
+    scored = []
+    _replace_in_every_evaluate_module(monkeypatch, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
     output = tmp_path / ("a" * 300)
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: ") and "File name too long" in err[0] and str(output) in err[0]
+    err = capsys.readouterr().err
+    assert err == (f"error: --output {output}: a name on its path is 300 bytes long ({'a' * 24}...), and a file or "
+                   f"folder name takes at most 255: give a shorter one\n")
+    deep = tmp_path.joinpath(*["d" * 200] * 21)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(deep)]) == 2
+    assert re.fullmatch(rf"error: --output {re.escape(str(deep))}: the path is {len(str(deep))} bytes long, and with "
+                        rf"the files evaluate writes in it \(\d+ bytes\) over the 4095 a path may be: give a shorter "
+                        rf"one\n", capsys.readouterr().err)
+    assert scored == [] and not (tmp_path / ("d" * 200)).exists()
+
+
+def test_an_output_through_a_dangling_link_or_a_link_in_a_loop_is_refused_before_any_case_is_scored(
+        folders, tmp_path, monkeypatch, capsys):
+    """--output a symbolic link to a folder not there (shared storage not mounted) failed at the write, mkdir's
+    FileExistsError once every case was scored; one in a loop was pathlib's "RuntimeError: Symlink loop", a
+    traceback (the hundred-and-twenty-second session's probe). Each is now refused first, as predict and train
+    refuse them (files.link_problem)."""
+    pred_dir, label_dir, _ = folders
+    scored = []
+    _replace_in_every_evaluate_module(monkeypatch, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
+    (tmp_path / "dangling").symlink_to(tmp_path / "not_mounted" / "evaluation")
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    for name, said in (("dangling", f"is a symbolic link to {tmp_path / 'not_mounted' / 'evaluation'}, which does not "
+                                    f"exist (a dangling link)"),
+                       ("loop_a", "is a symbolic link in a loop (following it leads back to it)")):
+        assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output",
+                     str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: --output: {tmp_path / name} {said}") and err.endswith(
+            "; or give --output another folder\n") and err.count("\n") == 1, err
+    assert scored == [] and not (tmp_path / "not_mounted").exists()
+
+
+def test_an_output_below_a_folder_this_user_may_not_search_is_one_line_before_any_case_is_scored(
+        folders, tmp_path, monkeypatch, capsys):
+    """--output below a folder whose permissions do not let this user in (EACCES at the stat): Path.exists' bare
+    "[Errno 13] Permission denied: ..." (the hundred-and-twenty-second session's probe, as user nobody); now one
+    line naming --output, why and what to do. Simulated: a chmod stops nothing for root."""
+    import errno
+    import os
+    from pathlib import Path
+
+    pred_dir, label_dir, _ = folders
+    closed, real_stat = tmp_path / "closed", os.stat
+    closed.mkdir()
+
+    def stat(path, *args, **kwargs):
+        if Path(os.fspath(path)).is_relative_to(closed) and Path(os.fspath(path)) != closed:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    scored = []
+    _replace_in_every_evaluate_module(monkeypatch, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
+    monkeypatch.setattr(os, "stat", stat)
+    output = closed / "evaluation"
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
+    assert capsys.readouterr().err == (f"error: --output {output} cannot be reached: a folder on its way is not open "
+                                       f"to this user (Permission denied); give --output a folder you can write to, "
+                                       f"or get access to that one\n")
+    assert scored == []
