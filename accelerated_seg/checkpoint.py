@@ -322,7 +322,8 @@ def exported_step(folder: Path) -> int | None:
 def _export_step(folder: Path) -> int:
     """The step an export's config.json records; -1 where it records none or cannot be read."""
     try:
-        step = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("step")
+        # utf-8-sig: a byte-order mark of a hand edit, which predict and Segmentation.load read past (hand_edited.py)
+        step = json.loads((folder / "config.json").read_text(encoding="utf-8-sig")).get("step")
     except (OSError, ValueError, AttributeError):
         return -1
     return step if isinstance(step, int) and not isinstance(step, bool) else -1

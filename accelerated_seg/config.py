@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 import yaml
 
+from .hand_edited import not_utf8, utf8_text
 from .shell_words import shell_word
 
 if TYPE_CHECKING:  # model_folders imports this module's ConfigError
@@ -244,11 +245,10 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"config file {path} is a folder; give the experiment's YAML file (configs/*.yaml)")
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:  # saved as UTF-16 by an editor: a traceback before
-            raise ConfigError(f"{path} is not UTF-8 text (byte {error.object[error.start]:#04x} at position "
-                              f"{error.start}); save it as UTF-8") from None
+        data = path.read_bytes()
+        if fault := not_utf8(data):  # saved as UTF-16 by an editor: a traceback before
+            raise ConfigError(f"{path} {fault}: save it again as UTF-8")
+        text = utf8_text(data)  # a byte-order mark dropped, as an export's config.json's (hand_edited.py)
         raw = _parse_yaml(text, f"{path} is not valid YAML")
         if raw is None:  # empty or all comments: it trained the demo's phantoms without a word before
             raise ConfigError(f"config file {path} holds no settings (it is empty, or only comments): give the "

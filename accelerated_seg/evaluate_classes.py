@@ -19,6 +19,7 @@ from .data.formats.dataset_json import parse_json
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
 from .evaluate_setting_names import SettingNames
+from .hand_edited import read_json_file
 from .label_map_reading import read_label_map
 from .regions import Regions
 
@@ -188,7 +189,10 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
     (``setting``: the file's name in the errors)."""
     path = check_labels_file(Path(path), setting)  # a folder: the file in it that names the classes
     try:
-        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
+        # a file saved as UTF-16, cut short or with a comma JSON does not allow was told it "needs a "labels"
+        # object", the parser's words after it, until the hundred-and-twenty-second session (hand_edited.py)
+        document = read_json_file(path, f"copy {path.name} again from where it was written",
+                                  lambda text: parse_json(text, path))
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _exportclasses_to_score(document)
         raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class

@@ -12,7 +12,6 @@ Kept apart from exported_model.py and checkpoint.py, which import torch, acceler
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -23,11 +22,14 @@ from safetensors import SafetensorError, safe_open
 from .config import ConfigError
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
+from .hand_edited import read_json_file
 from .shell_words import shell_word
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
 LAYOUT_FILE = "strategy.json"
+# The way to an export's config.json whole again, where it was cut short or cannot be read
+COPY_AGAIN = "copy the export's config.json again from the run folder that wrote it"
 
 
 @dataclass(frozen=True)
@@ -240,24 +242,22 @@ def config_json_fault(config_path: Path) -> str | None:
 
 
 def read_config_json(config_path: Path) -> dict:
-    """An export's ``config_path`` read, as far as it tells alone: JSON with a model section.
+    """An export's ``config_path`` read, as far as it tells alone: JSON with a model section. A UTF-8 byte-order
+    mark (an editor's "UTF-8 with BOM") is dropped, as evaluate's --labels dropped it (hand_edited.py says why):
+    predict refused it until the hundred-and-twenty-second session, as it refused a comma JSON does not allow
+    with "copy the export's config.json again", which would lose the edit.
 
     Raises:
-        DataError: not JSON or not UTF-8 (a hand edit gone wrong, a copy cut short), nested too deep to parse,
-            or no model section (another program's config.json beside a model.safetensors).
+        DataError: not UTF-8 (UTF-16: Notepad's "Unicode"), not JSON (cut short, a hand edit gone wrong: said as
+            which, hand_edited.json_fault), nested too deep to parse, or no model section (another program's
+            config.json beside a model.safetensors).
         OSError: it cannot be read.
     """
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
-        # an editor's "UTF-8 with BOM" is no copy cut short: "copy it again" would lose the edit (until review r91)
-        bom = isinstance(error, json.JSONDecodeError) and error.msg.startswith("Unexpected UTF-8 BOM")
-        again = ("save it again as UTF-8 without a byte-order mark" if bom else
-                 "copy the export's config.json again from the run folder that wrote it")
-        raise DataError(f"{config_path} is not valid JSON ({error}); {again}") from None
+        config = read_json_file(config_path, COPY_AGAIN)
     except RecursionError:  # nested past the parser's depth (garbage of brackets): a traceback until review r91
         raise DataError(f"{config_path} is not an export's config.json (JSON nested deeper than Python reads); "
-                        f"copy the export's config.json again from the run folder that wrote it") from None
+                        f"{COPY_AGAIN}") from None
     if not isinstance(config, dict) or not isinstance(config.get("model"), dict):  # "describes None" before
         raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
                         f"program's config.json?): give a folder exported by training, or load "

@@ -213,11 +213,21 @@ def test_a_key_joined_to_its_value_by_a_colon_without_a_space_is_one_error_sayin
                                                                                         1: "liver"}
 
 
-def test_a_config_file_that_is_not_utf8_is_one_error_naming_it(tmp_path):
-    path = tmp_path / "utf16.yaml"  # an editor's "Unicode": UnicodeDecodeError's traceback before
+def test_a_config_file_that_is_not_utf8_is_one_error_naming_it_and_one_with_a_byte_order_mark_is_read(tmp_path):
+    """An editor's "Unicode" was UnicodeDecodeError's traceback, then "not UTF-8 text (byte 0xff at position 0)",
+    which named no encoding, until the hundred-and-twenty-second session; a byte-order mark ("UTF-8 with BOM") is
+    read past, as in an export's config.json (hand_edited.py)."""
+    path = tmp_path / "utf16.yaml"
     path.write_bytes("train: {max_steps: 3}\n".encode("utf-16"))
-    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))} is not UTF-8 text \\(byte 0xff at position 0\\)"):
+    with pytest.raises(ConfigError, match=rf'^{re.escape(str(path))} is saved as UTF-16 \(a Windows editor\'s '
+                                          rf'"Unicode"\), not UTF-8: save it again as UTF-8$'):
         load_config(path)
+    path.write_bytes("train: {max_steps: 3}\n".encode("latin-1") + b"# caf\xe9\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))} is not UTF-8 text \(byte 0xe9 on line 2: saved "
+                                          rf"as Latin-1 or Windows-1252\?\): save it again as UTF-8$"):
+        load_config(path)
+    path.write_bytes(b"\xef\xbb\xbf" + "# an experiment\ntrain: {max_steps: 3}\n".encode())
+    assert load_config(path).train.max_steps == 3
 
 
 def test_override_without_value_and_missing_file(tmp_path):

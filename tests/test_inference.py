@@ -3348,7 +3348,8 @@ def test_an_exports_files_with_a_broken_config_json_where_images_are_expected_sa
     config = (a / "config.json").read_text()
     broken = {"cut_short": (config[:len(config) // 2].encode(), r"is not valid JSON \(.*line \d+ column \d+"),
               "edited": (config.replace('"model": {', '"model": {,', 1).encode(), r"is not valid JSON \(Expecting"),
-              "latin1": (config.replace("lesion", "l\xe9sion").encode("latin-1"), r"is not valid JSON \('utf-8'"),
+              "latin1": (config.replace("lesion", "l\xe9sion").encode("latin-1"),
+                         r"is not UTF-8 text \(byte 0xe9 on line \d+"),
               "other_programs": (json.dumps({"model_type": "vit"}).encode(), r"has no model section, so it is not an "
                                                                              r"accelerated_seg export")}
     for name, (text, fault) in broken.items():
