@@ -64,28 +64,29 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
         raise DataError(f"{setting} {output_dir}: {too_long}")
     try:
         _check_folder_takes_the_files(output_dir, setting)
-    except OSError as error:  # Path.exists (Python 3.10, 3.11) raises all but ENOENT and ENOTDIR
+    except OSError as error:  # Path.exists raises every OSError but ENOENT, ENOTDIR, EBADF and ELOOP
         raise DataError(f"{setting} {output_dir} {_not_looked_at(output_dir, error, setting)}") from None
-
-
-def _too_long(output_dir: Path) -> str | None:
-    """What of ``output_dir`` is longer than a file system takes, and what to give; None where nothing is. Told
-    from the path, as predict tells it of its outputs (``inference_outputs._check_name_lengths``): Python 3.12's
-    Path.exists says False of a path too long, where 3.11's raised, and the write after the scoring then failed."""
-    if names := [name for name in output_dir.parts if len(os.fsencode(name)) > NAME_MAX]:
-        return (f"a name on its path is {len(os.fsencode(names[0]))} bytes long ({names[0][:24]}...), and a file or "
-                f"folder name takes at most {NAME_MAX}: give a shorter one")
-    longest = len(os.fsencode(output_dir / _LONGEST_WRITTEN))
-    if longest >= PATH_MAX:
-        return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with the files evaluate writes in it "
-                f"({longest} bytes) over the {PATH_MAX - 1} a path may be: give a shorter one")
-    return None
 
 
 # A path a file system takes, Linux's PATH_MAX (with its closing NUL); the longest name evaluate makes in its
 # folder, summary.json's temporary as files.write_files_together names it (".<name>.<32 hex>.tmp")
-PATH_MAX = 4096
+_PATH_MAX = 4096
 _LONGEST_WRITTEN = f".summary.json.{'0' * 32}.tmp"
+
+
+def _too_long(output_dir: Path) -> str | None:
+    """What of ``output_dir`` is longer than a file system takes, and what to give; None where nothing is. Told
+    from the path, as predict tells it of its outputs (``inference_outputs._check_name_lengths``): the OSError of a
+    look at it ("File name too long") names neither the name nor the limit, and a path that is short enough only
+    without the files written in it passes every look and fails at the write, after the scoring."""
+    if names := [name for name in output_dir.parts if len(os.fsencode(name)) > NAME_MAX]:
+        return (f"a name on its path is {len(os.fsencode(names[0]))} bytes long ({names[0][:24]}...), and a file or "
+                f"folder name takes at most {NAME_MAX}: give a shorter one")
+    longest = len(os.fsencode(output_dir / _LONGEST_WRITTEN))
+    if longest >= _PATH_MAX:
+        return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with the files evaluate writes in it "
+                f"({longest} bytes) over the {_PATH_MAX - 1} a path may be: give a shorter one")
+    return None
 
 
 def _not_looked_at(output_dir: Path, error: OSError, setting: str) -> str:

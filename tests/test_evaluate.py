@@ -2054,7 +2054,7 @@ def test_an_output_whose_name_is_too_long_is_one_error_naming_the_setting_and_wh
     hundred-and-twenty-first session's review of the stop lines, r100; benchmarks/results/review_stop_lines_2026-12-07/
     evaluate_long_output.sh), then the bare "[Errno 36] File name too long: ..." (the hundred-and-twenty-second
     session's probe): one line naming --output, the name's length and what to give, before any case is scored; and
-    so is a whole path too long (each name short), which Python 3.12's Path.exists would pass to the write."""
+    so is a whole path too long (each name short)."""
     pred_dir, label_dir, _ = folders
     scored = []
     _replace_in_every_evaluate_module(monkeypatch, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
