@@ -59,13 +59,13 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
     # hundred-and-twenty-first session's line), naming neither the setting nor what to do, until the
     # hundred-and-twenty-second session
     if problem := link_problem(output_dir):
-        raise DataError(f"{setting}: {problem}; or give {setting} another folder")
+        raise DataError(f"{setting}: {problem}; or give another folder")
     if too_long := _too_long(output_dir):
         raise DataError(f"{setting} {output_dir}: {too_long}")
     try:
         _check_folder_takes_the_files(output_dir, setting)
     except OSError as error:  # Path.exists raises every OSError but ENOENT, ENOTDIR, EBADF and ELOOP
-        raise DataError(f"{setting} {output_dir} {_not_looked_at(output_dir, error, setting)}") from None
+        raise DataError(f"{setting} {output_dir} {_not_looked_at(output_dir, error)}") from None
 
 
 # A path a file system takes, Linux's PATH_MAX (with its closing NUL); the longest name evaluate makes in its
@@ -89,16 +89,17 @@ def _too_long(output_dir: Path) -> str | None:
     return None
 
 
-def _not_looked_at(output_dir: Path, error: OSError, setting: str) -> str:
+def _not_looked_at(output_dir: Path, error: OSError) -> str:
     """Why ``output_dir`` could not be looked at (``error``, of a stat on its way) and what to do, as words after
-    the setting and the folder."""
+    the setting and the folder (the setting is said once, first: Segmentation.evaluate's is "evaluate:
+    output_dir", a phrase the advice cannot repeat)."""
     where = (f" at {error.filename}" if error.filename is not None and
              os.fspath(error.filename) != os.fspath(output_dir) else "")
     if error.errno in (errno.EACCES, errno.EPERM):
-        return (f"cannot be reached: a folder on its way is not open to this user ({error.strerror}{where}); give "
-                f"{setting} a folder you can write to, or get access to that one")
+        return (f"cannot be reached: a folder on its way is not open to this user ({error.strerror}{where}); give a "
+                f"folder you can write to, or get access to that one")
     return (f"cannot be looked at ({error.strerror or error}{where}); check that its file system is mounted and "
-            f"readable, or give {setting} another folder")
+            f"readable, or give another folder")
 
 
 def _check_folder_takes_the_files(output_dir: Path, setting: str) -> None:

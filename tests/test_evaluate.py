@@ -2090,7 +2090,7 @@ def test_an_output_through_a_dangling_link_or_a_link_in_a_loop_is_refused_before
                      str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"error: --output: {tmp_path / name} {said}") and err.endswith(
-            "; or give --output another folder\n") and err.count("\n") == 1, err
+            "; or give another folder\n") and err.count("\n") == 1, err
     assert scored == [] and not (tmp_path / "not_mounted").exists()
 
 
@@ -2118,6 +2118,6 @@ def test_an_output_below_a_folder_this_user_may_not_search_is_one_line_before_an
     output = closed / "evaluation"
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
     assert capsys.readouterr().err == (f"error: --output {output} cannot be reached: a folder on its way is not open "
-                                       f"to this user (Permission denied); give --output a folder you can write to, "
-                                       f"or get access to that one\n")
+                                       f"to this user (Permission denied); give a folder you can write to, or get "
+                                       f"access to that one\n")
     assert scored == []
