@@ -64,7 +64,11 @@ session every other store call of a rank is bounded so too (``an_error_is_publis
 record and a watcher's ``_end``, which wait on a stalled store within ``GIVE_UP_AFTER_S``: ``_Asking``), an ask left
 waiting that answers as the fresh client is made is taken, not asked again, and ``stop_every_rank`` whose publish got
 no answer waits for it to land, as for one answered.
-Until the hundred-and-seventh session a watcher's first error ended its watch for good.
+Until the hundred-and-seventh session a watcher's first error ended its watch for good. A process other than the
+main one whose end finds the store gone (the main process's node ended, and the store with its agent) before it has
+read the main process's line says the stop as its poll read it, once on its node, with that stop's status
+(``_Watcher._said_unread``): it ended with status 1 saying nothing, or named the main process lost, until the
+hundred-and-twenty-second session.
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
         ...  # measure; ``with writing:`` around what the line names (a results file), so it is written whole
@@ -88,7 +92,7 @@ from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error, say_whole
 from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
-                              said_ended_in_the_stop, said_lost, where_it_runs)
+                              said_ended_in_the_stop, said_lost, where_it_runs, where_this_process_runs)
 from .sigterm import raises_a_stop, stop_signal
 from .write_progress import WritingLock, ended_by_a_further_signal, progress, under_an_agent
 
@@ -378,10 +382,12 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
 
     def publish(store) -> None:
         # the line, should the store end before this rank's watcher ends it (here, or in ``_end``): made while the
-        # store lives, which may end with the main process's node
-        if peer_gone and not watcher.main_process_lost:
-            watcher.main_process_lost = said_lost(store, [0], watcher.places)
+        # store lives, which may end with the main process's node; kept where this publish is the stop, not where
+        # another's came first: the main process's own error, its end breaking this process's collective, was said as
+        # the main process lost, which had said its line (until the hundred-and-twenty-second session)
+        lost = said_lost(store, [0], watcher.places) if peer_gone and not watcher.main_process_lost else ""
         if store.compare_set(FIRST, "", mine).decode() == mine:
+            watcher.main_process_lost = watcher.main_process_lost or lost
             if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
                 if (signum := stop_signal(error)) is not None:
                     store.set(STOPPED_BY, str(signum))
@@ -684,11 +690,31 @@ def _address(store) -> tuple[str, int] | None:
     return (store.host, store.port) if isinstance(store, dist.TCPStore) else None
 
 
-def _polled(store) -> str | None:
+def _polled(store, stop: dict) -> str | None:
     """The error published in ``store``, None where none is; what a reconnect needs noted first, while the store
-    answers (``_note_while_it_answers``)."""
+    answers (``_note_while_it_answers``). With it, into ``stop``, what its publish set before it (``_read_the_stop``),
+    as far as the store answers: the message is the poll's answer all the same."""
     _note_while_it_answers()
-    return store.get(MESSAGE).decode() if store.check([MESSAGE]) else None
+    if not store.check([MESSAGE]):
+        return None
+    message = store.get(MESSAGE).decode()
+    with contextlib.suppress(_store_gone()):
+        _read_the_stop(store, stop)
+    return message
+
+
+def _read_the_stop(store, stop: dict) -> None:
+    """What a stop's publish sets before its message (``_publish``), into ``stop``: whether it is an interrupt and the
+    signal it was, a reader gone, a peer gone. One key at a time, each kept before the next call, the store's error
+    raised: an interrupt read together with the rest, and the store failing at the rest, was said as an error, status
+    1. Read by the poll that sees the message, where the store answers (``_polled``), else by ``_end``: the store may
+    end before ``_end`` reads it (the main process's node gone), and a process other than the main one then ended with
+    status 1 saying nothing, where the stop was another's (until the hundred-and-twenty-second session:
+    benchmarks/results/stop_store_dies_in_end_2026-12-07)."""
+    stop[INTERRUPTED] = bool(store.check([INTERRUPTED]))
+    stop[STOPPED_BY] = int(store.get(STOPPED_BY)) if stop[INTERRUPTED] and store.check([STOPPED_BY]) else 0
+    stop[READER_GONE] = bool(store.check([READER_GONE]))
+    stop[FOR_A_PEER_GONE] = bool(store.check([FOR_A_PEER_GONE]))  # the last: read, the rest were
 
 
 def _within(call: Callable, wait_s: float):
@@ -761,6 +787,10 @@ class _Watcher(threading.Thread):
         # store lived (``_publish``): said where the store ends before this process has read which stop it is
         self.main_process_lost = ""
         self.main_process_placed = False  # read (or this is the main process, or given up): not asked again
+        # what the stop's publish set before its message (``_read_the_stop``), read by the poll that saw the message
+        # while the store answered: for ``_end`` to say the stop as it is, and end with its status, should the store end
+        # before it has read them
+        self.stop: dict[str, object] = {}
         self.place_looks = 0  # how many polls have asked for it
         self._saying = threading.Lock()
         # who says this process's line: "watcher", "caller" (``_publish``) or "untold" (``_said_untold``)
@@ -830,7 +860,7 @@ class _Watcher(threading.Thread):
                             self._keep_where_this_process_runs(store)
                         # waited for ANSWER_S at most: the first failing call on a reset client waits for torch's
                         # reverse lookup of its host (10.0 s, a name server silent) before it raises
-                        message = _within(lambda: _polled(store), ANSWER_S) if store is not None else None
+                        message = _within(lambda: _polled(store, self.stop), ANSWER_S) if store is not None else None
                         if message is None and store is not None:
                             self._read_where_the_main_process_runs(store)
                     except _store_gone():
@@ -906,18 +936,17 @@ class _Watcher(threading.Thread):
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
         # A reader gone is none either: its line is left for the launcher alone, and every rank ends with 141.
-        interrupted = reader_gone = peer_gone = False
-        stopped_by = 0  # the signal whose stop the interrupt was (STOPPED_BY), 0 for Ctrl-C's
-        held = line_said = False  # the main process's lock taken, its line said (``_said_though_the_store_failed``)
-        stop_read = False  # on another process: whether the stop is a peer gone's was read (``main_process_lost``)
+        # held: the main process's lock taken; line_said: its line said, or on another process a line said or left for
+        # the launcher (else the finally says what it can: ``_said_though_the_store_failed``, ``_said_unread``)
+        held = line_said = False
         line_by = time.monotonic() + LINE_BY_S  # the main process's line said by then, whatever write it waits for
         try:
             _deaf_to_sigterm()  # here, where the finally's os._exit follows, whatever fails
-            # one at a time: each answer kept before the next call, should the store fail at it
-            # (``_said_though_the_store_failed``); read together, an interrupt was said as an error, status 1
-            interrupted = store.check([INTERRUPTED])
-            reader_gone = store.check([READER_GONE])
-            stopped_by = int(store.get(STOPPED_BY)) if interrupted and store.check([STOPPED_BY]) else 0
+            # what the publish set before the message (an interrupt and its signal, a reader gone, a peer gone): as
+            # the poll read it, else here, each answer kept should the store fail at the next (``_read_the_stop``)
+            if FOR_A_PEER_GONE not in self.stop:
+                _read_the_stop(store, self.stop)
+            interrupted, reader_gone, stopped_by, peer_gone = _how_it_stops(self.stop)
             answer(store, rank)  # first: another rank may be taking a roll call (``lost_processes``)
             if rank == 0:
                 # At a stop for a peer gone, a rank that has not answered within ROLL_CALL_S (3.4 s) is lost (ended, or
@@ -925,7 +954,6 @@ class _Watcher(threading.Thread):
                 # processes_beside): no wait below is for it, and the line names it in place of gloo's error; the main
                 # process waited 13 s for it, then said gloo's, until the hundred-and-fourteenth session
                 # (``lost_processes``). Where every rank answers (a network's reset between nodes), as before.
-                peer_gone = store.check([FOR_A_PEER_GONE])
                 lost = lost_processes(store, ranks) if peer_gone else []
                 if lost:
                     message = said_lost(store, lost)
@@ -972,11 +1000,11 @@ class _Watcher(threading.Thread):
                 # agent ends, and the store it keeps with it) says no line: this rank says it, once on its node
                 # (``say_the_error``). It ended saying nothing, the store gone as it waited for the line, since the
                 # first commit of the hundred-and-fourteenth session, and said gloo's error before.
-                peer_gone, stop_read = store.check([FOR_A_PEER_GONE]), True
                 if peer_gone:
                     # first: the store may end with the main process's node
                     line = self.said_in_full(said_lost(store, [0], self.places), peer_gone=True, main_process=False)
                     if _the_main_process_lost(store, ranks):
+                        line_said = True
                         if self.says_the_line():
                             say_the_error(line)
                         return
@@ -992,6 +1020,7 @@ class _Watcher(threading.Thread):
                 said = _wait_for(lambda: store.check([SAID]) or main_process.look(), SAID_WAIT_S)
                 if main_process.ranks and not store.check([SAID]):
                     line = self.said_for_the_main_process(said_ended_in_the_stop(store, message, [0], self.places))
+                    line_said = True
                     if self.says_the_line():
                         self._say_once_on_this_node(line, interrupted, reader_gone)
                     if not interrupted:
@@ -1001,19 +1030,14 @@ class _Watcher(threading.Thread):
                 # ninety-ninth session)
                 leave_for_the_launcher(store.get(SAID).decode() if said else message,
                                        error=not (interrupted or reader_gone))
+                line_said = True
                 store.set(f"{LEFT}/{rank}", "1")
         finally:  # whatever failed above, this rank must not stay in its collective
+            interrupted, reader_gone, stopped_by, peer_gone = _how_it_stops(self.stop)  # as far as read
             if rank == 0 and not line_said:
                 self._said_though_the_store_failed(message, held, line_by, peer_gone, interrupted, reader_gone)
-            elif rank != 0 and not stop_read and self.main_process_lost:
-                # This process's publish of a peer gone landed, and the store ended (the main process's node's agent
-                # with it) before this process read which stop it is: its line, made as it published, is said here.
-                # It ended saying nothing, status 1, until the hundred-and-twenty-first session: a publish landing in
-                # the 0.3-1.3 s before that agent ends, and the store ended before this watcher's next call, under
-                # load (benchmarks/results/flaky_lost_at_once_2026-12-07/probe_linger_*.txt).
-                with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails
-                    if self.says_the_line():
-                        self.say_the_main_process_lost()
+            elif rank != 0 and not line_said:
+                self._said_unread(message)
             _flushed_if_read()
             exit_now(128 + stopped_by if stopped_by else EXIT_INTERRUPTED if interrupted
                     else EXIT_READER_WENT_AWAY if reader_gone else 1)
@@ -1036,6 +1060,35 @@ class _Watcher(threading.Thread):
             line = _held_or_cut_short(line, held, self.cut_short_after)
             if self.says_the_line():
                 self._say(line, interrupted, reader_gone)
+
+    def _said_unread(self, message: str) -> None:
+        """On a process other than the main one, where its ``_end`` failed before this process said or left any line:
+        the store ended (with the main process's node, whose agent keeps it: a loaded host held this process's end
+        past the main process's line, its ``LEFT_WAIT_S`` and its exit), or stalled past ``GIVE_UP_AFTER_S``, before
+        this process read the main process's line. What it read of the stop (``stop``, the poll's as a rule) is said:
+
+        - a stop for a peer gone (read; or, unread, this process's own publish of one, ``main_process_lost``): the main
+          process named lost (``say_the_main_process_lost``; the hundred-and-twenty-first session's, for its publish);
+        - any other, the main process running on this node: left for the launcher's table, as this process leaves the
+          main process's line, which that process says (``_said_though_the_store_failed`` where its store failed too);
+        - else once on this node: the stop's message and why this process says it (``_unread_line``), in full as this
+          process has it (``said_for_the_main_process``), as an interrupt's or a reader gone's where it is one.
+
+        Until the hundred-and-twenty-second session it ended with status 1 whatever the stop (an interrupt's 130 or
+        143 included), saying nothing, its launcher's table naming no error file (a training's Ctrl-C to the main
+        process), or naming the main process lost, which had said its own line (a predict's error or SIGTERM there,
+        whose collective broken as that process ended this one published as a peer gone, second):
+        benchmarks/results/stop_store_dies_in_end_2026-12-07. Never raises: the exit follows."""
+        interrupted, reader_gone, _, peer_gone = _how_it_stops(self.stop)
+        with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails here
+            if peer_gone or (FOR_A_PEER_GONE not in self.stop and self.main_process_lost):
+                if self.says_the_line():
+                    self.say_the_main_process_lost()
+            elif self.places.get(0) == where_this_process_runs():
+                leave_for_the_launcher(message, error=not (interrupted or reader_gone))
+            elif self.says_the_line():
+                line = self.said_for_the_main_process(_unread_line(message, interrupted, self.places))
+                self._say_once_on_this_node(line, interrupted, reader_gone)
 
     def _write_finished(self, line_by: float) -> bool:
         """Whether the write under the lock finished, the lock then taken (at once where none is under way): waited for
@@ -1213,6 +1266,24 @@ def _deaf_to_sigterm() -> None:
         libc = ctypes.CDLL(None)
         libc.signal.argtypes, libc.signal.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_void_p
         libc.signal(signal.SIGTERM, 1)  # SIG_IGN, (void (*)(int)) 1 in Linux's and macOS's signal.h
+
+
+def _how_it_stops(stop: dict) -> tuple[bool, bool, int, bool]:
+    """Whether ``stop`` (``_read_the_stop``) is an interrupt, a reader gone, the signal the interrupt was (0: Ctrl-C's),
+    whether a peer gone's: each False (0) where unread, an error's."""
+    return (bool(stop.get(INTERRUPTED)), bool(stop.get(READER_GONE)), int(stop.get(STOPPED_BY, 0)),
+            bool(stop.get(FOR_A_PEER_GONE)))
+
+
+def _unread_line(message: str, interrupted: bool, places: dict[int, str]) -> str:
+    """A stop's ``message`` as a process other than the main one says it where the store ended before it read the main
+    process's line (``_Watcher._said_unread``): the stop (``interrupted`` where it published no words: training's
+    Ctrl-C, whose line the main process makes), then why this process says it, naming the main process's node where
+    ``places`` has it; a traceback under the line stays under it."""
+    first, newline, rest = message.partition("\n")
+    where = f" ({places[0]})" if 0 in places else ""
+    return (f"{first or ('interrupted' if interrupted else 'stopped')}; the launch's store, kept on the main process's "
+            f"node{where}, ended or stopped answering before this process read that process's line{newline}{rest}")
 
 
 def _the_main_process_lost(store, ranks: int) -> bool:

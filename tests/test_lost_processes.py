@@ -266,22 +266,113 @@ def test_a_process_whose_store_ends_before_its_watcher_ends_it_says_the_main_pro
         "node was cut off\n" if peer_gone else "")
 
 
+class _EndedStore:
+    """A store whose host has ended: every call refused."""
+
+    def __getattr__(self, name):
+        def refused(*args):
+            raise dist.DistError("Connection reset by peer")
+
+        return refused
+
+
 @pytest.mark.parametrize("published", [True, False])
 def test_a_process_whose_store_ends_as_its_end_begins_says_the_line_its_publish_made(published, ended, capsys):
     """The main process killed on another node, its node's agent ending 0.3-1.3 s after (later on a busy machine):
     process 1's publish of the peer gone landed, its watcher saw it, and the store ended before the watcher's end read
     it. The process ended with status 1 saying nothing, no error file, until the hundred-and-twenty-first session
     (once in a CI run; benchmarks/results/flaky_lost_at_once_2026-12-07/). Now it says the line its publish made while
-    the store lived, once, its status still 1; a process that published nothing knows of no peer gone: as before."""
-    class _EndedStore:
-        def check(self, keys):
-            raise dist.DistError("Connection reset by peer")
-
+    the store lived, once, its status still 1. A process that published nothing, and read nothing of the stop but its
+    message, knows of no peer gone: it says that message (it said nothing until the hundred-and-twenty-second
+    session; the test below)."""
     watcher = _Watcher("accelerated_seg/test/store_ends_in_end/", lambda message: message)
     watcher.main_process_lost = LOST_0 if published else ""
     with pytest.raises(dist.DistError):  # the watcher's run takes it, its process ended by then
         watcher._end(_EndedStore(), GLOO_RESET, 1, ranks=2)
-    assert ended == [1] and capsys.readouterr().err == (f"error: {LOST_0}\n" if published else "")
+    assert ended == [1] and capsys.readouterr().err == (
+        f"error: {LOST_0}\n" if published else f"error: {GLOO_RESET}; {UNREAD.format(where='')}\n")
+
+
+def test_a_publish_of_a_peer_gone_after_another_processs_stop_keeps_no_line_of_the_main_process_lost(
+        one_process_group, monkeypatch):
+    """The main process's own stop published first, its end breaking process 1's collective as it ends: process 1's
+    publish of that peer gone (predict's, whatever was published) made the line naming the main process lost, which
+    its end said where the store had ended before it read the main process's line, though the main process had said
+    its own (the hundred-and-twenty-second session's probe: 4 of 4 widened runs of a predict). Kept now only where that
+    publish is the stop."""
+    store = _store("accelerated_seg/test/publish_after_a_stop/")
+    store.set(ranks_stop_together.FIRST, "the main process's")
+    store.set(MESSAGE, "process 0: ValueError: a bug in predicting")
+    watcher = _Watcher("accelerated_seg/test/publish_after_a_stop/", lambda message: message)
+    monkeypatch.setattr(watcher, "wait_for_the_end", lambda: None)  # its watcher ends the process with that stop
+    ranks_stop_together._publish(watcher, RuntimeError(GLOO_RESET), peer_gone=True)
+    assert watcher.main_process_lost == "" and store.get(MESSAGE).decode() == BUG_0
+    fresh = _Watcher("accelerated_seg/test/publish_first/", lambda message: message)
+    monkeypatch.setattr(fresh, "wait_for_the_end", lambda: None)
+    ranks_stop_together._publish(fresh, RuntimeError(GLOO_RESET), peer_gone=True)
+    assert fresh.main_process_lost.startswith("process 0 was lost: its connection closed in a collective")
+
+
+#: What a process other than the main one adds to a stop's line where the store ended before it read the main
+#: process's (``ranks_stop_together._unread_line``).
+UNREAD = ("the launch's store, kept on the main process's node{where}, ended or stopped answering before this process "
+          "read that process's line")
+BUG_0 = "process 0: ValueError: a bug in predicting"
+
+
+@pytest.mark.parametrize("stop", ["an error", "a SIGTERM", "training's Ctrl-C"])
+def test_a_process_whose_store_ends_as_its_end_begins_says_the_stop_its_poll_read(stop, ended, capsys):
+    """The main process's own stop (its error; a SIGTERM to it alone, a job's stop that reached node 0 only; training's
+    Ctrl-C to it), read by process 1's poll on another node; the main process said its line, waited LEFT_WAIT_S for
+    process 1 and ended, its node's agent with it, and the store with that agent, before process 1's end read the store
+    (its thread held by a loaded host). Process 1 ended with status 1 saying nothing, no error file, whatever the stop,
+    until the hundred-and-twenty-second session (benchmarks/results/stop_store_dies_in_end_2026-12-07/: 2 of 2 runs of
+    each so held). Now it says the stop as its poll read it, in full as the caller has it, once on its node, with the
+    stop's status: 1, 143, 130."""
+    from accelerated_seg.ranks_stop_together import INTERRUPTED
+
+    prefix = f"accelerated_seg/test/unread_{stop.split()[-1]}/"
+    store = _a_stop_by_sigterm(prefix) if stop == "a SIGTERM" else _stop(prefix, peer_gone=False)
+    if stop == "an error":
+        store.set(MESSAGE, BUG_0)
+    elif stop == "training's Ctrl-C":  # a KeyboardInterrupt's words: none
+        store.set(MESSAGE, "")
+        store.set(INTERRUPTED, "1")
+    store.set("where/0", "node 0, gpu-node-1")
+    if stop == "training's Ctrl-C":
+        watcher = _training_watcher(prefix)
+    else:
+        watcher = _Watcher(prefix, lambda message: message,
+                           untold_in_full=lambda line: f"{line} (this process wrote 1 case(s) whole)")
+    message = ranks_stop_together._polled(store, watcher.stop)  # the poll that saw the stop, the store alive
+    watcher.places[0] = "node 0, gpu-node-1"  # as an earlier poll read it (``_read_where_the_main_process_runs``)
+    with pytest.raises(dist.DistError):  # the watcher's run takes it, its process ended by then
+        watcher._end(_EndedStore(), message, 1, ranks=2)
+    unread = UNREAD.format(where=" (node 0, gpu-node-1)")
+    said = capsys.readouterr()
+    if stop == "an error":
+        assert ended == [1] and said.err == f"error: {BUG_0}; {unread} (this process wrote 1 case(s) whole)\n"
+    elif stop == "a SIGTERM":
+        assert ended == [143] and said.err == f"{STOPPED}; {unread} (this process wrote 1 case(s) whole)\n"
+    else:
+        assert ended == [130] and said.out == f"interrupted; {unread}; the run stopped after step 2\n"
+
+
+def test_a_process_whose_store_ends_as_its_end_begins_leaves_the_stop_to_a_main_process_beside_it(ended, capsys,
+                                                                                                  tmp_path):
+    """As above, the main process on this process's node: it says its line (its own end's, or where its store failed
+    too, ``_said_though_the_store_failed``): this process leaves the stop for the launcher's table alone, as it leaves
+    the main process's line, and says none of its own on the node."""
+    prefix = "accelerated_seg/test/unread_beside/"
+    store = _stop(prefix, peer_gone=False)
+    store.set(MESSAGE, BUG_0)
+    watcher = _Watcher(prefix, lambda message: message)
+    message = ranks_stop_together._polled(store, watcher.stop)
+    watcher.places[0] = lost_processes.where_this_process_runs()
+    with pytest.raises(dist.DistError):
+        watcher._end(_EndedStore(), message, 1, ranks=2)
+    assert ended == [1] and capsys.readouterr().err == ""
+    assert json.loads((tmp_path / "error.json").read_text())["message"]["message"] == f"error: {BUG_0}"
 
 
 LOST_1 = ("process 1 (node 1, gpu-node-7) was lost: its connection closed in a collective, and it did not answer in "
