@@ -1376,9 +1376,10 @@ def test_a_process_killed_on_another_node_is_named_lost_at_once(killed_rank, dat
     read(out / "small_0.nii.gz"), read(out / "small_1.nii.gz")
 
 
-def _launched_as_two_nodes(data: Path, tmp_path: Path, node_0_launch: list[str] | None = None) -> list:
-    """Two launches of one process each of killed_at_the_last_wait_predict.py, as two nodes on this machine: for
-    each, its finished process and the time it ended. ``node_0_launch``: what runs node 0's launch, in the place of
+def _launched_as_two_nodes(data: Path, tmp_path: Path, node_0_launch: list[str] | None = None,
+                           script: str = "killed_at_the_last_wait_predict.py", split: str = "cases") -> list:
+    """Two launches of one process each of ``script`` (``--split <split>``), as two nodes on this machine: for each,
+    its finished process and the time it ended. ``node_0_launch``: what runs node 0's launch, in the place of
     ``-m accelerate.commands.launch``."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -1392,7 +1393,7 @@ def _launched_as_two_nodes(data: Path, tmp_path: Path, node_0_launch: list[str] 
             [sys.executable, *launch, "--multi_gpu", "--num_processes", "2",
              "--num_machines", "2", "--machine_rank", str(rank), "--main_process_ip", "127.0.0.1",
              "--main_process_port", port, "--mixed_precision", "no", "--dynamo_backend", "no",
-             *predict_two_scans_args(data, tmp_path, "killed_at_the_last_wait_predict.py", "--split", "cases")],
+             *predict_two_scans_args(data, tmp_path, script, "--split", split)],
             env=env, timeout=150)
         return proc, time.time()
 
@@ -1428,6 +1429,44 @@ def test_a_process_whose_store_ends_as_its_end_begins_says_the_main_process_lost
     assert said == [_said_lost(0, tmp_path / "out")], survivor.stderr[-3000:]
     assert "exitcode  : 1" in survivor.stderr and survivor.returncode == 1, survivor.stderr[-3000:]
     assert "exitcode  : -9" in killed.stderr, killed.stderr[-3000:]
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launch's processes read in /proc")
+@pytest.mark.parametrize("stop", ["bug", "sigterm"])
+def test_a_process_whose_store_ends_before_its_end_reads_it_says_the_main_processs_own_stop(stop, data, tmp_path,
+                                                                                           monkeypatch):
+    """Two launches of one process each, as two nodes; the main process stops the launch in the second case (a bug of
+    its own; a SIGTERM to it alone, a job's stop that reached its node only), says its line on node 0, waits 3 s for
+    process 1 and ends, its node's agent with it, and the launch's store with that agent. Process 1's watcher read the
+    stop; its end is held until the store has ended (END_AFTER_THE_STORE), as a busy machine can hold it. Process 1
+    said "process 0 ... was lost" (its collective broken as process 0 ended, its publish of that peer gone made the
+    line, though the stop was process 0's), status 1 where the stop's is 143; a training so stopped (Ctrl-C) ended 1
+    saying nothing, no error file (the hundred-and-twenty-second session, 2 of 2 runs each:
+    benchmarks/results/stop_store_dies_in_end_2026-12-07/). Now it says the stop its poll read, once on its node, with
+    its status."""
+    monkeypatch.setenv("KILLED_RANK", "0")  # the process whose end is not held
+    monkeypatch.setenv("MAIN_STOP", stop)
+    monkeypatch.setenv("END_AFTER_THE_STORE", "1")
+    (main, _), (other, _) = _launched_as_two_nodes(data, tmp_path, script="main_process_stops_predict.py",
+                                                   split="windows")
+    out = tmp_path / "out"
+    written = (f"1 of 2 case(s) written whole: small_0 in {out}; no file is half-written, and the same command with "
+               "--continue predicts the 1 not yet written")
+    stopped = ("process 0, case small_1: ValueError: a bug in predicting" if stop == "bug"
+               else "predict stopped by SIGTERM in process 0, case small_1")
+    prefix, status = ("error: ", 1) if stop == "bug" else ("", 143)
+    def said(stderr: str) -> list[str]:  # its lines, not the launcher's table, which shows them too
+        return [line for line in stderr.splitlines() if line.startswith(("error: ", "predict stopped"))]
+
+    assert said(main.stderr) == [f"{prefix}{stopped} ({written})"], main.stderr[-3000:]
+    unread = (f"the launch's store, kept on the main process's node (node 0, {socket.gethostname()}), ended or "
+              "stopped answering before this process read that process's line")
+    assert said(other.stderr) == [
+        f"{prefix}{stopped}; {unread} (the main process writes every case, each whole or not at all, and the same "
+        "command with --continue predicts those not yet written)"], other.stderr[-3000:]
+    assert f"exitcode  : {status}" in main.stderr and f"exitcode  : {status}" in other.stderr, other.stderr[-3000:]
+    assert "error_file: <N/A>" not in other.stderr, other.stderr[-3000:]
 
 
 @pytest.mark.distributed
