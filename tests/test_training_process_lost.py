@@ -41,25 +41,9 @@ def test_a_training_process_killed_on_another_node_is_named_lost_with_the_checkp
     its step's all-reduce and ended 0.6-1.4 s after the kill with its traceback, status 1, and nothing named (until the
     hundred-and-fifteenth session). Now the main process names process 1 lost after the roll call (3.4 s), or, the main
     process killed, process 1 names it (its node's agent ends, and the store with it); with the step and step_2."""
-    from concurrent.futures import ThreadPoolExecutor
-
     run, killed = tmp_path / "run", tmp_path / "killed"
-    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "KILLED_RANK": killed_rank,
-           "KILLED_CALL": "2", "KILLED_AT": str(killed),
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    port = str(_free_port())
-    overrides = tiny_overrides(tiny_dataset, run, **{"train.max_steps": 6, "train.val_every": 0, "train.save_every": 2})
-
-    def node(rank: int):
-        proc = run_bounded(
-            [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-             "--num_machines", "2", "--machine_rank", str(rank), "--main_process_ip", "127.0.0.1",
-             "--main_process_port", port, "--mixed_precision", "no", "--dynamo_backend", "no",
-             str(TESTS / "killed_in_training_cli.py"), *overrides], env=env, timeout=150)
-        return proc, time.time()
-
-    with ThreadPoolExecutor(2) as nodes:
-        launches = list(nodes.map(node, (0, 1)))
+    launches = _launched_as_two_nodes("killed_in_training_cli.py", tiny_dataset, run,
+                                      {"KILLED_RANK": killed_rank, "KILLED_CALL": "2", "KILLED_AT": str(killed)})
     (survivor, ended), (dead, _) = launches if killed_rank == "1" else launches[::-1]
     lost, checkpoints = int(killed_rank), run / "checkpoints"
     said = [line for line in survivor.stderr.splitlines() if line.startswith("error: ")]
@@ -74,6 +58,54 @@ def test_a_training_process_killed_on_another_node_is_named_lost_with_the_checkp
     # nothing half-written under a checkpoint's name: a save cut short keeps its hidden name
     assert [path.name for path in checkpoints.iterdir() if not path.name.startswith(".")] == ["step_2"]
     assert complete_checkpoints(checkpoints) == [checkpoints / "step_2"]
+
+
+def _launched_as_two_nodes(script: str, dataset: Path, run: Path, env: dict) -> list:
+    """Two launches of one process each of ``tests/<script>`` (a training of 6 steps, step_2 saved, into ``run``), as
+    two nodes on this machine, with ``env``: for each, its finished process and the time it ended."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", **env,
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    port = str(_free_port())
+    overrides = tiny_overrides(dataset, run, **{"train.max_steps": 6, "train.val_every": 0, "train.save_every": 2})
+
+    def node(rank: int):
+        proc = run_bounded(
+            [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+             "--num_machines", "2", "--machine_rank", str(rank), "--main_process_ip", "127.0.0.1",
+             "--main_process_port", port, "--mixed_precision", "no", "--dynamo_backend", "no",
+             str(TESTS / script), *overrides], env=env, timeout=150)
+        return proc, time.time()
+
+    with ThreadPoolExecutor(2) as nodes:
+        return list(nodes.map(node, (0, 1)))
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the store's end read as its address refusing")
+def test_a_training_process_whose_store_ends_before_its_end_reads_it_says_the_main_processs_interrupt(tiny_dataset,
+                                                                                                    tmp_path):
+    """Two launches of one process each, as two nodes; the main process is sent SIGINT at its third step's forward
+    (Ctrl-C to it alone), says its line on node 0's stdout, waits 3 s for process 1 and ends, 130, its node's agent
+    with it, and the launch's store with that agent. Process 1's watcher read the interrupt; its end is held until the
+    store has ended (END_AFTER_THE_STORE), as a busy machine can hold it. It ended with status 1 saying nothing, its
+    launcher's table reading "error_file: <N/A>" (the hundred-and-twenty-second session, 2 of 2 probe runs:
+    benchmarks/results/stop_store_dies_in_end_2026-12-07/). Now it says the interrupt, with the step and the newest
+    whole checkpoint, on its node's stdout, 130."""
+    run = tmp_path / "run"
+    (main, _), (other, _) = _launched_as_two_nodes(
+        "main_process_interrupted_training_cli.py", tiny_dataset, run,
+        {"KILLED_RANK": "0", "INTERRUPTED_CALL": "2", "END_AFTER_THE_STORE": "1"})
+    stopped = f"after step 2; the newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: {RESUME}"
+    said = [line for line in main.stdout.splitlines() if line.startswith("interrupted")]
+    assert said == [f"interrupted (Ctrl-C) {stopped}"], main.stdout[-3000:] + main.stderr[-3000:]
+    said = [line for line in other.stdout.splitlines() if line.startswith("interrupted")]
+    assert said == [f"interrupted; the launch's store, kept on the main process's node (node 0, "
+                    f"{socket.gethostname()}), ended or stopped answering before this process read that process's "
+                    f"line; the run stopped {stopped}"], other.stdout[-3000:] + other.stderr[-3000:]
+    assert "exitcode  : 130" in main.stderr and "exitcode  : 130" in other.stderr, other.stderr[-3000:]
+    assert "error: " not in other.stderr, other.stderr[-3000:]
 
 
 @pytest.mark.distributed
