@@ -2634,6 +2634,50 @@ def test_a_cases_channel_units_are_refused_from_the_headers_before_any_channel_i
         predict_file(model, channels, tmp_path / "a.nii.gz")
 
 
+def test_a_case_refused_for_its_grids_decompresses_no_file_as_long_as_its_header_needs(tmp_path, monkeypatch):
+    """A case refused for its grids had every file read whole, to name a truncated one with the grid (helper h119):
+    evaluate's refusal of 6 cases of 2 channels of 8.6 MB, each on two grids, took 1.4-4.4 s, not 0.03-0.15 s, as
+    long as scoring them would read them (that session's review, benchmarks/results/review_channel_words_2026-12-07/).
+    A file as long as its header needs is not decompressed (a gzip stream's ISIZE, an uncompressed file's size); one
+    cut short, gzip or not, is read whole and named with the grid; one of several gzip members, whose ISIZE is the
+    last one's, is read whole and not named."""
+    import gzip
+
+    import accelerated_seg.inference_reading as inference_reading
+
+    rng, config = np.random.default_rng(0), {"in_channels": 2, "channels": {"0": "T1", "1": "FLAIR"}}
+    voxels = rng.uniform(10, 100, (16, 16, 16)).astype(np.float32)
+    first, other = tmp_path / "a.nii.gz", tmp_path / "b.nii.gz"
+    nib.save(nib.Nifti1Image(voxels, np.diag([2.5, 2.5, 2.5, 1.0])), first)
+    nib.save(nib.Nifti1Image(voxels, np.diag([3.0, 3.0, 3.0, 1.0])), other)
+    plain = tmp_path / "b.nii"
+    plain.write_bytes(gzip.decompress(other.read_bytes()))
+    members = tmp_path / "b_members.nii.gz"  # the same bytes as two gzip members (bgzip's blocks, pigz -i)
+    content = gzip.decompress(other.read_bytes())
+    members.write_bytes(gzip.compress(content[:352]) + gzip.compress(content[352:]))
+    read_whole, read_nifti = [], inference_reading.read_nifti
+
+    def counted(path, **options):
+        read_whole.append(Path(path).name)
+        return read_nifti(path, **options)
+
+    monkeypatch.setattr(inference_reading, "read_nifti", counted)
+    grid = "are channels of one case but do not share a voxel grid (channel 1 voxels are 3 x 3 x 3 mm"
+
+    def refused(channel):
+        headers = [nib.load(path) for path in (first, channel)]  # lazy: the headers alone, as predict's and evaluate's
+        read_whole.clear()
+        return inference_reading.channel_files_refusal(config, [first, channel], headers)
+
+    for whole in (other, plain):
+        assert refused(whole).startswith(f"{whole} and {first} {grid}") and read_whole == [], read_whole
+    assert refused(members).startswith(f"{members} and {first} {grid}") and read_whole == [members.name]
+    for whole in (other, plain):
+        cut = tmp_path / f"cut_{whole.name}"
+        cut.write_bytes(whole.read_bytes()[:-100])
+        assert refused(cut).startswith(f"{cut}: truncated ("), cut
+        assert f"; besides, {cut} and {first} {grid}" in refused(cut) and read_whole == [cut.name], read_whole
+
 def test_a_scan_saved_channel_first_is_told_to_drop_its_channel_axis(scans, tmp_path):
     """A scan saved from a MONAI array, (1, x, y, z), was "a 4D image ... holds z 3D volume(s), but the model takes
     one channel" (hundred-and-fourth session's probe)."""
