@@ -247,7 +247,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"config file {path} does not exist")
         data = path.read_bytes()
         if fault := not_utf8(data):  # saved as UTF-16 by an editor: a traceback before
-            raise ConfigError(f"{path} {fault}: save it again as UTF-8")
+            raise ConfigError(f"{path} {fault}")
         text = utf8_text(data)  # a byte-order mark dropped, as an export's config.json's (hand_edited.py)
         raw = _parse_yaml(text, f"{path} is not valid YAML")
         if raw is None:  # empty or all comments: it trained the demo's phantoms without a word before

@@ -15,29 +15,62 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable
 
 from .data.errors import DataError
 
+_RESAVE = "save it again as UTF-8"
 _WIDE_ENCODINGS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),  # before UTF-16's: FF FE 00 00
                    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
 def not_utf8(data: bytes) -> str | None:
-    """What ``data``, a text file's bytes, is instead of UTF-8 (a UTF-8 byte-order mark allowed), as words that
-    follow the file's name; None where it is UTF-8."""
+    """What ``data``, a text file's bytes, is instead of UTF-8 (a UTF-8 byte-order mark allowed), and what to do,
+    as words that follow the file's name; None where it is UTF-8."""
     for mark, encoding in _WIDE_ENCODINGS:
         if data.startswith(mark):
-            return f"is saved as {encoding} (a Windows editor's \"Unicode\"), not UTF-8"
-    if b"\0" in data[:4]:  # UTF-16 without a byte-order mark: a NUL beside each ASCII character
-        return "is saved as UTF-16 or UTF-32 (NUL bytes between its characters), not UTF-8"
+            return f"is saved as {encoding} (a Windows editor's \"Unicode\"), not UTF-8: {_RESAVE}"
+    if binary := _control_byte(data):  # a NUL or another byte no text holds: UTF-16 without a mark, or no text
+        if wide := _wide_text(data):
+            return f"is saved as {wide} (NUL bytes between its characters), not UTF-8: {_RESAVE}"
+        offset, byte = binary
+        return (f"is not a text file (byte {byte:#04x} at offset {offset}, which no text holds: a binary file, such "
+                f"as weights or an archive, saved under this name, or a copy gone wrong?): copy the text file there "
+                f"again")
     try:
         data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         return (f"is not UTF-8 text (byte {data[error.start]:#04x} on line {line}: saved as Latin-1 or "
-                f"Windows-1252?)")
+                f"Windows-1252?): {_RESAVE}")
+    return None
+
+
+# A byte no text file holds: below 0x20 but a tab, a newline or a carriage return, or DEL. A safetensors file's
+# length field, a gzip's or PNG's header were told "saved as UTF-16 or UTF-32" (a NUL among the first four bytes)
+# or "saved as Latin-1" until the hundred-and-twenty-second session's review
+_NO_TEXTS_BYTE = re.compile(rb"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")
+
+
+def _control_byte(data: bytes) -> tuple[int, int] | None:
+    """(offset, byte) of the first byte in ``data`` that no text file holds; None where there is none."""
+    found = _NO_TEXTS_BYTE.search(data)
+    return (found.start(), data[found.start()]) if found else None
+
+
+def _wide_text(data: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" where ``data``, saved without a byte-order mark, reads as text in it (every character
+    printable, a tab or a line end; a copy cut short within its last character read to there); None where not."""
+    for encoding, name, width in (("utf-32-le", "UTF-32", 4), ("utf-32-be", "UTF-32", 4), ("utf-16-le", "UTF-16", 2),
+                                  ("utf-16-be", "UTF-16", 2)):
+        try:
+            text = data[:len(data) - len(data) % width].decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if all(character.isprintable() or character in "\t\n\r" for character in text):
+            return name
     return None
 
 
@@ -52,18 +85,43 @@ def json_fault(path: Path, text: str, error: json.JSONDecodeError, again: str) -
     or the fault is not told apart (``copy ... again from ...``)."""
     said = f"{path} is not valid JSON ({error})"
     if not text.strip():
-        return f"{said}: the file is empty; {again}"
-    closing = text[error.pos:error.pos + 1]
-    if closing and closing in "}]" and text[:error.pos].rstrip().endswith(","):
+        return f"{said}: the file is {'empty' if not text else 'only blank space'}; {again}"
+    if closing := _comma_before_closing(text, error.pos):
         return f"{said}: a comma before that '{closing}', which JSON does not allow (a hand edit?); remove the comma"
-    if _left_open(text):  # a copy stopped, or a disk full as it was written: the parser wanted more
+    if _cut_short(text, error):  # a copy stopped, or a disk full as it was written: the parser wanted more
         return f"{said}: it ends inside a string, object or list, so it was cut short; {again}"
     return f"{said}; mend it there (a hand edit?), or {again}"
 
 
-def _left_open(text: str) -> bool:
-    """Whether ``text`` ends inside a string, or with an object or list not closed."""
-    depth, in_string, escaped = 0, False, False
+def _comma_before_closing(text: str, position: int) -> str | None:
+    """The ``}`` or ``]`` that a comma the parser stopped at (``position``) stands before, where that bracket
+    closes the object or list open there; None where the fault is another. Python up to 3.12 stops at the bracket
+    ("Expecting property name" or "Expecting value"), 3.13 on at the comma ("Illegal trailing comma before end of
+    object"): until the hundred-and-twenty-second session's review only the first was told a comma's. A comma
+    before a bracket of the other kind (``{"a": 1,]``) is no trailing comma: removing it mends nothing."""
+    before, after = text[:position].rstrip(), text[position:]
+    if after.startswith(","):
+        before, after = text[:position + 1], after[1:].lstrip()
+    closing = after[:1]
+    if not (closing and closing in "}]" and before.endswith(",")):
+        return None
+    opened = _open_brackets(before)
+    return closing if opened and "{[".index(opened[-1]) == "}]".index(closing) else None
+
+
+def _cut_short(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether the parser stopped at the end of ``text`` wanting more, or in a string running to its end, with a
+    string, object or list left open: a file cut short. Where it stopped before the end, the fault is there (a
+    quote or bracket left out by a hand edit), which counting the brackets alone took for a copy cut short, to be
+    copied again, the edit lost, until the hundred-and-twenty-second session's review."""
+    at_the_end = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+    return at_the_end and _left_open(text)
+
+
+def _open_brackets(text: str) -> list[str]:
+    """The ``{`` and ``[`` left open at the end of ``text``, outermost first; a ``"`` last where it ends inside a
+    string."""
+    opened, in_string, escaped = [], False, False
     for character in text:
         if escaped:
             escaped = False
@@ -72,10 +130,15 @@ def _left_open(text: str) -> bool:
         elif character == '"':
             in_string = True
         elif character in "{[":
-            depth += 1
-        elif character in "}]":
-            depth -= 1
-    return in_string or depth > 0
+            opened.append(character)
+        elif character in "}]" and opened:
+            opened.pop()
+    return [*opened, '"'] if in_string else opened
+
+
+def _left_open(text: str) -> bool:
+    """Whether ``text`` ends inside a string, or with an object or list not closed."""
+    return bool(_open_brackets(text))
 
 
 def read_json_file(path: Path, again: str, parse: Callable[[str], Any] = json.loads) -> Any:
@@ -88,7 +151,7 @@ def read_json_file(path: Path, again: str, parse: Callable[[str], Any] = json.lo
     """
     data = Path(path).read_bytes()
     if fault := not_utf8(data):
-        raise DataError(f"{path} {fault}: save it again as UTF-8")
+        raise DataError(f"{path} {fault}")
     text = utf8_text(data)
     try:
         return parse(text)

@@ -5,6 +5,8 @@ probe, benchmarks/results/output_and_config_edges_2026-12-07/). --config's YAML:
 
 import json
 import re
+import struct
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -14,6 +16,7 @@ from accelerated_seg.checkpoint import exported_step
 from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.estimator import Segmentation
+from accelerated_seg.hand_edited import json_fault, read_json_file
 from accelerated_seg.evaluate import class_names_from_json
 from accelerated_seg.model_folders import read_export_json
 from test_inference import export
@@ -54,9 +57,10 @@ EDITS = {  # how a hand edit went wrong -> (the bytes saved, what the one line s
                r" is not UTF-8 text \(byte 0xe9 on line \d+: saved as Latin-1 or Windows-1252\?\): save it again as "
                r"UTF-8$"),
     "trailing_comma": (lambda text: text.replace('"lesion"\n', '"lesion",\n', 1).encode(),
-                       r" is not valid JSON \(Expecting property name enclosed in double quotes: line \d+ column 3 "
-                       r"\(char \d+\)\): a comma before that '\}', which JSON does not allow \(a hand edit\?\); "
-                       r"remove the comma$"),
+                       # the parser's words differ: "Expecting property name" up to 3.12, at the '}'; "Illegal
+                       # trailing comma before end of object" from 3.13, at the comma
+                       r" is not valid JSON \(.*: line \d+ column \d+ \(char \d+\)\): a comma before that '\}', which "
+                       r"JSON does not allow \(a hand edit\?\); remove the comma$"),
     "cut_short": (lambda text: text.encode()[:int(len(text) * 0.6)],
                   r" is not valid JSON \(.*line \d+ column \d+ \(char \d+\)\): it ends inside a string, object or "
                   r"list, so it was cut short; copy the export's config.json again from the run folder that wrote "
@@ -93,3 +97,57 @@ def test_a_hand_edit_of_an_exports_config_json_gone_wrong_is_one_line_saying_wha
                                                                           "was written")):
             class_names_from_json(config)
 
+
+
+CONFIG = json.dumps({"model": {"name": "UNet", "channels": [16, 32]}, "num_classes": 3}, indent=2) + "\n"
+HEADER = json.dumps({"weight": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+TOLD = {  # the bytes of a config.json -> what the line says after the file's name (review of h120's hand_edited)
+    # a copy gone wrong or another file of the name: "saved as UTF-16 or UTF-32 (NUL bytes ...)", or "saved as
+    # Latin-1", where no text was ever saved
+    "safetensors": (struct.pack("<Q", len(HEADER)) + HEADER + bytes(4),
+                    r"is not a text file \(byte 0x00 at offset 1, which no text holds: a binary file, such as weights "
+                    r"or an archive, saved under this name, or a copy gone wrong\?\): copy the text file there again"),
+    "gzip": (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + bytes(range(256)),
+             r"is not a text file \(byte 0x1f at offset 0"),
+    "png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), r"is not a text file \(byte 0x1a at offset 6"),
+    "utf16_no_mark": (CONFIG.encode("utf-16-le"), r"is saved as UTF-16 \(NUL bytes between its characters\), not "
+                                                   r"UTF-8: save it again as UTF-8$"),
+    "utf32_no_mark_cut": (CONFIG.encode("utf-32-be")[:-3], r"is saved as UTF-32 \(NUL bytes"),
+    # a quote or a bracket left out mid-file: "cut short ... copy it again", which loses the edit
+    "quote_left_out": (CONFIG.replace('"UNet"', '"UNet').encode(), r"is not valid JSON \(Invalid control character "
+                       r"at: line 3 column 19 \(char 33\)\); mend it there \(a hand edit\?\), or COPY$"),
+    "quote_left_out_one_line": (b'{"model": {"name": "UNet}, "num_classes": 3}', r"\); mend it there"),
+    "bracket_left_out": (CONFIG.replace("32\n    ]", "32\n").encode(),
+                         r"\); mend it there \(a hand edit\?\), or COPY$"),
+    # a comma before a bracket of the other kind: removing it mends nothing
+    "comma_wrong_bracket": (b'{"model": {"name": "UNet",]}}', r"\); mend it there \(a hand edit\?\), or COPY$"),
+    "blank": (b" \n\n\t \n", r"\): the file is only blank space; COPY$"),
+    "bom_and_comma": (BOM + CONFIG.replace("3\n", "3,\n").encode(), r"\): a comma before that '\}', which JSON does "
+                                                                     r"not allow \(a hand edit\?\); remove the comma$"),
+    "still_cut_short": (CONFIG.encode()[:40],
+                        r"\): it ends inside a string, object or list, so it was cut short; COPY$"),
+}
+
+
+@pytest.mark.parametrize("case", TOLD)
+def test_what_a_mangled_config_json_is_said_to_be_is_what_it_is(case, tmp_path):
+    """h120's diagnosis, fuzzed (benchmarks/results/review_hand_edited_2026-12-07/): a safetensors or gzip file
+    named config.json was "saved as UTF-16 or UTF-32", a PNG "saved as Latin-1"; a quote or bracket left out by
+    a hand edit, mid-file, was "cut short; copy it again", the edit lost; a comma before a bracket of the other
+    kind "remove the comma", which mends nothing; a file of blank space "empty"."""
+    data, said = TOLD[case]
+    (config := tmp_path / "config.json").write_bytes(data)
+    with pytest.raises(DataError, match=f"^{re.escape(str(config))} .*{said}"):
+        read_json_file(config, "COPY")
+
+
+def test_a_trailing_comma_is_told_where_python_313_stops_at_the_comma():
+    """Python 3.13 on says "Illegal trailing comma before end of object" at the comma itself, where 3.10 to 3.12
+    stop at the bracket after it: json_fault told only the second a comma's, and the first "mend it there, or copy
+    the export's config.json again" (pyproject's requires-python is >=3.10)."""
+    for text, closing in (('{\n  "a": 1,\n}\n', "}"), ('[1,\n2,]', "]")):
+        comma = text.rindex(",")
+        error = json.JSONDecodeError(f"Illegal trailing comma before end of {'object' if closing == '}' else 'array'}",
+                                     text, comma)
+        assert json_fault(Path("config.json"), text, error, "COPY").endswith(
+            f"a comma before that '{closing}', which JSON does not allow (a hand edit?); remove the comma")
