@@ -185,7 +185,8 @@ def _merge_as_taken(earlier: dict) -> dict:
 def earlier_evaluation(output_dir: Path) -> dict:
     """The summary.json of the evaluation in ``output_dir``; {} where there is none or it cannot be read."""
     try:
-        earlier = json.loads((output_dir / "summary.json").read_text(encoding="utf-8"))
+        # utf-8-sig: as _written_by_evaluate (is_json_object_with) reads it, which took it for evaluate's
+        earlier = json.loads((output_dir / "summary.json").read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):  # gone, unreadable: nothing tells what it scored
         return {}
     return earlier if isinstance(earlier, dict) else {}

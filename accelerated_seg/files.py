@@ -460,7 +460,7 @@ def check_output_file(path: str | Path, setting: str, result_key: str, kind: str
         if not is_json_object_with(path, {result_key}):
             raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
                               f"object with {result_key!r}), so it would be replaced: give another path, or move it")
-        earlier = json.loads(path.read_text(encoding="utf-8"))[result_key]
+        earlier = json.loads(path.read_text(encoding="utf-8-sig"))[result_key]  # as is_json_object_with reads it
         if not str(earlier).startswith(kind):
             raise ConfigError(f"{setting} {path} holds another command's result ({result_key} {earlier!r}, not "
                               f"{kind}...), so it would be replaced: give another path, or move it")
@@ -519,9 +519,12 @@ def unwritable(folder: str | Path) -> str | None:
 
 def is_json_object_with(path: str | Path, keys) -> bool:
     """Whether ``path`` holds a JSON object with every one of ``keys``: how a command recognises a
-    result it wrote earlier, which it may replace (False when unreadable, not UTF-8 or not JSON)."""
+    result it wrote earlier, which it may replace (False when unreadable, not UTF-8 or not JSON). A UTF-8
+    byte-order mark is read past, as hand_edited.py reads an export's config.json: an export's saved as "UTF-8 with
+    BOM" by a hand edit was taken for another program's (save refused to replace it, fit wrote a run beside it)
+    until the hundred-and-twenty-second session's review."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return False
     return isinstance(document, dict) and set(keys) <= set(document)

@@ -151,3 +151,17 @@ def test_a_trailing_comma_is_told_where_python_313_stops_at_the_comma():
                                      text, comma)
         assert json_fault(Path("config.json"), text, error, "COPY").endswith(
             f"a comma before that '{closing}', which JSON does not allow (a hand edit?); remove the comma")
+
+
+def test_a_json_file_of_ours_saved_with_a_byte_order_mark_is_recognised_and_read_alike(tmp_path):
+    """files.is_json_object_with reads past a UTF-8 byte-order mark, as hand_edited does (save and fit:
+    test_estimator); check_output_file, which reads the file it recognised, reads it alike (else json's "Unexpected
+    UTF-8 BOM" traceback), and so does evaluate's earlier_evaluation."""
+    from accelerated_seg.evaluate_output import earlier_evaluation
+    from accelerated_seg.files import check_output_file, is_json_object_with
+
+    (result := tmp_path / "result.json").write_bytes(BOM + b'{"benchmark": "train_unet"}')
+    assert is_json_object_with(result, {"benchmark"})
+    check_output_file(result, "--output", "benchmark", "train_")  # an earlier result of the command: replaced
+    (tmp_path / "summary.json").write_bytes(BOM + b'{"settings": {"label_folder": "labels"}}')
+    assert earlier_evaluation(tmp_path) == {"settings": {"label_folder": "labels"}}
