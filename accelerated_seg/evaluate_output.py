@@ -20,8 +20,8 @@ from typing import Callable, Mapping, Sequence
 
 from .data.errors import DataError
 from .evaluate_setting_names import SettingNames
-from .files import (NAME_MAX, file_in_the_way, is_json_object_with, link_problem, no_file_made_in,
-                    write_files_together)
+from .files import (NAME_MAX, file_in_the_way, is_json_object_with, link_problem, name_too_long,
+                    no_file_made_in, write_files_together)
 
 # The settings that say where the inputs lie: a folder moved or renamed since holds the same evaluation where its
 # files hold what they held (summary.json's inputs_sha256)
@@ -76,12 +76,13 @@ _LONGEST_WRITTEN = f".summary.json.{'0' * 32}.tmp"
 
 def _too_long(output_dir: Path) -> str | None:
     """What of ``output_dir`` is longer than a file system takes, and what to give; None where nothing is. Told
-    from the path, as predict tells it of its outputs (``inference_outputs._check_name_lengths``): the OSError of a
+    from the path, as predict tells it of its outputs (``files.name_too_long``): the OSError of a
     look at it ("File name too long") names neither the name nor the limit, and a path that is short enough only
     without the files written in it passes every look and fails at the write, after the scoring."""
-    if names := [name for name in output_dir.parts if len(os.fsencode(name)) > NAME_MAX]:
-        return (f"a name on its path is {len(os.fsencode(names[0]))} bytes long ({names[0][:24]}...), and a file or "
-                f"folder name takes at most {NAME_MAX}: give a shorter one")
+    if too_long := name_too_long(output_dir):
+        name, length = too_long
+        return (f"a name on its path is {length} bytes long ({name[:24]}...), and a file or folder name takes at "
+                f"most {NAME_MAX}: give a shorter one")
     longest = len(os.fsencode(output_dir / _LONGEST_WRITTEN))
     if longest >= _PATH_MAX:
         return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with the files evaluate writes in it "

@@ -42,6 +42,18 @@ _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)
 NAME_MAX = 255
 
 
+
+def name_too_long(path: str | Path) -> tuple[str, int] | None:
+    """(the first name on ``path``, a file's or a folder's, that is longer than a file name can be, and its length
+    in bytes); None where each fits in ``NAME_MAX`` bytes. Counted as the OS stores the name (os.fsencode): the
+    ``str.encode`` of predict's check raised UnicodeEncodeError on a name holding a byte that is not UTF-8 (a
+    Latin-1 "r\\xe9sultats", as Linux passes it), refusing its --output in the codec's words, until the
+    hundred-and-twenty-second session's review; evaluate's and predict's checks each counted it their own way."""
+    for name in Path(path).parts:
+        if (length := len(os.fsencode(name))) > NAME_MAX:
+            return name, length
+    return None
+
 def temporary_name(name: str, suffix: str = "tmp") -> str:
     """``.<name>.<uuid4 hex>.<suffix>``: the hidden name of a file being written (``_TEMPORARY_NAME``), with
     ``name`` cut to keep it within a file name's 255 bytes. The 45 more characters than the final name

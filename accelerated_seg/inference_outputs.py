@@ -27,7 +27,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .dropped_interrupts import between_files, interrupts_kept
-from .files import (NAME_MAX, file_in_the_way, link_problem, no_file_made_in, remove_stale_temporaries,
+from .files import (NAME_MAX, file_in_the_way, link_problem, name_too_long, no_file_made_in, remove_stale_temporaries,
                     remove_written)
 from .inference_inputs import CHANNEL_FILE, InputCase, check_channel_count, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
@@ -170,8 +170,8 @@ def _check_name_lengths(outputs: Iterable[str | Path | None], setting: str = "--
     for output in outputs:
         if output is None:
             continue
-        if too_long := [part for part in Path(output).parts if len(part.encode()) > NAME_MAX]:
-            raise DataError(f"{output}: {too_long[0]!r} is {len(too_long[0].encode())} bytes long, and a file or "
+        if too_long := name_too_long(output):
+            raise DataError(f"{output}: {too_long[0]!r} is {too_long[1]} bytes long, and a file or "
                             f"folder name takes at most {NAME_MAX}; give {setting} a shorter name, or rename the scan "
                             f"whose name it takes (the probabilities add _probs to the label map's)")
 
