@@ -519,6 +519,12 @@ class Segmentation:
         check_evaluation_headers(dataset, config,
                                  read_check=functools.partial(check_manifest, normalization=normalization))
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
+        # a summary.json of another's (output_dir=the run folder) is not deleted below; the refusals name
+        # this method's output_dir: "--output", the command line's flag, was never given here. First, as the
+        # command's: a name too long was the bare "[Errno 36] File name too long" of the look at predictions/
+        # below, and a link in a loop pathlib's "RuntimeError: Symlink loop" of the resolve in the check after it,
+        # until the hundred-and-twenty-second session's review
+        check_output_folder(out, setting="evaluate: output_dir")
         if output_dir is not None:  # the default is in the run's folder
             refuse_an_output_among_the_cases(out, dataset.manifest)
         predictions, labels = out / "predictions", out / "labels"
@@ -526,9 +532,6 @@ class Segmentation:
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
                 raise FileExistsError(f"evaluate: {folder} exists and was not written by Segmentation.evaluate, which "
                                       f"rebuilds it on every call; give evaluate another output_dir")
-        # a summary.json of another's (output_dir=the run folder) is not deleted below; the refusals name
-        # this method's output_dir: "--output", the command line's flag, was never given here
-        check_output_folder(out, setting="evaluate: output_dir")
         for stale in (out / "summary.json", out / "metrics.csv"):  # would describe predictions no longer there
             stale.unlink(missing_ok=True)
         for folder in (predictions, labels):

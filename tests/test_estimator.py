@@ -344,6 +344,26 @@ def _refused_by_evaluate_and_predict(model, data, output_dir, files) -> tuple[st
     return str(refused.value), str(predicted.value)
 
 
+def test_evaluates_output_dir_too_long_or_in_a_loop_is_told_as_the_commands_output_is(tiny_dataset, tmp_path):
+    """h120 put the command's --output through check_output_folder first; Segmentation.evaluate's output_dir still
+    met a look at its predictions/ and a resolve before it: a name too long was the bare "[Errno 36] File name too
+    long", a link in a loop pathlib's "RuntimeError: Symlink loop" (review of h120,
+    benchmarks/results/review_estimator_evaluate_output_2026-12-07/)."""
+    from test_inference import export
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs[:1], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    model = Segmentation.load(export(tmp_path / "model"))
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    refusals = {tmp_path / ("a" * 300): r" .*: a name on its path is 300 bytes long \(a{24}\.\.\.\), and a file or "
+                                        r"folder name takes at most 255: give a shorter one$",
+                tmp_path / "loop": r": .*loop is a symbolic link in a loop .*; or give another folder$"}
+    for output_dir, refusal in refusals.items():
+        with pytest.raises(DataError, match=rf"^evaluate: output_dir{refusal}"):
+            model.evaluate(data, output_dir=output_dir)
+
+
 def test_evaluate_judges_a_cases_channel_units_as_predict_does_before_the_check(tiny_dataset, tmp_path):
     """evaluate's pre-flight check of its validation cases has no model's spacing: a channel of no unit on micrometre
     numbers beside one in mm was told ``resample the channels onto one grid`` there, while predict, reading the

@@ -5,7 +5,6 @@ surrogates not allowed", a folder it writes into when the check is not there (th
 session's review, benchmarks/results/review_name_lengths_2026-12-07/)."""
 
 import os
-import re
 
 import nibabel as nib
 import numpy as np
