@@ -3,7 +3,7 @@ as the command line tells --output? Command:
 cd /tmp/wt_r104 && PYTHONPATH=<tree>:/tmp/wt_r104/tests python \
     benchmarks/results/review_estimator_evaluate_output_2026-12-07/probe.py
 """
-import os, shutil, tempfile, warnings
+import shutil, tempfile, warnings
 from pathlib import Path
 
 from accelerated_seg.data.synthetic import write_synthetic_dataset

@@ -3,7 +3,7 @@ old system, as Linux passes it: surrogate-escaped), and names too long. Command:
 cd /tmp/wt_r104 && PYTHONPATH=/tmp/wt_r104:/tmp/wt_r104/tests /work/main/.venv/bin/python \
     benchmarks/results/review_name_lengths_2026-12-07/probe.py > benchmarks/results/review_name_lengths_2026-12-07/<out>.txt 2>&1
 """
-import contextlib, io, os, sys, tempfile, traceback
+import contextlib, io, os, tempfile
 from pathlib import Path
 
 import nibabel as nib
