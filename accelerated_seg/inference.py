@@ -55,8 +55,10 @@ from .ensemble import given_folders, load_for_prediction, members_of
 from .files import remove_written
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_inputs import channels_config, check_channel_count, check_paths_given, home_expanded
-from .inference_outputs import (check_one_case_call, holding_output_folder, probabilities_path,
-                                remove_earlier_prediction)
+from .inference_outputs import check_one_case_call, probabilities_path, remove_earlier_prediction
+# by another name: inference's own name for it is the home's object, given by __getattr__ below
+# (_HOMES_OF_WHAT_IT_IMPORTED), as a script that imported it from here before the split reads it
+from .inference_outputs import holding_output_folder as _holding_output_folder
 from .inference_reading import (read_channels, refuse_beyond_host_memory, refuse_voxels_far_finer,
                                 warn_of_dominant_voxels)
 from .model_folders import read_export_json
@@ -685,7 +687,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     keep = kept_whole(config, keep_largest)
     # Each file locked as predict_cases locks one label map: until the hundred-and-twenty-second session this form
     # (predict --input) took no lock, and a second predict writing its map or probabilities went on, unsaid
-    with holding_output_folder(output, [output, probabilities_output]):
+    with _holding_output_folder(output, [output, probabilities_output]):
         try:
             return predict_case(model.to(device), config, channels, output, device=device, options=options,
                                 probabilities_output=probabilities_output, keep_largest=keep)
