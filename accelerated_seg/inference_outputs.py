@@ -531,7 +531,10 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
             on_main(main_process, hold_and_clear)
         yield
     finally:
-        for lock in held:
+        # Last taken first: a lock removes the folders it made once empty, and one map's first lock made the folder
+        # its probabilities' lock lies in (released first, that folder was left, empty: the hundred-and-twenty-second
+        # session's review)
+        for lock in reversed(held):
             lock.release()
 
 

@@ -1909,6 +1909,24 @@ def test_a_single_maps_probabilities_are_locked_as_its_map_and_predict_input_loc
     assert sorted(p.name for p in out.iterdir()) == ["seg.nii", "seg.nii.gz", "seg_probs.nii.gz"]
 
 
+def test_a_single_map_predict_that_writes_nothing_leaves_no_folder_its_two_locks_made(scans, tmp_path, capsys):
+    """--input with --probabilities into a folder not there yet: the map's lock makes the folder, the probabilities'
+    lock lies beside it. Released in the order taken, the map's lock found the folder still holding the other's file,
+    and neither removed it: a case that failed after the locks (its voxels cut short here), or a stop before its
+    write, left the empty folder, until the hundred-and-twenty-second session's review (r103; one lock, as before that
+    session, removed it). Released last taken first, nothing is left."""
+    model, scan = export(tmp_path / "model"), tmp_path / "cut.nii.gz"
+    whole = (scans / "imagesTr" / "case_001.nii.gz").read_bytes()
+    scan.write_bytes(whole[:len(whole) // 2])  # its header whole, its voxels cut short: refused once read
+    output = tmp_path / "new" / "seg.nii.gz"
+    with pytest.raises(DataError, match=rf"^{re.escape(str(scan))}: "):
+        predict_file(model, scan, output, probabilities_output=output.parent / "seg_probs.nii.gz")
+    assert not output.parent.exists()
+    assert main(["predict", "--model", str(model), "--input", str(scan), "--output", str(output),
+                 "--probabilities"]) == 2
+    assert str(scan) in capsys.readouterr().err and not output.parent.exists()
+
+
 def test_a_map_whose_name_leaves_no_room_for_probabilities_is_written_and_removed_without_an_error(scans, tmp_path):
     """A map's name of 250-255 bytes, without --probabilities: the look for an earlier run's <name>_probs.nii.gz
     beside it (Path.is_file) raised "File name too long" after the map was written, until the hundred-and-twenty-second
