@@ -61,9 +61,11 @@ class OneCaseFiles:
 
     def _earlier_probabilities(self) -> Path | None:
         """An earlier run's probabilities beside the label map written without them, which ``write_case`` removes
-        once the map is in place (``_remove_earlier_probabilities``, with the same test); None where there are none."""
+        once the map is in place (``_remove_earlier_probabilities``, with the same test); None where there are none.
+        os.path's test, as there: Path.is_file raised "File name too long" where the map's name (250-255 bytes) leaves
+        no room for ``_probs``, in this line's place, until the hundred-and-twenty-second session's review."""
         from .inference_outputs import probabilities_path
         from .predict_marks import written_by_predict
 
         stale = probabilities_path(self.output)
-        return stale if stale.is_file() and written_by_predict(stale) is None else None
+        return stale if os.path.isfile(stale) and written_by_predict(stale) is None else None

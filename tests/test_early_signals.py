@@ -506,6 +506,25 @@ def test_a_stopped_predict_input_says_what_its_files_hold(window, tmp_path, monk
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")]  # nothing hidden left
 
 
+def test_a_stopped_predict_input_of_a_map_name_leaving_no_room_for_probabilities_says_its_line(tmp_path, monkeypatch,
+                                                                                                capsys):
+    """A map's name of 250-255 bytes, without --probabilities, stopped once the map is written: the line looks for an
+    earlier run's <name>_probs.nii.gz beside it, by Path.is_file, which raised "File name too long" (a traceback in
+    the stop line's place, status 1) until the hundred-and-twenty-second session's review: that session made the
+    same look os.path's in predict's writing and removal (its 1b), not in this line's. No file can have that name."""
+    from accelerated_seg import predict_command
+    from accelerated_seg.cli import main
+
+    model, scans = tiny_model_and_scans(tmp_path)
+    out = tmp_path / f"{'s' * 245}_3.nii.gz"
+    _stopped_at_the_line(monkeypatch, predict_command, lambda line: line.startswith("wrote "))
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--input", str(scans / "case_000.nii.gz"), "--output",
+                 str(out)]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        f"predict interrupted: the label map is written whole at {out}; nothing to redo"]
+
+
 @pytest.mark.parametrize("through_a_link", [False, True])
 def test_a_predict_input_stopped_as_its_map_is_renamed_into_place_syncs_its_folder(tmp_path, monkeypatch, capsys,
                                                                                     through_a_link):
