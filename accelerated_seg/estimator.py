@@ -445,7 +445,7 @@ class Segmentation:
                     try:
                         output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
                                               sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"),
-                                              names=ESTIMATOR_PREDICT_NAMES, **options)
+                                              names=ESTIMATOR_PREDICT_NAMES, lock_outputs=False, **options)
                     except DataError as error:
                         failure = error
                 _said_again(raised, "predict", stacklevel=2, in_the_callers_words=in_the_callers_words)

@@ -30,6 +30,7 @@ may be written ``inference_outputs``'s; the processes of a launch share the case
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -642,7 +643,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                  transforms_on_device: bool = True, probabilities_output: str | Path | None = None,
                  keep_largest: bool | Sequence[int] = False, fp32_setting: str = COMMAND_LINE_FP32,
-                 names: PredictNames = PREDICT_FILE_NAMES) -> Path:
+                 names: PredictNames = PREDICT_FILE_NAMES, lock_outputs: bool = True) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     What cannot work is refused before the model loads, naming the argument (``check_one_case_call``): an
@@ -663,6 +664,9 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         fp32_setting: how the caller asks for fp32, which the emulated-bf16 warning names (``check_precision``).
         names: how the caller names these arguments in a refusal: this function's by default, the command's
             flags for ``accelerated-seg predict --input`` (``PredictNames()``).
+        lock_outputs: lock ``output`` and ``probabilities_output`` against another live predict writing them (as
+            ``predict`` does); False where they lie in a temporary folder of the caller's own, which no other run
+            can name (``Segmentation.predict``'s: locked, it warned of an unlockable ``--output`` nobody gave).
 
     Raises:
         DataError: the arguments (before the model loads), or the case's files (after).
@@ -687,7 +691,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     keep = kept_whole(config, keep_largest)
     # Each file locked as predict_cases locks one label map: until the hundred-and-twenty-second session this form
     # (predict --input) took no lock, and a second predict writing its map or probabilities went on, unsaid
-    with _holding_output_folder(output, [output, probabilities_output]):
+    with (_holding_output_folder(output, [output, probabilities_output]) if lock_outputs else contextlib.nullcontext()):
         try:
             return predict_case(model.to(device), config, channels, output, device=device, options=options,
                                 probabilities_output=probabilities_output, keep_largest=keep)

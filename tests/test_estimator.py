@@ -5270,3 +5270,32 @@ def test_evaluate_lists_a_case_in_metres_with_another_cases_truncated_file_in_on
     said = str(refused.value)
     assert said.startswith("2 problem(s) in the validation_pairs given to Dataset.from_files"), said
     assert "probably in metres" in said and "truncated" in said and not (tmp_path / "eval").exists(), said
+
+
+def test_predict_locks_no_temporary_file_of_its_own_where_predict_file_locks_its_output(tmp_path, monkeypatch):
+    """Segmentation.predict writes its label map into a temporary folder of its own, which no other run can name.
+    Since the hundred-and-twenty-second session predict_file (predict --input) locks the files it writes, and
+    Segmentation.predict, through it, locked that temporary map too: needlessly, and where the temporary folder could
+    not be locked (a TMPDIR without flock) every call warned `--output /tmp/.../prediction.nii.gz cannot be locked ...
+    give each predict its own --output`, of a flag and a path its caller never gave (that session's review r103)."""
+    from test_inference import export
+
+    import accelerated_seg.inference_outputs as inference_outputs
+    from accelerated_seg.inference import predict_file
+
+    locked = []
+    real_hold = inference_outputs.hold_run_folder
+
+    def hold_run_folder(folder, *args, **kwargs):
+        locked.append(Path(folder))
+        return real_hold(folder, *args, **kwargs)
+
+    monkeypatch.setattr(inference_outputs, "hold_run_folder", hold_run_folder)
+    files = _one_case_of_4d_files(tmp_path / "cases", {"one": (8, 8, 8)})
+    model_dir = export(tmp_path / "model", in_channels=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning of a lock, nor of anything else
+        assert Segmentation.load(model_dir).predict(files["one"]).shape == (8, 8, 8)
+    assert locked == []
+    predict_file(model_dir, files["one"], tmp_path / "out" / "seg.nii.gz", device="cpu")
+    assert locked == [tmp_path / "out"]
