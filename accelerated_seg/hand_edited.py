@@ -149,11 +149,22 @@ def read_json_file(path: Path, again: str, parse: Callable[[str], Any] = json.lo
         DataError: naming the file, what is wrong and what to do: not UTF-8, or not JSON (``json_fault``).
         OSError: it cannot be read.
     """
-    data = Path(path).read_bytes()
-    if fault := not_utf8(data):
-        raise DataError(f"{path} {fault}")
-    text = utf8_text(data)
+    text = read_text_file(path)
     try:
         return parse(text)
     except json.JSONDecodeError as error:
         raise DataError(json_fault(path, text, error, again)) from None
+
+
+def read_text_file(path: Path, how: str = "") -> str:
+    """``path``'s text, a UTF-8 byte-order mark dropped; ``how``: words after "save it again as UTF-8", the way to
+    it in the program that saves such files (a spreadsheet's "CSV UTF-8").
+
+    Raises:
+        DataError: naming the file, what it is instead of UTF-8 text and what to do (``not_utf8``).
+        OSError: it cannot be read.
+    """
+    data = Path(path).read_bytes()
+    if fault := not_utf8(data):  # ``how`` where it is text to save again, not a binary file to copy again
+        raise DataError(f"{path} {fault}{how if fault.endswith(_RESAVE) else ''}")
+    return utf8_text(data)

@@ -12,7 +12,6 @@ read only to count a file's volumes, never voxels. Where the outputs go, and whi
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -27,9 +26,11 @@ from .data.cases import channel_names_fit, channel_said, one_channel_said, unnam
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
+from .data.formats.dataset_json import copy_it_again
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
+from .hand_edited import read_json_file
 from .model_folders import model_folder_kind
 from .shell_words import shell_word
 from .predict_names import PredictNames
@@ -116,26 +117,37 @@ def _json_given(json_path: Path) -> str:
     if json_path.name == "config.json" and (json_path.parent / "model.safetensors").is_file():
         return (f"an exported model's config.json, not a scan: its folder is the model, "
                 f"--model {shell_word(json_path.parent)}")
-    try:
-        content = json.loads(json_path.read_text())
-    except (ValueError, OSError):
-        content = None
+    content, _ = _dataset_description(json_path)
     described = isinstance(content, dict) and bool(content.keys() & {"training", "test", "modality", "channel_names"})
     what = "a dataset's description" if described else "a JSON file"
     return f"{what}, not a scan; predict takes the scans: {_its_test_scans(json_path)}"
 
 
+def _dataset_description(json_path: Path) -> tuple[object, str]:
+    """(``json_path``'s JSON, or None; why it does not read, as words after what predict takes, or ""). Read as
+    training reads a dataset.json (hand_edited's reader): in the locale's encoding, a byte-order mark not read past,
+    a dataset's description was "a JSON file" and its "test" scans not found, until the hundred-and-twenty-second
+    session; one that does not read is told so in training's words, not left for train to find."""
+    try:
+        return read_json_file(json_path, copy_it_again(json_path)), ""
+    except DataError as error:  # "; and it is saved as UTF-16 (...)": the path said once, before
+        return None, f"; and it{str(error).removeprefix(str(json_path))}"
+    except OSError:
+        return None, ""
+
+
 def _its_test_scans(json_path: Path) -> str:
     """Where the scans a dataset.json lists under "test" (the Decathlon's unlabelled ones) lie, or how to give
-    scans at all."""
+    scans at all, and why it does not read where it does not."""
+    content, fault = _dataset_description(json_path)
     try:
-        listed = json.loads(json_path.read_text()).get("test") or []
+        listed = content.get("test") or []
         scans = [resolve(item["image"] if isinstance(item, dict) else item, json_path.parent) for item in listed]
-    except (ValueError, OSError, AttributeError, TypeError, KeyError):  # no JSON object, or no list of paths
+    except (AttributeError, TypeError, KeyError):  # no JSON object, or no list of paths
         scans = []
     folders = sorted({f"{scan.parent}/" for scan in scans})
     if not folders:
-        return "NIfTI files, their folder or a pattern"
+        return f"NIfTI files, their folder or a pattern{fault}"
     which = "that folder" if len(folders) == 1 else "those folders"
     return f"its \"test\" list's {len(scans)} are in {', '.join(folders)}, give {which}"
 

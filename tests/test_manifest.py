@@ -753,7 +753,9 @@ def test_nnunet_splits_final_disagreeing_with_num_folds(tmp_path):
     with pytest.raises(DataError, match=r"holds 2 fold\(s\) but data\.num_folds=3; set data\.num_folds to 0 or 2"):
         read_by_the_config(root, num_folds=3)
     (root / "splits_final.json").write_text("[{")
-    with pytest.raises(DataError, match=r"fix it or delete it to split by num_folds$"):
+    # cut short, told so (hand_edited's reader), the way on still naming the keyword that splits without it
+    with pytest.raises(DataError, match=r"so it was cut short; copy it again from nnU-Net's preprocessed folder, or "
+                                        r"delete it to split by num_folds$"):
         load_nnunet(root, num_folds=3)
 
 
@@ -912,8 +914,11 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
                                                             "(a.nii.gz, a_seg.nii.gz): the file has no header row; "
                                                             "add one, such as image,label"),
         ("id,image,label\nsub/01,a.nii.gz,a_seg.nii.gz\n", "line 2: id 'sub/01' contains a path separator"),
-        # a spreadsheet's "Unicode text" export: UnicodeDecodeError's traceback before the 26th session
-        ("image,label\na.nii.gz,a_seg.nii.gz\n".encode("utf-16"), "not UTF-8 text (byte 0xff at position 0)"),
+        # a spreadsheet's "Unicode text" export: UnicodeDecodeError's traceback before the 26th session, "not
+        # UTF-8 text (byte 0xff at position 0)" before the hundred-and-twenty-second (hand_edited's reader)
+        ("image,label\na.nii.gz,a_seg.nii.gz\n".encode("utf-16"),
+         "is saved as UTF-16 (a Windows editor's \"Unicode\"), not UTF-8: save it again as UTF-8 (a spreadsheet's "
+         "'CSV UTF-8')"),
         # A second column of one name replaced the first's cells (images paired with other labels), and
         # cells beyond the header were dropped, before the twenty-ninth session.
         ("image,label,Label\na.nii.gz,a_seg.nii.gz,b_seg.nii.gz\n", "column(s) ['label'] appear twice in the header"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.hand_edited import read_text_file
 from accelerated_seg.model_folders import Names
 
 _IMAGE_COLUMN = re.compile(r"image_(\d+)")
@@ -120,16 +122,16 @@ def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, 
     """Return the lower-cased header and the non-empty rows with their line numbers."""
     if not csv_path.is_file():
         raise DataError(f"{csv_path}: CSV not found; check the data path")
-    try:
-        return _parse_csv_rows(csv_path)
-    except UnicodeDecodeError as err:  # a spreadsheet's "Unicode text" export is UTF-16: a traceback before
-        raise DataError(f"{csv_path}: not UTF-8 text (byte {err.object[err.start]:#04x} at position {err.start}); "
-                        f"save it as UTF-8 CSV (a spreadsheet's 'CSV UTF-8')") from None
+    # hand_edited's reader, as a dataset.json's: the byte-order mark spreadsheet programs put before the header read
+    # past; a spreadsheet's "Unicode text" export (UTF-16) told so, with or without its mark, and a binary file too.
+    # Without the mark, or binary, it was read as a header of columns ['\x00l\x00a...'] "with no 'label' column",
+    # and a Latin-1 name told by its byte's position, until the hundred-and-twenty-second session
+    text = read_text_file(csv_path, " (a spreadsheet's 'CSV UTF-8')")
+    return _parse_csv_rows(csv_path, text)
 
 
-def _parse_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
-    # utf-8-sig drops the byte-order mark that spreadsheet programs put before the header.
-    with csv_path.open(newline="", encoding="utf-8-sig") as stream:
+def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
+    with io.StringIO(text, newline="") as stream:  # newline="": the line ends left to csv, within quotes too
         reader = csv.reader(stream)
         # the first line with a cell: blank lines above it were read as a header of no columns, told that
         # it had "no 'label' column (found columns [])" (ninety-second session's probe)

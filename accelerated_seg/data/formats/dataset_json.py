@@ -9,6 +9,7 @@ from typing import Any
 from accelerated_seg.data.cases import unnamed_channels
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike
+from accelerated_seg.hand_edited import read_json_file
 
 
 def dataset_json_path(path: PathLike) -> Path:
@@ -18,7 +19,8 @@ def dataset_json_path(path: PathLike) -> Path:
 
 
 def read_json(json_path: Path) -> dict[str, Any]:
-    """Load the JSON object, turning every failure into a DataError that says what to do."""
+    """Load the JSON object, turning every failure into a DataError that says what to do (an unreadable file
+    aside: its OSError)."""
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
         # point at a folder; a relative path is read from the working folder, which is now named. The file is
@@ -29,15 +31,19 @@ def read_json(json_path: Path) -> dict[str, Any]:
             f"nnU-Net v2 layout); a relative data path is read from the working folder ({Path.cwd()}), not from the "
             f"config file's"
         )
-    try:
-        # utf-8-sig: a byte-order mark, which Windows editors and PowerShell put first, is dropped, as the CSV
-        # reader drops it; json refused it with "Unexpected UTF-8 BOM", and the advice to regenerate the file.
-        content = parse_json(json_path.read_text(encoding="utf-8-sig"), json_path)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(f"{json_path}: not valid JSON ({err}); fix or regenerate the file") from err
+    # hand_edited's reader, as evaluate --labels reads this file: a byte-order mark (Windows editors, PowerShell)
+    # read past; UTF-16, Latin-1, a binary file, a trailing comma and a copy cut short each told as what it is.
+    # Until the hundred-and-twenty-second session a UTF-16 or Latin-1 file was the codec's "can't decode byte 0xff
+    # in position 0" and every parse fault "fix or regenerate the file", a trailing comma's too
+    content = read_json_file(json_path, copy_it_again(json_path), lambda text: parse_json(text, json_path))
     if not isinstance(content, dict):
         raise DataError(f"{json_path}: expected a JSON object at the top level, got {type(content).__name__}")
     return content
+
+
+def copy_it_again(json_path: Path) -> str:
+    """The way to a whole dataset.json (``json_path``) where one does not parse and cannot be mended in place."""
+    return f"copy {json_path.name} again from the dataset's download, or regenerate it"
 
 
 def parse_json(text: str, json_path: Path) -> Any:

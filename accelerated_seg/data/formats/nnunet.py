@@ -11,12 +11,13 @@ from typing import Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
+from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, parse_json, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, conversion, natural_key
 from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
                                          split_regions)
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.hand_edited import read_json_file
 from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
 
@@ -292,12 +293,12 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     """Take entry ``fold`` of nnU-Net's splits_final.json: [{"train": [ids], "val": [ids]}, ...]."""
     num_folds, fold = settings.num_folds, settings.fold
     folds_is, fold_is = settings.said("num_folds"), settings.said("fold")  # load_nnunet's keywords, or the config's
-    try:
-        splits = json.loads(splits_path.read_text(encoding="utf-8-sig"))  # a byte-order mark dropped (read_json)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(
-            f"{splits_path}: not valid JSON ({err}); fix it or delete it to split by {folds_is}"
-        ) from err
+    # read as dataset.json is (hand_edited's reader): a byte-order mark read past, UTF-16 or Latin-1, a binary
+    # file, a trailing comma, a copy cut short told as what each is, and a key given twice ("val" twice lost a
+    # fold's cases) refused; the codec's or the parser's words and "fix it" until the hundred-and-twenty-second
+    # session
+    splits = read_json_file(splits_path, f"copy it again from nnU-Net's preprocessed folder, or delete it to split "
+                                         f"by {folds_is}", lambda text: parse_json(text, splits_path))
     if not (isinstance(splits, list) and splits and all(
         isinstance(entry, dict) and isinstance(entry.get("train"), list) and isinstance(entry.get("val"), list)
         for entry in splits
