@@ -690,24 +690,34 @@ def _address(store) -> tuple[str, int] | None:
     return (store.host, store.port) if isinstance(store, dist.TCPStore) else None
 
 
-def _polled(store, stop: dict) -> str | None:
-    """The error published in ``store``, None where none is; what a reconnect needs noted first, while the store
-    answers (``_note_while_it_answers``). With it, into ``stop``, what its publish set before it (``_read_the_stop``),
-    as far as the store answers: the message is the poll's answer all the same."""
-    _note_while_it_answers()
-    if not store.check([MESSAGE]):
-        return None
-    message = store.get(MESSAGE).decode()
-    with contextlib.suppress(_store_gone()):
-        _read_the_stop(store, stop)
+def _poll(store, stop: dict) -> str | None:
+    """A watcher's poll: the error published in ``store`` (``_polled``), None where none is, waited for ``ANSWER_S`` at
+    most (``_within``: the first failing call on a reset client waits for torch's reverse lookup of its host, 10.0 s
+    with a name server silent, before it raises). Where there is one, what its publish set before it, into ``stop``
+    (``_read_the_stop``), within ``ANSWER_S`` of its own, as far as the store answers: ``_end`` reads the rest. Read
+    under the message's bound (the hundred-and-twenty-second session, until its review), the five to seven calls took
+    a store answering each in 0.15 s past it: the message read was dropped, the store taken for broken and a fresh
+    client asked again, at every poll for as long as the store was that slow, no process ending for the stop (two
+    calls, 0.3 s, before that session: benchmarks/results/review_stop_read_2026-12-07/poll_calls_*.txt)."""
+    message = _within(lambda: _polled(store), ANSWER_S)
+    if message is not None:
+        with contextlib.suppress(_store_gone()):
+            _within(lambda: _read_the_stop(store, stop), ANSWER_S)
     return message
+
+
+def _polled(store) -> str | None:
+    """The error published in ``store``, None where none is; what a reconnect needs noted first, while the store
+    answers (``_note_while_it_answers``)."""
+    _note_while_it_answers()
+    return store.get(MESSAGE).decode() if store.check([MESSAGE]) else None
 
 
 def _read_the_stop(store, stop: dict) -> None:
     """What a stop's publish sets before its message (``_publish``), into ``stop``: whether it is an interrupt and the
     signal it was, a reader gone, a peer gone. One key at a time, each kept before the next call, the store's error
     raised: an interrupt read together with the rest, and the store failing at the rest, was said as an error, status
-    1. Read by the poll that sees the message, where the store answers (``_polled``), else by ``_end``: the store may
+    1. Read by the poll that sees the message, where the store answers (``_poll``), else by ``_end``: the store may
     end before ``_end`` reads it (the main process's node gone), and a process other than the main one then ended with
     status 1 saying nothing, where the stop was another's (until the hundred-and-twenty-second session:
     benchmarks/results/stop_store_dies_in_end_2026-12-07)."""
@@ -860,7 +870,7 @@ class _Watcher(threading.Thread):
                             self._keep_where_this_process_runs(store)
                         # waited for ANSWER_S at most: the first failing call on a reset client waits for torch's
                         # reverse lookup of its host (10.0 s, a name server silent) before it raises
-                        message = _within(lambda: _polled(store, self.stop), ANSWER_S) if store is not None else None
+                        message = _poll(store, self.stop) if store is not None else None
                         if message is None and store is not None:
                             self._read_where_the_main_process_runs(store)
                     except _store_gone():
