@@ -830,9 +830,18 @@ class _Watcher(threading.Thread):
         node before this process read the main process's answer: say it lost, once on this node (``say_the_error``),
         from the line its publish made while the store lived, else from where the main process ran, read at this
         watcher's polls (``places``); in full as the caller has it (``said_in_full``: training's with the newest whole
-        checkpoint)."""
-        line = self.main_process_lost or said_lost(None, [0], self.places)
-        say_the_error(self.said_in_full(line, peer_gone=True, main_process=False))
+        checkpoint); as it is where that raises (a bug, a checkpoints folder that cannot be read), as the main process
+        says its own then (``_said_though_the_store_failed``): nothing was said until the hundred-and-twenty-second
+        session's review."""
+        say_the_error(self.lost_in_full(self.main_process_lost or said_lost(None, [0], self.places)))
+
+    def lost_in_full(self, line: str) -> str:
+        """On a process other than the main one, ``line`` naming the main process lost in full as the caller has it
+        (``said_in_full``), as it is where the caller's completion raises."""
+        try:
+            return self.said_in_full(line, peer_gone=True, main_process=False)
+        except Exception:  # noqa: BLE001 - the caller's: the line is said all the same
+            return line
 
     def says_the_line(self) -> bool:
         """Whether this watcher says the line in this process: not where its rank's caller says it already, its
@@ -1012,7 +1021,7 @@ class _Watcher(threading.Thread):
                 # first commit of the hundred-and-fourteenth session, and said gloo's error before.
                 if peer_gone:
                     # first: the store may end with the main process's node
-                    line = self.said_in_full(said_lost(store, [0], self.places), peer_gone=True, main_process=False)
+                    line = self.lost_in_full(said_lost(store, [0], self.places))
                     if _the_main_process_lost(store, ranks):
                         line_said = True
                         if self.says_the_line():

@@ -293,6 +293,41 @@ def test_a_process_whose_store_ends_as_its_end_begins_says_the_line_its_publish_
         f"error: {LOST_0}\n" if published else f"error: {GLOO_RESET}; {UNREAD.format(where='')}\n")
 
 
+@pytest.mark.parametrize("stop", ["published", "read", "the main process answering"])
+def test_a_process_whose_store_ends_says_the_main_process_lost_though_the_callers_completion_fails(stop, ended,
+                                                                                                     capsys):
+    """As above, the stop for a peer gone (this process's publish's line, or the stop read by its poll), the caller's
+    completion of that line raising (training's step and checkpoint: a bug, a checkpoints folder that cannot be
+    read): the line is said as it is, once, as the main process says its own there
+    (``_said_though_the_store_failed``). The process ended with status 1 saying nothing until the
+    hundred-and-twenty-second session's review; and so where the store lived, the main process answering and saying
+    the line, which this process then left for the launcher's table to none."""
+    def completion_fails(line):
+        raise OSError("[Errno 5] Input/output error: 'checkpoints'")
+
+    prefix = f"accelerated_seg/test/completion_fails_{stop.split()[-1]}/"
+    watcher = _Watcher(prefix, lambda message: message, peer_gone_in_full=completion_fails)
+    watcher.places[0] = "node 0, gpu-node-1"
+    if stop == "the main process answering":
+        store = _stop(prefix, peer_gone=True)
+        answer(store, 0)
+        store.set(SAID, "the main process's line")
+        watcher._end(store, GLOO_RESET, 1, ranks=2)
+        assert ended == [1] and capsys.readouterr().err == ""
+        assert store.check([f"{LEFT}/1"])  # its line left for the launcher
+        return
+    if stop == "published":
+        watcher.main_process_lost = LOST_0
+    else:
+        watcher.stop.update({FOR_A_PEER_GONE: True})
+    with pytest.raises(dist.DistError):
+        watcher._end(_EndedStore(), GLOO_RESET, 1, ranks=2)
+    said = capsys.readouterr().err
+    assert ended == [1] and said.count("\n") == 1
+    assert said.startswith("error: process 0 (node 0, gpu-node-1) was lost: ")
+    assert said == (f"error: {LOST_0}\n" if stop == "published" else said)
+
+
 def test_a_publish_of_a_peer_gone_after_another_processs_stop_keeps_no_line_of_the_main_process_lost(
         one_process_group, monkeypatch):
     """The main process's own stop published first, its end breaking process 1's collective as it ends: process 1's
