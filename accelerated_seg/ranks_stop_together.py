@@ -158,6 +158,10 @@ MESSAGE, SAID, FIRST, LEFT, INTERRUPTED, HELD = "message", "said", "first", "lef
 STOPPED_BY = "stopped_by"
 #: Set with the message where it tells of stdout's reader gone (a BrokenPipeError), as INTERRUPTED is of an interrupt.
 READER_GONE = "reader_gone"
+#: Set with the message: the rank whose publish is the stop. A stop for a peer gone that the main process published
+#: tells a process whose store ended before it read the main process's line that the main process was alive at the
+#: stop, naming the processes lost itself (``_Watcher._said_unread``).
+PUBLISHED_BY = "published_by"
 #: How many ranks other than the main process have written under the lock (``writes_for_the_line``).
 WRITERS = "writers"
 #: The status of a process Ctrl-C ended, as a shell reports it (cli's EXIT_INTERRUPTED, which imports the commands).
@@ -381,6 +385,8 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
     mine, started = uuid.uuid4().hex, time.monotonic()
 
     def publish(store) -> None:
+        import torch.distributed as dist
+
         # the line, should the store end before this rank's watcher ends it (here, or in ``_end``): made while the
         # store lives, which may end with the main process's node; kept where this publish is the stop, not where
         # another's came first: the main process's own error, its end breaking this process's collective, was said as
@@ -396,6 +402,8 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
                 store.set(READER_GONE, "1")
             if peer_gone:
                 store.set(FOR_A_PEER_GONE, "1")
+            if dist.is_initialized():  # as a rule where there is a store; not a stand-in's
+                store.set(PUBLISHED_BY, str(dist.get_rank()))
             store.set(MESSAGE, str(error))
 
     if _store(watcher.prefix) is None:
@@ -724,6 +732,7 @@ def _read_the_stop(store, stop: dict) -> None:
     stop[INTERRUPTED] = bool(store.check([INTERRUPTED]))
     stop[STOPPED_BY] = int(store.get(STOPPED_BY)) if stop[INTERRUPTED] and store.check([STOPPED_BY]) else 0
     stop[READER_GONE] = bool(store.check([READER_GONE]))
+    stop[PUBLISHED_BY] = int(store.get(PUBLISHED_BY)) if store.check([PUBLISHED_BY]) else None
     stop[FOR_A_PEER_GONE] = bool(store.check([FOR_A_PEER_GONE]))  # the last: read, the rest were
 
 
@@ -1088,6 +1097,10 @@ class _Watcher(threading.Thread):
 
         - a stop for a peer gone (read; or, unread, this process's own publish of one, ``main_process_lost``): the main
           process named lost (``say_the_main_process_lost``; the hundred-and-twenty-first session's, for its publish);
+          not where the main process published it (``PUBLISHED_BY``): alive at the stop, it named the processes lost
+          and said that line, and this process named it lost in its place (the hundred-and-twenty-second session,
+          until its review: benchmarks/results/review_stop_read_2026-12-07/main_published_peer_gone_*.txt), said as
+          any other stop below;
         - any other, the main process running on this node: left for the launcher's table, as this process leaves the
           main process's line, which that process says (``_said_though_the_store_failed`` where its store failed too);
         - else once on this node: the stop's message and why this process says it (``_unread_line``), in full as this
@@ -1100,7 +1113,8 @@ class _Watcher(threading.Thread):
         benchmarks/results/stop_store_dies_in_end_2026-12-07. Never raises: the exit follows."""
         interrupted, reader_gone, _, peer_gone = _how_it_stops(self.stop)
         with contextlib.suppress(Exception):  # noqa: BLE001 - the process's exit follows, whatever fails here
-            if peer_gone or (FOR_A_PEER_GONE not in self.stop and self.main_process_lost):
+            if (peer_gone and self.stop.get(PUBLISHED_BY) != 0) or (FOR_A_PEER_GONE not in self.stop
+                                                                     and self.main_process_lost):
                 if self.says_the_line():
                     self.say_the_main_process_lost()
             elif self.places.get(0) == where_this_process_runs():

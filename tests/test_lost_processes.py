@@ -348,6 +348,36 @@ def test_a_publish_of_a_peer_gone_after_another_processs_stop_keeps_no_line_of_t
     assert fresh.main_process_lost.startswith("process 0 was lost: its connection closed in a collective")
 
 
+@pytest.mark.parametrize("published_by", ["the main process", "process 1"])
+def test_a_process_whose_store_ends_names_the_main_process_lost_only_where_it_did_not_publish_the_stop(
+        published_by, ended, monkeypatch, capsys):
+    """A stop for a peer gone (process 2, on node 1, killed), read by process 1's poll on node 1, the store ending
+    before process 1's end read the main process's line. Where the main process published it (its collective broke
+    first), it was alive at the stop, named process 2 lost and said that line: process 1 named the main process lost
+    all the same (the hundred-and-twenty-second session, until its review:
+    benchmarks/results/review_stop_read_2026-12-07/main_published_peer_gone_*.txt); it says the stop as read now.
+    Where another process published it, the main process may be the one lost (its node's agent ends with it, and the
+    store with that agent): named lost, as before."""
+    prefix = f"accelerated_seg/test/published_by_{published_by.split()[-1]}/"
+    publisher = _Watcher(prefix, lambda message: message)
+    monkeypatch.setattr(publisher, "wait_for_the_end", lambda: None)
+    ranks_stop_together._publish(publisher, RuntimeError(GLOO_RESET), peer_gone=True)  # rank 0's, this test's group
+    store = _store(prefix)
+    if published_by == "process 1":
+        store.set(ranks_stop_together.PUBLISHED_BY, "1")
+    watcher = _Watcher(prefix, lambda message: message)
+    message = ranks_stop_together._poll(store, watcher.stop)
+    watcher.places[0] = "node 0, gpu-node-1"
+    with pytest.raises(dist.DistError):
+        watcher._end(_EndedStore(), message, 1, ranks=3)
+    said = capsys.readouterr().err
+    if published_by == "the main process":
+        assert said == f"error: {GLOO_RESET}; {UNREAD.format(where=' (node 0, gpu-node-1)')}\n"
+    else:
+        assert said.startswith("error: process 0 (node 0, gpu-node-1) was lost: ") and said.count("\n") == 1
+    assert ended == [1]
+
+
 #: What a process other than the main one adds to a stop's line where the store ended before it read the main
 #: process's (``ranks_stop_together._unread_line``).
 UNREAD = ("the launch's store, kept on the main process's node{where}, ended or stopped answering before this process "
