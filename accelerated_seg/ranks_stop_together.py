@@ -891,6 +891,8 @@ class _Watcher(threading.Thread):
                         message = _poll(store, self.stop) if store is not None else None
                         if message is None and store is not None:
                             self._read_where_the_main_process_runs(store)
+                        elif message is not None:
+                            self._read_where_the_main_process_runs_at_the_stop(store)
                     except _store_gone():
                         # A blip or the store's host ended (rank 0's, outside torch elastic): the first error ended the
                         # watch for good until the hundred-and-seventh session, one rank's error then stopping no other.
@@ -960,6 +962,21 @@ class _Watcher(threading.Thread):
             raise
         except Exception:  # noqa: BLE001 - not asked again
             self.main_process_placed = True
+
+    def _read_where_the_main_process_runs_at_the_stop(self, store) -> None:
+        """On a process other than the main one, at the poll that saw a stop, where its earlier polls have not read
+        where the main process runs (``_read_where_the_main_process_runs``: ``PLACE_LOOKS`` at most, a launch's first
+        5 s, which a loaded host can outlast before the main process keeps it; or each look failed): once more, within
+        ``ANSWER_S``, for a line that names its node should the store end first (``_said_unread``,
+        ``say_the_main_process_lost``). That line said no node in 1 of 3 runs of the hundred-and-twenty-second
+        session's test of it on a loaded machine (its review: benchmarks/results/review_stop_read_2026-12-07/).
+        Never raises: the stop is this poll's answer."""
+        import torch.distributed as dist
+
+        with contextlib.suppress(Exception):  # noqa: BLE001 - a line's detail: never the stop's end
+            if 0 not in self.places and dist.get_rank() != 0:
+                if (place := _within(lambda: where_it_runs(store, 0), ANSWER_S)) is not None:
+                    self.places[0] = place
 
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
         # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.

@@ -378,6 +378,32 @@ def test_a_process_whose_store_ends_names_the_main_process_lost_only_where_it_di
     assert ended == [1]
 
 
+def test_the_poll_that_sees_a_stop_reads_where_the_main_process_runs_where_earlier_polls_had_not(one_process_group,
+                                                                                                   monkeypatch):
+    """Process 1's looks for where the main process runs ran out (PLACE_LOOKS, a launch's first 5 s) before the main
+    process kept it, as a loaded machine can hold that process's start: the poll that sees the stop reads it, for the
+    line that names its node should the store end before process 1's end reads the main process's line. That line
+    said "the main process's node" alone, 1 of 3 runs of
+    test_inference_distributed's ``..._says_the_main_processs_own_stop[sigterm]`` under load (the
+    hundred-and-twenty-second session's review)."""
+    prefix = "accelerated_seg/test/placed_at_the_stop/"
+    store = _store(prefix)
+    store.set("where/0", "node 0, gpu-node-1")
+    store.set(MESSAGE, BUG_0)
+    watcher = _Watcher(prefix, lambda message: message)
+    watcher.main_process_placed, watcher.place_looks = True, ranks_stop_together.PLACE_LOOKS + 1  # looks ran out
+    monkeypatch.setattr(dist, "get_rank", lambda *args: 1)
+    places = []
+
+    def end(store, message, rank, ranks):
+        places.append(dict(watcher.places))
+        raise RuntimeError("ended")  # the watch's run takes it
+
+    monkeypatch.setattr(watcher, "_end", end)
+    watcher.run()
+    assert places == [{0: "node 0, gpu-node-1"}]
+
+
 #: What a process other than the main one adds to a stop's line where the store ended before it read the main
 #: process's (``ranks_stop_together._unread_line``).
 UNREAD = ("the launch's store, kept on the main process's node{where}, ended or stopped answering before this process "
