@@ -125,9 +125,10 @@ def _json_given(json_path: Path) -> str:
 
 def _dataset_description(json_path: Path) -> tuple[object, str]:
     """(``json_path``'s JSON, or None; why it does not read, as words after what predict takes, or ""). Read as
-    training reads a dataset.json (hand_edited's reader): in the locale's encoding, a byte-order mark not read past,
-    a dataset's description was "a JSON file" and its "test" scans not found, until the hundred-and-twenty-second
-    session; one that does not read is told so in training's words, not left for train to find."""
+    training reads a dataset.json (hand_edited's reader), a byte-order mark read past. Until the
+    hundred-and-twenty-second session predict read it in the locale's encoding, a mark not read past: a dataset's
+    description with one was "a JSON file", its "test" scans not found, and one that did not read was not said why;
+    now it is, in training's words."""
     try:
         return read_json_file(json_path, copy_it_again(json_path)), ""
     except DataError as error:  # "; and it is saved as UTF-16 (...)": the path said once, before
