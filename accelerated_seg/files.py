@@ -42,7 +42,6 @@ _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)
 NAME_MAX = 255
 
 
-
 def name_too_long(path: str | Path) -> tuple[str, int] | None:
     """(the first name on ``path``, a file's or a folder's, that is longer than a file name can be, and its length
     in bytes); None where each fits in ``NAME_MAX`` bytes. Counted as the OS stores the name (os.fsencode): the
@@ -53,6 +52,7 @@ def name_too_long(path: str | Path) -> tuple[str, int] | None:
         if (length := len(os.fsencode(name))) > NAME_MAX:
             return name, length
     return None
+
 
 def temporary_name(name: str, suffix: str = "tmp") -> str:
     """``.<name>.<uuid4 hex>.<suffix>``: the hidden name of a file being written (``_TEMPORARY_NAME``), with
