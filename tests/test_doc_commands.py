@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ("docs/inference.md", "docs/checkpoints.md", "docs/data.md", "docs/from_monai.md", "README.md",
         "docs/augmentation.md", "docs/demo.md", "docs/known_issues.md", "docs/planning.md", "docs/strategies.md",
         "docs/design.md", "docs/performance.md", "docs/stopping.md", "docs/testing.md",
-        "docs/python_api.md", "docs/configuration.md", "docs/performance_history.md")
+        "docs/python_api.md", "docs/configuration.md", "docs/performance_history.md", "docs/known_issues_archive.md")
 SCRIPTS = tuple(sorted(str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "slurm").iterdir()))
 COMMANDS = ("train", "synth", "check", "cache", "predict", "evaluate", "export", "benchmark", "plan")
 # A command in a span of prose: `accelerated-seg check cases.csv --labels ...`, or `predict --overlap 0.25`
@@ -524,6 +524,39 @@ def test_the_layout_lists_every_module_of_the_package_and_no_other():
     assert {"missing": modules - set(entries), "not there": set(entries) - modules,
             "more than once": {name for name, count in entries.items() if count > 1}} == {
         "missing": set(), "not there": set(), "more than once": set()}
+
+
+def _heading_anchors(page: str) -> set[str]:
+    """The anchors GitHub gives ``page``'s headings: lower case, punctuation but ``-`` and ``_`` dropped, spaces
+    made ``-``, and a heading met again numbered (``-1``, ``-2``)."""
+    anchors, seen = set(), {}
+    for heading in re.findall(r"^#+ (.*)$", _prose(page), flags=re.M):
+        anchor = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(f"{anchor}-{seen[anchor]}" if anchor in seen else anchor)
+        seen[anchor] = seen.get(anchor, 0) + 1
+    return anchors
+
+
+def test_every_link_to_a_section_of_a_page_lands_on_one_of_its_headings():
+    """A link to ``<page>.md#<anchor>`` of the README or docs/, from a page, the code, the tests, the examples or
+    a benchmark's notes, and a page's link to a section of its own, lands on a heading the page has. The
+    hundred-and-twenty-third session moved known_issues.md's older Fixed entries into known_issues_archive.md and
+    rewrote the links that reached them; a link left behind would open the page at its top."""
+    pages = {path.name: _heading_anchors(_doc(str(path.relative_to(ROOT))))
+             for path in [ROOT / "README.md", *ROOT.glob("docs/*.md")]}
+    sources = [path for pattern in ("*.md", "docs/*.md", "accelerated_seg/**/*.py", "tests/*.py", "examples/**/*",
+                                    "benchmarks/**/*.md")
+               for path in ROOT.glob(pattern) if path.is_file() and path.suffix in (".md", ".py", ".sh", ".sbatch")]
+    wrong = []
+    for path in sources:
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        wrong += [f"{path.relative_to(ROOT)}: {page}#{anchor}"
+                  for page, anchor in re.findall(r"([\w.-]+\.md)#([\w-]+)", text)
+                  if page in pages and anchor not in pages[page]]
+        if path.name in pages and path.parent in (ROOT, ROOT / "docs"):  # a page's links to its own sections
+            wrong += [f"{path.relative_to(ROOT)}: #{anchor}" for anchor in re.findall(r"\]\(#([\w-]+)\)", text)
+                      if anchor not in pages[path.name]]
+    assert wrong == []
 
 
 def test_every_section_of_checkpoints_md_named_elsewhere_is_one_of_its_headings():
