@@ -62,21 +62,27 @@ def _control_byte(data: bytes) -> tuple[int, int] | None:
 
 def _wide_text(data: bytes) -> str | None:
     """"UTF-16" or "UTF-32" where ``data``, saved without a byte-order mark, reads as text in it (every character
-    printable, a tab or a line end; a copy cut short within its last character read to there); None where not."""
+    printable, a tab or a line end, and half of them or more ASCII, as a settings file's keys, commas, brackets and
+    paths are; a copy cut short within its last character read to there); None where not. Without the ASCII, a
+    ZIP's ``PK\\x03\\x04\\x14\\x00`` followed by ASCII text read as UTF-16-BE (CJK characters, each printable) and
+    was told "saved as UTF-16" until review r106 (the hundred-and-twenty-third session)."""
     for encoding, name, width in (("utf-32-le", "UTF-32", 4), ("utf-32-be", "UTF-32", 4), ("utf-16-le", "UTF-16", 2),
                                   ("utf-16-be", "UTF-16", 2)):
         try:
             text = data[:len(data) - len(data) % width].decode(encoding)
         except UnicodeDecodeError:
             continue
-        if all(character.isprintable() or character in "\t\n\r" for character in text):
+        if all(character.isprintable() or character in "\t\n\r" for character in text) and \
+                2 * sum(character.isascii() for character in text) >= len(text) > 0:
             return name
     return None
 
 
 def utf8_text(data: bytes) -> str:
-    """``data`` as text, a UTF-8 byte-order mark dropped; ``not_utf8`` first."""
-    return data.decode("utf-8-sig")
+    """``data`` as text, a UTF-8 byte-order mark dropped, or two (a tool that puts one before text that had one
+    already: a CSV's first column was '\\ufeffimage', "no image column", and a JSON "Unexpected UTF-8 BOM ... mend it
+    there" until review r106); ``not_utf8`` first."""
+    return data.decode("utf-8-sig").removeprefix("\ufeff")
 
 
 def json_fault(path: Path, text: str, error: json.JSONDecodeError, again: str) -> str:
