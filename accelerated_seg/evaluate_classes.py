@@ -15,11 +15,11 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .data.errors import DataError
-from .data.formats.dataset_json import parse_json
+from .data.formats.dataset_json import copy_it_again, parse_json, read_edited_json
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
+from .model_folders import COPY_AGAIN
 from .evaluate_setting_names import SettingNames
-from .hand_edited import read_json_file
 from .label_map_reading import read_label_map
 from .regions import Regions
 
@@ -190,9 +190,11 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
     path = check_labels_file(Path(path), setting)  # a folder: the file in it that names the classes
     try:
         # a file saved as UTF-16, cut short or with a comma JSON does not allow was told it "needs a "labels"
-        # object", the parser's words after it, until the hundred-and-twenty-second session (hand_edited.py)
-        document = read_json_file(path, f"copy {path.name} again from where it was written",
-                                  lambda text: parse_json(text, path))
+        # object", the parser's words after it, until the hundred-and-twenty-second session (hand_edited.py); read
+        # as training and predict read the file, the same line since review r106: "copy dataset.json again from
+        # where it was written" here, "from the dataset's download, or regenerate it" there (and an export's
+        # config.json "from the run folder that wrote it" in predict), brackets nested too deep a traceback
+        document = read_edited_json(path, COPY_AGAIN if path.name == "config.json" else copy_it_again(path))
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _exportclasses_to_score(document)
         raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class
@@ -282,7 +284,9 @@ def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
         path = check_labels_file(path)
     try:
         document = parse_json(path.read_text(encoding="utf-8-sig"), path)
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+    # nesting too deep and a file this user may not read (PermissionError) were a traceback here, before
+    # class_names_from_json's line (read_edited_json's), until review r106
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None, False
     if not isinstance(document, dict):
         return None, False

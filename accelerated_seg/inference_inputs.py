@@ -26,11 +26,10 @@ from .data.cases import channel_names_fit, channel_said, one_channel_said, unnam
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
-from .data.formats.dataset_json import copy_it_again
+from .data.formats.dataset_json import copy_it_again, read_edited_json
 from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, other_image_files, resolve, unique_ids
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
-from .hand_edited import read_json_file
 from .model_folders import model_folder_kind
 from .shell_words import shell_word
 from .predict_names import PredictNames
@@ -128,11 +127,13 @@ def _dataset_description(json_path: Path) -> tuple[object, str]:
     training reads a dataset.json (hand_edited's reader), a byte-order mark read past. Until the
     hundred-and-twenty-second session predict read it in the locale's encoding, a mark not read past: a dataset's
     description with one was "a JSON file", its "test" scans not found, and one that did not read was not said why;
-    now it is, in training's words."""
+    now it is, in training's words; since review r106 by training's own reader (``read_edited_json``), a key given
+    twice and brackets nested too deep (RecursionError's traceback) told too."""
     try:
-        return read_json_file(json_path, copy_it_again(json_path)), ""
+        return read_edited_json(json_path, copy_it_again(json_path)), ""
     except DataError as error:  # "; and it is saved as UTF-16 (...)": the path said once, before
-        return None, f"; and it{str(error).removeprefix(str(json_path))}"
+        rest = str(error).removeprefix(str(json_path))
+        return None, f"; and {json_path.name if rest.startswith(':') else 'it'}{rest}"  # ": key(s) [...] given twice"
     except OSError:
         return None, ""
 

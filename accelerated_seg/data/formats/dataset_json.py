@@ -19,8 +19,8 @@ def dataset_json_path(path: PathLike) -> Path:
 
 
 def read_json(json_path: Path) -> dict[str, Any]:
-    """Load the JSON object, turning every failure into a DataError that says what to do (an unreadable file
-    aside: its OSError)."""
+    """Load the JSON object, turning every failure into a DataError that says what to do (an unreadable file too,
+    since review r106)."""
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
         # point at a folder; a relative path is read from the working folder, which is now named. The file is
@@ -35,10 +35,43 @@ def read_json(json_path: Path) -> dict[str, Any]:
     # read past; UTF-16, Latin-1, a binary file, a trailing comma and a copy cut short each told as what it is.
     # Until the hundred-and-twenty-second session a UTF-16 or Latin-1 file was the codec's "can't decode byte 0xff
     # in position 0" and every parse fault "fix or regenerate the file", a trailing comma's too
-    content = read_json_file(json_path, copy_it_again(json_path), lambda text: parse_json(text, json_path))
+    content = read_edited_json(json_path, copy_it_again(json_path))
     if not isinstance(content, dict):
         raise DataError(f"{json_path}: expected a JSON object at the top level, got {type(content).__name__}")
     return content
+
+
+def read_edited_json(json_path: Path, again: str) -> Any:
+    """``json_path``'s JSON, a dataset's file edited by hand (dataset.json, splits_final.json), as hand_edited reads
+    it: a UTF-8 byte-order mark read past, every fault one line ending in ``again`` (the way to a whole copy), a key
+    given twice in one object refused (``parse_json``). The one reader of these files for training, ``check``,
+    predict and ``evaluate --labels``.
+
+    Raises:
+        DataError: naming the file, what is wrong and what to do; brackets nested past the parser's depth too
+            (a copy gone wrong), which raised RecursionError's traceback from every one of those paths until review
+            r106 (an export's config.json was told since review r91).
+        DataError too where it cannot be read (``cannot_be_read``): PermissionError's traceback from load_cases,
+            ``check`` and training until review r106.
+    """
+    def parse(text: str) -> Any:
+        try:
+            return parse_json(text, json_path)
+        except RecursionError:
+            raise DataError(f"{json_path} is not valid JSON (nested deeper than Python reads: a copy gone wrong?); "
+                            f"{again}") from None
+
+    try:
+        return read_json_file(json_path, again, parse)
+    except OSError as error:
+        raise DataError(cannot_be_read(json_path, error)) from None
+
+
+def cannot_be_read(path: Path, error: OSError) -> str:
+    """Why ``path``, a dataset's file that is there, cannot be read (``error``: permission, an I/O error), and what to
+    do, as an export's config.json is told (``model_folders.config_json_fault``)."""
+    return (f"{path} cannot be read ({error.strerror or error}): read it as a user who may (ls -l {path} names its "
+            f"owner and mode), or copy the dataset where you can")
 
 
 def copy_it_again(json_path: Path) -> str:

@@ -11,13 +11,12 @@ from typing import Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, parse_json, read_json
+from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_edited_json, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, conversion, natural_key
 from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
                                          split_regions)
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
-from accelerated_seg.hand_edited import read_json_file
 from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
 
@@ -98,6 +97,8 @@ def load_nnunet(
     splits_path = root / "splits_final.json"
     if splits_path.is_file():
         training, validation, how = _nnunet_fold(cases, splits_path, settings)
+    elif os.path.lexists(splits_path):  # a link to nothing, a folder: passed over, the seed's split taken, until r106
+        raise DataError(_splits_not_a_file(splits_path, settings.said("num_folds")))
     else:
         training, validation, how = settings.split(cases)
     return Manifest(
@@ -106,6 +107,18 @@ def load_nnunet(
         ignore_value=ignore_value, source_file=json_path,
         file_ending=file_ending if "file_ending" in content else None,
     )
+
+
+def _splits_not_a_file(splits_path: Path, folds_is: str) -> str:
+    """Why ``splits_path``, there, holds no folds to read: a symbolic link to nothing (nnU-Net's preprocessed folder,
+    which users link it from, not mounted or moved), or a folder. Either was passed over as no file until review
+    r106, and the cases split by the seed: a run validated on other cases than nnU-Net's, not a word said."""
+    if not splits_path.exists():  # a symbolic link, lexists says
+        return (f"{splits_path} is a symbolic link to {os.readlink(splits_path)}, which does not exist (a dangling "
+                f"link: nnU-Net's preprocessed folder not mounted, or moved?), so no fold is read from it: mount or "
+                f"make what it names, or remove the link to split by {folds_is}")
+    return (f"{splits_path} is a {'folder' if splits_path.is_dir() else 'special file'}, not nnU-Net's list of folds, "
+            f"so no fold is read from it: put the splits_final.json there, or remove it to split by {folds_is}")
 
 
 def _declared_count(content: dict[str, Any], json_path: Path, found: int) -> int | None:
@@ -297,8 +310,8 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     # file, a trailing comma, a copy cut short told as what each is, and a key given twice ("val" twice lost a
     # fold's cases) refused; the codec's or the parser's words and "fix it" until the hundred-and-twenty-second
     # session
-    splits = read_json_file(splits_path, f"copy it again from nnU-Net's preprocessed folder, or delete it to split "
-                                         f"by {folds_is}", lambda text: parse_json(text, splits_path))
+    splits = read_edited_json(splits_path, f"copy it again from nnU-Net's preprocessed folder, or delete it to split "
+                                           f"by {folds_is}")
     if not (isinstance(splits, list) and splits and all(
         isinstance(entry, dict) and isinstance(entry.get("train"), list) and isinstance(entry.get("val"), list)
         for entry in splits
