@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import os
 import re
 from pathlib import Path
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.dataset_json import cannot_be_read
 from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
@@ -65,16 +67,18 @@ def load_csv(
     given = f"{labels_given(names)} (the classes of {csv_path})"
     declared, ignore_value = split_ignore(labels_declaration(labels), given, binarize, names)
     label_names, label_values = parse_labels(declared, given, binarize)
-    header, rows = _read_csv_rows(csv_path)
+    header, rows, unended = _read_csv_rows(csv_path)
     image_columns = _image_columns(header, csv_path)
     _refuse_a_misspelt_split(header, csv_path, settings.said("validation_fraction"))
 
     entries: list[tuple[tuple[Path, ...], Path, str | None, str | None]] = []
+    needed = [*image_columns, "label", *(["split"] if "split" in header else [])]
     for line, row in rows:
         where = f"{csv_path}, line {line}"
-        split = _split_value(row.get("split"), where) if "split" in header else None
+        split = _split_value(row["split"], where) if "split" in row else None  # a row without: refused below
         if split == "test":
             continue  # kept in the same table by many projects; never trained or validated on
+        _refuse_a_row_cut_short(row, needed, [*image_columns, "label"], root, where, line == unended)
         images = tuple(resolve(_cell(row, column, where), root) for column in image_columns)
         label = resolve(_cell(row, "label", where), root)
         case_id = (row.get("id") or "").strip() or None
@@ -118,19 +122,50 @@ def _refuse_a_misspelt_split(header: set[str], csv_path: Path, fraction_is: str)
                         f"if it is no split)")
 
 
-def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
-    """Return the lower-cased header and the non-empty rows with their line numbers."""
+def _refuse_a_row_cut_short(row: dict[str, str], needed: list[str], paths: list[str], root: Path, where: str,
+                            unended: bool) -> None:
+    """Refuse a row (``where``) that ends before a column it needs (``needed``: the image and label columns, and
+    'split' where the header has one), and, where it is the file's last with no line end after it (``unended``),
+    one whose last cell is a path (``paths``' columns) cut off: empty, or not a NIfTI file's name and naming nothing.
+    Such a file was cut short (a copy stopped, a disk full); until review r106 it was told as "split is None", "empty
+    'label' cell; give a path", or by the checks as a file not found. Optional columns (id, others) may be left off
+    the end of a row; a whole last row without a line end (a file typed so) is read."""
+    if missing := [column for column in needed if column not in row]:
+        cells = f"the row ends after {len(row)} cell(s), without its {', '.join(map(repr, missing))} cell"
+        if unended:
+            raise DataError(f"{where}, the file's last: {cells}, and no line end follows: the file was cut short "
+                            f"there (a copy stopped, a disk full?); copy it again, or complete the row")
+        raise DataError(f"{where}: {cells}; give each row every column the header names (an empty optional one as "
+                        f"nothing between two commas)")
+    column = list(row)[-1]
+    value = row[column].strip()
+    if unended and column in paths and "\\" not in value and (not value or (
+            nifti_stem(value) is None and not os.path.lexists(resolve(value, root)))):
+        raise DataError(f"{where}, the file's last: its '{column}' cell is {value!r}, "
+                        f"{'which names no file' if value else 'empty'}, and no line end follows: the file was cut "
+                        f"short within that path (a copy stopped, a disk full?); copy it again, or give the file's "
+                        f"whole path")
+
+
+def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]], int | None]:
+    """Return the lower-cased header, the non-empty rows with their line numbers, and the last row's line number
+    where the file ends within that row, no line end after it (a copy cut short, or a file typed without one)."""
+    if csv_path.is_dir():  # "CSV not found" of a folder that is there until review r106
+        raise DataError(f"{csv_path} is a folder, not a CSV; give the CSV file's path")
     if not csv_path.is_file():
         raise DataError(f"{csv_path}: CSV not found; check the data path")
     # hand_edited's reader, as a dataset.json's: the byte-order mark spreadsheet programs put before the header read
     # past; a spreadsheet's "Unicode text" export (UTF-16) told so, with or without its mark, and a binary file too.
     # Without the mark, or binary, it was read as a header of columns ['\x00l\x00a...'] "with no 'label' column",
     # and a Latin-1 name told by its byte's position, until the hundred-and-twenty-second session
-    text = read_text_file(csv_path, " (a spreadsheet's 'CSV UTF-8')")
+    try:
+        text = read_text_file(csv_path, " (a spreadsheet's 'CSV UTF-8')")
+    except OSError as error:  # PermissionError's traceback until review r106
+        raise DataError(cannot_be_read(csv_path, error)) from None
     return _parse_csv_rows(csv_path, text)
 
 
-def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
+def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict[str, str]]], int | None]:
     with io.StringIO(text, newline="") as stream:  # newline="": the line ends left to csv, within quotes too
         reader = csv.reader(stream)
         # the first line with a cell: blank lines above it were read as a header of no columns, told that
@@ -156,7 +191,9 @@ def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int
                 raise DataError(f"{csv_path}, line {reader.line_num}: {len(cells)} cells but the header names "
                                 f"{len(columns)} columns; quote a path that holds a comma, or add the column")
             rows.append((reader.line_num, dict(zip(columns, cells))))
-    return set(columns), rows
+    # the last row read where the file ends within it: its line is the file's last, no line end after it
+    unended = rows[-1][0] if rows and rows[-1][0] == reader.line_num and not text.endswith(("\n", "\r")) else None
+    return set(columns), rows, unended
 
 
 def _image_columns(header: set[str], csv_path: Path) -> list[str]:
