@@ -91,10 +91,10 @@ def test_a_hand_edit_of_an_exports_config_json_gone_wrong_is_one_line_saying_wha
     assert main(["predict", "--model", str(model), str(a_scan(tmp_path / "case.nii.gz")), "--output",
                  str(tmp_path / "out") + "/"]) == 2
     assert re.fullmatch(f"error: {line}\n", capsys.readouterr().err)
-    if edit != "empty":  # evaluate's own words for a file of no labels
-        with pytest.raises(DataError, match=line.replace("copy the export's config.json again from the run folder "
-                                                         "that wrote it", "copy config.json again from where it "
-                                                                          "was written")):
+    if edit != "empty":  # evaluate's own words for a file of no labels; the same line since review r106 (it said
+        # "copy config.json again from where it was written", and of a dataset.json the same, where training said
+        # "from the dataset's download")
+        with pytest.raises(DataError, match=f"^{line}"):
             class_names_from_json(config)
 
 

@@ -130,3 +130,175 @@ def test_a_key_given_twice_in_splits_final_json_is_refused(tmp_path):
     with pytest.raises(DataError, match=r"splits_final.json: key\(s\) \['val'\] given twice in one JSON object; keep "
                                         r"one of each$"):
         load_cases(tmp_path)
+
+
+# Review r106 (the hundred-and-twenty-third session) of the above:
+# benchmarks/results/review_hand_edited_datasets_2026-12-07/
+
+def test_a_zip_header_followed_by_ascii_is_no_utf16_text(tmp_path):
+    """A ZIP's header with no NUL after its sixth byte, then ASCII text, read as UTF-16-BE is all CJK characters,
+    each printable: it was told "saved as UTF-16 (NUL bytes between its characters)", to be saved again as UTF-8."""
+    from accelerated_seg.hand_edited import not_utf8
+
+    zipped = b"PK\x03\x04\x14\x00" + b'{"name": "x"}'  # as UTF-16-BE: U+504B U+0304 U+1400 U+7B22 ...
+    assert not_utf8(zipped).startswith("is not a text file (byte 0x03 at offset 2")
+    assert not_utf8("image,label\n\u75c5\u4eba.nii.gz,\u75c5\u4eba_seg.nii.gz\n".encode("utf-16-le")).startswith(
+        "is saved as UTF-16 (NUL bytes")  # CJK names among ASCII commas and suffixes: still UTF-16
+    write_msd(tmp_path)
+    (path := tmp_path / "dataset.json").write_bytes(zipped)
+    with pytest.raises(DataError, match=f"^{re.escape(str(path))} is not a text file \\(byte 0x03 at offset 2"):
+        load_cases(path)
+
+
+CUT_CSV = {  # the text of a cases CSV -> what load_cases says of its last line (3)
+    "in the label's path": ("image,label\nimages/good.nii.gz,masks/good.nii.gz\nimages/bad.nii.gz,masks/ba",
+                            r"line 3, the file's last: its 'label' cell is 'masks/ba', which names no file, and no "
+                            r"line end follows: the file was cut short within that path \(a copy stopped, a disk "
+                            r"full\?\); copy it again, or give the file's whole path"),
+    "after the image's comma": ("image,label\nimages/good.nii.gz,masks/good.nii.gz\nimages/bad.nii.gz,",
+                                r"line 3, the file's last: its 'label' cell is '', empty, and no line end follows: the "
+                                r"file was cut short within that path"),
+    "in the image's path": ("image,label\nimages/good.nii.gz,masks/good.nii.gz\nimages/ba",
+                            r"line 3, the file's last: the row ends after 1 cell\(s\), without its 'label' cell, and "
+                            r"no line end follows: the file was cut short there \(a copy stopped, a disk full\?\); "
+                            r"copy it again, or complete the row"),
+    "before its split": ("image,label,split\nimages/good.nii.gz,masks/good.nii.gz,train\n"
+                         "images/bad.nii.gz,masks/bad.nii.gz",
+                         r"line 3, the file's last: the row ends after 2 cell\(s\), without its 'split' cell, and no "
+                         r"line end follows: the file was cut short there"),
+}
+
+
+@pytest.mark.parametrize("cut", CUT_CSV)
+def test_a_cases_csv_cut_short_mid_row_is_told_so(cut, tmp_path, capsys):
+    """h121's Left: a CSV cut short mid-row was a file not found (check), "empty 'label' cell; give a path", or
+    "split is None"; its last line, without a line end, now says the file was cut short, alike from load_cases and
+    check."""
+    table = write_csv(tmp_path).source
+    text, said = CUT_CSV[cut]
+    table.write_text(text)
+    with pytest.raises(DataError, match=f"^{re.escape(str(table))}, {said}"):
+        load_cases(table)
+    assert main(["check", str(table)]) == 1
+    assert re.search(f"^error: {re.escape(str(table))}, {said}", capsys.readouterr().err, re.MULTILINE)
+
+
+def test_a_short_row_and_a_whole_last_row_without_a_line_end(tmp_path):
+    """A row that ends before its split cell, mid-file, was "split is None; use train, validation or test"; a whole
+    last row without a line end (a file typed so), and one without its optional id cell, are read as before."""
+    table = write_csv(tmp_path).source
+    table.write_text("image,label,split\nimages/good.nii.gz,masks/good.nii.gz\nimages/bad.nii.gz,masks/bad.nii.gz,"
+                     "train\n")
+    with pytest.raises(DataError, match=r", line 2: the row ends after 2 cell\(s\), without its 'split' cell; give "
+                                        r"each row every column the header names"):
+        load_cases(table)
+    table.write_text("image,label,id\nimages/good.nii.gz,masks/good.nii.gz,g\nimages/bad.nii.gz,masks/bad.nii.gz")
+    assert [case.id for case in load_cases(table, validation_fraction=0).training] == ["g", "bad"]
+    table.write_text("image,label,split\nimages/good.nii.gz,masks/good.nii.gz,train\nimages/x.nii.gz,,test")
+    assert len(load_cases(table).training) == 1  # a test row cut of nothing it needs
+
+
+def test_evaluate_labels_of_a_dataset_json_says_the_line_training_says(tmp_path, capsys):
+    """evaluate --labels said "copy dataset.json again from where it was written" of a dataset.json cut short,
+    training and predict "from the dataset's download, or regenerate it"."""
+    from accelerated_seg.evaluate_classes import class_names_from_json
+
+    write_msd(tmp_path)
+    path = tmp_path / "dataset.json"
+    path.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(DataError) as training:
+        load_cases(path)
+    assert str(training.value).endswith(JSON_COPY.replace("\\", ""))
+    with pytest.raises(DataError) as evaluating:
+        class_names_from_json(path)
+    assert str(evaluating.value) == str(training.value)
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000  # brackets nested past the parser's depth: a copy gone wrong
+
+
+def test_a_dataset_json_nested_too_deep_is_one_line_on_every_path(tmp_path, capsys):
+    """RecursionError's traceback from load_cases, check, predict and evaluate --labels (an export's config.json was
+    told since review r91)."""
+    from accelerated_seg.evaluate_classes import class_names_from_json
+
+    write_msd(tmp_path)
+    (path := tmp_path / "dataset.json").write_bytes(DEEP)
+    line = told_alike(path, path, rf"is not valid JSON \(nested deeper than Python reads: a copy gone wrong\?\); "
+                                  rf"{JSON_COPY}", capsys)
+    with pytest.raises(DataError, match=f"; and it {line.removeprefix(re.escape(str(path)) + ' ')}$"):
+        expand_inputs([path])
+    with pytest.raises(DataError, match=f"^{line}$"):
+        class_names_from_json(path)
+    write_nnunet(nnunet := tmp_path / "nnunet")
+    (nnunet / "splits_final.json").write_bytes(DEEP)
+    with pytest.raises(DataError, match=r"splits_final.json is not valid JSON \(nested deeper than Python reads"):
+        load_cases(nnunet)
+
+
+def test_a_key_given_twice_is_said_after_predicts_refusal_as_training_says_it(tmp_path):
+    """predict read a dataset.json with plain json.loads: a key given twice, which training refuses, was read."""
+    write_msd(tmp_path)
+    path = tmp_path / "dataset.json"
+    path.write_text(path.read_text().rstrip()[:-1] + ', "validation": []}')
+    with pytest.raises(DataError, match=r"^.*dataset.json: key\(s\) \['validation'\] given twice in one JSON object; "
+                                        r"keep one of each$"):
+        load_cases(path)
+    with pytest.raises(DataError, match=r"; and dataset.json: key\(s\) \['validation'\] given twice in one JSON "
+                                        r"object; keep one of each$"):
+        expand_inputs([path])
+
+
+@pytest.mark.parametrize("kind", ["dangling_link", "folder"])
+def test_a_splits_final_json_that_is_no_file_is_refused_not_passed_over(kind, tmp_path):
+    """A splits_final.json linked from nnU-Net's preprocessed folder, not mounted, or a folder of the name, was
+    passed over as no file: the cases split by the seed, validated on other cases than nnU-Net's, not a word."""
+    write_nnunet(tmp_path)
+    splits = tmp_path / "splits_final.json"
+    if kind == "folder":
+        splits.mkdir()
+        said = r"is a folder, not nnU-Net's list of folds, so no fold is read from it: put the splits_final.json there"
+    else:
+        splits.symlink_to(tmp_path / "unmounted" / "splits_final.json")
+        said = (rf"is a symbolic link to {re.escape(str(tmp_path / 'unmounted' / 'splits_final.json'))}, which does "
+                rf"not exist \(a dangling link: nnU-Net's preprocessed folder not mounted, or moved\?\)")
+    with pytest.raises(DataError, match=f"^{re.escape(str(splits))} {said}.*, or remove (it|the link) to split by "
+                                        f"num_folds$"):
+        load_cases(tmp_path)
+
+
+def test_a_dataset_file_this_user_may_not_read_is_one_line(tmp_path, monkeypatch, capsys):
+    """PermissionError's traceback from load_cases and check, for a dataset.json (MSD, nnU-Net), a splits_final.json
+    and a cases CSV alike (the probe's, read as user nobody; here read_bytes refuses, as root reads any file)."""
+    from pathlib import Path
+
+    write_msd(msd := tmp_path / "msd")
+    write_nnunet(nnunet := tmp_path / "nnunet")
+    (nnunet / "splits_final.json").write_text(json.dumps([{"train": ["good"], "val": ["bad"]}]))
+    table = write_csv(tmp_path / "csv").source
+    refused, read_bytes = set(), Path.read_bytes
+
+    def read_if_allowed(path):
+        if path in refused:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_if_allowed)
+    for source, file in ((msd / "dataset.json", msd / "dataset.json"), (nnunet, nnunet / "dataset.json"),
+                         (nnunet, nnunet / "splits_final.json"), (table, table)):
+        refused.clear()
+        refused.add(file)
+        told_alike(source, file, rf"cannot be read \(Permission denied\): read it as a user who may \(ls -l "
+                                 rf"{re.escape(str(file))} names its owner and mode\), or copy the dataset where you "
+                                 rf"can", capsys)
+
+
+def test_a_byte_order_mark_put_twice_is_read_past(tmp_path):
+    """A tool that puts a mark before text that had one: a CSV's first column was '\\ufeffimage' ("no image
+    column"), a dataset.json "Unexpected UTF-8 BOM ...; mend it there"."""
+    write_msd(tmp_path / "msd")
+    (path := tmp_path / "msd" / "dataset.json").write_bytes(BOM + BOM + path.read_bytes())
+    assert len(load_cases(path).training) >= 1
+    table = write_csv(tmp_path / "csv").source
+    table.write_bytes(BOM + BOM + table.read_bytes())
+    assert len(load_cases(table).training) >= 1
