@@ -261,7 +261,8 @@ def test_a_splits_final_json_that_is_no_file_is_refused_not_passed_over(kind, tm
     else:
         splits.symlink_to(tmp_path / "unmounted" / "splits_final.json")
         said = (rf"is a symbolic link to {re.escape(str(tmp_path / 'unmounted' / 'splits_final.json'))}, which does "
-                rf"not exist \(a dangling link: nnU-Net's preprocessed folder not mounted, or moved\?\)")
+                rf"not exist \(a dangling link: what it names not mounted, or moved\?\): no fold is read from it: "
+                rf"mount or make what it names \(nnU-Net's preprocessed folder\?\)")
     with pytest.raises(DataError, match=f"^{re.escape(str(splits))} {said}.*, or remove (it|the link) to split by "
                                         f"num_folds$"):
         load_cases(tmp_path)
@@ -302,3 +303,18 @@ def test_a_byte_order_mark_put_twice_is_read_past(tmp_path):
     table = write_csv(tmp_path / "csv").source
     table.write_bytes(BOM + BOM + table.read_bytes())
     assert len(load_cases(table).training) >= 1
+
+
+def test_a_dataset_json_or_csv_that_is_a_dangling_link_is_told_so(tmp_path, capsys):
+    """"dataset.json not found; give the path of the dataset's JSON ..." and "CSV not found; check the data path" of
+    a link that is there, naming what is not."""
+    write_msd(msd := tmp_path / "msd")
+    (path := msd / "dataset.json").unlink()
+    path.symlink_to(tmp_path / "unmounted" / "dataset.json")
+    table = write_csv(tmp_path / "csv").source
+    table.unlink()
+    table.symlink_to(tmp_path / "unmounted" / "cases.csv")
+    for link, whose in ((path, "dataset's"), (table, "CSV's")):
+        told_alike(link, link, rf"is a symbolic link to {re.escape(str(tmp_path / 'unmounted' / link.name))}, which "
+                               rf"does not exist \(a dangling link: what it names not mounted, or moved\?\): mount or "
+                               rf"make what it names, or give the {whose} own path", capsys)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.dataset_json import cannot_be_read
+from accelerated_seg.data.formats.dataset_json import cannot_be_read, dangling_link
 from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, labels_given, parse_labels, split_ignore
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
@@ -152,6 +152,8 @@ def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, 
     where the file ends within that row, no line end after it (a copy cut short, or a file typed without one)."""
     if csv_path.is_dir():  # "CSV not found" of a folder that is there until review r106
         raise DataError(f"{csv_path} is a folder, not a CSV; give the CSV file's path")
+    if link := dangling_link(csv_path, "mount or make what it names, or give the CSV's own path"):
+        raise DataError(link)  # "CSV not found" of a link there until review r106
     if not csv_path.is_file():
         raise DataError(f"{csv_path}: CSV not found; check the data path")
     # hand_edited's reader, as a dataset.json's: the byte-order mark spreadsheet programs put before the header read

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ def dataset_json_path(path: PathLike) -> Path:
 def read_json(json_path: Path) -> dict[str, Any]:
     """Load the JSON object, turning every failure into a DataError that says what to do (an unreadable file too,
     since review r106)."""
+    if link := dangling_link(json_path, "mount or make what it names, or give the dataset's own path"):
+        raise DataError(link)  # "dataset.json not found" of a link there until review r106
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
         # point at a folder; a relative path is read from the working folder, which is now named. The file is
@@ -65,6 +68,15 @@ def read_edited_json(json_path: Path, again: str) -> Any:
         return read_json_file(json_path, again, parse)
     except OSError as error:
         raise DataError(cannot_be_read(json_path, error)) from None
+
+
+def dangling_link(path: Path, way_on: str) -> str | None:
+    """Where ``path`` is a symbolic link to nothing (a dangling link: the storage it names not mounted, a dataset
+    moved), that said, and ``way_on``; None where it is none."""
+    if not path.is_symlink() or path.exists():
+        return None
+    return (f"{path} is a symbolic link to {os.readlink(path)}, which does not exist (a dangling link: what it names "
+            f"not mounted, or moved?): {way_on}")
 
 
 def cannot_be_read(path: Path, error: OSError) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_edited_json, read_json
+from accelerated_seg.data.formats.dataset_json import (dangling_link, dataset_json_path, parse_channels,
+                                                       read_edited_json, read_json)
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike, conversion, natural_key
 from accelerated_seg.data.io import file_or_unfetched
 from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
@@ -113,10 +114,9 @@ def _splits_not_a_file(splits_path: Path, folds_is: str) -> str:
     """Why ``splits_path``, there, holds no folds to read: a symbolic link to nothing (nnU-Net's preprocessed folder,
     which users link it from, not mounted or moved), or a folder. Either was passed over as no file until review
     r106, and the cases split by the seed: a run validated on other cases than nnU-Net's, not a word said."""
-    if not splits_path.exists():  # a symbolic link, lexists says
-        return (f"{splits_path} is a symbolic link to {os.readlink(splits_path)}, which does not exist (a dangling "
-                f"link: nnU-Net's preprocessed folder not mounted, or moved?), so no fold is read from it: mount or "
-                f"make what it names, or remove the link to split by {folds_is}")
+    if link := dangling_link(splits_path, f"no fold is read from it: mount or make what it names (nnU-Net's "
+                                          f"preprocessed folder?), or remove the link to split by {folds_is}"):
+        return link
     return (f"{splits_path} is a {'folder' if splits_path.is_dir() else 'special file'}, not nnU-Net's list of folds, "
             f"so no fold is read from it: put the splits_final.json there, or remove it to split by {folds_is}")
 
