@@ -18,9 +18,9 @@ from .data.errors import DataError
 from .data.formats.dataset_json import copy_it_again, parse_json, read_edited_json
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
-from .model_folders import COPY_AGAIN
 from .evaluate_setting_names import SettingNames
 from .label_map_reading import read_label_map
+from .model_folders import COPY_AGAIN
 from .regions import Regions
 
 
@@ -191,9 +191,9 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
     try:
         # a file saved as UTF-16, cut short or with a comma JSON does not allow was told it "needs a "labels"
         # object", the parser's words after it, until the hundred-and-twenty-second session (hand_edited.py); read
-        # as training and predict read the file, the same line since review r106: "copy dataset.json again from
-        # where it was written" here, "from the dataset's download, or regenerate it" there (and an export's
-        # config.json "from the run folder that wrote it" in predict), brackets nested too deep a traceback
+        # by training's reader since review r106, each fault its line there: "copy dataset.json again from where it
+        # was written" was said here, "from the dataset's download, or regenerate it" there (and predict's "copy the
+        # export's config.json again from the run folder that wrote it"), and brackets nested too deep a traceback
         document = read_edited_json(path, COPY_AGAIN if path.name == "config.json" else copy_it_again(path))
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _exportclasses_to_score(document)

@@ -128,14 +128,12 @@ def _dataset_description(json_path: Path) -> tuple[object, str]:
     hundred-and-twenty-second session predict read it in the locale's encoding, a mark not read past: a dataset's
     description with one was "a JSON file", its "test" scans not found, and one that did not read was not said why;
     now it is, in training's words; since review r106 by training's own reader (``read_edited_json``), a key given
-    twice and brackets nested too deep (RecursionError's traceback) told too."""
+    twice, brackets nested too deep (RecursionError's traceback) and a file this user may not read told too."""
     try:
         return read_edited_json(json_path, copy_it_again(json_path)), ""
     except DataError as error:  # "; and it is saved as UTF-16 (...)": the path said once, before
         rest = str(error).removeprefix(str(json_path))
         return None, f"; and {json_path.name if rest.startswith(':') else 'it'}{rest}"  # ": key(s) [...] given twice"
-    except OSError:
-        return None, ""
 
 
 def _its_test_scans(json_path: Path) -> str:

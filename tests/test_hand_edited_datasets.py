@@ -292,6 +292,10 @@ def test_a_dataset_file_this_user_may_not_read_is_one_line(tmp_path, monkeypatch
         told_alike(source, file, rf"cannot be read \(Permission denied\): read it as a user who may \(ls -l "
                                  rf"{re.escape(str(file))} names its owner and mode\), or copy the dataset where you "
                                  rf"can", capsys)
+    refused.add(msd / "dataset.json")  # predict's refusal of it as a scan said nothing of why it did not read
+    with pytest.raises(DataError, match=r"a JSON file, not a scan; predict takes the scans: NIfTI files, their "
+                                        r"folder or a pattern; and it cannot be read \(Permission denied\): read it"):
+        expand_inputs([msd / "dataset.json"])
 
 
 def test_a_byte_order_mark_put_twice_is_read_past(tmp_path):
