@@ -322,3 +322,22 @@ def test_a_dataset_json_or_csv_that_is_a_dangling_link_is_told_so(tmp_path, caps
         told_alike(link, link, rf"is a symbolic link to {re.escape(str(tmp_path / 'unmounted' / link.name))}, which "
                                rf"does not exist \(a dangling link: what it names not mounted, or moved\?\): mount or "
                                rf"make what it names, or give the {whose} own path", capsys)
+
+
+@pytest.mark.parametrize("rows", [40, 4000])
+def test_a_quote_left_open_in_a_cases_csv_is_told_at_its_line(rows, tmp_path, capsys):
+    """A stray quote before a path made csv read every line after it as one cell: told at the line where that cell
+    ended as "empty 'label' cell" (40 rows), or, past csv's 128 KiB limit of a cell, its "field larger than field
+    limit" traceback (4000 rows); a quoted note of several lines in another column is read."""
+    table = write_csv(tmp_path).source
+    many = "".join(f"images/c{i:05d}.nii.gz,masks/c{i:05d}.nii.gz\n" for i in range(rows))
+    table.write_text(f'image,label\n"images/good.nii.gz,masks/good.nii.gz\n{many}')
+    line = (rf"{re.escape(str(table))}, line 2: a quote \(\"\) opens a cell that no quote closes on its line, so the "
+            rf"lines after it were read as that one cell, (to line 42|past csv's limit of a cell \(.*\)): close the "
+            rf"quote, or remove it")
+    with pytest.raises(DataError, match=f"^{line}$"):
+        load_cases(table)
+    assert main(["check", str(table)]) == 1
+    assert re.search(f"^error: {line}$", capsys.readouterr().err, re.MULTILINE)
+    table.write_text('image,label,notes\nimages/good.nii.gz,masks/good.nii.gz,"two\nlines"\n')
+    assert len(load_cases(table, validation_fraction=0).training) == 1

@@ -168,6 +168,34 @@ def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, 
 
 
 def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict[str, str]]], int | None]:
+    try:
+        return _csv_rows(csv_path, text)
+    except csv.Error as error:  # "field larger than field limit (131072)": a traceback until review r106
+        raise DataError(_quote_left_open(csv_path, text, f"past csv's limit of a cell ({error})")) from None
+
+
+#: The columns whose cells are one line: paths, an id, a split (a quoted cell of another column, a note, may hold
+#: several, as a spreadsheet writes it)
+_ONE_LINE = re.compile(r"image(_\d+)?|label|split|id")
+
+
+def _quote_left_open(csv_path: Path, text: str, reach: str) -> str:
+    """A CSV's cell opened by a quote that no quote closes where it should (a hand edit): csv reads it on, over the
+    lines after it, as one cell, to the next quote or the file's end (``reach``: how far). Until review r106 it was
+    told at the line where that cell ended, as a row without its 'label' cell (or "empty 'label' cell"), and, in a
+    file of more than 128 KiB, as the csv module's "field larger than field limit" traceback."""
+    quotes, line = 0, None
+    for number, content in enumerate(text.splitlines(), 1):
+        quotes += content.count('"')
+        if quotes % 2:  # the first line ending within quotes
+            line = number
+            break
+    where = f"{csv_path}, line {line}" if line else str(csv_path)
+    return (f"{where}: a quote (\") opens a cell that no quote closes on its line, so the lines after it were read "
+            f"as that one cell, {reach}: close the quote, or remove it")
+
+
+def _csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict[str, str]]], int | None]:
     with io.StringIO(text, newline="") as stream:  # newline="": the line ends left to csv, within quotes too
         reader = csv.reader(stream)
         # the first line with a cell: blank lines above it were read as a header of no columns, told that
@@ -175,6 +203,8 @@ def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int
         header_row = next((cells for cells in reader if any(cell.strip() for cell in cells)), None)
         if header_row is None:
             raise DataError(f"{csv_path}: empty file; write a header row such as image,label")
+        if any("\n" in cell or "\r" in cell for cell in header_row):
+            raise DataError(_quote_left_open(csv_path, text, f"to line {reader.line_num}"))
         columns = [name.strip().lower() for name in header_row]
         if len(columns) == 1 and (";" in columns[0] or "\t" in columns[0]):
             raise DataError(
@@ -189,6 +219,8 @@ def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int
         for cells in reader:
             if not any(cell.strip() for cell in cells):
                 continue
+            if any(("\n" in cell or "\r" in cell) and _ONE_LINE.fullmatch(name) for name, cell in zip(columns, cells)):
+                raise DataError(_quote_left_open(csv_path, text, f"to line {reader.line_num}"))
             if any(cell.strip() for cell in cells[len(columns):]):  # a path with an unquoted comma, say
                 raise DataError(f"{csv_path}, line {reader.line_num}: {len(cells)} cells but the header names "
                                 f"{len(columns)} columns; quote a path that holds a comma, or add the column")
