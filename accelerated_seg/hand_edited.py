@@ -62,8 +62,8 @@ def _control_byte(data: bytes) -> tuple[int, int] | None:
 
 def _wide_text(data: bytes) -> str | None:
     """"UTF-16" or "UTF-32" where ``data``, saved without a byte-order mark, reads as text in it (every character
-    printable, a tab or a line end, and half of them or more ASCII, as a settings file's keys, commas, brackets and
-    paths are; a copy cut short within its last character read to there); None where not. Without the ASCII, a
+    printable, a tab or a line end, and a quarter of them or more ASCII, as a settings file's keys, commas, brackets
+    and paths are; a copy cut short within its last character read to there); None where not. Without the ASCII, a
     ZIP's ``PK\\x03\\x04\\x14\\x00`` followed by ASCII text read as UTF-16-BE (CJK characters, each printable) and
     was told "saved as UTF-16" until review r106 (the hundred-and-twenty-third session)."""
     for encoding, name, width in (("utf-32-le", "UTF-32", 4), ("utf-32-be", "UTF-32", 4), ("utf-16-le", "UTF-16", 2),
@@ -73,7 +73,7 @@ def _wide_text(data: bytes) -> str | None:
         except UnicodeDecodeError:
             continue
         if all(character.isprintable() or character in "\t\n\r" for character in text) and \
-                2 * sum(character.isascii() for character in text) >= len(text) > 0:
+                4 * sum(character.isascii() for character in text) >= len(text) > 0:
             return name
     return None
 
