@@ -86,6 +86,15 @@ for tag, body in {
     show("load_cases", lambda: load_cases(table))
     show("check", lambda: main(["check", str(table)]))
 
+print("=== a cases CSV with a quote left open before its second line's path (40 rows, 4000 rows: past 128 KiB)")
+for count in (40, 4000):
+    root = tmp / f"csv_quote_{count}"
+    table = write_csv(root).source
+    many = "".join(f"images/c{i:05d}.nii.gz,masks/c{i:05d}.nii.gz\n" for i in range(count))
+    table.write_text(f'image,label\n"{GOOD}\n{many}')
+    show(f"{count} rows load_cases", lambda: load_cases(table))
+    show(f"{count} rows check", lambda: main(["check", str(table)]))
+
 print("=== (c) evaluate --labels of a dataset.json / an export's config.json cut short")
 root = tmp / "msd_eval"
 write_msd(root)
