@@ -174,9 +174,10 @@ def _parse_csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int
         raise DataError(_quote_left_open(csv_path, text, f"past csv's limit of a cell ({error})")) from None
 
 
-#: The columns whose cells are one line: paths, an id, a split (a quoted cell of another column, a note, may hold
-#: several, as a spreadsheet writes it)
-_ONE_LINE = re.compile(r"image(_\d+)?|label|split|id")
+def _one_line(column: str) -> bool:
+    """Whether ``column``'s cells are one line: a path, an id, a split (a quoted cell of another column, a note, may
+    hold several, as a spreadsheet writes it)."""
+    return column in ("image", "label", "split", "id") or _IMAGE_COLUMN.fullmatch(column) is not None
 
 
 def _quote_left_open(csv_path: Path, text: str, reach: str) -> str:
@@ -219,7 +220,7 @@ def _csv_rows(csv_path: Path, text: str) -> tuple[set[str], list[tuple[int, dict
         for cells in reader:
             if not any(cell.strip() for cell in cells):
                 continue
-            if any(("\n" in cell or "\r" in cell) and _ONE_LINE.fullmatch(name) for name, cell in zip(columns, cells)):
+            if any(("\n" in cell or "\r" in cell) and _one_line(name) for name, cell in zip(columns, cells)):
                 raise DataError(_quote_left_open(csv_path, text, f"to line {reader.line_num}"))
             if any(cell.strip() for cell in cells[len(columns):]):  # a path with an unquoted comma, say
                 raise DataError(f"{csv_path}, line {reader.line_num}: {len(cells)} cells but the header names "
