@@ -165,4 +165,4 @@ def _spacing_heading(volumes, same_numbers: bool) -> str:
 
 
 def _listing(volumes) -> str:
-    return "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
+    return "; ".join(f"{volume.path} ({volume.in_brackets}): {unit_named(volume.image)}" for volume in volumes)

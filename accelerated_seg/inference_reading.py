@@ -29,6 +29,7 @@ from .data.checks import (GRID_ATOL_MM, Volume, channel_first_advice, dominant_v
                           volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.formats.paths import is_gzipped
+from .data.grid_agreement import channel_volume
 from .data.header_units import spatial_unit
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, content_not_fetched, header_error,
                       placement_conflict, read_nifti, voxel_size_conflict)
@@ -39,7 +40,7 @@ from .data.spacing import (DECLARE_MM, FINER_THAN_THE_TARGET, REWRITE_FROM_MICRO
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
 from .host_memory import memory_available
 from .inference_case_units import spacing_case_words
-from .inference_inputs import channel_order, channels_taken, check_no_folder_as_a_channel
+from .inference_inputs import channel_order, channels_named, channels_taken, check_no_folder_as_a_channel
 from .own_warnings import AcceleratedSegWarning
 from .predict_marks import PREDICTION_DESCRIP
 from .predict_names import PREDICT_CASE_NAMES
@@ -98,7 +99,7 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
     file until the hundred-and-fifteenth (h78). A case of one file is read so too, for a model that records its unit
     (a single file for a model in micrometres or metres was told a wrong line or none in 7 of 16 kinds until helper
     h81 of the hundred-and-fifteenth)"""
-    volumes = [Volume(f"channel {index}", path, image) for index, (path, image) in enumerate(zip(paths, images))]
+    volumes = _channel_volumes(config, paths, images)
     refusal = _another_unit_refusal(config, paths, images, spacing) or _units_judged_together(volumes, spacing)
     # the case's channel files read together against the model's spacing, as training's check reads a case
     if said := spacing_case_words(volumes, spacing, refusal is not None, spacing_unit(config),
@@ -106,6 +107,18 @@ def _refuse_channel_units(config: dict, paths: Sequence[Path], images: Sequence,
         raise DataError(said)
     if refusal is not None:
         raise DataError(refusal)
+
+
+def _channel_volumes(config: dict, paths: Sequence[Path], images: Sequence) -> list[Volume]:
+    """A case's channel files (``images`` at ``paths``) as the grids' and units' refusals name them: "channel 1", and
+    the name config.json gives it, "channel 1 (FLAIR)", where each file is one of the model's channels (one file for
+    a model of several holds them all, and is no one of them) and the name is a user's (``channel_volume``). Said by
+    the index alone until the hundred-and-twenty-third session (helper h125): "channel 1 voxels are 3 x 3 x 3 mm"
+    of a model of named channels, where its other refusals said "channel 1 (FLAIR)"
+    (``inference_inputs.channel_order``)."""
+    names = channels_named(config) if len(paths) == int(config["in_channels"]) else {}
+    return [channel_volume(f"channel {index}", path, image, names.get(index, ""))
+            for index, (path, image) in enumerate(zip(paths, images))]
 
 
 def channel_units_refusal(config: dict, paths: Sequence[Path], spacing) -> str | None:
@@ -309,11 +322,12 @@ def channel_files_refusal(config: dict, paths: Sequence[Path], images: Sequence)
     does not tell) are read whole to name any that is truncated or corrupt (``_damaged_files``) in the same refusal."""
     if (refusal := channel_volumes_refusal(config, paths, [image.shape for image in images])) is not None:
         return refusal
-    for index, (path, other) in enumerate(zip(paths[1:], images[1:]), start=1):
+    first, *others = _channel_volumes(config, paths, images)
+    for this in others:
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
-        first, this = Volume("channel 0", paths[0], images[0]), Volume(f"channel {index}", path, other)
         if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
-            grid = (f"{path} and {paths[0]} are channels of one case but do not share a voxel grid ({what}); "
+            # after a colon, as training's check says it: "(channel 1 (FLAIR) voxels are ...)" nested brackets
+            grid = (f"{this.path} and {first.path} are channels of one case but do not share a voxel grid: {what}; "
                     f"resample every channel onto the first one's grid")
             return "; besides, ".join([*_damaged_files(paths, images), grid])
     return None

@@ -646,8 +646,8 @@ def test_every_channel_file_is_judged_against_the_other_cases_unit_and_a_channel
     labelled_mm = two_channel_cases(tmp_path / "labelled_mm", {"case_002": ("unknown", "micron", 1.0)})
     assert main(["check", str(labelled_mm)]) == 1
     assert re.search(r"^error: case_002 \(image channels and label\): the headers of the case's files declare "
-                     r"different units .*_0000\.nii\.gz \(image channel 0\): none; .*_0001\.nii\.gz "
-                     r"\(image channel 1\): micrometres; .*case_002\.nii\.gz \(label\): mm\. ",
+                     r"different units .*_0000\.nii\.gz \(image channel 0, T1\): none; .*_0001\.nii\.gz "
+                     r"\(image channel 1, T2\): micrometres; .*case_002\.nii\.gz \(label\): mm\. ",
                      capsys.readouterr().err, re.M)
     dataset = two_channel_cases(tmp_path / "data", {"case_002": ("unknown", "micron", 1.0, "unknown")})
     second = tmp_path / "data" / "imagesTr" / "case_002_0001.nii.gz"

@@ -527,8 +527,8 @@ def test_a_case_of_a_volumes_and_a_grid_fault_is_told_its_volumes_first_by_evalu
                                         f"takes 2 channels and it is one of the 2 files given for them"), predicted
         else:
             assert predicted == (f"{files['apart']} and {files['one']} are channels of one case but do not share a "
-                                 f"voxel grid (channel 1 voxels are 3 x 3 x 3 mm, channel 0 voxels 2.5 x 2.5 x 2.5 mm); "
-                                 f"resample every channel onto the first one's grid"), predicted
+                                 f"voxel grid: channel 1 (MRI1) voxels are 3 x 3 x 3 mm, channel 0 (MRI0) voxels 2.5 x "
+                                 f"2.5 x 2.5 mm; resample every channel onto the first one's grid"), predicted
 
 
 def test_a_truncated_channel_on_another_grid_is_told_both_by_evaluate_and_predict(tmp_path):
@@ -550,8 +550,8 @@ def test_a_truncated_channel_on_another_grid_is_told_both_by_evaluate_and_predic
         Path(files[name]).write_bytes(whole[:len(whole) // 2])
     model = Segmentation.load(export(tmp_path / "model", in_channels=2))
     cut = "truncated (the gzip stream ends early, e.g. an interrupted copy); re-export or re-download this file"
-    grid = ("are channels of one case but do not share a voxel grid (channel 1 voxels are 3 x 3 x 3 mm, channel 0 "
-            "voxels 2.5 x 2.5 x 2.5 mm); resample every channel onto the first one's grid")
+    grid = ("are channels of one case but do not share a voxel grid: channel 1 (MRI1) voxels are 3 x 3 x 3 mm, "
+            "channel 0 (MRI0) voxels 2.5 x 2.5 x 2.5 mm; resample every channel onto the first one's grid")
     for images, expected in (
             ([files["one"], files["apart_cut"]], f"{files['apart_cut']}: {cut}; besides, {files['apart_cut']} and "
                                                  f"{files['one']} {grid}"),
@@ -606,7 +606,8 @@ def test_a_model_naming_no_channels_has_them_named_alike_by_predict_evaluate_and
     manifest and fit's advice image_0, image_1, until the hundred-and-twenty-first session (helper h112); all say
     the names a Dataset gives channels nothing names (data.cases.unnamed_channels), as an export of such a Dataset
     records them. An export recording image_0, image_1 (as every earlier version's estimator wrote a Dataset's that
-    named none) still loads, predicts, and is told in the very same words."""
+    named none) still loads, predicts, and is told in the very same words: since the hundred-and-twenty-third session
+    (helper h125) by their indices alone, "channel 0, channel 1", as a name nobody gave (data.cases.channel_said)."""
     import json
 
     from accelerated_seg.estimator_predict_checks import evaluated_manifest
@@ -629,7 +630,9 @@ def test_a_model_naming_no_channels_has_them_named_alike_by_predict_evaluate_and
         said, predicted = _refused_by_evaluate_and_predict(model, data, tmp_path / "eval", files["three"])
         assert said.endswith(f"evaluation:\n  - label (image channels): {predicted}"), said
         words.append(predicted)
-    assert words[0] == words[1] and words[0].endswith("in the order channel 0 (image_0), channel 1 (image_1)"), words
+    # by their indices alone since the hundred-and-twenty-third session (helper h125): image_0 is no user's name
+    assert words[0] == words[1] and words[0].endswith("one 3D file per channel, in the order channel 0, channel 1"), \
+        words
     data = Dataset.from_files([(files["two"], files["label"])], validation_pairs=[], n_classes=3, block_shape=16,
                               num_workers=0, cache_dir=str(tmp_path / "cache"), spacing=(2.5, 2.5, 2.5))
     with pytest.raises(ConfigError, match=r"name them as the model's channels, Dataset.from_files\(\.\.\., "

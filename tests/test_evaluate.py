@@ -469,7 +469,8 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
     moved[0, 3] += 1.0
     save(pred_dir / "b.nii.gz", nib.load(pred_dir / "b.nii.gz").get_fdata().astype(np.uint8), moved)
     with pytest.raises(DataError, match=r"b\.nii\.gz and .*labels/b\.nii\.gz are not on one voxel grid: the origins "
-                                        r"differ by 1 mm .*\(their affines differ by up to 1 in an entry"):
+                                        r"differ by 1 mm, prediction at .* mm and label at .* mm \(their affines "
+                                        r"differ by up to 1 in an entry"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     # Another orientation of other voxels is named as such, not as a distance (sixty-eighth session); another
     # orientation of the same voxels is scored (test below); a header without orientation is named too

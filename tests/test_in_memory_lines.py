@@ -48,7 +48,7 @@ def test_a_refusal_of_images_in_memory_offers_lines_of_the_images_not_of_a_tempo
     with pytest.raises(DataError) as refused:
         model.predict(images)
     said = str(refused.value)
-    assert "image 0 of the list (channel 0): mm; image 1 of the list (channel 1): micrometres" in said, said
+    assert "image 0 of the list (channel 0, C0): mm; image 1 of the list (channel 1, C1): micrometres" in said, said
     assert "path" not in said and "/tmp" not in said and "input_000" not in said, said
     line = re.search(r"declare image 1 of the list mm, its numbers mm already under a header of micrometres "
                      r"\(nibabel, img being each image named, the new img given to predict again: "

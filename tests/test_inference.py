@@ -254,9 +254,10 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     with pytest.raises(DataError, match=r"^channels gives 3 files .* but the model takes 2: give one file per channel, "
                                         r"in the order channel 0 \(MRI0\), channel 1 \(MRI1\), or one 4D file"):
         prepare_case(config, [image] * 3)
-    # a model naming none: its channels as a Dataset names them, image_0, image_1, as evaluate and fit name them
-    # ("channel 0, channel 1" until the hundred-and-twenty-first session, helper h112)
-    with pytest.raises(DataError, match=r"in the order channel 0 \(image_0\), channel 1 \(image_1\), or one 4D file"):
+    # a model naming none: its channels by their indices alone, as evaluate names them ("channel 0 (image_0), channel
+    # 1 (image_1)", the names a Dataset gives them, from the hundred-and-twenty-first session, helper h112, until the
+    # hundred-and-twenty-third, helper h125)
+    with pytest.raises(DataError, match=r"in the order channel 0, channel 1, or one 4D file"):
         prepare_case({**config, "channels": None}, [image] * 3)
     # one 3D file (--input FILE) for both channels: the files to give, in order, as the count's message names
     # them, not nnU-Net's folder names (<case>_0000.nii.gz ..., which --input does not read), until the
@@ -421,7 +422,8 @@ def test_channels_on_different_grids_are_refused(scans, tmp_path):
     to_lps = nib.orientations.ornt_transform(nib.io_orientation(first.affine), nib.orientations.axcodes2ornt("LPS"))
     nib.save(first.as_reoriented(to_lps), tmp_path / "lps.nii.gz")
     axcodes = "".join(nib.aff2axcodes(first.affine))
-    with pytest.raises(DataError, match=f"do not share a voxel grid \\(channel 1 is LPS, channel 0 is {axcodes}\\)"):
+    with pytest.raises(DataError, match=f"do not share a voxel grid: channel 1 \\(MRI1\\) is LPS, channel 0 \\(MRI0\\) "
+                                        f"is {axcodes}; "):
         predict_file(model, [scans / "imagesTr" / "case_000.nii.gz", tmp_path / "lps.nii.gz"], tmp_path / "seg.nii.gz")
 
 
@@ -515,9 +517,10 @@ def test_channels_that_place_voxels_apart_by_more_than_a_rounding_are_refused_as
         second.parent.mkdir()
         nib.save(nib.Nifti1Image(voxels, nudged), second)
         if by == 9e-4:
-            with pytest.raises(DataError, match=r"are channels of one case but do not share a voxel grid \(their "
+            with pytest.raises(DataError, match=r"are channels of one case but do not share a voxel grid: their "
                                                 r"affines differ by 0\.001 or less in every entry, yet channel 1 "
-                                                r"places a voxel 0\.056 of a voxel from where channel 0 does"):
+                                                r"\(MRI1\) places a voxel 0\.056 of a voxel from where channel 0 "
+                                                r"\(MRI0\) does"):
                 predict_file(model, [first, second], tmp_path / "off.nii.gz")
         else:
             assert predict_file(model, [first, second], tmp_path / "rounding.nii.gz").is_file()
@@ -2588,9 +2591,9 @@ def test_a_cases_channels_in_another_unit_are_one_refusal_naming_every_one(scans
     none, micrometres, mm = (in_unit(image, tmp_path / f"b_000{index}.nii.gz", unit, per_mm) for index, (unit, per_mm)
                              in enumerate([("unknown", 1.0), ("micron", 1000.0), ("mm", 1.0)]))
     with pytest.raises(DataError, match=r"^the headers of the case's files declare different units for their voxel "
-                                        rf"sizes \(xyzt_units\), and one none: {re.escape(str(none))} \(channel 0\): "
-                                        rf"none; {re.escape(str(micrometres))} \(channel 1\): micrometres; "
-                                        rf"{re.escape(str(mm))} \(channel 2\): mm\. ") as refused:
+                                        rf"sizes \(xyzt_units\), and one none: {re.escape(str(none))} \(channel 0, "
+                                        rf"MRI0\): none; {re.escape(str(micrometres))} \(channel 1, MRI1\): "
+                                        rf"micrometres; {re.escape(str(mm))} \(channel 2, MRI2\): mm\. ") as refused:
         predict_file(model, [none, micrometres, mm], tmp_path / "b.nii.gz")
     rewrite, declare = re.findall(r"\(nibabel: (img = .*?, path\)|img = .*?nib\.save\(img, path\))\)",
                                   str(refused.value))[:2]
@@ -2680,7 +2683,7 @@ def test_a_case_refused_for_its_grids_decompresses_no_file_as_long_as_its_header
         return read_nifti(path, **options)
 
     monkeypatch.setattr(inference_reading, "read_nifti", counted)
-    grid = "are channels of one case but do not share a voxel grid (channel 1 voxels are 3 x 3 x 3 mm"
+    grid = "are channels of one case but do not share a voxel grid: channel 1 (FLAIR) voxels are 3 x 3 x 3 mm"
 
     def refused(channel):
         headers = [nib.load(path) for path in (first, channel)]  # lazy: the headers alone, as predict's and evaluate's
@@ -2774,7 +2777,7 @@ def test_a_cases_channel_files_that_disagree_on_units_are_read_together_against_
         assert "\n" not in said and "share a voxel grid" not in said, said
         assert said.startswith(("the case's files declare different units", "the voxel sizes of the case's files "
                                 "differ as their headers hold them, every one declaring no unit")), said
-        assert f"{channels[0]} (channel 0): " in said and f"{channels[1]} (channel 1): " in said, said
+        assert f"{channels[0]} (channel 0, MRI0): " in said and f"{channels[1]} (channel 1, MRI1): " in said, said
         assert re.search(r"Read together, (the files' numbers come to one voxel size \d ways, and the model's spacing "
                          r"2\.5 x 2\.5 x 2\.5 tells which is the case's, the one nearest it|every file's numbers "
                          rf"come to one voxel size one way alone), {' x '.join(f'{s:.4g}' for s in sizes)} mm: ",
@@ -2985,7 +2988,7 @@ def test_channel_files_wrong_alike_are_one_error_for_the_case_read_against_the_m
         said = str(refused.value)
         assert "\n" not in said and not (tmp_path / "o.nii.gz").exists(), said
         assert said.startswith("every one of the case's files declares "), said
-        assert f"{channels[0]} (channel 0): " in said and f"{channels[1]} (channel 1): " in said, said
+        assert f"{channels[0]} (channel 0, MRI0): " in said and f"{channels[1]} (channel 1, MRI1): " in said, said
         assert (f"the model's spacing 2.5 x 2.5 x 2.5 tells which is the case's, the one nearest it, "
                 f"{' x '.join(f'{size:.4g}' for size in sizes)} mm: "
                 f"{first_line.format(f'{channels[0]} and {channels[1]}')}") in said, said

@@ -11,7 +11,7 @@ from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
 from accelerated_seg.data.foreground_box import Box
 from accelerated_seg.data.case_units import judge_units
-from accelerated_seg.data.grid_agreement import Volume, check_same_grid, stacking_shift
+from accelerated_seg.data.grid_agreement import Volume, channel_volume, check_same_grid, stacking_shift
 from accelerated_seg.data.image_value_checks import check_finite, tell_dominant_voxels
 from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.label_value_checks import check_label_values
@@ -27,11 +27,14 @@ _CHANNEL_HINT = "resample the channels onto one grid"
 def check_case(
     case: Case, declared: DeclaredLabels, affine_atol: float, max_voxels: int | None,
     report: CheckReport, tally: Tally, num_channels: int = 1, crop_foreground: bool = False,
-    zscored: bool = False, channels_declared_in: str = "the dataset",
+    zscored: bool = False, channels_declared_in: str = "the dataset", channel_names: tuple[str, ...] = (),
 ) -> None:
     """Check one case's channels, its label, and that they share one voxel grid; ``zscored``: the images
     will be z-score normalized, so a voxel that makes their spread on its own is told; ``channels_declared_in``:
-    what declares ``num_channels`` (check_cases)."""
+    what declares ``num_channels`` (check_cases); ``channel_names``: the dataset's names of its channels, in order
+    (``Manifest.channels``), which its grids' and units' errors say beside each channel file's index ("image channel
+    1 (FLAIR) voxels are 3 x 3 x 3 mm", by its index alone until the hundred-and-twenty-third session, helper h125);
+    the index alone where nothing names it."""
     # One file for several declared channels holds them along a fourth axis (MSD BrainTumour).
     volumes_per_file = num_channels if len(case.images) == 1 else 1
     roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
@@ -42,7 +45,9 @@ def check_case(
     channels: list[Volume] = []
     boxes: list[Box | None] = []
     flat_values: list[float | None] = []  # each image file's one value, where it holds one throughout
-    for role, path in zip(roles, case.images):
+    # one file for the case: it holds every channel (or the one), named by no channel's name alone
+    names = channel_names if len(case.images) > 1 else ()
+    for index, (role, path) in enumerate(zip(roles, case.images)):
         image = open_volume(path, case.id, role, report, volumes_per_file, channels_declared_in, num_channels)
         if image is not None:
             tally.see_header(path, image)
@@ -55,7 +60,7 @@ def check_case(
             flat_values.append(flat_value)
             if crop_foreground and minimum <= _HOUNSFIELD_AIR:
                 tally.hounsfield.append(f"{path} (minimum {minimum:g})")
-            channels.append(Volume(role, path, image))
+            channels.append(channel_volume(role, path, image, names[index] if index < len(names) else ""))
     box = Box.union(boxes) if crop_foreground and channels else None
     if crop_foreground and channels and box is None:
         report.errors.append(
@@ -89,7 +94,7 @@ def check_case(
         found = len(report.errors)
         check_same_grid(channels[0], other, f"{case.id} (image channels)", _CHANNEL_HINT, affine_atol, report)
         if len(report.errors) == found and (moved := stacking_shift(channels[0], other)):
-            report.errors.append(f"{case.id} (image channels): {other.role} {other.path} and {channels[0].role} "
+            report.errors.append(f"{case.id} (image channels): {other.said} {other.path} and {channels[0].said} "
                                  f"{channels[0].path} are on different grids: {moved}; {_CHANNEL_HINT}")
     if labelled_as and case.label not in units.off:
         check_same_grid(

@@ -67,7 +67,7 @@ def whole_case_words(volumes: Sequence[Volume], readings: Sequence, resampled_to
     """What is said of a case whose files, none declaring mm, come to one voxel size under ``readings``
     (``whole_case_readings``, not empty): every file and its unit, then the lines that put each at that size in mm;
     where two readings (or more) do, the numbers cannot tell which: each is offered, the one nearer 1 mm first."""
-    listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
+    listing = "; ".join(f"{volume.path} ({volume.in_brackets}): {unit_named(volume.image)}" for volume in volumes)
     in_mm = [volume.path for volume in volumes if spatial_unit(volume.image) == "mm"]
     heading = ("the case's files declare different units for their voxel sizes (xyzt_units)" if in_mm
                else "none of the case's files declares mm for its voxel sizes (xyzt_units)")

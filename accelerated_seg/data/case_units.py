@@ -136,7 +136,7 @@ def _apart_from_one(volumes, units, resampled_to, nearest) -> UnitsVerdict:
                                                               if unit not in ("unknown", spatial_unit(against.image)))]):
         labelled = any(volume.role == "label" for volume in files)
         named = {against.path, *agreeing, *(volume.path for volume in files)}
-        beside_role = f"the case's {against.role}" if labelled else "a channel of the same case"
+        beside_role = f"the case's {against.said}" if labelled else "a channel of the same case"
         verdict.errors.append((_where(files), channel_units_words(
             files[0].path, files[0].image, against.path, against.image, resampled_to, beside_role,
             alike=[volume.path for volume in files[1:]], beside_alike=agreeing,
@@ -165,7 +165,7 @@ def _likely_apart(volumes, units, channel_hint, label_hint, resampled_to, neares
     declares no unit, the files in the unit factor apart from it are named; where it declares the unit, the files
     of none factor apart from it, and it with the files of its unit on its grid, each to be rewritten."""
     first = volumes[0]
-    named = {first.path: f"{first.path} (the case's {first.role})"}
+    named = {first.path: f"{first.path} (the case's {first.in_brackets})"}
     if units[0] == "unknown":
         unit_files = [volume for volume, unit in zip(volumes, units)
                       if unit != "unknown" and factor_apart(first.image, volume.image)]
@@ -330,7 +330,7 @@ def _mixed_words(volumes, units, resampled_to) -> str:
     whose files declare all three units (mm, micrometres, metres) is one such error too: it was one error for each
     unit off against the first channel's until the hundred-and-eleventh session's review, their lines pulling the
     case two ways where the first channel is the one off."""
-    listing = "; ".join(f"{volume.path} ({volume.role}): {unit_named(volume.image)}" for volume in volumes)
+    listing = "; ".join(f"{volume.path} ({volume.in_brackets}): {unit_named(volume.image)}" for volume in volumes)
     lines, after_all, rewritten = [], [], []
     for unit in dict.fromkeys(unit for unit in units if unit in UNIT_MM and unit != "mm"):
         files = [volume for volume, declared in zip(volumes, units) if declared == unit]

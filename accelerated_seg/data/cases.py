@@ -104,27 +104,42 @@ def unnamed_channels(count: int) -> dict[int, str]:
     return {index: f"{UNNAMED_CHANNEL}_{index}" for index in range(count)}
 
 
+def unnamed_channel_index(name: str) -> int | None:
+    """The index of ``image_<index>``, a name ``unnamed_channels`` gives, or None (``image`` alone, a user's name):
+    the one reading of those names, which ``is_unnamed_channel`` and a CSV's image columns (``formats.csv_table``)
+    share. ASCII digits alone, leading zeros read past (``image_01``, a CSV's column, is channel 1): the CSV spelled
+    the pattern again, ``image_(\\d+)``, until the hundred-and-twenty-third session (helper h125), so that a column of
+    another script's digit (``image_`` and the Arabic-Indic one, U+0661) was its channel 1 while ``is_unnamed_channel``
+    took that name for a user's."""
+    index = name.removeprefix(f"{UNNAMED_CHANNEL}_")
+    return int(index) if index != name and index.isascii() and index.isdigit() else None
+
+
 def is_unnamed_channel(name: str) -> bool:
     """Whether ``name`` is one ``unnamed_channels`` gives, ``image`` or ``image_<index>``: no name of the user's, which
-    resume and init_from do not compare with a recorded one (``resume_network_and_data.channel_name_differences``).
-    Resume spelled that pattern with a regular expression of its own, ``image(_\\d+)?``, until the
-    hundred-and-twenty-second session (helper h119): renamed here, the names made and the names recognised would
-    have parted without a word."""
-    index = name.removeprefix(f"{UNNAMED_CHANNEL}_")
-    return name == UNNAMED_CHANNEL or (index != name and index.isascii() and index.isdigit())
+    resume and init_from do not compare with a recorded one (``resume_network_and_data.channel_name_differences``)
+    and messages do not say (``channel_said``). Resume spelled that pattern with a regular expression of its own,
+    ``image(_\\d+)?``, until the hundred-and-twenty-second session (helper h119): renamed here, the names made and
+    the names recognised would have parted without a word."""
+    return name == UNNAMED_CHANNEL or unnamed_channel_index(name) is not None
 
 
 def channel_said(index: int, name: str) -> str:
     """A channel as every message names it, by its index and its name: "channel 1 (FLAIR)" (``channel_order``'s
-    words; a model's lone channel is said by its name alone, "one channel (MRI0)": ``one_channel_said``)."""
-    return f"channel {index} ({name})"
+    words; a model's lone channel is said by its name alone, "one channel (MRI0)": ``one_channel_said``); by its
+    index alone, "channel 1", where nothing names it (``is_unnamed_channel``): ``image_1`` is the Dataset's name for
+    it, no user's, said "channel 1 (image_1)" until the hundred-and-twenty-third session (helper h125)."""
+    return f"channel {index}" if is_unnamed_channel(name) else f"channel {index} ({name})"
 
 
 def one_channel_said(name: str) -> str:
-    """A model's or dataset's lone channel, for a message: "one channel (MRI0)". Its index says nothing where there
-    is one: predict said "one channel (channel 0 (MRI0))", brackets in brackets, until the hundred-and-twenty-second
-    session (helper h119), and evaluate and the reading of a 4D file "one channel", unnamed."""
-    return f"one channel ({name})"
+    """A model's or dataset's lone channel, for a message: "one channel (MRI0)", or "one channel" where nothing names
+    it (``is_unnamed_channel``: "one channel (image)" named it by the Dataset's name for it, from the
+    hundred-and-twenty-second session to the hundred-and-twenty-third, helper h125). Its index says nothing where
+    there is one: predict said "one channel (channel 0 (MRI0))", brackets in brackets, until the
+    hundred-and-twenty-second session (helper h119), and evaluate and the reading of a 4D file "one channel", unnamed
+    whatever its name."""
+    return "one channel" if is_unnamed_channel(name) else f"one channel ({name})"
 
 
 def channel_names_fit(channels, in_channels) -> bool:

@@ -93,6 +93,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         checked, manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=labels_declared_in(manifest),
         channels_declared_in=channels_declared_in(manifest),
+        channel_names=[manifest.channels.get(index, "") for index in range(manifest.num_channels)],
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         from_files=manifest.source_format == "from_files", crop_foreground=crop_foreground, workers=workers, ranks=ranks,
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,

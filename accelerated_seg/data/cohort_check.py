@@ -48,6 +48,7 @@ def check_cases(
     binarized: bool = False,
     num_channels: int = 1,
     channels_declared_in: str = "the dataset",
+    channel_names: Sequence[str] = (),
     ignore_value: int | None = None,
     crop_foreground: bool = False,
     workers: int = 1,
@@ -77,6 +78,10 @@ def check_cases(
             (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
         channels_declared_in: What declares those channels (the JSON's name: "datalist.json"), named in the
             message about a file that holds another number of them.
+        channel_names: The dataset's names of those channels, in order (``Manifest.channels``): a grid's or units'
+            error says each channel file's name beside its index ("image channel 1 (FLAIR)"); its index alone where
+            none is given or the name is the one a dataset naming none gives (``cases.is_unnamed_channel``). Only
+            errors say them, which are never recorded: no part of the records' key.
         ignore_value: The value of unannotated voxels (an "ignore" label): allowed too, and no class
             whose absence is worth a warning.
         crop_foreground: Preprocessing will crop each case to the box of its image voxels above 0
@@ -115,6 +120,7 @@ def check_cases(
                                                 num_channels, crop_foreground, normalization)
     check_one = _CaseCheck(declared, ignore_value=ignore_value, affine_atol=affine_atol, max_voxels=max_voxels,
                            num_channels=num_channels, channels_declared_in=channels_declared_in,
+                           channel_names=tuple(channel_names),
                            crop_foreground=crop_foreground, zscored=normalization == "zscore",
                            records_kept=records is not None,
                            recorded=records.load(settings) if records is not None else {})
@@ -160,6 +166,7 @@ class _CaseCheck:
     max_voxels: int | None
     num_channels: int
     channels_declared_in: str
+    channel_names: tuple[str, ...]
     crop_foreground: bool
     zscored: bool
     records_kept: bool  # False: no fingerprint is taken, nothing recalled
@@ -173,7 +180,8 @@ class _CaseCheck:
             return known
         report, tally = CheckReport(), Tally(self.declared, self.ignore_value)
         check_case(case, self.declared, self.affine_atol, self.max_voxels, report, tally, self.num_channels,
-                   self.crop_foreground, zscored=self.zscored, channels_declared_in=self.channels_declared_in)
+                   self.crop_foreground, zscored=self.zscored, channels_declared_in=self.channels_declared_in,
+                   channel_names=self.channel_names)
         return _Findings(report, tally, source)
 
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.cases import is_unnamed_channel
 from accelerated_seg.data.check_report import CheckReport
 from accelerated_seg.data.voxel_slabs import grid_shape
 
@@ -23,11 +24,33 @@ _ROUNDING_VOXELS = 0.05
 
 
 class Volume(NamedTuple):
-    """An opened file and how messages should call it ("image", "image channel 1", "label")."""
+    """An opened file and how messages should call it ("image", "image channel 1", "label"), with the name of the
+    channel it holds where the dataset or the model gives one (``name``: "FLAIR"; "" where nothing names it)."""
 
     role: str
     path: Path
     image: nib.Nifti1Image
+    name: str = ""
+
+    @property
+    def said(self) -> str:
+        """The file's role in a sentence, with its channel's name as ``cases.channel_said`` says a channel: "image
+        channel 1 (FLAIR) voxels are 3 x 3 x 3 mm", where "image channel 1 voxels" was said of a named channel until
+        the hundred-and-twenty-third session (helper h125); the role alone for a channel nothing names."""
+        return f"{self.role} ({self.name})" if self.name else self.role
+
+    @property
+    def in_brackets(self) -> str:
+        """The file's role inside brackets, beside its path: "b.nii.gz (image channel 1, FLAIR)", not "(image channel
+        1 (FLAIR))", brackets in brackets (``said`` elsewhere)."""
+        return f"{self.role}, {self.name}" if self.name else self.role
+
+
+def channel_volume(role: str, path: Path, image: nib.Nifti1Image, name: str) -> Volume:
+    """A case's channel file as a :class:`Volume`: ``role`` ("image channel 1", predict's "channel 1"), and the name
+    a dataset or model gives the channel, kept where it is a user's (``cases.is_unnamed_channel``: ``image_1`` is the
+    Dataset's own name for a channel nothing names, said by its index alone)."""
+    return Volume(role, path, image, "" if is_unnamed_channel(name) else name)
 
 
 def check_same_grid(
@@ -38,8 +61,8 @@ def check_same_grid(
     if reference_shape != other_shape:
         orientation = orientation_difference(reference, other)
         report.errors.append(
-            f"{context}: {other.role} {other.path} has shape {other_shape} but {reference.role} {reference.path} "
-            f"has shape {reference_shape}" + (f" ({orientation})" if orientation else "") + f"; {fix}"
+            f"{context}: {other.said} {other.path} has shape {other_shape} but {reference.said} {reference.path} "
+            f"has shape {reference_shape}" + (f"; {orientation}" if orientation else "") + f"; {fix}"
         )
         return  # with different shapes the affine comparison adds nothing
     if not (what := _affine_difference(reference, other, affine_atol)):
@@ -48,17 +71,17 @@ def check_same_grid(
         # The bare header's grid is nibabel's guess from its voxel sizes (x flipped, centred), so the other
         # file, the one with a true grid, is not the one to resample (sixty-seventh session)
         guessed, placed = bare[0], other if bare[0] is reference else reference
-        fix = (f"the {guessed.role} carries no orientation (qform_code and sform_code 0), so its grid here is "
-               f"guessed from its voxel sizes: if it was written on the {placed.role}'s grid, copy the "
-               f"{placed.role}'s geometry onto it (SimpleITK's CopyInformation); else convert it again (dcm2niix "
+        fix = (f"the {guessed.said} carries no orientation (qform_code and sform_code 0), so its grid here is "
+               f"guessed from its voxel sizes: if it was written on the {placed.said}'s grid, copy the "
+               f"{placed.said}'s geometry onto it (SimpleITK's CopyInformation); else convert it again (dcm2niix "
                f"writes both codes)") if len(bare) == 1 else fix
     elif (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
         # An export tool's rounding, not another grid: resampling would blur nothing but is the wrong work
         fix = (f"no voxel moves by more than {shift:.2g} of a voxel between the two, as an export tool's rounding "
-               f"leaves headers: copy the {reference.role}'s geometry onto the {other.role} (SimpleITK's "
+               f"leaves headers: copy the {reference.said}'s geometry onto the {other.said} (SimpleITK's "
                f"CopyInformation; nibabel: nib.Nifti1Image(data, {reference.role}.affine, {reference.role}.header))")
     report.errors.append(
-        f"{context}: {other.role} {other.path} and {reference.role} {reference.path} are on different grids: "
+        f"{context}: {other.said} {other.path} and {reference.said} {reference.path} are on different grids: "
         f"{what}; {fix}"
     )
 
@@ -70,8 +93,8 @@ def grid_difference(reference: Volume, other: Volume, affine_atol: float) -> str
     reference_shape, other_shape = grid_shape(reference.image), grid_shape(other.image)
     if reference_shape != other_shape:
         orientation = orientation_difference(reference, other)
-        return (f"{other.role} has shape {other_shape}, {reference.role} {reference_shape}"
-                + (f" ({orientation})" if orientation else ""))
+        return (f"{other.said} has shape {other_shape}, {reference.said} has {reference_shape}"
+                + (f"; {orientation}" if orientation else ""))
     return _affine_difference(reference, other, affine_atol)
 
 
@@ -98,8 +121,8 @@ def stacking_shift(reference: Volume, other: Volume) -> str:
     shift = _largest_voxel_shift(reference, other)
     if not shift >= _ROUNDING_VOXELS:  # NaN: a damaged affine, said by the header checks
         return ""
-    return (f"their affines differ by {GRID_ATOL_MM} or less in every entry, yet {other.role} places a voxel "
-            f"{shift:.2g} of a voxel from where {reference.role} does, more than a header's rounding "
+    return (f"their affines differ by {GRID_ATOL_MM} or less in every entry, yet {other.said} places a voxel "
+            f"{shift:.2g} of a voxel from where {reference.said} does, more than a header's rounding "
             f"({_ROUNDING_VOXELS} of a voxel), and the channels are stacked voxel by voxel")
 
 
@@ -125,7 +148,7 @@ def orientation_difference(reference: Volume, other: Volume) -> str:
     reference_codes, other_codes = _axcodes(reference.image), _axcodes(other.image)
     if reference_codes == other_codes:
         return ""
-    return f"{other.role} is {other_codes}, {reference.role} is {reference_codes}"
+    return f"{other.said} is {other_codes}, {reference.said} is {reference_codes}"
 
 
 def _spacing_difference(reference: Volume, other: Volume, atol: float) -> str:
@@ -134,7 +157,7 @@ def _spacing_difference(reference: Volume, other: Volume, atol: float) -> str:
     other_spacing = nib.affines.voxel_sizes(other.image.affine)
     if np.allclose(reference_spacing, other_spacing, rtol=0, atol=atol):
         return ""
-    return f"{other.role} voxels are {_mm(other_spacing)}, {reference.role} voxels {_mm(reference_spacing)}"
+    return f"{other.said} voxels are {_mm(other_spacing)}, {reference.said} voxels {_mm(reference_spacing)}"
 
 
 def _placement_difference(reference: Volume, other: Volume, atol: float) -> str:
@@ -142,9 +165,10 @@ def _placement_difference(reference: Volume, other: Volume, atol: float) -> str:
     reference_affine, other_affine = reference.image.affine, other.image.affine
     if np.allclose(reference_affine[:3, :3], other_affine[:3, :3], rtol=0, atol=atol):
         shift = float(np.linalg.norm(other_affine[:3, 3] - reference_affine[:3, 3]))
+        # the points follow their roles outside brackets: "(image channel 1 (FLAIR) (5, 0, 0) mm, ...)" nested three
         return (
-            f"the origins differ by {shift:.3g} mm ({other.role} {_mm_point(other_affine[:3, 3])}, "
-            f"{reference.role} {_mm_point(reference_affine[:3, 3])})"
+            f"the origins differ by {shift:.3g} mm, {other.said} at {_mm_point(other_affine[:3, 3])} and "
+            f"{reference.said} at {_mm_point(reference_affine[:3, 3])}"
         )
     difference = float(np.max(np.abs(other_affine[:3, :3] - reference_affine[:3, :3])))
     return f"the axis directions differ (largest direction/spacing matrix difference {difference:.3g} > {atol})"
