@@ -492,8 +492,10 @@ def channel_files_way(config: dict) -> str:
 
 def channel_order(config: dict) -> str:
     """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)" (config.json's dict,
-    {'0': 'T1', ...}, was said as it is until the ninety-first session), those config.json names none as a Dataset
-    names them (``channels_named``): "channel 0 (image_0), channel 1 (image_1)"."""
+    {'0': 'T1', ...}, was said as it is until the ninety-first session), those config.json names none (or names as a
+    Dataset names them, ``channels_named``) by their indices alone, "channel 0, channel 1" (``cases.channel_said``;
+    "channel 0 (image_0), channel 1 (image_1)" from the hundred-and-twenty-first session to the
+    hundred-and-twenty-third, helper h125)."""
     return ", ".join(channel_said(index, name) for index, name in channels_named(config).items())
 
 

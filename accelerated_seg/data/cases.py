@@ -94,9 +94,10 @@ def unnamed_channels(count: int) -> dict[int, str]:
     a CSV's image columns are named. Every path names them so: a Dataset given no ``channel_names`` (recorded so in
     its export), evaluate's cases of a model whose config.json names none (``estimator_predict_checks``), fit's
     advice to name them (``estimator_fine_tuning``) and predict's order of that model's channels
-    (``inference_inputs.channel_order``, "channel 0 (image_0), channel 1 (image_1)"). Predict said "channel 0,
-    channel 1" of such a model where evaluate's manifest named them image_0, image_1, until the
-    hundred-and-twenty-first session (helper h112). Not renamed "channel_0": an earlier export's or checkpoint's
+    (``inference_inputs.channel_order``). Predict said "channel 0, channel 1" of such a model where evaluate's manifest
+    named them image_0, image_1, until the hundred-and-twenty-first session (helper h112); messages say them so again,
+    by index alone, from one rule since the hundred-and-twenty-third (``channel_said``: no user gave these names),
+    predict and evaluate alike. Not renamed "channel_0": an earlier export's or checkpoint's
     recorded image_0 would then differ from a new Dataset's names, which resume and init_from compare, taking
     these names alone for no name (``is_unnamed_channel``)."""
     if count == 1:
