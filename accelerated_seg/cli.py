@@ -39,6 +39,7 @@ from .exit_now import exit_now
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
+from .printed_paths import paths_printable
 from .shell_words import shell_word
 from .predict_options import TTA_MODES
 from .sigterm import exit_status, stop_signal, stopped_by, stops_as_an_interrupt
@@ -51,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         stopping_before_the_command(*_stopping_as(sys.argv[1:]))
     try:
-        return _command_line(sys.argv[1:] if argv is None else list(argv))
+        with paths_printable():  # a name's bytes that are not UTF-8 shown as \xNN, not a UnicodeEncodeError
+            return _command_line(sys.argv[1:] if argv is None else list(argv))
     finally:
         handed_over()  # where the command never came to its own handling (a refusal): the defaults back
 
@@ -646,7 +648,7 @@ def exit_on_user_error():
     from. Any other exception keeps its traceback, since it is a bug to report. The command line's own commands take
     the refusals alone: ``cli.main`` returns a stop's status (``_command_line``)."""
     try:
-        with ending_on_a_refusal():
+        with paths_printable(), ending_on_a_refusal():  # its lines said whatever bytes a path holds
             yield
     except KeyboardInterrupt as interrupt:
         raise SystemExit(exit_status(interrupt)) from None
