@@ -61,7 +61,10 @@ def temporary_name(name: str, suffix: str = "tmp") -> str:
     write, after its case was segmented, with "File name too long" (an audit's probe)."""
     unique = uuid.uuid4().hex
     room = NAME_MAX - len(f"..{unique}.{suffix}".encode())
-    return f".{name.encode()[:room].decode(errors='ignore')}.{unique}.{suffix}"
+    # cut in the bytes the OS stores (os.fsencode), as they are: str.encode raised UnicodeEncodeError at a name
+    # holding a byte that is not UTF-8 (a scan named in Latin-1), after its case was segmented, until the
+    # hundred-and-twenty-third session
+    return f".{os.fsdecode(os.fsencode(name)[:room])}.{unique}.{suffix}"
 
 
 #: A temporary untouched this long is a killed writer's: a live one writes its file within seconds

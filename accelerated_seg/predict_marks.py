@@ -74,9 +74,11 @@ def case_key(run_key: bytes, case: InputCase) -> bytes:
 def _as_it_stands(path: Path) -> bytes:
     """A file's name, size and modification time: a file written again differs, and none is read,
     which for a folder of thousands of scans would take minutes. A copy that keeps the time (``cp -p``,
-    ``rsync -a``) of the same bytes counts as the same file."""
+    ``rsync -a``) of the same bytes counts as the same file. The name as the OS stores it (os.fsencode; the same bytes
+    as str.encode gave a UTF-8 name): str.encode refused one in Latin-1, its case segmented and not written, until the
+    hundred-and-twenty-third session."""
     stat = path.stat()
-    return f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode()
+    return os.fsencode(path.name) + f" {stat.st_size} {stat.st_mtime_ns}\n".encode()
 
 
 def made_by(path: str | Path) -> bytes | None:
