@@ -524,7 +524,8 @@ class Segmentation:
         # command's: a name too long was the bare "[Errno 36] File name too long" of the look at predictions/
         # below, and a link in a loop pathlib's "RuntimeError: Symlink loop" of the resolve in the check after it,
         # until the hundred-and-twenty-second session's review
-        check_output_folder(out, setting="evaluate: output_dir")
+        check_output_folder(out, setting="evaluate: output_dir",  # with the maps it writes below: before any predicts
+                            written_below=[f"predictions/{case.id}.nii.gz" for case in dataset.manifest.validation])
         if output_dir is not None:  # the default is in the run's folder
             refuse_an_output_among_the_cases(out, dataset.manifest)
         predictions, labels = out / "predictions", out / "labels"

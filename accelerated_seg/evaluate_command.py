@@ -37,7 +37,7 @@ def _evaluated(args, output: Path) -> int:
         from nibabel.filebasedimages import ImageFileError
 
         from .evaluate import SettingNames, evaluate_folders
-        from .evaluate_output import earlier_evaluation
+        from .evaluate_output import EvaluationNotWritten, earlier_evaluation
 
     # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
     flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
@@ -53,9 +53,25 @@ def _evaluated(args, output: Path) -> int:
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
                                    output_dir=args.output, merge_foreground=args.merge_foreground,
                                    setting_names=flags, overwrite=args.overwrite)
+    except EvaluationNotWritten as error:  # every case scored, the files not written: the scores said, and where kept
+        _scores_said(args, error.summary)
+        kept = f" (kept in {error.kept_in} instead)" if error.kept_in is not None else ""
+        print(f"{error.summary['num_cases']} case(s), mean Dice {_mean_std(error.summary['overall']['dice'])}; "
+              f"metrics.csv and summary.json not written to {output}{kept}")
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
+    _scores_said(args, summary)
+    print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
+          f"and summary.json to {output}{_replaced(replaced, args.overwrite, earlier, summary['settings'])}")
+    return 0
+
+
+def _scores_said(args, summary: dict) -> None:
+    """The evaluation's lines from its ``summary``: each class's (or region's) scores, and the notes and warnings of
+    what they are made of; all but the last line, which says where the files went."""
     if args.dataset_json is None and args.num_classes is None and not summary.get("merged_foreground") and (
             said := _declaration_left_unused(Path(args.label_dir))):
         print(said)
@@ -105,9 +121,6 @@ def _evaluated(args, output: Path) -> int:
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
         print(_merged_line(summary, args))
-    print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
-          f"and summary.json to {output}{_replaced(replaced, args.overwrite, earlier, summary['settings'])}")
-    return 0
 
 
 def _replaced(replaced: bool, overwrite: bool, earlier, settings: dict) -> str:

@@ -15,13 +15,17 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from .data.errors import DataError
 from .evaluate_setting_names import SettingNames
 from .files import (NAME_MAX, file_in_the_way, is_json_object_with, link_problem, name_too_long,
-                    no_file_made_in, write_files_together)
+                    no_file_made_in, temporary_name, write_files_together)
+from .printed_paths import SHOWN_AS_BYTES
+from .shell_words import shell_word
 
 # The settings that say where the inputs lie: a folder moved or renamed since holds the same evaluation where its
 # files hold what they held (summary.json's inputs_sha256)
@@ -40,7 +44,7 @@ def check_output_outside_the_labels(output_dir: Path, label_dir: Path, pred_dir:
                         f"summary.json would lie among the dataset's labels; give a folder outside it")
 
 
-def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
+def check_output_folder(output_dir: Path, setting: str = "output_dir", written_below: Sequence[str] = ()) -> None:
     """Refuse, before any case is scored, a folder where evaluate cannot write or would replace what it
     did not write: ``metrics.csv`` and ``summary.json`` are replaced only when an earlier evaluation
     wrote them. ``--output`` pointing at a training run's folder wrote the evaluation's summary over the
@@ -48,6 +52,8 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
 
     ``setting`` names the folder as the caller gave it: ``evaluate_folders``' ``output_dir`` (the default), the
     command line's ``--output``, or ``Segmentation.evaluate``'s ``output_dir``, whose user never typed the flag.
+    ``written_below``: the NIfTI files the caller writes in the folder besides the two, as paths relative to it
+    (``Segmentation.evaluate``'s ``predictions/<case>.nii.gz``), whose length is judged with the folder's.
 
     Raises:
         DataError: naming the folder or file and what to do.
@@ -60,7 +66,7 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
     # hundred-and-twenty-second session
     if problem := link_problem(output_dir):
         raise DataError(f"{setting}: {problem}; or give another folder")
-    if too_long := _too_long(output_dir):
+    if too_long := _too_long(output_dir, written_below):
         raise DataError(f"{setting} {output_dir}: {too_long}")
     try:
         _check_folder_takes_the_files(output_dir, setting)
@@ -74,19 +80,26 @@ _PATH_MAX = 4096
 _LONGEST_WRITTEN = f".summary.json.{'0' * 32}.tmp"
 
 
-def _too_long(output_dir: Path) -> str | None:
+def _too_long(output_dir: Path, written_below: Sequence[str] = ()) -> str | None:
     """What of ``output_dir`` is longer than a file system takes, and what to give; None where nothing is. Told
     from the path, as predict tells it of its outputs (``files.name_too_long``): the OSError of a
     look at it ("File name too long") names neither the name nor the limit, and a path that is short enough only
-    without the files written in it passes every look and fails at the write, after the scoring."""
+    without the files written in it passes every look and fails at the write, after the scoring. The NIfTI files
+    ``written_below`` it are counted as written (data/io.write_nifti: through a temporary name 45 bytes longer):
+    ``Segmentation.evaluate``'s ``predictions/<case>.nii.gz`` failed at its write ("File name too long") once its
+    first case was predicted, its earlier evaluation deleted, until the hundred-and-twenty-third session."""
     if too_long := name_too_long(output_dir):
         name, length = too_long
         return (f"a name on its path is {length} bytes long ({name[:24]}...), and a file or folder name takes at "
                 f"most {NAME_MAX}: give a shorter one")
-    longest = len(os.fsencode(output_dir / _LONGEST_WRITTEN))
+    written = {_LONGEST_WRITTEN: "the files evaluate writes in it"}
+    for below in written_below:
+        temporary = Path(below).with_name(temporary_name(Path(below).name, "tmp.nii.gz"))
+        written[os.fspath(temporary)] = f"{below}, which evaluate writes in it through a temporary name"
+    longest, what = max((len(os.fsencode(output_dir / below)), what) for below, what in written.items())
     if longest >= _PATH_MAX:
-        return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with the files evaluate writes in it "
-                f"({longest} bytes) over the {_PATH_MAX - 1} a path may be: give a shorter one")
+        return (f"the path is {len(os.fsencode(output_dir))} bytes long, and with {what} ({longest} bytes) over "
+                f"the {_PATH_MAX - 1} a path may be: give a shorter one")
     return None
 
 
@@ -229,10 +242,11 @@ def input_digests(pairs: Sequence[tuple[str, Path, Path]], dataset_json: Path | 
 
 def _files_digest(paths: Sequence[Path], taken: Mapping[Path, bytes]) -> str:
     """SHA-256 over each file's name and the SHA-256 of its bytes (``taken``'s, where given), in the order of
-    the names."""
+    the names. A name as the OS stores it (os.fsencode: UTF-8, a Latin-1 byte as itself), which str.encode refused,
+    every case scored, until the hundred-and-twenty-third session."""
     whole = hashlib.sha256()
     for path in sorted(paths, key=lambda path: path.name):
-        whole.update(path.name.encode("utf-8") + b"\0" + (taken.get(path) or _bytes_digest(path)))
+        whole.update(os.fsencode(path.name) + b"\0" + (taken.get(path) or _bytes_digest(path)))
     return whole.hexdigest()
 
 
@@ -274,19 +288,69 @@ def _written_by_evaluate(path: Path) -> bool:
         return False
 
 
+class EvaluationNotWritten(DataError):
+    """metrics.csv and summary.json could not be written into the output folder (a full disk, a quota, an I/O error)
+    once every case was scored. ``summary``: the evaluation's summary, as summary.json would have held it (the
+    command says its lines from it); ``kept_in``: the folder that holds both files instead, None where they could
+    not be kept anywhere."""
+
+    def __init__(self, message: str, summary: dict, kept_in: Path | None):
+        super().__init__(message)
+        self.summary, self.kept_in = summary, kept_in
+
+
 def write_evaluation(output_dir: Path, rows: Sequence[dict], summary: dict, setting: str = "output_dir") -> None:
     """Write ``metrics.csv`` (``rows``) and ``summary.json`` into ``output_dir``, both or neither; ``setting``
-    names the folder in the error, as ``check_output_folder``'s do."""
+    names the folder in the error, as ``check_output_folder``'s do.
+
+    Raises:
+        EvaluationNotWritten: neither file could be written there (a full disk, a quota), every score kept: both
+            files written into a folder of the temporary folder (``tempfile.gettempdir``) instead, which the error
+            names with the ``mv`` that puts them in place, and the summary on the error.
+    """
     # Both or neither: written one after the other, a full disk or Ctrl-C at the second left this evaluation's
     # metrics.csv beside an earlier one's summary.json (ninety-second session's probe)
     texts = {"metrics.csv": _csv_text(rows), "summary.json": json.dumps(summary, indent=2, allow_nan=False) + "\n"}
     try:
-        write_files_together(output_dir, {name: lambda temporary, text=text: temporary.write_text(text, encoding="utf-8")
-                                          for name, text in texts.items()})
+        _write_texts(output_dir, texts)
     except OSError as error:  # a full disk, a quota: "[Errno 28] No space left on device" named no file
-        raise DataError(f"{setting} {output_dir}: metrics.csv and summary.json cannot be written "
-                        f"({error.strerror or error}); neither file there was replaced: free some space or give "
-                        f"another folder") from None
+        # Every case is scored by now, which can have taken hours: until the hundred-and-twenty-third session the
+        # scores were lost with this line, the command saying none of them
+        not_written = (f"{setting} {output_dir}: metrics.csv and summary.json cannot be written "
+                       f"({error.strerror or error}); neither file there was replaced")
+        kept_in, why_not = _kept_elsewhere(texts)
+        if kept_in is None:
+            raise EvaluationNotWritten(f"{not_written}, and the scores could not be kept in the temporary folder "
+                                       f"{tempfile.gettempdir()} either ({why_not}): free some space or give another "
+                                       f"folder", summary, None) from None
+        files = " ".join(shell_word(kept_in / name) for name in texts)
+        raise EvaluationNotWritten(f"{not_written}; every score is kept in {kept_in} instead (in the temporary "
+                                   f"folder, which a job's end may clean): free some space, then mv {files} "
+                                   f"{shell_word(output_dir)}/", summary, kept_in) from None
+
+
+def _write_texts(folder: Path, texts: Mapping[str, str]) -> None:
+    """``texts`` written into ``folder`` as UTF-8 files of their names, together (files.write_files_together). A
+    name's byte that is not UTF-8 (a case named in Latin-1) is written as ``\\xNN``, as the commands print it
+    (printed_paths.py): the strict codec raised UnicodeEncodeError at metrics.csv's write, every score lost, until
+    the hundred-and-twenty-third session."""
+    write_files_together(folder, {name: lambda temporary, text=text: temporary.write_bytes(
+        text.encode("utf-8", SHOWN_AS_BYTES)) for name, text in texts.items()})
+
+
+def _kept_elsewhere(texts: Mapping[str, str]) -> tuple[Path | None, str]:
+    """(a new folder of the temporary folder that holds ``texts``' files, ""), or (None, why) where none could be
+    written there either (the same full disk)."""
+    try:
+        kept_in = Path(tempfile.mkdtemp(prefix="accelerated_seg_evaluation_"))
+    except OSError as error:
+        return None, error.strerror or str(error)
+    try:
+        _write_texts(kept_in, texts)
+    except OSError as error:
+        shutil.rmtree(kept_in, ignore_errors=True)
+        return None, error.strerror or str(error)
+    return kept_in, ""
 
 
 _CSV_COLUMNS = ("case", "class", "name", "dice", "hd95_mm", "surface_dice", "tolerance_mm", "label_voxels",

@@ -7,6 +7,7 @@ import math
 import re
 import signal
 import sys
+import tempfile
 import warnings
 
 import nibabel as nib
@@ -1572,6 +1573,8 @@ def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails
     output = pred_dir / "evaluation"
     before = {name: (output / name).read_text() for name in ("metrics.csv", "summary.json")}
     synced, sync = [], files.sync_file
+    (pred_dir.parent / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(pred_dir.parent / "tmp"))  # where the scores are kept instead
 
     def full_at_the_second_file(path):
         synced.append(path)
@@ -1586,6 +1589,60 @@ def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails
             f"neither file there was replaced") in capsys.readouterr().err
     assert {name: (output / name).read_text() for name in before} == before
     assert sorted(path.name for path in output.iterdir()) == ["metrics.csv", "summary.json"]  # no temporary left
+
+
+def test_a_full_disk_at_the_last_write_keeps_every_score_and_says_them(folders, tmp_path, monkeypatch, capsys):
+    """evaluate scores every case (hours, for a large test set) and then writes its two files: a full disk or a
+    quota there said "free some space or give another folder", and every score was lost, none said (the
+    hundred-and-twenty-second session's Fixed entry). Both files are kept in the temporary folder instead, the
+    command says its scores as ever and the mv that puts the files in place, which then are this evaluation; from
+    Python the error holds the summary."""
+    import errno
+
+    import accelerated_seg.evaluate_output as evaluate_output
+    from accelerated_seg.evaluate_output import EvaluationNotWritten
+
+    pred_dir, label_dir, dataset = folders
+    output, elsewhere = tmp_path / "full", tmp_path / "tmp"
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    write, full = evaluate_output.write_files_together, [output]
+
+    def full_there(folder, writers):
+        if folder in full or folder.parent in full:  # the folder, or one made in it (the scores kept)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(folder, writers)
+
+    monkeypatch.setattr(evaluate_output, "write_files_together", full_there)
+    command = ["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output", str(output)]
+    assert main(command) == 2
+    said, (kept,) = capsys.readouterr(), list(elsewhere.iterdir())
+    assert re.search(r"^class 1 ventricles: Dice .*\nclass 2 lesion: Dice .*\n", said.out, re.MULTILINE)
+    assert re.search(rf"^3 case\(s\), mean Dice [0-9.]+ ± [0-9.]+; metrics.csv and summary.json not written to "
+                     rf"{re.escape(str(output))} \(kept in {re.escape(str(kept))} instead\)$", said.out, re.MULTILINE)
+    assert said.err == (f"error: --output {output}: metrics.csv and summary.json cannot be written (No space left on "
+                        f"device); neither file there was replaced; every score is kept in {kept} instead (in the "
+                        f"temporary folder, which a job's end may clean): free some space, then mv "
+                        f"{kept}/metrics.csv {kept}/summary.json {output}/\n")
+    whole = evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=tmp_path / "whole")
+    assert json.loads((kept / "summary.json").read_text())["per_class"] == whole["per_class"]
+    assert (kept / "metrics.csv").read_text() == (tmp_path / "whole" / "metrics.csv").read_text()
+    output.mkdir()  # the mv said, once there is room: the same evaluation, which the same command replaces
+    for name in ("metrics.csv", "summary.json"):
+        shutil.move(kept / name, output / name)
+    full.clear()
+    assert main(command) == 0
+    assert "replacing the earlier evaluation there (the same folders and settings)" in capsys.readouterr().out
+
+    full.extend([output / "again", elsewhere])  # the temporary folder's disk as full: nothing kept, the lines said
+    shutil.rmtree(kept)
+    with pytest.raises(EvaluationNotWritten, match=rf"; neither file there was replaced, and the scores could not be "
+                                                   rf"kept in the temporary folder {re.escape(str(elsewhere))} either "
+                                                   rf"\(No space left on device\): free some space or give another "
+                                                   rf"folder$") as not_written:
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=output / "again")
+    assert not_written.value.kept_in is None and not_written.value.summary["per_class"] == whole["per_class"]
+    assert list(elsewhere.iterdir()) == []
 
 
 def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are(folders, tmp_path, capsys):

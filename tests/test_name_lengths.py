@@ -50,3 +50,36 @@ def test_evaluates_output_named_in_latin1_too_long_is_refused_in_bytes(tmp_path)
                                         r"file or folder name takes at most 255: give a shorter one$"):
         check_output_folder(latin1(tmp_path, b"\xe9" * 300), "--output")
     check_output_folder(latin1(tmp_path, b"r\xe9sultats"), "--output")  # a name that fits: taken
+
+
+def _path_of(folder, length: int) -> str:
+    """A path below ``folder`` of ``length`` bytes, of names of 200 bytes at most."""
+    path = str(folder)
+    while len(path) < length:
+        path += "/" + "d" * min(200, length - len(path) - 1)
+    return path
+
+
+def test_evaluates_output_dir_with_no_room_for_its_predictions_is_refused_before_any_case_is_predicted(
+        tiny_dataset, tmp_path):
+    """Segmentation.evaluate's check of output_dir counted the two files it writes there, not the maps it writes
+    below it, predictions/<case>.nii.gz through a temporary 45 bytes longer: a path that left room for the one and
+    not the other predicted the first case and then failed at its write with "[Errno 36] File name too long", its
+    earlier evaluation deleted (benchmarks/results/printed_paths_2026-12-07/no_room_for_predictions.py)."""
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset, Segmentation
+
+    manifest = load_msd(tiny_dataset)
+    pairs = [(str(case.images[0]), str(case.label)) for case in (*manifest.training, manifest.validation[0])]
+    data = Dataset.from_files(pairs[:-1], block_shape=16, n_classes=3, validation_pairs=pairs[-1:], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    model = Segmentation.load(export(tmp_path / "model"))
+    case = data.manifest.validation[0].id
+    needed = len(f"/predictions/.{case}.nii.gz.{'0' * 32}.tmp.nii.gz")
+    output_dir = _path_of(tmp_path / "out", 4096 - needed + 10)  # room for summary.json's temporary (51 bytes)
+    with pytest.raises(DataError, match=rf"^evaluate: output_dir {output_dir}: the path is {len(output_dir)} bytes "
+                                        rf"long, and with predictions/{case}.nii.gz, which evaluate writes in it "
+                                        rf"through a temporary name \({len(output_dir) + needed} bytes\) over the "
+                                        rf"4095 a path may be: give a shorter one$"):
+        model.evaluate(data, output_dir=output_dir)
+    assert not (tmp_path / "out").exists()
