@@ -13,16 +13,20 @@ typo was refused by training for a section the launch never read, and passed by 
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from .config import Config, ConfigError, yaml_problem
+from .config import Config, ConfigError, _UniqueKeyLoader, yaml_problem
+from .data.errors import DataError
+from .hand_edited import KeyGivenTwice, given_twice, not_utf8, read_json_read_again, utf8_text
 
 # The top-level sections of an experiment config, told apart from an accelerate config.
 EXPERIMENT_SECTIONS = {section.name for section in fields(Config)}
+#: The way to a whole accelerate config file, where one does not parse or was cut short.
+_AGAIN = "copy it again or write one with `accelerate config`"
 
 
 class UnreadableProfile(ConfigError):
@@ -91,19 +95,25 @@ def precision_as_written(written: dict, mixed) -> str:
 
 def _read_mapping(path: str | Path, named: str) -> dict:
     """The accelerate config at ``path`` as its file holds it, before accelerate rewrites its older keys; an
-    UnreadableProfile naming it as ``named`` where it is no accelerate config."""
-    what = f"{named} cannot be read as an accelerate config file"
+    UnreadableProfile naming it as ``named`` where it is no accelerate config, a ConfigError where a key is given
+    twice (which the launch takes without a word, so a rank says it too).
+
+    Read as hand-edited files are (``hand_edited``), each fault one line saying what to do, where the codec's or
+    the parser's words were said until the hundred-and-twenty-third session: a .json profile as accelerate launch
+    reads it again, with json.load (``hand_edited.read_json_read_again``: a byte-order mark refused, which json.load
+    stops at); a YAML one's byte-order mark read past, as PyYAML reads it past for the launch too."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        # as accelerate's load_config_from_file: by the file's name (a tab-indented .json is no YAML)
-        profile = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
-    except json.JSONDecodeError as error:
-        raise UnreadableProfile(f"{what} (not valid JSON: {error.msg} at line {error.lineno}, column "
-                                f"{error.colno})") from None
-    except yaml.YAMLError as error:
-        raise UnreadableProfile(f"{what} (not valid YAML: {yaml_problem(error)})") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UnreadableProfile(f"{what} ({error.__class__.__name__}: {error})") from None
+        if str(path).endswith(".json"):  # as accelerate's load_config_from_file: a tab-indented .json is no YAML
+            profile = read_json_read_again(Path(path), named, "accelerate launch", _AGAIN)
+        else:
+            profile = _read_yaml(Path(path), named)
+    except KeyGivenTwice as error:
+        raise ConfigError(str(error)) from None
+    except DataError as error:
+        raise UnreadableProfile(str(error)) from None
+    except OSError as error:
+        raise UnreadableProfile(f"{named} cannot be read as an accelerate config file ({error.__class__.__name__}: "
+                                f"{error})") from None
     if not isinstance(profile, dict):
         raise UnreadableProfile(f"{named} is not an accelerate config (a mapping such as configs/accelerate/ddp.yaml)")
     # `accelerate config` always writes distributed_type. Without this, any mapping (an experiment's
@@ -115,6 +125,39 @@ def _read_mapping(path: str | Path, named: str) -> dict:
         raise UnreadableProfile(f"{named} is not an accelerate config ({why}; accelerate's own are in "
                                 f"configs/accelerate/)")
     return profile
+
+
+def _read_yaml(path: Path, named: str) -> Any:
+    """A YAML profile's content, its faults each one line naming it as ``named`` (a DataError): not UTF-8 text
+    (``hand_edited.not_utf8``, as --config's YAML is told), not YAML, and a key given twice (KeyGivenTwice), which
+    the launch's ``yaml.safe_load`` reads as the last one without a word."""
+    data = path.read_bytes()
+    if fault := not_utf8(data):
+        raise DataError(f"{named} {fault}")
+    text = utf8_text(data)
+    try:
+        profile = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise DataError(f"{named} is not valid YAML: {_yaml_fault(text, error)}") from None
+    try:  # read again by config's loader, as --config's YAML is, for a key given twice alone: the text is YAML
+        yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as error:
+        raise KeyGivenTwice(given_twice(named, f"{error.problem} and at line {error.problem_mark.line + 1}",
+                                        "accelerate launch")) from None
+    return profile
+
+
+def _yaml_fault(text: str, error: yaml.YAMLError) -> str:
+    """PyYAML's ``error`` of ``text`` (``config.yaml_problem``: the problem, where, and a tab's remedy), with what
+    to do: where the parser stopped at the end of the text, wanting more, the file was cut short (as
+    ``hand_edited.json_fault`` tells a JSON file); elsewhere the fault is there."""
+    said = yaml_problem(error)
+    if "replace the tab" in said:
+        return said
+    mark = getattr(error, "problem_mark", None)
+    if mark is not None and mark.index >= len(text.rstrip()):
+        return f"{said}: the file ends there, wanting more, so it was cut short; {_AGAIN}"
+    return f"{said}; mend it there (a hand edit?), or {_AGAIN}"
 
 
 def _compiles(dynamo_config) -> bool:

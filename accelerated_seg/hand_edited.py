@@ -174,3 +174,49 @@ def read_text_file(path: Path, how: str = "") -> str:
     if fault := not_utf8(data):  # ``how`` where it is text to save again, not a binary file to copy again
         raise DataError(f"{path} {fault}{how if fault.endswith(_RESAVE) else ''}")
     return utf8_text(data)
+
+
+class KeyGivenTwice(DataError):
+    """A key given twice in one object of a hand-edited file, whose reader would take the last without a word."""
+
+
+def given_twice(named: str, which: str, reader: str) -> str:
+    """The words for a key given twice in ``named``'s file (``which``: "key 'stage' given twice in one object"),
+    which ``reader`` reads as the last one without a word."""
+    return f"{named}: {which}, of which {reader} takes the last without a word: keep one"
+
+
+def read_json_read_again(path: Path, named: str, reader: str, again: str) -> Any:
+    """``path``'s JSON, where ``reader`` reads the file again itself with ``json.load`` (accelerate launch an
+    accelerate config file, accelerate's DeepSpeed plugin a DeepSpeed json), each fault said naming it as
+    ``named``, with ``again`` the way to a whole copy (:func:`json_fault`).
+
+    As :func:`read_json_file` reads a file, but for two faults its reader meets too: a UTF-8 byte-order mark is
+    refused, not read past, since ``json.load`` (no ``utf-8-sig``) stops at one ("Unexpected UTF-8 BOM"): read past
+    here, the file would pass our look and stop the launch with that traceback; and a key given twice in one
+    object, which ``json.load`` reads as the last one without a word.
+
+    Raises:
+        KeyGivenTwice: a key given twice in one object.
+        DataError: not UTF-8 text, a byte-order mark, or not JSON.
+        OSError: it cannot be read.
+    """
+    data = Path(path).read_bytes()
+    if fault := not_utf8(data):
+        raise DataError(f"{named} {fault}")
+    if data.startswith(codecs.BOM_UTF8):
+        raise DataError(f"{named} begins with a byte-order mark (a Windows editor's \"UTF-8 with BOM\"), which "
+                        f"{reader} refuses (json.load's \"Unexpected UTF-8 BOM\"): {_RESAVE} without the mark")
+    text = data.decode("utf-8")
+
+    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        if twice := sorted({key for key in keys if keys.count(key) > 1}):
+            which = f"key{'s' * (len(twice) > 1)} {', '.join(map(repr, twice))} given twice in one object"
+            raise KeyGivenTwice(given_twice(named, which, reader))
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=once)
+    except json.JSONDecodeError as error:
+        raise DataError(json_fault(named, text, error, again)) from None

@@ -16,8 +16,10 @@ from accelerate.utils import DistributedType, parse_flag_from_env, patch_environ
 
 from .accelerate_profile import as_written, mixed_precision_keys
 from .config import ConfigError
+from .data.errors import DataError
 from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
                                         switched_on)
+from .hand_edited import read_json_read_again
 from .launch_env import launched_processes
 from . import launched_profile
 from .launched_profile import launch_parser, profile_keys_error
@@ -625,8 +627,12 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
     reads it (``HfDeepSpeedConfig``): a path as given, so a relative one from the folder the launch
     runs in; else the value itself as JSON, or as base64 of it.
 
+    A file is read as a hand-edited one that accelerate reads again with ``json.load``
+    (``hand_edited.read_json_read_again``): a byte-order mark, which json.load refuses, is refused saying so; a
+    key given twice, which json.load and so DeepSpeed read as the last, is refused too.
+
     Raises:
-        ConfigError: naming the file, and where a json is broken, the line and column.
+        ConfigError: naming the file, what is wrong and what to do (where a json is broken, the line and column).
     """
     import base64
     import binascii
@@ -643,17 +649,17 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
         raise ConfigError(f"the accelerate config's deepspeed_config_file {file}{where} cannot be read "
                           f"(FileNotFoundError: no such file, nor a DeepSpeed config written inline as JSON): "
                           f"give the path of a DeepSpeed json")
+    # read as hand-edited files are (hand_edited): the codec's or the parser's words, and "mend it" for any fault,
+    # until the hundred-and-twenty-third session
     try:
-        text = Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        config = read_json_read_again(Path(file), f"the DeepSpeed json {file}", "accelerate's DeepSpeed plugin",
+                                      "copy it again from where it was written")
+    except OSError as error:
         raise ConfigError(f"the accelerate config's deepspeed_config_file {file} cannot be read "
-                          f"({error.__class__.__name__}: {getattr(error, 'strerror', None) or error}): "
+                          f"({error.__class__.__name__}: {error.strerror or error}): "
                           f"give the path of a DeepSpeed json") from None
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"the DeepSpeed json {file} is not JSON ({error.msg} at line {error.lineno}, column "
-                          f"{error.colno}): mend it (DeepSpeed's config format is plain JSON)") from None
+    except DataError as error:  # not UTF-8, a byte-order mark (which accelerate's json.load refuses), not JSON
+        raise ConfigError(str(error)) from None
     if not isinstance(config, dict):
         raise ConfigError(f"the DeepSpeed json {file} holds a {type(config).__name__}, not a JSON object of "
                           f"DeepSpeed settings")

@@ -701,8 +701,9 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
     ({"ACCELERATE_DEEPSPEED_ZERO_STAGE": "4"}, None,
      r"asks for DeepSpeed zero_stage 4, and ZeRO has stages 0 to 3 .*set deepspeed_config.zero_stage"),
     ({}, None, r"deepspeed_config_file .*ds.json cannot be read \(FileNotFoundError"),
-    ({}, '{"zero_optimization": {"stage": 2},}', r"the DeepSpeed json .*ds.json is not JSON \(Expecting property "
-                                                 r"name enclosed in double quotes at line 1, column 36\)"),
+    ({}, '{"zero_optimization": {"stage": 2},}', r"the DeepSpeed json .*ds.json is not valid JSON \(Expecting "
+                                                 r"property name enclosed in double quotes: line 1 column 36 \(char "
+                                                 r"35\)\): a comma before that '}', which JSON does not allow"),
     ({}, '{"bf16": {"enabled": true}}', r"ds.json has no zero_optimization block, which accelerate needs"),
     ({}, '{"zero_optimization": {"stage": 4}}', r"ds.json asks for zero_optimization.stage 4, and ZeRO has stages 0"),
     # a typo in the deepspeed_config section, which accelerate launch dropped without a word (ninety-third session)
