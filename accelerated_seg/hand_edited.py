@@ -1,5 +1,7 @@
 """What is wrong with a settings file a user edited by hand, said in one line: an export's ``config.json`` (read by
-predict, evaluate, export, fine-tuning and ``Segmentation.load``) and ``--config``'s YAML.
+predict, evaluate, export, fine-tuning and ``Segmentation.load``), ``--config``'s YAML, a dataset's files, and the
+launch's: an accelerate config file and a DeepSpeed json (``read_json_read_again``, where accelerate reads the file
+again itself and stops at a byte-order mark, so one is told rather than read past).
 
 A UTF-8 byte-order mark is dropped, not refused: RFC 8259 (section 8.1) lets a JSON parser ignore one, Windows
 Notepad's "UTF-8 with BOM" and PowerShell put it first, and the bytes after it are exactly the text the user saved;
