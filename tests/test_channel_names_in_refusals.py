@@ -134,3 +134,31 @@ def test_a_csvs_image_columns_are_read_as_data_cases_reads_an_unnamed_channels_n
     monkeypatch.setattr(cases, "UNNAMED_CHANNEL", "scan")
     assert read("scan_0", "scan_1").channels == {0: "scan_0", 1: "scan_1"}
     assert read("scan").channels == {0: "scan"}
+
+
+def test_a_blank_channel_name_is_said_as_no_name(tmp_path):
+    """A dataset.json's ``"0": " "`` (or a config.json's ``""``) names nothing: training's check said ``image channel
+    0 ( )`` and predict's order ``channel 0 ()`` until review r108 of the hundred-and-twenty-third session."""
+    assert cases.channel_said(0, "") == "channel 0"
+    assert cases.channel_said(0, " ") == "channel 0"
+    assert cases.one_channel_said(" ") == "one channel"
+    paths, label = _case(tmp_path / "blank", np.diag([3.0, 3.0, 3.0, 1.0]))
+    named = tmp_path / "blank" / "dataset.json"
+    named.write_text(json.dumps({"name": "n", "modality": {"0": " ", "1": "FLAIR"},
+                                 "labels": {"0": "background", "1": "lesion"},
+                                 "training": [{"image": paths, "label": label}]}))
+    errors = "\n".join(check_manifest(load_cases(named, validation_fraction=0.0)).errors)
+    assert "image channel 1 (FLAIR) voxels are 3 x 3 x 3 mm, image channel 0 voxels 2.5" in errors, errors
+    assert "( )" not in errors, errors
+
+
+def test_a_csvs_two_columns_of_one_channel_are_refused_as_such(tmp_path):
+    """``image_0,image_00`` (leading zeros read past: both channel 0) was told ``must be numbered image_0, image_1,
+    ... without gaps``, which named no gap, until review r108 of the hundred-and-twenty-third session."""
+    for index in range(2):
+        nib.save(nib.Nifti1Image(np.ones((4, 4, 4), np.float32), np.eye(4)), tmp_path / f"{index}.nii.gz")
+    table = tmp_path / "cases.csv"
+    table.write_text("image_0,image_00,label\n0.nii.gz,1.nii.gz,0.nii.gz\n")
+    with pytest.raises(DataError, match=r"image columns \['image_0', 'image_00'\] number one channel twice "
+                                        r"\(channel 0, leading zeros aside\); keep one column per channel"):
+        load_csv(table)

@@ -125,22 +125,31 @@ def is_unnamed_channel(name: str) -> bool:
     return name == UNNAMED_CHANNEL or unnamed_channel_index(name) is not None
 
 
+def names_nothing(name: str) -> bool:
+    """Whether a channel's ``name`` says nothing of it in a message: one a Dataset gives (``is_unnamed_channel``), or
+    blank, a dataset.json's ``"0": ""`` or ``" "`` or a config.json written by hand so, which ``channel_said`` said
+    ``channel 0 ()`` and the grids' refusals ``image channel 0 ( )`` until review r108 of the hundred-and-twenty-third
+    session (``grid_agreement.channel_volume`` dropped ``""`` alone). Not ``is_unnamed_channel``'s own test: resume
+    compares a blank name recorded with a name given (``channel_name_differences``)."""
+    return not name.strip() or is_unnamed_channel(name)
+
+
 def channel_said(index: int, name: str) -> str:
     """A channel as every message names it, by its index and its name: "channel 1 (FLAIR)" (``channel_order``'s
     words; a model's lone channel is said by its name alone, "one channel (MRI0)": ``one_channel_said``); by its
-    index alone, "channel 1", where nothing names it (``is_unnamed_channel``): ``image_1`` is the Dataset's name for
+    index alone, "channel 1", where nothing names it (``names_nothing``): ``image_1`` is the Dataset's name for
     it, no user's, said "channel 1 (image_1)" until the hundred-and-twenty-third session (helper h125)."""
-    return f"channel {index}" if is_unnamed_channel(name) else f"channel {index} ({name})"
+    return f"channel {index}" if names_nothing(name) else f"channel {index} ({name})"
 
 
 def one_channel_said(name: str) -> str:
     """A model's or dataset's lone channel, for a message: "one channel (MRI0)", or "one channel" where nothing names
-    it (``is_unnamed_channel``: "one channel (image)" named it by the Dataset's name for it, from the
+    it (``names_nothing``: "one channel (image)" named it by the Dataset's name for it, from the
     hundred-and-twenty-second session to the hundred-and-twenty-third, helper h125). Its index says nothing where
     there is one: predict said "one channel (channel 0 (MRI0))", brackets in brackets, until the
     hundred-and-twenty-second session (helper h119), and evaluate and the reading of a 4D file "one channel", unnamed
     whatever its name."""
-    return "one channel" if is_unnamed_channel(name) else f"one channel ({name})"
+    return "one channel" if names_nothing(name) else f"one channel ({name})"
 
 
 def channel_names_fit(channels, in_channels) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import nibabel as nib
 import numpy as np
 
-from accelerated_seg.data.cases import is_unnamed_channel
+from accelerated_seg.data.cases import names_nothing
 from accelerated_seg.data.check_report import CheckReport
 from accelerated_seg.data.voxel_slabs import grid_shape
 
@@ -48,9 +48,9 @@ class Volume(NamedTuple):
 
 def channel_volume(role: str, path: Path, image: nib.Nifti1Image, name: str) -> Volume:
     """A case's channel file as a :class:`Volume`: ``role`` ("image channel 1", predict's "channel 1"), and the name
-    a dataset or model gives the channel, kept where it is a user's (``cases.is_unnamed_channel``: ``image_1`` is the
-    Dataset's own name for a channel nothing names, said by its index alone)."""
-    return Volume(role, path, image, "" if is_unnamed_channel(name) else name)
+    a dataset or model gives the channel, kept where it is a user's (``cases.names_nothing``: ``image_1`` is the
+    Dataset's own name for a channel nothing names, said by its index alone, and a blank name is none)."""
+    return Volume(role, path, image, "" if names_nothing(name) else name)
 
 
 def check_same_grid(
