@@ -264,6 +264,13 @@ def _image_columns(header: set[str], csv_path: Path) -> list[str]:
         raise DataError(
             f"{csv_path}: no image column ({found}); name it 'image', or image_0, image_1, ... for channels"
         )
+    if twice := sorted({index for index, _ in numbered if [number for number, _ in numbered].count(index) > 1}):
+        # image_0 beside image_00 (leading zeros read past): "must be numbered ... without gaps" named no gap
+        # until review r108 of the hundred-and-twenty-third session
+        both = [name for index, name in numbered if index in twice]
+        raise DataError(f"{csv_path}: image columns {both} number one channel twice (channel "
+                        f"{', '.join(map(str, twice))}, leading zeros aside); keep one column per channel, image_0, "
+                        f"image_1, ...")
     if [index for index, _ in numbered] != list(range(len(numbered))):
         raise DataError(
             f"{csv_path}: image columns {numbered_names} must be numbered image_0, image_1, ... without gaps"
