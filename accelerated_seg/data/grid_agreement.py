@@ -77,9 +77,13 @@ def check_same_grid(
                f"writes both codes)") if len(bare) == 1 else fix
     elif (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
         # An export tool's rounding, not another grid: resampling would blur nothing but is the wrong work
+        # the nibabel lines run as they are: they wrote roles as variables ("image channel 0.affine") and, beside a
+        # channel's name, two brackets in a row, until review r108 of the hundred-and-twenty-third session
         fix = (f"no voxel moves by more than {shift:.2g} of a voxel between the two, as an export tool's rounding "
-               f"leaves headers: copy the {reference.said}'s geometry onto the {other.said} (SimpleITK's "
-               f"CopyInformation; nibabel: nib.Nifti1Image(data, {reference.role}.affine, {reference.role}.header))")
+               f"leaves headers: copy the {reference.said}'s geometry onto the {other.said}, with SimpleITK's "
+               f"CopyInformation or nibabel: img = nib.load({str(other.path)!r}, mmap=False); "
+               f"nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), nib.load({str(reference.path)!r}).affine, "
+               f"img.header), {str(other.path)!r})")
     report.errors.append(
         f"{context}: {other.said} {other.path} and {reference.said} {reference.path} are on different grids: "
         f"{what}; {fix}"
