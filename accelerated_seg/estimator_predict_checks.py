@@ -186,10 +186,15 @@ def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) ->
     from .inference_reading import channel_files_refusal, channel_units_refusal
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
+    # The channels by the Dataset's names where it gives them, as the check below says them (``evaluated_manifest``):
+    # one report said a case's channel 0 "channel 0 (MRI0)" here and another's "image channel 0 (T1)" there, the model's
+    # names and the Dataset's, until review r108 of the hundred-and-twenty-third session
+    said_as = config if dataset.channel_names is None else {
+        **config, "channels": {str(index): name for index, name in dataset.manifest.channels.items()}}
     refused = {case.id: f"{case.id} (image channels): {said}" for case in cases
                if (headers := _headers_as_predict_judges(case.images)) is not None
-               and (said := channel_units_refusal(config, case.images, spacing) or
-                    channel_files_refusal(config, [Path(path) for path in case.images], headers) or
+               and (said := channel_units_refusal(said_as, case.images, spacing) or
+                    channel_files_refusal(said_as, [Path(path) for path in case.images], headers) or
                     _voxels_refusal(config, Path(case.images[0]), headers[0], spacing)) is not None}
     others = [case for case in cases if case.id not in refused]
     read = read_check(evaluated_manifest(dataset, config), cases=others).errors if read_check is not None and others \

@@ -181,3 +181,24 @@ def test_the_rounding_advice_runs_as_it_is_said(tmp_path):
     lines = errors[0].split("CopyInformation or nibabel: ")[1]
     exec(lines, {"nib": nib, "np": np})  # noqa: S102 - the advice as a user would paste it
     assert check_manifest(load_cases(named, validation_fraction=0.0)).errors == []
+
+
+def test_evaluate_says_a_channel_by_one_name_in_one_report(tmp_path):
+    """A Dataset naming its channels T1, FLAIR, evaluated by a model naming them MRI0, MRI1: one report said case a's
+    channels by the model's names (predict's check of the headers, ``channel 0 (MRI0)``) and case b's by the
+    Dataset's (the pre-flight check, ``image channel 0 (T1)``), until review r108 of the hundred-and-twenty-third
+    session; the Dataset's names, where it gives them, in both."""
+    from accelerated_seg.estimator import Dataset, Segmentation
+    from test_inference import export
+
+    off = np.diag([3.0, 3.0, 3.0, 1.0])
+    pairs = [_case(tmp_path / "a", off), _case(tmp_path / "b", np.diag([2.5, 2.5, 2.5, 1.0]))]
+    label = nib.load(pairs[1][1])
+    nib.save(nib.Nifti1Image(np.asanyarray(label.dataobj), off), pairs[1][1])  # case b's label on another grid
+    data = Dataset.from_files([], validation_pairs=pairs, n_classes=3, block_shape=16, num_workers=0,
+                              channel_names=["T1", "FLAIR"])
+    with pytest.raises(DataError) as refused:
+        Segmentation.load(export(tmp_path / "model", in_channels=2)).evaluate(data, output_dir=tmp_path / "eval")
+    said = str(refused.value)
+    assert "channel 1 (FLAIR) voxels are 3 x 3 x 3 mm, channel 0 (T1) voxels 2.5" in said, said
+    assert "image channel 0 (T1)" in said and "MRI" not in said, said
