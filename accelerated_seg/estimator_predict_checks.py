@@ -186,21 +186,30 @@ def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) ->
     from .inference_reading import channel_files_refusal, channel_units_refusal
 
     spacing, cases = preprocess_settings(config).spacing, dataset.manifest.validation
-    # The channels by the Dataset's names where it gives them, as the check below says them (``evaluated_manifest``):
-    # one report said a case's channel 0 "channel 0 (MRI0)" here and another's "image channel 0 (T1)" there, the model's
-    # names and the Dataset's, until review r108 of the hundred-and-twenty-third session
-    said_as = config if dataset.channel_names is None else {
-        **config, "channels": {str(index): name for index, name in dataset.manifest.channels.items()}}
     refused = {case.id: f"{case.id} (image channels): {said}" for case in cases
                if (headers := _headers_as_predict_judges(case.images)) is not None
-               and (said := channel_units_refusal(said_as, case.images, spacing) or
-                    channel_files_refusal(said_as, [Path(path) for path in case.images], headers) or
+               and (said := channel_units_refusal(config, case.images, spacing) or
+                    channel_files_refusal(config, [Path(path) for path in case.images], headers) or
                     _voxels_refusal(config, Path(case.images[0]), headers[0], spacing)) is not None}
     others = [case for case in cases if case.id not in refused]
-    read = read_check(evaluated_manifest(dataset, config), cases=others).errors if read_check is not None and others \
-        else []
+    read = read_check(_named_as_the_model(evaluated_manifest(dataset, config), config), cases=others).errors \
+        if read_check is not None and others else []
     CheckReport(errors=[*refused.values(), *read], root=dataset.manifest.root,
                 checked=pairs_checked(dataset.manifest, cases)).raise_if_errors(before="evaluation")
+
+
+def _named_as_the_model(manifest: Manifest, config: dict) -> Manifest:
+    """``manifest`` with the model's names of its channels (``inference_inputs.channels_named``), for the pre-flight
+    check of the cases evaluate judges as the model's input, where it has the model's number of them: its refusals say
+    a channel as predict's checks above and evaluate's count and order do. A Dataset naming its channels otherwise
+    (``channel_names=['T1', 'FLAIR']`` for a model's ``MRI0``, ``MRI1``) had one report say a case's channel 0
+    ``channel 0 (MRI0)`` and another case's ``image channel 0 (T1)`` until review r108 of the
+    hundred-and-twenty-third session."""
+    from .inference_inputs import channels_named
+
+    if manifest.num_channels != int(config["in_channels"]):
+        return manifest
+    return dataclasses.replace(manifest, channels=channels_named(config))
 
 
 def _headers_as_predict_judges(paths) -> list | None:

@@ -187,7 +187,7 @@ def test_evaluate_says_a_channel_by_one_name_in_one_report(tmp_path):
     """A Dataset naming its channels T1, FLAIR, evaluated by a model naming them MRI0, MRI1: one report said case a's
     channels by the model's names (predict's check of the headers, ``channel 0 (MRI0)``) and case b's by the
     Dataset's (the pre-flight check, ``image channel 0 (T1)``), until review r108 of the hundred-and-twenty-third
-    session; the Dataset's names, where it gives them, in both."""
+    session; the model's in both, as evaluate's count and order say them."""
     from accelerated_seg.estimator import Dataset, Segmentation
     from test_inference import export
 
@@ -200,5 +200,5 @@ def test_evaluate_says_a_channel_by_one_name_in_one_report(tmp_path):
     with pytest.raises(DataError) as refused:
         Segmentation.load(export(tmp_path / "model", in_channels=2)).evaluate(data, output_dir=tmp_path / "eval")
     said = str(refused.value)
-    assert "channel 1 (FLAIR) voxels are 3 x 3 x 3 mm, channel 0 (T1) voxels 2.5" in said, said
-    assert "image channel 0 (T1)" in said and "MRI" not in said, said
+    assert "channel 1 (MRI1) voxels are 3 x 3 x 3 mm, channel 0 (MRI0) voxels 2.5" in said, said
+    assert "image channel 0 (MRI0)" in said and "T1" not in said and "FLAIR" not in said, said
