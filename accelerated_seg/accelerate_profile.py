@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from .config import Config, ConfigError, _UniqueKeyLoader, yaml_problem
+from .config import Config, ConfigError, yaml_problem, yaml_with_unique_keys
 from .data.errors import DataError
 from .hand_edited import KeyGivenTwice, given_twice, not_utf8, read_json_read_again, utf8_text
 
@@ -139,8 +139,8 @@ def _read_yaml(path: Path, named: str) -> Any:
         profile = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise DataError(f"{named} is not valid YAML: {_yaml_fault(text, error)}") from None
-    try:  # read again by config's loader, as --config's YAML is, for a key given twice alone: the text is YAML
-        yaml.load(text, Loader=_UniqueKeyLoader)
+    try:  # read again as --config's YAML is (config.yaml_with_unique_keys), for a key given twice alone
+        yaml_with_unique_keys(text)
     except yaml.YAMLError as error:
         raise KeyGivenTwice(given_twice(named, f"{error.problem} and at line {error.problem_mark.line + 1}",
                                         "accelerate launch")) from None

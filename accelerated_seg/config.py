@@ -377,11 +377,23 @@ def _as_meant(mapping: dict) -> str:
     return yaml.safe_dump(meant, default_flow_style=True, sort_keys=False, width=math.inf).strip()
 
 
+def yaml_with_unique_keys(text: str) -> Any:
+    """``yaml.safe_load`` of ``text``, a key given twice in one mapping refused: the reading of every YAML file
+    edited by hand, ``--config``'s and an accelerate config file's (``accelerate_profile``, which imported this
+    module's private loader until the hundred-and-twenty-third session's review).
+
+    Raises:
+        yaml.YAMLError: not YAML; a key given twice is a ``yaml.constructor.ConstructorError`` whose problem is
+            "key 'name' given twice (first at line N)", at the second's mark.
+    """
+    return yaml.load(text, Loader=_UniqueKeyLoader)
+
+
 def _parse_yaml(text: str, what: str) -> Any:
     """``yaml.safe_load`` (a key given twice refused), with a syntax error as one ConfigError line rather
     than PyYAML's traceback."""
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)
+        return yaml_with_unique_keys(text)
     except yaml.YAMLError as error:
         raise ConfigError(f"{what}: {yaml_problem(error)}") from None
 

@@ -210,15 +210,71 @@ def read_json_read_again(path: Path, named: str, reader: str, again: str) -> Any
         raise DataError(f"{named} begins with a byte-order mark (a Windows editor's \"UTF-8 with BOM\"), which "
                         f"{reader} refuses (json.load's \"Unexpected UTF-8 BOM\"): {_RESAVE} without the mark")
     text = data.decode("utf-8")
-
-    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [key for key, _ in pairs]
-        if twice := sorted({key for key in keys if keys.count(key) > 1}):
-            which = f"key{'s' * (len(twice) > 1)} {', '.join(map(repr, twice))} given twice in one object"
-            raise KeyGivenTwice(given_twice(named, which, reader))
-        return dict(pairs)
-
     try:
-        return json.loads(text, object_pairs_hook=once)
+        content = json.loads(text, object_pairs_hook=_once)
     except json.JSONDecodeError as error:
         raise DataError(json_fault(named, text, error, again)) from None
+    if twice := _given_twice(content, []):
+        raise KeyGivenTwice(given_twice(named, _where_given_twice(text, *twice), reader))
+    return content
+
+
+class _Twice:
+    """Stands for an object with keys given twice, in place of its dict, carried up to the top of the text to be said
+    with the way to it: ``json``'s hook has no position or parent, so "in one object" alone was said until the
+    hundred-and-twenty-third session's review."""
+
+    def __init__(self, keys: list[str], way: list):
+        self.keys, self.way = keys, way
+
+
+def _once(pairs: list[tuple[str, Any]]) -> Any:
+    """``json.loads``' object_pairs_hook: the object's dict, or a _Twice for it (or for the first object within it
+    with a key given twice)."""
+    keys = [key for key, _ in pairs]
+    if twice := sorted({key for key in keys if keys.count(key) > 1}):
+        return _Twice(twice, [])
+    for key, value in pairs:
+        if found := _given_twice(value, [key]):
+            return _Twice(*found)
+    return dict(pairs)
+
+
+def _given_twice(value: Any, way: list) -> tuple[list[str], list] | None:
+    """(the keys given twice, the way to their object from ``value``'s, ``way``), where ``value`` is or holds a
+    _Twice, else None."""
+    if isinstance(value, _Twice):
+        return value.keys, way + value.way
+    for index, item in enumerate(value if isinstance(value, list) else []):
+        if found := _given_twice(item, [*way, index]):
+            return found
+    return None
+
+
+def _where_given_twice(text: str, keys: list[str], way: list) -> str:
+    """"key 'stage' given twice in zero_optimization (first at line 3) and at line 5": the object by its way from the
+    top (``optimizer.params[0]``), and a key's lines where the text writes it that often and nowhere else."""
+    inside = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in way).lstrip(".")
+    which = (f"key{'s' * (len(keys) > 1)} {', '.join(map(repr, keys))} given twice "
+             f"{f'in {inside}' if inside else 'at the top'}")
+    if len(keys) > 1:
+        return which
+    written = re.compile(re.escape(json.dumps(keys[0], ensure_ascii=False)) + r"\s*:")
+    lines = [text.count("\n", 0, match.start()) + 1 for match in written.finditer(text)]
+    if len(lines) < 2 or len(lines) != len(set(lines)) or not _all_in_one_object(text, keys[0], way, len(lines)):
+        return which
+    return f"{which} (first at line {lines[0]}) and at line{'s' * (len(lines) > 2)} {', '.join(map(str, lines[1:]))}"
+
+
+def _all_in_one_object(text: str, key: str, way: list, written: int) -> bool:
+    """Whether the object at ``way`` holds ``key`` as often as the text writes it (so the lines are that object's)."""
+    def pairs(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        return items
+
+    value: Any = json.loads(text, object_pairs_hook=pairs)  # each object a list of its pairs, as written
+    try:
+        for step in way:
+            value = value[step] if isinstance(step, int) else dict(value)[step]
+        return [name for name, _ in value].count(key) == written
+    except (IndexError, KeyError, TypeError, ValueError):  # not the way to an object
+        return False

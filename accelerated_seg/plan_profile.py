@@ -107,15 +107,41 @@ def unknown_keys_problem(profile: dict) -> str | None:
     cluster = profile.get("compute_environment", ComputeEnvironment.LOCAL_MACHINE) == ComputeEnvironment.LOCAL_MACHINE
     known = set((ClusterConfig if cluster else SageMakerConfig).__dataclass_fields__)
     if unknown := sorted(map(str, set(profile) - known)):
-        named = ", ".join(with_the_closest(key, known) for key in unknown)
-        return (f"the accelerate config has {named}, which accelerate launch does not know and refuses: correct or "
-                f"remove it (`accelerate config` writes the keys it knows)")
+        slipped = {key: section for key in unknown if (section := _section_of(key))}
+        said = []
+        if others := [with_the_closest(key, known) for key in unknown if key not in slipped]:
+            said.append(f"{', '.join(others)}, which accelerate launch does not know and refuses: correct or remove "
+                        f"{'them' if len(others) > 1 else 'it'} (`accelerate config` writes the keys it knows)")
+        for section in sorted(set(slipped.values())):
+            keys = [key for key in slipped if slipped[key] == section]
+            them = "them" if len(keys) > 1 else "it"
+            said.append(f"{', '.join(keys)} at the top, where accelerate launch refuses {them}: "
+                        f"{'keys' if len(keys) > 1 else 'a key'} of {section} (an indentation slip?), so indent "
+                        f"{them} under {section}, as its other keys are")
+        return f"the accelerate config has {'; and '.join(said)}"
     if not cluster:  # the launch copies the sections' keys onto its options on a local machine only
         return None
     for section in COPIED_SECTIONS:
         if isinstance(keys := profile.get(section), dict) and (problem := unknown_section_keys(section, keys)):
             return problem
     return None
+
+
+#: How the keys of a section whose keys the launch copies onto its options begin (``strategy.COPIED_SECTIONS``), as
+#: `accelerate config` writes them: a top-level key that begins so and that the section knows is one of its keys
+#: indented out of it, ``dynamo_mode`` below ``dynamo_config:``. Told as a key the launch does not know, with no word
+#: of the section, until the hundred-and-twenty-third session's review.
+_SECTION_KEYS_BEGIN = {"fsdp_config": ("fsdp_",), "dynamo_config": ("dynamo_",), "fp8_config": ("fp8_",),
+                       "deepspeed_config": ("deepspeed_", "zero", "offload_", "gradient_"),
+                       "megatron_lm_config": ("megatron_lm_",), "mpirun_config": ("mpirun_",),
+                       "parallelism_config": ("parallelism_config_",)}
+
+
+def _section_of(key: str) -> str | None:
+    """The section (:data:`_SECTION_KEYS_BEGIN`) a top-level ``key`` the launch refuses there is a key of, else
+    None."""
+    return next((section for section, begins in _SECTION_KEYS_BEGIN.items()
+                 if key.startswith(begins) and unknown_section_keys(section, [key]) is None), None)
 
 
 def _deepspeed_json_file(profile: dict) -> str | None:

@@ -148,8 +148,8 @@ def test_a_key_given_twice_in_a_profile_is_refused_by_plan_and_by_a_launched_ran
                 r"takes the last without a word: keep one")
     else:
         profile.write_text(PROFILE_JSON.replace('"bf16",', '"bf16",\n  "mixed_precision": "no",'))
-        said = (r"key 'mixed_precision' given twice in one object, of which accelerate launch takes the last "
-                r"without a word: keep one")
+        said = (r"key 'mixed_precision' given twice at the top \(first at line 5\) and at line 6, of which accelerate "
+                r"launch takes the last without a word: keep one")
     assert re.fullmatch(rf"error: --accelerate-config {re.escape(str(profile))}: {said}", plan_says(capsys, profile))
     for name in ("ACCELERATE_USE_DEEPSPEED", "ACCELERATE_USE_FSDP", "ACCELERATE_USE_MEGATRON_LM"):
         monkeypatch.delenv(name, raising=False)
@@ -188,8 +188,8 @@ def test_a_deepspeed_json_saved_otherwise_is_one_line_from_plan_and_from_a_launc
     short the parser's words and "mend it", and a "stage" given twice in zero_optimization ran the last."""
     if edit == "key_twice":
         make, said = (lambda text: text.replace('"stage": 2', '"stage": 2, "stage": 3').encode(),
-                      r"key 'stage' given twice in one object, of which READER takes the last without a word: keep "
-                      r"one$")
+                      r"key 'stage' given twice in zero_optimization, of which READER takes the last without a "
+                      r"word: keep one$")
     else:
         make, said = {**ENCODINGS, **JSON_FAULTS}[edit]
     json_file = tmp_path / "ds.json"
@@ -213,3 +213,64 @@ def test_a_deepspeed_json_with_a_byte_order_mark_is_refused_because_accelerate_r
         HfDeepSpeedConfig(str(json_file))
     json_file.write_bytes(DEEPSPEED_JSON.encode())
     assert HfDeepSpeedConfig(str(json_file)).get_value("zero_optimization.stage") == 2
+
+
+@pytest.mark.parametrize("edit, said", [
+    ('"stage": 2,\n    "stage": 3,', r"key 'stage' given twice in zero_optimization \(first at line 3\) and at line 4"),
+    ('"stage": 2,\n    "offload_optimizer": {"device": "cpu", "device": "none"},',
+     r"key 'device' given twice in zero_optimization.offload_optimizer"),
+    ('"stage": 2, "stage": 3, "gradients": [{"a": 1}, {"b": 1, "b": 1}],',  # the outer object's first; one line
+     r"key 'stage' given twice in zero_optimization"),
+    ('"gradients": [{"a": 1}, {"b": 1, "b": 1}],', r"key 'b' given twice in zero_optimization.gradients\[1\]"),
+])
+def test_a_json_key_given_twice_is_named_with_its_object_and_its_lines(tmp_path, capsys, monkeypatch, edit, said):
+    """``json``'s hook has no position or parent, so "given twice in one object" was said alone, however deep the
+    object (review r109): now the way to it from the top, and the key's lines where the text writes it only there."""
+    json_file = tmp_path / "ds.json"
+    json_file.write_text('{\n  "zero_optimization": {\n    ' + edit + '\n    "offload_param": {"device": "none"}\n  },'
+                         '\n  "bf16": {"enabled": true}\n}\n')
+    profile = deepspeed_launch(monkeypatch, json_file)
+    named = (rf"the DeepSpeed json {re.escape(str(json_file))}: {said}, of which accelerate's DeepSpeed plugin takes "
+             rf"the last without a word: keep one")
+    assert re.fullmatch(rf"{re.escape(str(profile))}: {named}", construction_error())
+    assert re.fullmatch(rf"error: {re.escape(str(profile))}: {named}", plan_says(capsys, profile))
+
+
+@pytest.mark.parametrize("slipped, said", [
+    ("dynamo_config:\n  dynamo_backend: INDUCTOR\ndynamo_mode: max-autotune\n",
+     "dynamo_mode at the top, where accelerate launch refuses it: a key of dynamo_config"),
+    ("fsdp_config:\n  fsdp_version: 2\nfsdp_offload_params: true\nfsdp_reshard_after_forward: true\n",
+     "fsdp_offload_params, fsdp_reshard_after_forward at the top, where accelerate launch refuses them: keys of "
+     "fsdp_config"),
+    ("deepspeed_config:\n  zero_stage: 2\noffload_optimizer_device: cpu\n",
+     "offload_optimizer_device at the top, where accelerate launch refuses it: a key of deepspeed_config"),
+])
+def test_a_sections_key_slipped_to_the_top_is_told_as_belonging_in_its_section(tmp_path, capsys, slipped, said):
+    """A key indented out of its section was told as one accelerate launch does not know, "correct or remove it", with
+    no word of the section it belongs in (h122's Left; review r109). A key no section knows is told as before."""
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    profile = tmp_path / "launch.yaml"
+    profile.write_text(PROFILE.replace("dynamo_config:\n  dynamo_backend: 'NO'\n", slipped + "num_proceses: 2\n"))
+    with pytest.raises(ValueError, match="unknown keys"):  # the launch's own refusal, its traceback
+        load_config_from_file(str(profile))
+    them = "them" if "refuses them" in said else "it"
+    section = said.rsplit(" ", 1)[-1]
+    assert plan_says(capsys, profile) == (
+        f"error: {profile}: the accelerate config has num_proceses (did you mean num_processes?), which accelerate "
+        f"launch does not know and refuses: correct or remove it (`accelerate config` writes the keys it knows); and "
+        f"{said} (an indentation slip?), so indent {them} under {section}, as its other keys are")
+
+
+def test_the_profiles_yaml_is_read_by_configs_public_reader_of_a_key_given_twice():
+    """accelerate_profile imported config's private _UniqueKeyLoader (review r109): both read through
+    config.yaml_with_unique_keys."""
+    import yaml
+
+    from accelerated_seg import accelerate_profile
+    from accelerated_seg.config import yaml_with_unique_keys
+
+    assert not hasattr(accelerate_profile, "_UniqueKeyLoader")
+    assert yaml_with_unique_keys("a: 1\nb: {c: 2}\n") == {"a": 1, "b": {"c": 2}}
+    with pytest.raises(yaml.YAMLError, match=r"key 'a' given twice \(first at line 1\)"):
+        yaml_with_unique_keys("a: 1\na: 1\n")
