@@ -107,7 +107,7 @@ def unknown_keys_problem(profile: dict) -> str | None:
     cluster = profile.get("compute_environment", ComputeEnvironment.LOCAL_MACHINE) == ComputeEnvironment.LOCAL_MACHINE
     known = set((ClusterConfig if cluster else SageMakerConfig).__dataclass_fields__)
     if unknown := sorted(map(str, set(profile) - known)):
-        slipped = {key: section for key in unknown if (section := _section_of(key))}
+        slipped = {key: section for key in unknown if (section := _section_of(key, profile))}
         said = []
         if others := [with_the_closest(key, known) for key in unknown if key not in slipped]:
             said.append(f"{', '.join(others)}, which accelerate launch does not know and refuses: correct or remove "
@@ -128,20 +128,22 @@ def unknown_keys_problem(profile: dict) -> str | None:
 
 
 #: How the keys of a section whose keys the launch copies onto its options begin (``strategy.COPIED_SECTIONS``), as
-#: `accelerate config` writes them: a top-level key that begins so and that the section knows is one of its keys
-#: indented out of it, ``dynamo_mode`` below ``dynamo_config:``. Told as a key the launch does not know, with no word
-#: of the section, until the hundred-and-twenty-third session's review.
+#: `accelerate config` writes them: a top-level key that begins so and that the section knows, where the profile has
+#: the section, is one of its keys indented out of it, ``dynamo_mode`` below ``dynamo_config:``. Told as a key the
+#: launch does not know, with no word of the section, until the hundred-and-twenty-third session's review.
 _SECTION_KEYS_BEGIN = {"fsdp_config": ("fsdp_",), "dynamo_config": ("dynamo_",), "fp8_config": ("fp8_",),
                        "deepspeed_config": ("deepspeed_", "zero", "offload_", "gradient_"),
                        "megatron_lm_config": ("megatron_lm_",), "mpirun_config": ("mpirun_",),
                        "parallelism_config": ("parallelism_config_",)}
 
 
-def _section_of(key: str) -> str | None:
-    """The section (:data:`_SECTION_KEYS_BEGIN`) a top-level ``key`` the launch refuses there is a key of, else
-    None."""
+def _section_of(key: str, profile: dict) -> str | None:
+    """The section of ``profile`` (:data:`_SECTION_KEYS_BEGIN`) a top-level ``key`` the launch refuses there is a key
+    of, else None. A section the profile lacks is not named: a DDP profile's top-level gradient_accumulation_steps,
+    which a DeepSpeed section knows, is a setting of the experiment config (train.grad_accum_steps), not a slip."""
     return next((section for section, begins in _SECTION_KEYS_BEGIN.items()
-                 if key.startswith(begins) and unknown_section_keys(section, [key]) is None), None)
+                 if isinstance(profile.get(section), dict) and key.startswith(begins)
+                 and unknown_section_keys(section, [key]) is None), None)
 
 
 def _deepspeed_json_file(profile: dict) -> str | None:

@@ -247,7 +247,8 @@ def test_a_json_key_given_twice_is_named_with_its_object_and_its_lines(tmp_path,
 ])
 def test_a_sections_key_slipped_to_the_top_is_told_as_belonging_in_its_section(tmp_path, capsys, slipped, said):
     """A key indented out of its section was told as one accelerate launch does not know, "correct or remove it", with
-    no word of the section it belongs in (h122's Left; review r109). A key no section knows is told as before."""
+    no word of the section it belongs in (h122's Left; review r109). A key no section knows is told as before, and so
+    is one of a section the profile lacks (below)."""
     from accelerate.commands.config.config_args import load_config_from_file
 
     profile = tmp_path / "launch.yaml"
@@ -274,3 +275,13 @@ def test_the_profiles_yaml_is_read_by_configs_public_reader_of_a_key_given_twice
     assert yaml_with_unique_keys("a: 1\nb: {c: 2}\n") == {"a": 1, "b": {"c": 2}}
     with pytest.raises(yaml.YAMLError, match=r"key 'a' given twice \(first at line 1\)"):
         yaml_with_unique_keys("a: 1\na: 1\n")
+
+
+def test_a_top_level_key_of_a_section_the_profile_lacks_is_not_told_as_slipped_out_of_it(tmp_path, capsys):
+    """A DDP profile's top-level gradient_accumulation_steps is a key deepspeed_config knows, but no slip: the
+    profile has no such section (the experiment config's train.grad_accum_steps is meant)."""
+    profile = tmp_path / "launch.yaml"
+    profile.write_text(PROFILE.replace("main_training", "gradient_accumulation_steps: 4\nmain_training"))
+    assert plan_says(capsys, profile) == (
+        f"error: {profile}: the accelerate config has gradient_accumulation_steps, which accelerate launch does not "
+        f"know and refuses: correct or remove it (`accelerate config` writes the keys it knows)")
