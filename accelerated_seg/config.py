@@ -270,7 +270,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         key, value = _split_override(item)
         # An empty value of a path is the empty path, not YAML's null: `--train.output_dir=` (an unset
         # "$OUT") read "must be str, got None" rather than check_values' empty-path error
-        parsed = "" if key in _PATHS and not value.strip() else setting_value(value, f"override {item!r}")
+        parsed = "" if key in _PATHS and not value.strip() else _path_value(value, f"override {item!r}") \
+            if key in _PATHS else setting_value(value, f"override {item!r}")
         _set_dotted(raw, key, parsed)
         overridden.add(key)
     if "model.name" in overridden and "model.args" not in overridden and _network_of(raw) != file_network:
@@ -332,6 +333,25 @@ def setting_value(text: str, where: str) -> Any:
     value = _parse_yaml(text, f"{where}: the value is not valid YAML")
     _refuse_keys_joined_to_values(value, where)
     return value
+
+
+# A byte of a name that is not UTF-8 (a folder named in Latin-1, as Linux allows), as Python holds it: a surrogate
+# escape, '\udce9' for 0xE9, which YAML refuses ("unacceptable character #xdce9"); and, for _path_value, a character
+# of Unicode's last private-use plane for each, which YAML takes as any other in a plain or quoted scalar.
+_ESCAPED_BYTES = {code: 0x10FF00 + code - 0xDC00 for code in range(0xDC80, 0xDD00)}
+_ESCAPED_BACK = {stand_in: code for code, stand_in in _ESCAPED_BYTES.items()}
+
+
+def _path_value(text: str, where: str) -> Any:
+    """A path setting's value (``_PATHS``) given on the command line, read as YAML as any other, with a byte that
+    is not UTF-8 taken as the name's: ``--train.output_dir=<a folder named in Latin-1>`` was refused as "not valid
+    YAML: unacceptable character #xdce9" until the hundred-and-twenty-third session, so a run folder, a cache or
+    a dataset so named could not be given at all. Each such byte is read as a stand-in character, put back in the
+    string read; any other setting's value, and a path's holding a stand-in itself, is YAML as it was."""
+    if not any(ord(character) in _ESCAPED_BYTES for character in text) or text != text.translate(_ESCAPED_BACK):
+        return setting_value(text, where)
+    value = setting_value(text.translate(_ESCAPED_BYTES), where)
+    return value.translate(_ESCAPED_BACK) if isinstance(value, str) else value
 
 
 # A key that YAML read as one with its value: it ends a key at a colon only where a space follows.

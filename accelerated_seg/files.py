@@ -42,6 +42,16 @@ _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)
 NAME_MAX = 255
 
 
+def stored_bytes(text: str) -> bytes:
+    """The bytes of a name, a path or a text holding paths as a key is hashed from them or a file holds them: UTF-8,
+    a byte that is not UTF-8 (a name in Latin-1, which Python holds as a surrogate escape, '\\udce9') as that byte,
+    as Linux stores it. ``str.encode`` raised UnicodeEncodeError at such a name (a ``data.cache_dir`` in a folder
+    named in Latin-1 ended training once its cases were preprocessed, until the hundred-and-twenty-third session);
+    UTF-8 whatever the locale, not ``os.fsencode``'s encoding, so every text ``str.encode`` took gives the same
+    bytes and no key made before (a cache's folders and tables) differs."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def name_too_long(path: str | Path) -> tuple[str, int] | None:
     """(the first name on ``path``, a file's or a folder's, that is longer than a file name can be, and its length
     in bytes); None where each fits in ``NAME_MAX`` bytes. Counted as the OS stores the name (os.fsencode): the

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import shutil
+import tempfile
 import uuid
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -37,8 +38,8 @@ from typing import Sequence
 import numpy as np
 
 from ..dropped_interrupts import between_files, interrupts_kept
-from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, sync_directory, sync_folder,
-                     write_text_atomically)
+from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, stored_bytes, sync_directory,
+                     sync_folder, write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
 from .fingerprint import case_key, source_fingerprint, source_fingerprint_or_none
@@ -89,7 +90,7 @@ class PreprocessedCache:
         root = Path(root).expanduser().absolute()
         self.source = source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
-                  f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
+                  f"{hashlib.sha1(stored_bytes(str(source))).hexdigest()[:8]}"
         self.dir = Path(root) / dataset / hashlib.sha1(
             f"{settings.fingerprint()}|classes {num_classes}".encode()).hexdigest()[:16]
 
@@ -205,12 +206,12 @@ class PreprocessedCache:
             # the arrays' names alone: the json's (case_key: the id and 13 characters) is shorter, and its hash
             # resolves the case's files, which every rank would do for every case
             names = [path.name for path in self._arrays(case, "0" * _SOURCE_LENGTH).values()]
-            longest = max(names, key=lambda name: len(name.encode()))
-            if len(longest.encode()) > NAME_MAX:
+            longest = max(names, key=lambda name: len(stored_bytes(name)))
+            if (length := len(stored_bytes(longest))) > NAME_MAX:
                 raise DataError(f"case {case.id!r} ({case.label}): its preprocessed arrays would be named "
-                                f"{longest[:40]}... ({len(longest.encode())} bytes), longer than a file name can "
+                                f"{longest[:40]}... ({length} bytes), longer than a file name can "
                                 f"be ({NAME_MAX}); the case's id is its label file's name (or a CSV's id column): "
-                                f"give it an id of at most {len(case.id.encode()) - len(longest.encode()) + NAME_MAX} "
+                                f"give it an id of at most {len(stored_bytes(case.id)) - length + NAME_MAX} "
                                 f"bytes (rename the label file, or set the id)")
 
     def _build_cases(self, todo: list[Case], workers: int) -> None:
@@ -244,7 +245,7 @@ class PreprocessedCache:
         label = self._class_indices(case, data["label"].numpy()[0])
         # Seeded by the case alone: from the source fingerprint, a touch, a checkout or a copy to
         # node-local scratch drew other foreground locations from the same labels (seventieth session).
-        rng = np.random.default_rng(int(hashlib.sha1(case.id.encode()).hexdigest()[:8], 16))
+        rng = np.random.default_rng(int(hashlib.sha1(stored_bytes(case.id)).hexdigest()[:8], 16))
         locations, voxels = {}, []
         for c in range(1, self.num_classes):
             where = np.flatnonzero(label == c)
@@ -301,29 +302,36 @@ class PreprocessedCache:
         # or moved reused the table of its first place, which read the arrays there, or failed at the first
         # batch with FileNotFoundError once they were gone (an audit's probe).
         rows = [f"{m['id']}|{m['source']}" for m in metas]
-        key = hashlib.sha1("\n".join([str(self.dir), *rows]).encode()).hexdigest()[:16]
+        key = hashlib.sha1(stored_bytes("\n".join([str(self.dir), *rows]))).hexdigest()[:16]
         table_dir = self.dir / "tables" / key
         if table_dir.is_dir():
             return table_dir
         # The table of the same rows written before the folder was part of the key, where its arrays are this
         # folder's: a complete cache on a read-only mount failed after the upgrade, its table there unused.
-        before = self.dir / "tables" / hashlib.sha1("\n".join(rows).encode()).hexdigest()[:16]
-        if before.is_dir() and all(Path(path).parent == self.dir for path in self.load_table(before)["image"]):
+        before = self.dir / "tables" / hashlib.sha1(stored_bytes("\n".join(rows))).hexdigest()[:16]
+        if before.is_dir() and all(Path(os.fsdecode(path)).parent == self.dir
+                                   for path in self.load_table(before)["image"]):
             return before
         # Flat voxel indices as int32 where every case's fit (below 2^31 voxels, 1290^3: the default
         # data.max_voxels is 512^3), not as int64: half the table on disk (benchmarks/case_table_memory.py).
         index_type = "int32" if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else "int64"
         # datasets.Sequence, not List: the declared floor, datasets 3.0, has no List (5.x reads either)
         locations_type = datasets.Sequence(datasets.Sequence(datasets.Value(index_type)))
+        rows = [{"id": case.id, **{kind: str(path) for kind, path in self.paths(case, meta["source"]).items()},
+                 **{key: meta[key] for key in ("shape", "spacing", "class_voxels", "source")}}
+                for case, meta in zip(cases, metas)]
+        # Arrow's strings are UTF-8: a name holding a byte that is not (a cache in a folder named in Latin-1, a case
+        # so named) ended training in a UnicodeEncodeError traceback until the hundred-and-twenty-third session.
+        # Such a table holds its names as their bytes, as the OS stores them, which np.load takes as the path (the
+        # loader's reads, numpy's bytes); every other table's columns are strings, as before.
+        as_bytes = not all(_is_utf8(row[key]) for row in rows for key in ("id", "image.npy", "label.npy"))
+        name = datasets.Value("binary" if as_bytes else "string")
         features = datasets.Features({
-            "id": datasets.Value("string"), "image": datasets.Value("string"), "label": datasets.Value("string"),
+            "id": name, "image": name, "label": name,
             "shape": datasets.Sequence(datasets.Value("int64")),
             "spacing": datasets.Sequence(datasets.Value("float64")),
             "class_voxels": datasets.Sequence(datasets.Value("int64")), "class_locations": locations_type,
             "source": datasets.Value("string")})
-        rows = [{"id": case.id, **{kind: str(path) for kind, path in self.paths(case, meta["source"]).items()},
-                 **{key: meta[key] for key in ("shape", "spacing", "class_voxels", "source")}}
-                for case, meta in zip(cases, metas)]
         # Streamed to disk a batch of rows at a time, each batch about _TABLE_BATCH_BYTES of locations.
         # Built whole in memory (Dataset.from_dict) until the eightieth session, it took 6.5 times its size
         # on disk, 1.6 GB for 500 cases of 14 classes, growing with cases x classes (benchmarks/
@@ -335,13 +343,20 @@ class PreprocessedCache:
         unique = uuid.uuid4().hex
         partial = table_dir.with_name(f".{table_dir.name}.{unique}.partial")
         scratch = table_dir.with_name(f".{table_dir.name}-rows.{unique}.partial")
+        # pyarrow opens a file by a path in UTF-8 alone: in a cache whose path is not (a folder named in Latin-1) the
+        # table is generated and saved in the temporary folder, then moved into the cache (load_table reads it)
+        staging = None if _is_utf8(str(table_dir)) else Path(tempfile.mkdtemp(prefix="accelerated_seg-table-"))
+        saved = partial if staging is None else staging / "table"
+        scratch = scratch if staging is None else staging / "rows"
         datasets.disable_progress_bars()
         try:
             datasets.Dataset.from_generator(
                 _table_rows, features=features, cache_dir=str(scratch), writer_batch_size=max(
                     1, _TABLE_BATCH_BYTES // row_bytes),
-                gen_kwargs={"rows": rows, "classes": self.num_classes, "index_type": index_type},
-            ).save_to_disk(str(partial))
+                gen_kwargs={"rows": rows, "classes": self.num_classes, "index_type": index_type, "as_bytes": as_bytes},
+            ).save_to_disk(str(saved))
+            if staging is not None:
+                shutil.move(saved, partial)
         except (OSError, datasets.exceptions.DatasetGenerationError) as error:
             shutil.rmtree(partial, ignore_errors=True)
             # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable (a
@@ -356,7 +371,7 @@ class PreprocessedCache:
                             f"moment): give data.cache_dir a folder this user can write, with room, or train on a "
                             f"split the cache has a table for") from None
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(scratch if staging is None else staging, ignore_errors=True)
         sync_folder(partial)  # whole on the disk before it takes the name (files.py)
         try:
             partial.rename(table_dir)
@@ -372,12 +387,29 @@ class PreprocessedCache:
         """The case table, memory-mapped, rows as numpy arrays."""
         import datasets
 
-        return datasets.load_from_disk(str(table_dir)).with_format("numpy")
+        if _is_utf8(str(table_dir)):
+            return datasets.load_from_disk(str(table_dir)).with_format("numpy")
+        # pyarrow takes a path as UTF-8 or as its bytes: load_from_disk raised UnicodeEncodeError in a folder named
+        # in Latin-1, so each of the table's files is memory-mapped by its bytes (write_table)
+        state = json.loads((Path(table_dir) / "state.json").read_text(encoding="utf-8"))
+        parts = [datasets.Dataset.from_file(stored_bytes(str(Path(table_dir) / file["filename"])))
+                 for file in state["_data_files"]]
+        return (datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]).with_format("numpy")
 
 
-def _table_rows(rows: list[dict], classes: int, index_type: str):
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _table_rows(rows: list[dict], classes: int, index_type: str, as_bytes: bool = False):
     """The case table's rows, each with its foreground locations read from its locations.npz as it is
-    written (``write_table``; module level and plain arguments, which datasets hashes to name its files)."""
+    written (``write_table``; module level and plain arguments, which datasets hashes to name its files);
+    ``as_bytes``: the id and the arrays' paths as their bytes (``write_table``)."""
+    name = stored_bytes if as_bytes else str
     for row in rows:
         try:
             with np.load(row["locations.npz"]) as npz:
@@ -389,9 +421,9 @@ def _table_rows(rows: list[dict], classes: int, index_type: str):
                     else f"{type(error).__name__}: {error}")
             raise DataError(f"{row['locations.npz']} cannot be read ({said}): delete {row['json']} and run again, "
                             f"which preprocesses the case anew") from None
-        yield {"id": row["id"], "image": row["image.npy"], "label": row["label.npy"], "shape": row["shape"],
-               "spacing": row["spacing"], "class_voxels": row["class_voxels"], "class_locations": locations,
-               "source": row["source"]}
+        yield {"id": name(row["id"]), "image": name(row["image.npy"]), "label": name(row["label.npy"]),
+               "shape": row["shape"], "spacing": row["spacing"], "class_voxels": row["class_voxels"],
+               "class_locations": locations, "source": row["source"]}
 
 
 def _recorded_source(meta: Path) -> str | None:

@@ -32,7 +32,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import write_text_atomically
+from ..files import replace_atomically, stored_bytes
 from ..run_lock import NO_LOCKING, same_file
 
 IN_USE = ".in_use.lock"
@@ -165,8 +165,9 @@ def record_source(dataset_folder: Path, source: Path) -> None:
     Best effort: a cache this user cannot write is read as it is."""
     path = Path(dataset_folder) / SOURCE_FILE
     try:
-        if not path.is_file() or path.read_text(encoding="utf-8") != str(source):
-            write_text_atomically(path, str(source))
+        # as its bytes: a name in Latin-1 (a byte that is not UTF-8) raised UnicodeEncodeError in write_text
+        if not path.is_file() or path.read_bytes() != stored_bytes(str(source)):
+            replace_atomically(path, lambda temporary: temporary.write_bytes(stored_bytes(str(source))))
     except OSError:
         pass
 
@@ -196,8 +197,8 @@ def cached_datasets(root: Path) -> list[CachedDataset]:
         if not is_cached_dataset(entry):
             continue
         try:
-            source = Path((entry / SOURCE_FILE).read_text(encoding="utf-8").strip())
-        except (OSError, UnicodeDecodeError):
+            source = Path((entry / SOURCE_FILE).read_text(encoding="utf-8", errors="surrogateescape").strip())
+        except OSError:
             source = None
         found.append(CachedDataset(entry, source, dataset_versions(entry)))
     return sorted(found, key=lambda dataset: -dataset.bytes)

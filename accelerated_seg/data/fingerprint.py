@@ -7,6 +7,7 @@ import hashlib
 import os
 from pathlib import Path
 
+from ..files import stored_bytes
 from .manifest import Case
 
 
@@ -22,7 +23,7 @@ def case_key(case: Case) -> str:
     files were other cases, built and checked again (the eighty-sixth session's review); a path that
     cannot be resolved (a NUL in it) is taken as written, and the checks name it."""
     paths = "\n".join(_resolved(path) for path in (*case.images, case.label) if path is not None)
-    return f"{case.id}.{hashlib.sha1(paths.encode()).hexdigest()[:8]}"
+    return f"{case.id}.{hashlib.sha1(stored_bytes(paths)).hexdigest()[:8]}"
 
 
 def _resolved(path) -> str:
@@ -62,4 +63,4 @@ def files_fingerprint(paths, status_change: bool = True) -> str:
         stat = Path(path).stat()
         changed = f"|{stat.st_ctime_ns}" if status_change else ""
         parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}{changed}")
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+    return hashlib.sha1(stored_bytes("\n".join(parts))).hexdigest()[:16]

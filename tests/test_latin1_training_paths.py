@@ -1,0 +1,102 @@
+"""Training with paths named in Latin-1 (a byte that is not UTF-8, which Linux allows and Python holds as a surrogate
+escape, '\\udce9'): a data.cache_dir in such a folder ended training in a UnicodeEncodeError traceback once its cases
+were preprocessed, and a path setting so named could not be given on the command line at all (YAML refuses the byte),
+until the hundred-and-twenty-third session (benchmarks/results/latin1_training_paths_2026-12-07/)."""
+
+import hashlib
+import os
+
+import numpy as np
+import pytest
+
+from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.data.cache import PreprocessedCache
+from accelerated_seg.data.cache_versions import cached_datasets, record_source
+from accelerated_seg.data.fingerprint import case_key, files_fingerprint
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.preprocess import PreprocessSettings
+from accelerated_seg.files import stored_bytes
+from accelerated_seg.printed_paths import paths_printable
+
+from conftest import tiny_overrides  # tests/ is on sys.path
+
+LATIN1 = os.fsdecode(b"\xe9tude")  # "\udce9tude"
+
+
+def test_keys_of_ascii_and_utf8_paths_are_the_same_as_before(tmp_path):
+    """No cache made before is built again: each key of a name str.encode took is the same bytes' hash."""
+    for folder in ("plain", "données", "データ"):
+        source = tmp_path / folder / "dataset.json"
+        assert stored_bytes(str(source)) == str(source).encode()
+        cache = PreprocessedCache(tmp_path / "cache", source, PreprocessSettings(), 3)
+        assert cache.dir.parent.name == f"dataset.json-{hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:8]}"
+    # a version of before: its dataset folder's name and its settings' key, written down (main cb41d6be)
+    cache = PreprocessedCache("/cache", "/data/Task01 données/dataset.json", PreprocessSettings(), 3)
+    assert str(cache.dir.relative_to("/cache")) == "dataset.json-ae936475/8f9a8e778073618a"
+    scan = tmp_path / "données" / "scan.nii.gz"
+    scan.parent.mkdir(exist_ok=True)
+    scan.write_bytes(b"x")
+    stat = scan.stat()
+    before = hashlib.sha1(f"{scan.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}"
+                          .encode()).hexdigest()[:16]
+    assert files_fingerprint([scan]) == before
+
+
+def test_a_cache_in_a_folder_named_in_latin1_writes_and_reads_its_case_table(tiny_dataset, tmp_path):
+    manifest = load_msd(tiny_dataset)
+    folder = tmp_path / LATIN1 / "cache"
+    cache = PreprocessedCache(folder, manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), manifest.num_classes)
+    assert cache.build(manifest.training) == len(manifest.training)
+    table = cache.load_table(cache.write_table(manifest.training))  # UnicodeEncodeError before
+    assert [os.fsdecode(name) for name in table["id"]] == [case.id for case in manifest.training]
+    row = table[0]
+    image, label = np.load(row["image"], mmap_mode="r"), np.load(row["label"], mmap_mode="r")
+    assert os.fsdecode(row["image"]).startswith(str(cache.dir))
+    assert image.shape[1:] == label.shape == tuple(row["shape"])
+    assert cache.write_table(manifest.training) == cache.write_table(manifest.training)  # reused
+    assert not list(folder.rglob(".*.partial"))
+    assert [key.split(".")[0] for key in map(case_key, manifest.training)] == [c.id for c in manifest.training]
+    # the dataset's folder is named by its source, kept as its bytes, which cache's listing reads back
+    assert [found.source for found in cached_datasets(folder)] == [manifest.root.resolve()]
+
+
+def test_a_dataset_named_in_latin1_is_recorded_as_its_bytes(tmp_path):
+    source = tmp_path / LATIN1 / "dataset.json"
+    (tmp_path / "cache" / "data-1").mkdir(parents=True)
+    record_source(tmp_path / "cache" / "data-1", source)  # UnicodeEncodeError, not an OSError, before
+    assert (tmp_path / "cache" / "data-1" / "source.txt").read_bytes() == os.fsencode(source)
+
+
+def test_a_path_setting_given_with_a_byte_not_utf8_is_that_path_and_no_other_setting_takes_it():
+    run = f"/runs/{LATIN1}/r\udce9sultats"
+    cfg = load_config(None, [f"--train.output_dir={run}", f"--data.cache_dir='/scratch/{LATIN1} cache'",
+                             f"--train.resume={run}/checkpoints/step_2"])
+    assert (cfg.train.output_dir, cfg.data.cache_dir) == (run, f"/scratch/{LATIN1} cache")
+    assert cfg.train.resume == f"{run}/checkpoints/step_2"
+    with pytest.raises(ConfigError, match=r"override '--train\.seed=.*not valid YAML: unacceptable character #xdce9"):
+        load_config(None, [f"--train.seed={LATIN1}"])
+    with pytest.raises(ConfigError, match="not valid YAML"):  # YAML's own rules are kept for a path
+        load_config(None, [f"--train.output_dir='/runs/{LATIN1}"])
+
+
+def test_training_in_a_folder_named_in_latin1_names_its_run_folder_and_resumes(tiny_dataset, tmp_path, capsys,
+                                                                                  monkeypatch):
+    """The run folder by its relative name in a working folder so named: safetensors and TensorBoard take no path
+    that is not UTF-8 (known_issues.md, Open), which the run folder's relative name is; the cache's absolute."""
+    from accelerated_seg.train import train
+
+    work = tmp_path / LATIN1
+    work.mkdir()
+    monkeypatch.chdir(work)
+    shown = str(work).replace("\udce9", "\\xe9")  # as a strict terminal shows the byte (printed_paths.py)
+    overrides = tiny_overrides(tiny_dataset, "run", train__max_steps=2, data__cache_dir=str(work / "cache"),
+                               optim__warmup_steps=0)
+    with paths_printable():  # as the command line's (printed_paths.py): pytest's capture is strict
+        train(load_config(None, overrides))
+        said = capsys.readouterr().out
+        assert f"trained to step 2: the model is in {shown}/run/model" in said
+        train(load_config(None, [*overrides, "--train.max_steps=4", "--train.resume=latest"]))
+        said = capsys.readouterr().out
+    assert "resumed from run/checkpoints/step_2" in said
+    assert f"trained to step 4: the model is in {shown}/run/model" in said
+    assert (work / "run" / "model" / "model.safetensors").is_file()
