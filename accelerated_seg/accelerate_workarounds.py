@@ -19,6 +19,8 @@ import logging
 import warnings
 from pathlib import Path
 
+from .files import by_a_utf8_name
+
 
 def look_up_lomo_once() -> None:
     """Decide once per process whether the LOMO optimizer package is installed.
@@ -242,9 +244,11 @@ def load_state_also_of_wrapped_aliases(accelerator, model, checkpoint: str | Pat
     # their own formats first: a sharded network's state_dict would gather (FSDP1's nested units)
     if accelerator.distributed_type in (DistributedType.DEEPSPEED, DistributedType.FSDP) or not weights.is_file() \
             or not (wrapped or _shares_tracked_batch_counts(accelerator.unwrap_model(model))):
-        accelerator.load_state(str(checkpoint))
+        with by_a_utf8_name(checkpoint) as name:  # safetensors takes a path in UTF-8 alone (files.py)
+            accelerator.load_state(name)
         return
-    accelerator.load_state(str(checkpoint), strict=False)
+    with by_a_utf8_name(checkpoint) as name:
+        accelerator.load_state(name, strict=False)
     _check_every_tensor_loaded(accelerator.unwrap_model(model), weights)  # saved without DDP's "module."
 
 
@@ -263,7 +267,8 @@ def _check_every_tensor_loaded(model, weights: Path) -> None:
     import torch
     from safetensors.torch import load_file
 
-    saved, current = load_file(str(weights)), model.state_dict()
+    with by_a_utf8_name(weights) as name:
+        saved, current = load_file(name), model.state_dict()
     unknown = [name for name in saved if name not in current]
     differ = [name for name in saved if name in current and not torch.equal(current[name].detach().cpu(), saved[name])]
     loaded = {current[name].data_ptr() for name in saved if name in current}

@@ -26,6 +26,7 @@ from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
+from .files import by_a_utf8_name
 from .model_folders import STEP_DIR, checkpoint_folder
 from .models import ModelSpec, build_from_spec
 from .run_folder import holding_the_run_folder_of
@@ -97,7 +98,8 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
                             f"another checkpoint, or copy this one again from where it was written") from None
     if weights == FSDP_FULL_WEIGHTS:
         return torch.load(checkpoint / FSDP_FULL_WEIGHTS, map_location="cpu", weights_only=True)
-    return load_file(checkpoint / weights)
+    with by_a_utf8_name(checkpoint / weights) as name:  # safetensors takes a path in UTF-8 alone
+        return load_file(name)
 
 
 def _what_failed(error: Exception) -> str:

@@ -29,8 +29,8 @@ from .data.cases import channel_names_fit
 from .data.errors import DataError
 from .data.formats.paths import NIFTI_SUFFIXES
 from .data.preprocess_settings import CASES_MEDIAN_KEY, SPACING_SET_KEY, SPACING_UNIT_KEY, SPATIAL_UNITS
-from .files import (finish_an_interrupted_replace, folders_to_make, remove_if_empty, replace_folder, sync_folder,
-                    with_the_usual_mode, written_through)
+from .files import (by_a_utf8_name, finish_an_interrupted_replace, folders_to_make, remove_if_empty, replace_folder,
+                    sync_folder, with_the_usual_mode, written_through)
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
@@ -297,7 +297,7 @@ def safetensors_shapes(path: str | Path) -> dict[str, tuple[int, ...]]:
     from safetensors import safe_open
 
     try:
-        with safe_open(str(path), framework="pt") as opened:
+        with by_a_utf8_name(path) as name, safe_open(name, framework="pt") as opened:
             return {name: tuple(opened.get_slice(name).get_shape()) for name in opened.keys()}
     except SafetensorError as error:
         raise not_safetensors(path, error, "from the run folder that wrote it") from None
@@ -459,7 +459,8 @@ def read_weights_of(model: torch.nn.Module, weights_path: str | Path, device: st
 def read_safetensors(path: str | Path, device: str = "cpu", copy_from: str = "") -> dict[str, torch.Tensor]:
     """A safetensors file's tensors, or a DataError naming the file (``copy_from``: where a good copy is)."""
     try:
-        return load_file(str(path), device=device)
+        with by_a_utf8_name(path) as name:  # safetensors takes a path in UTF-8 alone
+            return load_file(name, device=device)
     except SafetensorError as error:  # the library's own traceback named neither the file nor a remedy
         raise not_safetensors(path, error, copy_from) from None
 

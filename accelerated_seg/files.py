@@ -19,6 +19,7 @@ hundred-and-twentieth session).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import functools
@@ -30,7 +31,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .stops_held import stops_held
 
@@ -50,6 +51,38 @@ def stored_bytes(text: str) -> bytes:
     UTF-8 whatever the locale, not ``os.fsencode``'s encoding, so every text ``str.encode`` took gives the same
     bytes and no key made before (a cache's folders and tables) differs."""
     return text.encode("utf-8", "surrogateescape")
+
+
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` (a path as Python holds it) is UTF-8: False where a name holds a byte that is not."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def by_a_utf8_name(path: str | Path) -> Iterator[str]:
+    """``path`` as a string, or where it is not UTF-8 (a folder named in Latin-1) the same file or folder by a name
+    that is, for the while: ``/proc/self/fd/<n>``, Linux's link to a file this process holds (opened by O_PATH,
+    which reads nothing), a name below it the file's below that folder. safetensors (``Path ... is not valid
+    UTF-8``), TensorBoard and pyarrow take no other path (an export's model.safetensors in such a folder was refused
+    as damaged, and a run folder ended in TensorBoard's traceback, until the hundred-and-twenty-third session).
+    Without /proc, or where the path cannot be opened, it is the path as given, for the caller's own error."""
+    text = str(path)
+    if is_utf8(text) or not os.path.isdir("/proc/self/fd"):
+        yield text
+        return
+    try:
+        handle = os.open(text, getattr(os, "O_PATH", os.O_RDONLY))
+    except OSError:
+        yield text
+        return
+    try:
+        yield f"/proc/self/fd/{handle}"
+    finally:
+        os.close(handle)
 
 
 def name_too_long(path: str | Path) -> tuple[str, int] | None:

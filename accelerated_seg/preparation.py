@@ -29,6 +29,7 @@ import functools
 import hashlib
 import os
 import random
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_gue
                                      skip_deepspeeds_shared_memory_op)
 from .config import Config, ConfigError, DDPConfig
 from .exported_model import expect_shared_tensors, shared_tensor_names
+from .files import by_a_utf8_name, is_utf8
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .host_cpu import emulated_bf16_warning
 from .initial_weights import load_initial_weights
@@ -139,8 +141,19 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, res
                           f"settings for {folder / 'train'} until it is restarted")
     if writes_tensorboard:
         start_in_a_later_second(folder / "train")  # its event file is read after those already there
-    accelerator.init_trackers("train", init_kwargs={
-        "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
+    logging_dir = accelerator.project_configuration.logging_dir
+    if writes_tensorboard and not is_utf8(str(logging_dir)):
+        # TensorBoard takes a path in UTF-8 alone: a run folder named in Latin-1 ended in its UnicodeEncodeError
+        # traceback here until the hundred-and-twenty-third session. Its writer opens the log by the folder's
+        # /proc/self/fd name (files.by_a_utf8_name), held open while the accelerator lives; the path is put back.
+        held = contextlib.ExitStack()
+        accelerator.project_configuration.logging_dir = held.enter_context(by_a_utf8_name(logging_dir))
+        weakref.finalize(accelerator, held.close)
+    try:
+        accelerator.init_trackers("train", init_kwargs={
+            "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
+    finally:
+        accelerator.project_configuration.logging_dir = logging_dir
     for tracker in accelerator.trackers:  # what init_trackers(config=hparams) does, but for TensorBoard
         if tracker.name != "tensorboard":
             tracker.store_init_configuration(hparams)

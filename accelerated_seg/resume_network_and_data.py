@@ -30,6 +30,7 @@ from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .data.splits import SplitSettings, cases_sharing_an_image, seeded_settings
 from .exported_model import shared_tensor_names
+from .files import by_a_utf8_name
 from .model_folders import LAYOUT_FILE, Names, saved_by_fit
 from .models import meta_network, model_spec
 from .strategy import checkpoint_layout, resume_conflict
@@ -71,7 +72,7 @@ def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module, 
     weights = Path(checkpoint) / "model.safetensors"
     if accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED) or not weights.is_file():
         return
-    with safe_open(str(weights), framework="pt") as saved_file:
+    with by_a_utf8_name(weights) as name, safe_open(name, framework="pt") as saved_file:
         # DDP's wrapper adds "module." to every name it saves; the network is what is compared.
         saved = {key.removeprefix("module."): tuple(saved_file.get_slice(key).get_shape()) for key in saved_file.keys()}
     network = accelerator.unwrap_model(model)

@@ -38,6 +38,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from .files import stored_bytes
+
 #: The name, under the run's log folder, of an earlier run's log that the new run does not continue.
 EARLIER_RUN_PREFIX = "earlier_run_"
 
@@ -71,18 +73,20 @@ def _scalar(value):
     """``value`` as TensorBoard's hparams take it: a 0-dim tensor or numpy number (an optimizer's lr
     given as ``torch.tensor(1e-3)``: torch's hparams failed on it with an IndexError) as its number,
     anything else that is no number, string or bool as its text."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):  # protobuf's strings are UTF-8: a path's byte that is not shown as \xNN, as printed
+        return stored_bytes(value).decode("utf-8", "backslashreplace")
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     try:
         return value.item()
     except (AttributeError, ValueError, RuntimeError):  # no .item(), or more than one element
-        return str(value)
+        return _scalar(str(value))
 
 
 def record_changed_settings(writer, changed: dict, step: int) -> None:
     """Write a resume's changed settings (``{key: (saved, now)}``) as text at ``step``, the first
     step they apply to: the HParams dashboard keeps the settings the run started with."""
-    lines = [f"- {key}: {saved} -> {now}" for key, (saved, now) in changed.items()]
+    lines = [f"- {key}: {_scalar(str(saved))} -> {_scalar(str(now))}" for key, (saved, now) in changed.items()]
     writer.add_text("settings_changed_at_resume", "\n".join(lines), global_step=step)
     writer.flush()
 

@@ -15,7 +15,7 @@ from accelerated_seg.data.cache_versions import cached_datasets, record_source
 from accelerated_seg.data.fingerprint import case_key, files_fingerprint
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.preprocess import PreprocessSettings
-from accelerated_seg.files import stored_bytes
+from accelerated_seg.files import by_a_utf8_name, stored_bytes
 from accelerated_seg.printed_paths import paths_printable
 
 from conftest import tiny_overrides  # tests/ is on sys.path
@@ -100,3 +100,38 @@ def test_training_in_a_folder_named_in_latin1_names_its_run_folder_and_resumes(t
     assert "resumed from run/checkpoints/step_2" in said
     assert f"trained to step 4: the model is in {shown}/run/model" in said
     assert (work / "run" / "model" / "model.safetensors").is_file()
+
+
+def test_a_run_folder_named_in_latin1_by_its_absolute_path_logs_resumes_exports_and_is_loaded(tiny_dataset, tmp_path,
+                                                                                               capsys):
+    """TensorBoard (its log, its settings' strings) and safetensors take no path that is not UTF-8: the run's trackers
+    ended in a traceback, its resume in ``SafetensorError: Path ... is not valid UTF-8``, and its export was refused
+    as damaged by predict; each opens such a folder by its /proc/self/fd name (files.by_a_utf8_name)."""
+    from accelerated_seg.checkpoint_export import export_found_checkpoint
+    from accelerated_seg.exported_model import load_exported
+    from accelerated_seg.model_folders import check_safetensors_header
+    from accelerated_seg.train import train
+
+    run = tmp_path / LATIN1 / "run"
+    overrides = tiny_overrides(tiny_dataset, run, train__max_steps=2, optim__warmup_steps=0,
+                               train__trackers="tensorboard")
+    with paths_printable():
+        train(load_config(None, overrides))
+        train(load_config(None, [*overrides, "--train.max_steps=4", "--train.resume=latest"]))
+    assert "resumed from" in capsys.readouterr().out
+    assert len(list((run / "train").glob("events.out.tfevents.*"))) == 2  # the first run's log and the resume's
+    check_safetensors_header(run / "model" / "model.safetensors")
+    model, _ = load_exported(run / "model")
+    export_found_checkpoint(run / "checkpoints" / "step_4", tmp_path / LATIN1 / "mod\udce8le")
+    assert (tmp_path / LATIN1 / "mod\udce8le" / "model.safetensors").is_file()
+
+
+def test_by_a_utf8_name_opens_a_folder_named_in_latin1_and_leaves_other_paths_as_they_are(tmp_path):
+    folder = tmp_path / LATIN1
+    folder.mkdir()
+    (folder / "weights").write_bytes(b"held")
+    with by_a_utf8_name(folder) as name:
+        assert name.startswith("/proc/self/fd/") and name.encode()
+        assert open(f"{name}/weights", "rb").read() == b"held"
+    with by_a_utf8_name(tmp_path / "données") as name:
+        assert name == str(tmp_path / "données")

@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from ..dropped_interrupts import between_files, interrupts_kept
-from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, stored_bytes, sync_directory,
+from ..files import (NAME_MAX, is_utf8, remove_stale_temporaries, replace_atomically, stored_bytes, sync_directory,
                      sync_folder, write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
@@ -324,7 +324,7 @@ class PreprocessedCache:
         # so named) ended training in a UnicodeEncodeError traceback until the hundred-and-twenty-third session.
         # Such a table holds its names as their bytes, as the OS stores them, which np.load takes as the path (the
         # loader's reads, numpy's bytes); every other table's columns are strings, as before.
-        as_bytes = not all(_is_utf8(row[key]) for row in rows for key in ("id", "image.npy", "label.npy"))
+        as_bytes = not all(is_utf8(row[key]) for row in rows for key in ("id", "image.npy", "label.npy"))
         name = datasets.Value("binary" if as_bytes else "string")
         features = datasets.Features({
             "id": name, "image": name, "label": name,
@@ -345,7 +345,7 @@ class PreprocessedCache:
         scratch = table_dir.with_name(f".{table_dir.name}-rows.{unique}.partial")
         # pyarrow opens a file by a path in UTF-8 alone: in a cache whose path is not (a folder named in Latin-1) the
         # table is generated and saved in the temporary folder, then moved into the cache (load_table reads it)
-        staging = None if _is_utf8(str(table_dir)) else Path(tempfile.mkdtemp(prefix="accelerated_seg-table-"))
+        staging = None if is_utf8(str(table_dir)) else Path(tempfile.mkdtemp(prefix="accelerated_seg-table-"))
         saved = partial if staging is None else staging / "table"
         scratch = scratch if staging is None else staging / "rows"
         datasets.disable_progress_bars()
@@ -387,7 +387,7 @@ class PreprocessedCache:
         """The case table, memory-mapped, rows as numpy arrays."""
         import datasets
 
-        if _is_utf8(str(table_dir)):
+        if is_utf8(str(table_dir)):
             return datasets.load_from_disk(str(table_dir)).with_format("numpy")
         # pyarrow takes a path as UTF-8 or as its bytes: load_from_disk raised UnicodeEncodeError in a folder named
         # in Latin-1, so each of the table's files is memory-mapped by its bytes (write_table)
@@ -395,14 +395,6 @@ class PreprocessedCache:
         parts = [datasets.Dataset.from_file(stored_bytes(str(Path(table_dir) / file["filename"])))
                  for file in state["_data_files"]]
         return (datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]).with_format("numpy")
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _table_rows(rows: list[dict], classes: int, index_type: str, as_bytes: bool = False):
