@@ -27,8 +27,8 @@ for out in run "$W/"$'r\xe9sultats' "$W/"$'r\xe9sultats2'; do
     --train.max_steps=2 --resume latest $trackers
   ls -b "$out/checkpoints" 2>&1 | sed 's/^/    checkpoints: /'
   run "export its step_2 into mod\\xe8le" export "$out/checkpoints/step_2" --output "$W/"$'mod\xe8le'$i
-  run "predict the validation case into pr\\xe9dictions" predict --model "$W/"$'mod\xe8le'$i \
-    --input $T/data/imagesTr/case_003.nii.gz --output "$W/"$'pr\xe9diction'$i.nii.gz
+  run "predict a case into pr\\xe9dictions" predict --model "$W/"$'mod\xe8le'$i \
+    --input $T/data/imagesTr/case_000.nii.gz --output "$W/"$'pr\xe9diction'$i.nii.gz
 done
 ls -b "$W" "$W/cache" | sed "s|$T|TMP|g; s/^/    /"
 rm -rf $T
