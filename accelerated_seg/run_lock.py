@@ -15,10 +15,20 @@ says so.
 
 A predict of one label map locks that file alone, by a lock file of its own beside it (``file_lock_name``): its
 folder may hold others' files, which a folder's lock would keep from them.
+
+A lock outlives its run in its own process where a stop (Ctrl-C, SIGTERM) lands at its holder's edges, the few
+bytecodes between the lock's taking and the with statement (or ExitStack) that would release it, or between the
+release's call and its first line (CPython's bpo-29988): the exception's traceback keeps the open file, so the lock is
+held for as long as the exception is kept, and a notebook keeps the last one. Every lock this process holds is known
+to it (``_HELD``) with the call into this package it was taken for (``_taker``: train, fit, predict_file, main...);
+once that call has ended, the lock is used no more, and the next run of this process takes it over, saying so, as a
+killed run's is taken (the hundred-and-twenty-third session). One whose call still runs, on any thread, is refused
+as another process's is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import hashlib
@@ -26,11 +36,16 @@ import json
 import os
 import socket
 import sys
+import threading
+import warnings
+import weakref
 from pathlib import Path
+from types import FrameType
 from typing import Callable
 
 from .config import ConfigError
 from .files import NAME_MAX, folders_to_make, remove_if_empty
+from .own_warnings import AcceleratedSegWarning
 from .stops_held import stops_held
 
 LOCK_NAME = ".run.lock"
@@ -48,9 +63,20 @@ class RunLock:
     """
 
     def __init__(self, folder: Path, handle=None, made_folders: list[Path] | None = None,
-                 unsupported: str | None = None, name: str = LOCK_NAME):
-        self.folder, self._handle, self.unsupported, self.name = folder, handle, unsupported, name
-        self._made_folders = made_folders or []  # deepest first
+                 unsupported: str | None = None, name: str = LOCK_NAME, taker: FrameType | None = None):
+        self.folder, self.unsupported, self.name = folder, unsupported, name
+        self._held = _Held(folder / name, handle, made_folders or [])
+        self._taker = taker  # here, not in _Held, which its finalizer keeps: the frame may lead back to this lock
+        if handle is not None:
+            _HELD[self._held.identity] = self
+            # Collected unreleased (its release stopped before its first line, the exception since dropped): the file
+            # and the folders go then, as the release would have taken them
+            self._finalizer = weakref.finalize(self, self._held.release)
+            self._finalizer.atexit = False  # at the end the kernel drops the lock, as for a kill
+
+    @property
+    def _handle(self):
+        return self._held.handle
 
     def say_who_holds_it(self) -> None:
         """Write this process's host, pid, start and command into the lock file, for a refused run to name."""
@@ -68,23 +94,107 @@ class RunLock:
         finds it gone once it holds the lock, and takes a new one); remove the folder, and the parents
         the lock made for it, if this run made them and left nothing in them (a run refused before it
         wrote anything leaves no trace: Segmentation().fit's refusal left runs/, the parent of its
-        default runs/segmentation, until the ninety-first session)."""
-        if self._handle is not None:
-            self._unlock()
-        made, self._made_folders = self._made_folders, []  # once, as the lock is released once
-        remove_if_empty(made)
+        default runs/segmentation, until the ninety-first session). Once; a stop meanwhile is raised when all
+        that is done (``stops_held``): raised between the two, until the hundred-and-twenty-third session, it left
+        ``.run.lock`` (or the empty folder) behind."""
+        self._held.release()
+        self._taker = None
+
+    def in_use(self) -> bool:
+        """Whether this lock is still used: held, and the call it was taken for (``_taker``) not ended, on any thread
+        of this process; or one that cannot be told (taken by a caller outside this package, or in a fork's
+        parent)."""
+        if self._held.handle is None:
+            return False
+        if self._taker is None or self._held.pid != os.getpid():
+            return True
+        return any(frame is self._taker for top in sys._current_frames().values() for frame in _outwards(top))
+
+
+class _Held:
+    """What a lock holds until it is released, apart from the ``RunLock`` so that its finalizer can release it: the
+    open file whose ``flock`` it is, and the folders it made."""
+
+    def __init__(self, path: Path, handle, made_folders: list[Path]):
+        self.path, self.handle, self.made_folders = path, handle, made_folders
+        self.pid = os.getpid()
+        self.identity = _identity(handle) if handle is not None else None
+        self.releasing = threading.RLock()  # a takeover on another thread, or the finalizer, waits for a release
+
+    def release(self, keep_folders: bool = False) -> list[Path]:
+        """Let go of the lock and remove the folders it made while empty; ``keep_folders``: return them instead (to
+        the run that takes the lock over, for which they are made)."""
+        if os.getpid() != self.pid:  # a fork's copy of its parent's lock: the parent's to release
+            return []
+        with self.releasing, stops_held():
+            if self.handle is not None:
+                self._unlock()
+            made, self.made_folders = self.made_folders, []  # once, as the lock is released once
+            if not keep_folders:
+                remove_if_empty(made)
+            return made if keep_folders else []
 
     def _unlock(self) -> None:
         try:
-            (self.folder / self.name).unlink(missing_ok=True)
+            self.path.unlink(missing_ok=True)
         except OSError:
             # A folder gone read-only (or a full disk) mid-run: the file stays, but the lock goes with the
             # handle, so the next run takes it. Raised here, this hid the error that ended the run
             # (a PermissionError on .run.lock was the last thing the user saw, sixty-ninth session).
             pass
         finally:
-            self._handle.close()
-            self._handle = None
+            self.handle.close()
+            self.handle = None
+            if (lock := _HELD.get(self.identity)) is not None and lock._held is self:
+                _HELD.pop(self.identity, None)
+
+
+#: The locks this process holds, by their file's (device, inode); a lock refused to this process is looked up here.
+_HELD: weakref.WeakValueDictionary[tuple[int, int], RunLock] = weakref.WeakValueDictionary()
+_SUSPENDED = 0x20 | 0x80 | 0x200  # inspect's CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR: frames that pause
+
+
+def _identity(handle) -> tuple[int, int]:
+    status = os.fstat(handle.fileno())
+    return status.st_dev, status.st_ino
+
+
+def _outwards(frame: FrameType | None):
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def _taker(frame: FrameType) -> FrameType | None:
+    """The frame whose end ends the run a lock taken in ``frame`` is for: the outermost frame of this package's code
+    (train, fit, predict_file, predict_cases, main, the estimator's methods), which no lock of it outlives; None where
+    none can be told. Where that outermost frame is a holding context itself (``holding_output_folder``...) entered by
+    code outside the package, it is the frame whose with statement entered it; None for one entered into an ExitStack
+    (whose with statement may lie in another frame), a generator's, or ``hold_run_folder`` called from outside."""
+    package = __name__.partition(".")[0]
+    outermost = None
+    for each in _outwards(frame):
+        if each.f_globals.get("__name__", "").partition(".")[0] == package:
+            outermost = each
+    if outermost is None or outermost.f_code is hold_run_folder.__code__:
+        return None
+    if outermost.f_code.co_flags & _SUSPENDED:
+        for each in _outwards(outermost.f_back):
+            if each.f_code.co_filename != contextlib.__file__:
+                return None if each.f_code.co_flags & _SUSPENDED else each
+            if each.f_code.co_name == "enter_context":
+                return None
+        return None
+    return outermost
+
+
+def _unused_here(handle) -> RunLock | None:
+    """The lock of this process that holds ``handle``'s file, where its run has ended (``RunLock.in_use``)."""
+    try:
+        lock = _HELD.get(_identity(handle))
+    except OSError:
+        return None
+    return lock if lock is not None and not lock.in_use() else None
 
 
 #: What two runs in one folder do to each other, for the refusal; predict says its own (inference_outputs.py).
@@ -132,7 +242,7 @@ def live_holder(folder: str | Path, name: str = LOCK_NAME) -> str | None:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _describe(handle.read())
+            return None if _unused_here(handle) is not None else _describe(handle.read())
         except OSError:
             return None
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
@@ -148,7 +258,9 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
     hundred-and-twenty-second session, it left the lock file in the folder (and a folder the lock made), and the
     lock held by the file its frame kept open for as long as the exception was kept: a notebook keeps the last one,
     and the same predict run again there was refused, naming its own process
-    (benchmarks/results/output_locks_left_2026-12-07).
+    (benchmarks/results/output_locks_left_2026-12-07). A stop at its holder's edges still keeps it so (the module's
+    docstring); a lock of this process whose run has ended is taken over, with a warning, since the
+    hundred-and-twenty-third session (benchmarks/results/stop_at_the_lock_edges_2026-12-07).
 
     Args:
         folder: the run's output folder.
@@ -159,12 +271,14 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
         shown: how the message names what is in use (the folder where None).
 
     Raises:
-        ConfigError: another live run holds the folder, naming its host, process and command.
+        ConfigError: another live run holds the folder, naming its host, process and command (this process too,
+            where the call it was taken for still runs: a second fit on another thread, or inside the first).
     """
-    lock = None
+    lock, taker = None, _taker(sys._getframe())
     try:
         with stops_held():
-            lock = _taken(Path(folder), name, lambda holder: in_use(shown or folder, holder, elsewhere, clash, verb))
+            lock = _taken(Path(folder), name, lambda holder: in_use(shown or folder, holder, elsewhere, clash, verb),
+                          shown or str(folder), taker)
             lock.say_who_holds_it()
     except BaseException:
         if lock is not None:
@@ -173,25 +287,38 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
     return lock
 
 
-def _taken(folder: Path, name: str, refusal: Callable[[str], str]) -> RunLock:
-    """``hold_run_folder``'s lock, its holder's name not yet written; ``refusal``: the message, given the holder."""
-    made_folders = folders_to_make(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+def _taken(folder: Path, name: str, refusal: Callable[[str], str], shown: str, taker: FrameType | None) -> RunLock:
+    """``hold_run_folder``'s lock, its holder's name not yet written; ``refusal``: the message, given the holder;
+    ``shown``: what is locked, in the user's words; ``taker``: the frame of the call the lock is taken for
+    (``_taker``)."""
+    made_folders: list[Path] = []
     try:
         import fcntl
     except ImportError:  # Windows: no flock
+        made_folders = folders_to_make(folder)
+        folder.mkdir(parents=True, exist_ok=True)
         return RunLock(folder, made_folders=made_folders, unsupported="this platform has no fcntl.flock", name=name)
     path = folder / name
     for _ in range(10):  # another run may remove the file between our open and our lock: open it again
+        made_folders = sorted(set(folders_to_make(folder) + made_folders), key=lambda made: -len(made.parts))
+        folder.mkdir(parents=True, exist_ok=True)
         made_file = not path.exists()
         handle = open(path, "a+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            unused = _unused_here(handle)
             handle.seek(0)
             holder = _describe(handle.read())
             handle.close()
-            raise ConfigError(refusal(holder)) from None
+            if unused is None:
+                raise ConfigError(refusal(holder)) from None
+            made_folders += unused._held.release(keep_folders=True)  # made for this folder, as ours would be
+            unused._taker = None
+            warnings.warn(f"{shown} was still locked by an earlier run of this process ({holder}), which has ended: "
+                          f"stopped as it took or let go of the lock, whose exception is kept (a notebook keeps the "
+                          f"last one); taken over, as a killed run's lock is", AcceleratedSegWarning, stacklevel=4)
+            continue
         except OSError as error:
             handle.close()
             if made_file:  # an empty lock file that locks nothing stayed in the outputs
@@ -201,7 +328,7 @@ def _taken(folder: Path, name: str, refusal: Callable[[str], str]) -> RunLock:
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
             raise
         if same_file(handle, path):
-            return RunLock(folder, handle, made_folders, name=name)
+            return RunLock(folder, handle, made_folders, name=name, taker=taker)
         handle.close()  # we locked a file the run before us removed on release
     raise ConfigError(f"{folder}: could not take its {name} (removed and made again 10 times meanwhile); "
                       f"another program keeps replacing it")
