@@ -67,10 +67,12 @@ class RunLock:
         self.folder, self.unsupported, self.name = folder, unsupported, name
         self._held = _Held(folder / name, handle, made_folders or [])
         self._taker = taker  # here, not in _Held, which its finalizer keeps: the frame may lead back to this lock
+        self._finalizer = None
         if handle is not None:
             _HELD[self._held.identity] = self
             # Collected unreleased (its release stopped before its first line, the exception since dropped): the file
-            # and the folders go then, as the release would have taken them
+            # and the folders go then, as the release would have taken them. Detached once released: code run as an
+            # object is collected drops a stop landing in it ("Exception ignored"), as after every run it would
             self._finalizer = weakref.finalize(self, self._held.release)
             self._finalizer.atexit = False  # at the end the kernel drops the lock, as for a kill
 
@@ -99,6 +101,8 @@ class RunLock:
         ``.run.lock`` (or the empty folder) behind."""
         self._held.release()
         self._taker = None
+        if self._finalizer is not None:
+            self._finalizer.detach()
 
     def in_use(self) -> bool:
         """Whether this lock is still used: held, and the call it was taken for (``_taker``) not ended, on any thread
@@ -123,16 +127,25 @@ class _Held:
 
     def release(self, keep_folders: bool = False) -> list[Path]:
         """Let go of the lock and remove the folders it made while empty; ``keep_folders``: return them instead (to
-        the run that takes the lock over, for which they are made)."""
+        the run that takes the lock over, for which they are made). A stop meanwhile is held until all is done; one
+        that lands before the hold begins (stops_held's own first lines) is raised once the release is done
+        unheld, in the ``finally``: the file removed and closed there, not left holding the lock."""
+        with self.releasing:
+            try:
+                with stops_held():
+                    return self._let_go(keep_folders)
+            finally:
+                self._let_go(keep_folders)  # nothing left to do unless a stop came before the hold
+
+    def _let_go(self, keep_folders: bool) -> list[Path]:
         if os.getpid() != self.pid:  # a fork's copy of its parent's lock: the parent's to release
             return []
-        with self.releasing, stops_held():
-            if self.handle is not None:
-                self._unlock()
-            made, self.made_folders = self.made_folders, []  # once, as the lock is released once
-            if not keep_folders:
-                remove_if_empty(made)
-            return made if keep_folders else []
+        if self.handle is not None:
+            self._unlock()
+        made, self.made_folders = self.made_folders, []  # once, as the lock is released once
+        if not keep_folders:
+            remove_if_empty(made)
+        return made if keep_folders else []
 
     def _unlock(self) -> None:
         try:
