@@ -188,3 +188,51 @@ def test_a_lock_whose_release_a_stop_ended_at_its_first_line_goes_with_its_excep
     del kept
     gc.collect()
     assert not output.parent.exists()
+
+
+def test_no_code_of_a_released_lock_runs_as_it_is_collected_where_a_stop_would_be_dropped(
+        tmp_path, ctrl_c_raises, monkeypatch):
+    """The finalizer that releases a lock collected unreleased was left on a released one, and ran (as a no-op) as
+    every run's lock was collected: a stop landing there was raised inside it, where Python drops it ("Exception
+    ignored in: <finalize object ...>"), and the run went on (the branch's first change, found by the probe)."""
+    import weakref
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", dropped.append)
+    output = tmp_path / "seg.nii.gz"
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_back is not None and isinstance(frame.f_back.f_locals.get("self"),
+                                                                       weakref.finalize):
+            sys.setprofile(None)
+            os.kill(os.getpid(), signal.SIGINT)  # in a finalizer's call: raised there, and dropped
+
+    def a_predict():
+        with holding_output_folder(output, [output]):
+            pass
+
+    sys.setprofile(profile)
+    try:
+        a_predict()
+        gc.collect()
+    finally:
+        sys.setprofile(None)
+    assert dropped == [] and list(tmp_path.iterdir()) == []
+
+
+def test_a_stop_before_the_releases_hold_begins_lets_the_lock_go_all_the_same(tmp_path, ctrl_c_raises):
+    """The release holds a stop from its hold's first line on; one landing in the hold's own first lines (stops_held
+    is entered by a Python call) kept the lock with its exception (the branch's first change): it is raised once the
+    release is done, the lock file and the folder it made gone."""
+    output = tmp_path / "new" / "seg.nii.gz"
+
+    def a_predict():
+        with holding_output_folder(output, [output]):
+            pass
+
+    kept = _stopped_where(lambda frame, event, arg: event == "call" and frame.f_back is not None
+                          and frame.f_back.f_code.co_name == "release"
+                          and frame.f_back.f_code.co_filename.endswith("run_lock.py")
+                          and frame.f_code.co_name == "helper", a_predict)  # contextlib's, making stops_held's
+    assert not output.parent.exists()
+    assert kept.__traceback__ is not None
