@@ -112,7 +112,7 @@ class RunLock:
             return False
         if self._taker is None or self._held.pid != os.getpid():
             return True
-        return any(frame is self._taker for top in sys._current_frames().values() for frame in _outwards(top))
+        return any([self._taker in _outwards(top) for top in sys._current_frames().values()])  # a list: _outwards
 
 
 class _Held:
@@ -172,10 +172,14 @@ def _identity(handle) -> tuple[int, int]:
     return status.st_dev, status.st_ino
 
 
-def _outwards(frame: FrameType | None):
+def _outwards(frame: FrameType | None) -> list[FrameType]:
+    """``frame`` and its callers, outwards: a list, not a generator, whose close, left half way, would run code where
+    a stop is dropped ("Exception ignored in: <generator object ...>", the probe's)."""
+    frames = []
     while frame is not None:
-        yield frame
+        frames.append(frame)
         frame = frame.f_back
+    return frames
 
 
 def _taker(frame: FrameType) -> FrameType | None:
