@@ -99,10 +99,16 @@ class RunLock:
         default runs/segmentation, until the ninety-first session). Once; a stop meanwhile is raised when all
         that is done (``stops_held``): raised between the two, until the hundred-and-twenty-third session, it left
         ``.run.lock`` (or the empty folder) behind."""
-        self._held.release()
+        self._given_up()
+
+    def _given_up(self, keep_folders: bool = False) -> list[Path]:
+        """``release``; ``keep_folders``: the folders the lock made, returned to a run that takes it over, not
+        removed."""
+        made = self._held.release(keep_folders)
         self._taker = None
         if self._finalizer is not None:
             self._finalizer.detach()
+        return made
 
     def in_use(self) -> bool:
         """Whether this lock is still used: held, and the call it was taken for (``_taker``) not ended, on any thread
@@ -130,6 +136,8 @@ class _Held:
         the run that takes the lock over, for which they are made). A stop meanwhile is held until all is done; one
         that lands before the hold begins (stops_held's own first lines) is raised once the release is done
         unheld, in the ``finally``: the file removed and closed there, not left holding the lock."""
+        if self.handle is None and not self.made_folders:  # released: no code more than this, which a finalizer runs
+            return []
         with self.releasing:
             try:
                 with stops_held():
@@ -330,8 +338,7 @@ def _taken(folder: Path, name: str, refusal: Callable[[str], str], shown: str, t
             handle.close()
             if unused is None:
                 raise ConfigError(refusal(holder)) from None
-            made_folders += unused._held.release(keep_folders=True)  # made for this folder, as ours would be
-            unused._taker = None
+            made_folders += unused._given_up(keep_folders=True)  # made for this folder, as ours would be
             warnings.warn(f"{shown} was still locked by an earlier run of this process ({holder}), which has ended: "
                           f"stopped as it took or let go of the lock, whose exception is kept (a notebook keeps the "
                           f"last one); taken over, as a killed run's lock is", AcceleratedSegWarning, stacklevel=4)
