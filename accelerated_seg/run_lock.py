@@ -91,19 +91,15 @@ class RunLock:
                                        "command": " ".join(sys.argv)}) + "\n")
         self._handle.flush()
 
-    def release(self) -> None:
+    def release(self, keep_folders: bool = False) -> list[Path]:
         """Remove the lock file and drop the lock (in that order: a run that opens the file meanwhile
         finds it gone once it holds the lock, and takes a new one); remove the folder, and the parents
         the lock made for it, if this run made them and left nothing in them (a run refused before it
         wrote anything leaves no trace: Segmentation().fit's refusal left runs/, the parent of its
         default runs/segmentation, until the ninety-first session). Once; a stop meanwhile is raised when all
         that is done (``stops_held``): raised between the two, until the hundred-and-twenty-third session, it left
-        ``.run.lock`` (or the empty folder) behind."""
-        self._given_up()
-
-    def _given_up(self, keep_folders: bool = False) -> list[Path]:
-        """``release``; ``keep_folders``: the folders the lock made, returned to a run that takes it over, not
-        removed."""
+        ``.run.lock`` (or the empty folder) behind. ``keep_folders``: those folders returned instead, to a run that
+        takes the lock over (one call here, not two: a stop lands at each call's first line)."""
         made = self._held.release(keep_folders)
         self._taker = None
         if self._finalizer is not None:
@@ -338,7 +334,7 @@ def _taken(folder: Path, name: str, refusal: Callable[[str], str], shown: str, t
             handle.close()
             if unused is None:
                 raise ConfigError(refusal(holder)) from None
-            made_folders += unused._given_up(keep_folders=True)  # made for this folder, as ours would be
+            made_folders += unused.release(keep_folders=True)  # made for this folder, as ours would be
             warnings.warn(f"{shown} was still locked by an earlier run of this process ({holder}), which has ended: "
                           f"stopped as it took or let go of the lock, whose exception is kept (a notebook keeps the "
                           f"last one); taken over, as a killed run's lock is", AcceleratedSegWarning, stacklevel=4)
