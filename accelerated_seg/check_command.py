@@ -273,8 +273,15 @@ def _network_refused(cfg, manifest) -> str | None:
 def _what_training_reads(manifest) -> str:
     """The channels, classes (with their stored values where they differ) and split training reads: a
     multi-channel dataset's user looked for these in vain, where only a count was printed (seventy-fourth
-    session's probe)."""
-    channels = ", ".join(f"{index} {name}" for index, name in sorted(manifest.channels.items()))
+    session's probe). A channel nothing names is said by its index alone, as the refusals say it
+    (``cases.names_nothing``): "channels: 0 image_0, 1 image_1" said the Dataset's names for a CSV's channels as if a
+    user had given them until the hundred-and-twenty-third session (helper h127)."""
+    from .data.cases import names_nothing
+
+    channels = ", ".join(f"{index}" if names_nothing(name) else f"{index} {name}"
+                         for index, name in sorted(manifest.channels.items()))
+    if all(map(names_nothing, manifest.channels.values())):
+        channels += " (none named)"
     renumbered = not manifest.binarized and manifest.label_values != list(range(len(manifest.labels)))
     classes = ", ".join(f"{index} {name}" + (f" (stored as {manifest.label_values[index]})" if renumbered else "")
                         for index, name in sorted(manifest.labels.items()))

@@ -57,8 +57,9 @@ from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch
                               steps_for_epochs, summary_written_since, torch_elastic_files_in)
 from .estimator_process_lost import ProcessLost, process_lost_in_the_launch
 from .estimator_predict_checks import (check_evaluation_cases, check_evaluation_headers, check_predict_options,
-                                       held_out_alone_warning, how_it_runs, refuse_an_output_among_the_cases,
-                                       refuse_an_output_path, refuse_what_is_no_dataset)
+                                       evaluation_channel_names_warning, held_out_alone_warning, how_it_runs,
+                                       refuse_an_output_among_the_cases, refuse_an_output_path,
+                                       refuse_what_is_no_dataset)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
 from .estimator_settings import checked_config, field_names, refuse_unknown, run_config
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
@@ -507,8 +508,10 @@ class Segmentation:
         config = read_export_config(model_dir)
         check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         check_evaluation_cases(dataset, config)
-        if warning := held_out_alone_warning(dataset.manifest):
-            warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
+        # the Dataset's channel names against the model's: another order refused, other names warned of
+        for warning in (evaluation_channel_names_warning(dataset, config), held_out_alone_warning(dataset.manifest)):
+            if warning:
+                warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
         # Every validation case judged from its headers as predict judges them (its channels' units and voxel sizes
         # against the model's spacing, which training's check has none of), the others opened and checked as fit
         # checks them (values, grids, channels), all listed in one refusal before the folders below are rebuilt: a

@@ -120,7 +120,8 @@ def write_msd(
         )
         entries.append({"image": [str(p) for p in images] if channels > 1 else str(images[0]), "label": str(label_path)})
         written = Written(root / "dataset.json", tuple(images), label_path)
-    modality = {str(channel): f"channel {channel}" for channel in range(channels)}
+    # a one-channel dataset's MRI (the Decathlon's Hippocampus), which its grids' refusals say: "image (MRI)"
+    modality = {"0": "MRI"} if channels == 1 else {str(channel): f"channel {channel}" for channel in range(channels)}
     (root / "dataset.json").write_text(
         json.dumps({"labels": labels, "modality": modality, "training": entries, "validation": []})
     )
@@ -316,11 +317,11 @@ BROKEN_CASES: list[BrokenCase] = [
                "the origins differ by 1 mm", "resample the label onto the image grid"),
     # 0.01 mm, 1/150 of a voxel: a header's rounding, whose remedy is no resampling (sixty-seventh session)
     BrokenCase("affine_rounding_mismatch", _msd_with(which="label", label_affine=_affine(shift=0.01)),
-               "no voxel moves by more than 0.0067 of a voxel", "copy the image's geometry onto the label"),
+               "no voxel moves by more than 0.0067 of a voxel", "copy the geometry of the image (MRI) onto the label"),
     BrokenCase("spacing_mismatch", _msd_with(which="label", label_affine=_affine((1.5, 1.5, 3.0))),
-               "label voxels are 1.5 x 1.5 x 3 mm, image voxels 1.5 x 1.5 x 2 mm", "resample the label"),
+               "label voxels are 1.5 x 1.5 x 3 mm, image (MRI) voxels 1.5 x 1.5 x 2 mm", "resample the label"),
     BrokenCase("orientation_mismatch", _msd_with(which="label", label_affine=_affine((-1.5, -1.5, 2.0))),
-               "label is LPS, image is RAS", "resample the label"),
+               "label is LPS, image (MRI) is RAS", "resample the label"),
     BrokenCase("label_value_not_declared",
                _msd_with(which="label", labels={"0": "bg", "1": "edema", "2": "core", "4": "enhancing"},
                          label=_with_label_value(3)),

@@ -17,6 +17,7 @@ from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.csv_table import load_csv
 from accelerated_seg.data.manifest import load_cases
+from accelerated_seg.own_warnings import AcceleratedSegWarning
 
 NESTED = re.compile(r"\([^()]*channel \d+ \(")  # a channel's name in brackets in brackets: "(channel 1 (FLAIR) ..."
 
@@ -197,7 +198,8 @@ def test_evaluate_says_a_channel_by_one_name_in_one_report(tmp_path):
     nib.save(nib.Nifti1Image(np.asanyarray(label.dataobj), off), pairs[1][1])  # case b's label on another grid
     data = Dataset.from_files([], validation_pairs=pairs, n_classes=3, block_shape=16, num_workers=0,
                               channel_names=["T1", "FLAIR"])
-    with pytest.raises(DataError) as refused:
+    # the names differ: warned of since helper h127 (test_model_and_data_channel_names.py), then the cases refused
+    with pytest.raises(DataError) as refused, pytest.warns(AcceleratedSegWarning, match="channels otherwise"):
         Segmentation.load(export(tmp_path / "model", in_channels=2)).evaluate(data, output_dir=tmp_path / "eval")
     said = str(refused.value)
     assert "channel 1 (MRI1) voxels are 3 x 3 x 3 mm, channel 0 (MRI0) voxels 2.5" in said, said

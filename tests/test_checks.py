@@ -927,8 +927,8 @@ def test_files_whose_header_gives_no_orientation_are_one_warning(tmp_path):
     nib.save(unplaced, half.images[0])
     error = assert_single_error(check_cases([half], NUM_CLASSES), "are on different grids",
                                 "the image carries no orientation (qform_code and sform_code 0), so its grid here "
-                                "is guessed from its voxel sizes: if it was written on the label's grid, copy the "
-                                "label's geometry onto it")
+                                "is guessed from its voxel sizes: if it was written on the grid of the label, copy "
+                                "the geometry of the label onto it")
     assert "resample" not in error
 
 
@@ -1086,8 +1086,8 @@ def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_tra
     said = capsys.readouterr().out
     assert "2 case(s), 0 error(s)" in said
     # what training reads, said: the channels, the classes and the split, not a count alone
-    assert ("channels: 0 image; classes: 0 background, 1 foreground; split fraction 0.2 (seed 0): 1 training, "
-            "1 validation\n") in said
+    assert ("channels: 0 (none named); classes: 0 background, 1 foreground; split fraction 0.2 (seed 0): "
+            "1 training, 1 validation\n") in said
     assert main(["check", str(tmp_path / "nowhere.json")]) == 1
     assert capsys.readouterr().err.startswith("error: ")
     # a budget no volume fits is the command's misuse: once one "over the budget" error per case

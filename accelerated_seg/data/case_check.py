@@ -45,8 +45,10 @@ def check_case(
     channels: list[Volume] = []
     boxes: list[Box | None] = []
     flat_values: list[float | None] = []  # each image file's one value, where it holds one throughout
-    # one file for the case: it holds every channel (or the one), named by no channel's name alone
-    names = channel_names if len(case.images) > 1 else ()
+    # one file for the case: it holds every channel, named by no channel's name alone, or the one, named by its name
+    # ("image (CT)": "image" alone until the hundred-and-twenty-third session, helper h127, where predict said
+    # "channel 0 (CT)")
+    names = channel_names if len(case.images) > 1 or num_channels == 1 else ()
     for index, (role, path) in enumerate(zip(roles, case.images)):
         image = open_volume(path, case.id, role, report, volumes_per_file, channels_declared_in, num_channels)
         if image is not None:

@@ -72,15 +72,16 @@ def check_same_grid(
         # file, the one with a true grid, is not the one to resample (sixty-seventh session)
         guessed, placed = bare[0], other if bare[0] is reference else reference
         fix = (f"the {guessed.said} carries no orientation (qform_code and sform_code 0), so its grid here is "
-               f"guessed from its voxel sizes: if it was written on the {placed.said}'s grid, copy the "
-               f"{placed.said}'s geometry onto it (SimpleITK's CopyInformation); else convert it again (dcm2niix "
+               f"guessed from its voxel sizes: if it was written on the grid of the {placed.said}, copy the "
+               f"geometry of the {placed.said} onto it (SimpleITK's CopyInformation); else convert it again (dcm2niix "
                f"writes both codes)") if len(bare) == 1 else fix
     elif (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
         # An export tool's rounding, not another grid: resampling would blur nothing but is the wrong work
         # the nibabel lines run as they are: they wrote roles as variables ("image channel 0.affine") and, beside a
-        # channel's name, two brackets in a row, until review r108 of the hundred-and-twenty-third session
+        # channel's name, two brackets in a row, until review r108 of the hundred-and-twenty-third session; "the
+        # geometry of", not a possessive after a name's bracket ("the image (CT)'s geometry"), since helper h127
         fix = (f"no voxel moves by more than {shift:.2g} of a voxel between the two, as an export tool's rounding "
-               f"leaves headers: copy the {reference.said}'s geometry onto the {other.said}, with SimpleITK's "
+               f"leaves headers: copy the geometry of the {reference.said} onto the {other.said}, with SimpleITK's "
                f"CopyInformation or nibabel: img = nib.load({str(other.path)!r}, mmap=False); "
                f"nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj), nib.load({str(reference.path)!r}).affine, "
                f"img.header), {str(other.path)!r})")

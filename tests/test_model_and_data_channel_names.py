@@ -1,0 +1,118 @@
+"""The channel names of a model and of the data it is given (the hundred-and-twenty-third session, helper h127,
+benchmarks/results/model_and_data_channel_names_2026-12-07/): ``Segmentation.evaluate`` of a Dataset giving the
+model's channels in another order refused before anything is written, one naming them otherwise warned of, names
+nothing gives compared with nothing; ``accelerated-seg check``'s summary saying a channel nothing names by its index
+alone; a one-channel dataset's grid refusal naming its channel."""
+
+import json
+import warnings
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.config import ConfigError
+from accelerated_seg.data.checks import check_manifest
+from accelerated_seg.data.manifest import load_cases
+
+AFFINE = np.diag([2.5, 2.5, 2.5, 1.0])
+
+
+def _pair(folder, channels=2):
+    """A case of ``channels`` 16^3 channel files and its label, on one grid."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    images = []
+    for index in range(channels):
+        nib.save(nib.Nifti1Image(rng.uniform(10, 100, (16, 16, 16)).astype(np.float32), AFFINE),
+                 folder / f"c_{index:04d}.nii.gz")
+        images.append(str(folder / f"c_{index:04d}.nii.gz"))
+    label = np.zeros((16, 16, 16), np.uint8)
+    label[4:12, 4:12, 4:12] = 1
+    nib.save(nib.Nifti1Image(label, AFFINE), folder / "c.nii.gz")
+    return images, str(folder / "c.nii.gz")
+
+
+def _dataset(tmp_path, names):
+    from accelerated_seg.estimator import Dataset
+
+    return Dataset.from_files([], validation_pairs=[_pair(tmp_path / "data")], n_classes=3, block_shape=16,
+                              num_workers=0, channel_names=names)
+
+
+def test_evaluate_refuses_a_dataset_giving_the_models_channels_in_another_order(tmp_path):
+    """channel_names=['MRI1', 'MRI0'] for a model whose config.json names them MRI0, MRI1: each case's files were fed
+    in the Dataset's order and scored without a word (review r108's probe, (D)); refused now, naming both orders and
+    the way, before anything is written (case aside, as resume compares names)."""
+    from accelerated_seg.estimator import Segmentation
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    for names in (["MRI1", "MRI0"], ["mri1 ", "MRI0"]):
+        with pytest.raises(ConfigError) as refused:
+            model.evaluate(_dataset(tmp_path, names), output_dir=tmp_path / "eval")
+        said = str(refused.value)
+        assert said.startswith("evaluate: the Dataset gives the model's channels in another order ("), said
+        assert "the model's channel 1, given as channel 0" in said, said
+        assert said.endswith("give each case's files in the model's order (channel 0 (MRI0), channel 1 (MRI1)), "
+                             "channel_names=['MRI0', 'MRI1']"), said
+        assert not (tmp_path / "eval").exists()
+
+
+def test_evaluate_warns_of_a_dataset_naming_the_models_channels_otherwise(tmp_path):
+    """T1, FLAIR against a model's MRI0, MRI1: perhaps the same scans named anew, the user's to judge (resume's and
+    init_from's warnings): said once, the scores written; the Dataset's own names (image_0) and a model's blank ones
+    are compared with nothing, and the same names (case aside) say nothing."""
+    from accelerated_seg.estimator import Segmentation
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        summary = model.evaluate(_dataset(tmp_path, ["T1", "FLAIR"]), output_dir=tmp_path / "eval")
+    assert summary["num_cases"] == 1
+    said = [str(w.message) for w in raised if "channels otherwise" in str(w.message)]
+    assert said == ["evaluate: the Dataset names the model's channels otherwise (channel 0: T1 in the Dataset, MRI0 "
+                    "in the model's config.json; channel 1: FLAIR in the Dataset, MRI1 in the model's config.json); "
+                    "each case's files are fed in the order given: if these are other scans, not the same ones named "
+                    "anew, stop and give each case's files in the model's order (channel 0 (MRI0), channel 1 (MRI1)), "
+                    "channel_names=['MRI0', 'MRI1']"], said
+    from accelerated_seg.estimator_predict_checks import evaluation_channel_names_warning
+
+    config = json.loads((tmp_path / "model" / "config.json").read_text())
+    for names in (None, ["image_1", "image_0"], ["mri0", "MRI1 "]):
+        assert evaluation_channel_names_warning(_dataset(tmp_path, names), config) is None, names
+    blank = {**config, "channels": {"0": "", "1": " "}}
+    assert evaluation_channel_names_warning(_dataset(tmp_path, ["MRI1", "MRI0"]), blank) is None
+    unnamed = {key: value for key, value in config.items() if key != "channels"}
+    assert evaluation_channel_names_warning(_dataset(tmp_path, ["T1", "FLAIR"]), unnamed) is None
+
+
+def test_checks_summary_says_a_channel_nothing_names_by_its_index_alone(tmp_path):
+    """`accelerated-seg check` said "channels: 0 image_0, 1 image_1" of a CSV's channels, the Dataset's names for
+    channels nothing names, where the refusals say such a channel by its index alone (helper h125)."""
+    from accelerated_seg.check_command import _what_training_reads
+
+    images, label = _pair(tmp_path / "csv")
+    (tmp_path / "cases.csv").write_text(f"image_0,image_1,label\n{images[0]},{images[1]},{label}\n")
+    said = _what_training_reads(load_cases(tmp_path / "cases.csv", validation_fraction=0.0))
+    assert said.startswith("channels: 0, 1 (none named); classes: "), said
+    named = tmp_path / "dataset.json"
+    named.write_text(json.dumps({"name": "n", "modality": {"0": "T1", "1": "FLAIR"},
+                                 "labels": {"0": "background", "1": "lesion"},
+                                 "training": [{"image": images, "label": label}]}))
+    assert _what_training_reads(load_cases(named, validation_fraction=0.0)).startswith("channels: 0 T1, 1 FLAIR; ")
+
+
+def test_a_one_channel_datasets_grid_refusal_names_its_channel(tmp_path):
+    """A dataset.json naming its one channel CT, its label on another grid: "image voxels are 2.5 x 2.5 x 2.5 mm",
+    where predict says "channel 0 (CT)", until the hundred-and-twenty-third session (helper h127)."""
+    images, label = _pair(tmp_path / "one", channels=1)
+    nib.save(nib.Nifti1Image(np.asanyarray(nib.load(label).dataobj), np.diag([3.0, 3.0, 3.0, 1.0])), label)
+    declared = tmp_path / "dataset.json"
+    declared.write_text(json.dumps({"name": "n", "modality": {"0": "CT"},
+                                    "labels": {"0": "background", "1": "lesion"},
+                                    "training": [{"image": images[0], "label": label}]}))
+    errors = check_manifest(load_cases(declared, validation_fraction=0.0)).errors
+    assert len(errors) == 1 and "label voxels are 3 x 3 x 3 mm, image (CT) voxels 2.5 x 2.5 x 2.5 mm" in errors[0], \
+        errors
