@@ -162,43 +162,18 @@ def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
 
 
 def evaluation_channel_names_warning(dataset: Dataset, config: dict) -> str | None:
-    """Refuse a Dataset that names the model's channels (config.json's ``channels``) in another order: each case's
-    files are fed to the network in the order given, so the model's channel 0 would read the scan it takes as its
-    channel 1, a wrong score (as resume refuses the same names in another order,
-    ``resume_network_and_data.check_resume_channels``); return a warning where the names differ otherwise (the same
-    scans named anew, "T2" and "T2w", is the user's to judge, as resume's and init_from's warnings leave it), else
-    None. A name nothing gives (a Dataset's ``image_0``, a blank one: ``cases.names_nothing``) is compared with
-    nothing. ``channel_names=['FLAIR', 'T1']`` against a model's ``T1``, ``FLAIR`` was scored without a word, where
-    fit's init_from and resume compare the names, until the hundred-and-twenty-third session (helper h127,
+    """Refuse a Dataset that names the model's channels (config.json's ``channels``) in another order, warn of one
+    naming them otherwise (``inference_inputs.channel_names_refused_or_warned``: as resume compares them, a name
+    nothing gives compared with nothing). ``channel_names=['FLAIR', 'T1']`` against a model's ``T1``, ``FLAIR`` was
+    scored without a word, each case's files fed in the Dataset's order, where fit's init_from and resume compare the
+    names, until the hundred-and-twenty-third session (helper h127,
     benchmarks/results/model_and_data_channel_names_2026-12-07/)."""
-    from .data.cases import names_nothing
-    from .inference_inputs import channel_order, channels_named
+    from .inference_inputs import channel_names_refused_or_warned
 
-    model, given = channels_named(config), dict(enumerate(dataset.manifest.channels.values()))
-    if dataset.channel_names is None or len(given) != len(model):
+    if dataset.channel_names is None:  # the Dataset's own names (image_0, ...)
         return None
-
-    def compared(name: str) -> str | None:  # case and surrounding spaces aside, as resume compares them
-        return None if names_nothing(name) else name.strip().casefold()
-
-    models = {compared(name): index for index, name in model.items() if compared(name) is not None}
-    moved = [f"{name}, the model's channel {models[compared(name)]}, given as channel {index}"
-             for index, name in given.items() if models.get(compared(name), index) != index]
-    differ = [f"channel {index}: {name} in the Dataset, {model[index]} in the model's config.json"
-              for index, name in given.items() if None not in (compared(name), compared(model[index]))
-              and compared(name) != compared(model[index])]
-    named = "" if any(map(names_nothing, model.values())) else f", channel_names={list(model.values())}"
-    in_its_order = f"the model's order ({channel_order(config)}){named}"
-    if moved:
-        raise ConfigError(f"evaluate: the Dataset gives the model's channels in another order ({'; '.join(moved)}); "
-                          f"each case's files are fed in the order given, so the network would read them as other "
-                          f"channels than they are: "
-                          f"give each case's files in {in_its_order}")
-    if differ:
-        return (f"evaluate: the Dataset names the model's channels otherwise ({'; '.join(differ)}); each case's files "
-                f"are fed in the order given: if these are other scans, not the same ones named anew, stop and give "
-                f"each case's files in {in_its_order}")
-    return None
+    given = dict(enumerate(dataset.manifest.channels.values()))
+    return channel_names_refused_or_warned(config, given, "evaluate: the Dataset", "Dataset", ConfigError)
 
 
 def check_evaluation_headers(dataset: Dataset, config: dict, read_check=None) -> None:

@@ -22,7 +22,8 @@ from typing import Sequence
 
 import nibabel as nib
 
-from .data.cases import channel_names_fit, channel_said, one_channel_said, unnamed_channels
+from .data.cases import channel_names_fit, channel_said, channels_compared, names_nothing, one_channel_said, \
+    unnamed_channels
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.volume_opening import channel_file_of_several_said, one_file_for_channels_said
@@ -515,3 +516,56 @@ def channels_named(config: dict) -> dict[int, str]:
     count = int(config["in_channels"])
     saved = {int(index): str(name) for index, name in (config.get("channels") or {}).items()}
     return {index: saved.get(index, default) for index, default in unnamed_channels(count).items()}
+
+
+def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: str, called: str,
+                                    error: type[Exception] = DataError, keyword: bool = True) -> str | None:
+    """Refuse data that gives the channels of the model of ``config`` in another order (``given``: index -> the
+    data's name; ``data``: what gives them, said first, "evaluate: the Dataset"; ``called``: its short name): its files
+    are fed in the order given, so the network would read each as another channel, a wrong result (resume refuses the
+    same names in another order: ``resume_network_and_data.check_resume_channels``); return a warning where it names
+    them otherwise (the same scans named anew, "T2" and "T2w", the user's to judge, as resume's and init_from's
+    warnings leave it), else None (another number of channels is refused apart, by its count). Names nothing gives
+    (a Dataset's ``image_0``, a blank one) are compared with nothing (``cases.channels_compared``). ``keyword``: the
+    way on says the Dataset's ``channel_names=`` of the model's order."""
+    model = channels_named(config)
+    if len(given) != len(model):
+        return None
+    moved, renamed = channels_compared(model, given, called)
+    named = "" if not keyword or any(map(names_nothing, model.values())) else \
+        f", channel_names={list(model.values())}"
+    in_its_order = f"the model's order ({channel_order(config)}){named}"
+    if moved:
+        raise error(f"{data} gives the model's channels in another order ({'; '.join(moved)}); each case's files are "
+                    f"fed in the order given, so the network would read them as other channels than they are: give "
+                    f"each case's files in {in_its_order}")
+    if renamed:
+        return (f"{data} names the model's channels otherwise ({'; '.join(renamed)}); each case's files are fed in the order given: "
+                f"if these are other scans, not the same ones named anew, stop and give each case's files in "
+                f"{in_its_order}")
+    return None
+
+
+def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict) -> list[str]:
+    """Refuse scans of a dataset whose dataset.json gives the channels of the model of ``config`` in another order,
+    return a warning for one that names them otherwise (``channel_names_refused_or_warned``): the files predict is given
+    in a folder of nnU-Net's or the Decathlon's (imagesTs/, imagesTr/), the dataset.json one folder up naming their
+    channels (``channel_names``, ``modality``): <case>_0000 is that dataset's channel 0, which the model may take as
+    its channel 1 (BraTS' modalities are ordered otherwise by the Decathlon and by nnU-Net's conversion). Such a folder
+    was segmented in the dataset's order without a word until the hundred-and-twenty-third session (helper h127). A
+    dataset.json that does not read, or names no channel, is not predict's to judge: nothing said."""
+    from .data.formats.dataset_json import parse_channels, read_json
+
+    said = []
+    for folder in sorted({Path(os.path.abspath(path)).parent for path in files}):
+        declaration = folder.parent / "dataset.json"
+        if not folder.name.lower().startswith("images") or not declaration.is_file():
+            continue
+        try:
+            given = parse_channels(read_json(declaration), declaration)
+        except (DataError, OSError):
+            continue
+        if warning := channel_names_refused_or_warned(config, given, f"{declaration} (beside the scans in {folder}/)",
+                                                      "dataset.json", keyword=False):
+            said.append(warning)
+    return said

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from importlib import import_module
 from pathlib import Path
 
@@ -242,12 +243,18 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
         DataError: naming the input or output and what to do; nothing has been written.
     """
     from .data.formats.paths import nifti_stem
-    from .inference_inputs import channels_config, check_channel_count, collect_cases, expand_inputs
+    from .inference_inputs import (channels_config, check_channel_count, collect_cases,
+                                   dataset_channel_names_warnings, expand_inputs)
+    from .own_warnings import AcceleratedSegWarning
     from .inference_outputs import (check_one_case_call, check_one_case_output, checked_outputs, prediction_ending,
                                     probabilities_path, refuse_the_folder_of_the_scans)
 
     scans = expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     config = channels_config(configs) if configs else None
+    if config is not None:  # a dataset.json beside the scans ordering the model's channels otherwise: refused
+        for warning in dataset_channel_names_warnings(scans or args.input, config):
+            if os.environ.get("RANK", "0") == "0":  # said once under a launch
+                warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
     if args.input:  # as typed (Path drops a trailing "/"), and the same on every process of a launch
         check_one_case_output(args.output, args.input)
         check_channel_count(args.input, config)

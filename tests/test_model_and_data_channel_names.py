@@ -14,6 +14,7 @@ import pytest
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.manifest import load_cases
+from accelerated_seg.own_warnings import AcceleratedSegWarning
 
 AFFINE = np.diag([2.5, 2.5, 2.5, 1.0])
 
@@ -116,3 +117,34 @@ def test_a_one_channel_datasets_grid_refusal_names_its_channel(tmp_path):
     errors = check_manifest(load_cases(declared, validation_fraction=0.0)).errors
     assert len(errors) == 1 and "label voxels are 3 x 3 x 3 mm, image (CT) voxels 2.5 x 2.5 x 2.5 mm" in errors[0], \
         errors
+
+
+def test_predict_refuses_an_nnunet_folder_whose_dataset_json_orders_the_models_channels_otherwise(tmp_path, capsys):
+    """`predict --model M Task/imagesTs` where Task/dataset.json names channel 0 MRI1 and channel 1 MRI0, the model
+    MRI0, MRI1: each <case>_0000 (the dataset's MRI1) was fed as the model's MRI0 without a word; refused now before
+    anything is written, the dataset.json named. Other names (T1, FLAIR) are warned of, and the case segmented."""
+    from accelerated_seg.cli import main
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    _pair(tmp_path / "Task" / "imagesTs")
+    declaration = tmp_path / "Task" / "dataset.json"
+    declaration.write_text(json.dumps({"channel_names": {"0": "MRI1", "1": "MRI0"}, "labels": {"background": 0},
+                                       "numTraining": 0, "file_ending": ".nii.gz"}))
+    folder = tmp_path / "Task" / "imagesTs"
+    (folder / "c.nii.gz").unlink()  # the label _pair writes
+    assert main(["predict", "--model", str(model), str(folder), "--output", str(tmp_path / "out")]) == 2
+    said = capsys.readouterr().err
+    assert f"{declaration} (beside the scans in {folder}/) gives the model's channels in another order (MRI1, the " \
+           f"model's channel 1, given as channel 0; MRI0, the model's channel 0, given as channel 1)" in said, said
+    assert said.rstrip().endswith("give each case's files in the model's order (channel 0 (MRI0), channel 1 (MRI1))")
+    assert not (tmp_path / "out").exists()
+    declaration.write_text(json.dumps({"channel_names": {"0": "T1", "1": "FLAIR"}, "labels": {"background": 0},
+                                       "numTraining": 0, "file_ending": ".nii.gz"}))
+    with pytest.warns(AcceleratedSegWarning) as raised:
+        assert main(["predict", "--model", str(model), str(folder), "--output", str(tmp_path / "out")]) == 0
+    said = [str(w.message) for w in raised if "channels otherwise" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(
+        f"{declaration} (beside the scans in {folder}/) names the model's channels otherwise (channel 0: T1 in the "
+        f"dataset.json, MRI0 in the model's config.json;"), said
+    assert (tmp_path / "out" / "c.nii.gz").is_file()

@@ -134,6 +134,25 @@ def names_nothing(name: str) -> bool:
     return not name.strip() or is_unnamed_channel(name)
 
 
+def channels_compared(model: dict[int, str], given: dict[int, str], data: str) -> tuple[list[str], list[str]]:
+    """A model's channels (``model``: index -> name, config.json's) against the names ``data`` (the Dataset) gives its
+    own (``given``), case and surrounding spaces aside as resume compares them, a name that says nothing
+    (``names_nothing``) compared with nothing: ("MRI1, the model's channel 1, given as channel 0" for each name given
+    that the model gives another channel: the files would be fed in another order than the model takes; "channel 0: T1
+    in the data, MRI0 in the model's config.json" for each channel both name otherwise). Evaluate's and predict's
+    (helper h127 of the hundred-and-twenty-third session)."""
+    def compared(name: str) -> str | None:
+        return None if names_nothing(name) else name.strip().casefold()
+
+    index_of = {compared(name): index for index, name in model.items() if compared(name) is not None}
+    moved = [f"{name}, the model's channel {index_of[compared(name)]}, given as channel {index}"
+             for index, name in given.items() if index_of.get(compared(name), index) != index]
+    renamed = [f"channel {index}: {name} in the {data}, {model[index]} in the model's config.json"
+               for index, name in given.items() if index in model
+               and None not in (compared(name), compared(model[index])) and compared(name) != compared(model[index])]
+    return moved, renamed
+
+
 def channel_said(index: int, name: str) -> str:
     """A channel as every message names it, by its index and its name: "channel 1 (FLAIR)" (``channel_order``'s
     words; a model's lone channel is said by its name alone, "one channel (MRI0)": ``one_channel_said``); by its

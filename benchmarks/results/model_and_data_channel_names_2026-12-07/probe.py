@@ -7,10 +7,13 @@ Helper h127 of the hundred-and-twenty-third session: (E) Segmentation.evaluate o
 from the model's config.json `channels` (another order, other names, names the Dataset made up, a model's blank ones;
 a Dataset's blank ones are refused by from_files), and
 whether anything was written; (S) `accelerated-seg check`'s summary line of a CSV's unnamed channels and a
-dataset.json's named ones; (G) a one-channel dataset.json naming its channel CT, its label on another grid."""
+dataset.json's named ones; (G) a one-channel dataset.json naming its channel CT, its label on another grid; (P) `accelerated-seg predict` of an nnU-Net dataset's
+imagesTs/ whose dataset.json (one folder up) names the model's channels in another order, or otherwise."""
 import contextlib
 import io
 import json
+import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -114,3 +117,20 @@ manifest = load_cases(g / "dataset.json", validation_fraction=0.0)
 report = check_manifest(manifest)
 for error in report.errors:
     print(f"  {short(error)}")
+
+print("(P) accelerated-seg predict --model <MRI0, MRI1> Task/imagesTs, Task/dataset.json's channel_names:")
+task = root / "P" / "Task"
+for index in range(2):
+    save(task / "imagesTs" / f"p_{index:04d}.nii.gz", rng.uniform(10, 100, (16, 16, 16)).astype(np.float32))
+for tag, names in (("MRI1, MRI0", {"0": "MRI1", "1": "MRI0"}), ("T1, FLAIR", {"0": "T1", "1": "FLAIR"}),
+                   ("MRI0, MRI1", {"0": "MRI0", "1": "MRI1"})):
+    (task / "dataset.json").write_text(json.dumps({"channel_names": names, "labels": {"background": 0},
+                                                   "numTraining": 0, "file_ending": ".nii.gz"}))
+    out = root / "P" / tag.replace(", ", "_")
+    done = subprocess.run([sys.executable, "-m", "accelerated_seg", "predict", "--model", str(named),
+                           str(task / "imagesTs"), "--output", str(out)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONWARNINGS": "default"}, cwd=root)  # not the worktree: -m
+    lines = [short(line) for line in (done.stdout + done.stderr).splitlines() if "channel" in line or "wrote" in line]
+    print(f"  {tag}: status {done.returncode}; written: {sorted(p.name for p in out.glob('*.nii.gz'))}")
+    for line in lines:
+        print(f"    {line}")
