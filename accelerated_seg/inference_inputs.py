@@ -526,10 +526,12 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
     same names in another order: ``resume_network_and_data.check_resume_channels``); return a warning where it names
     them otherwise (the same scans named anew, "T2" and "T2w", the user's to judge, as resume's and init_from's
     warnings leave it), else None (another number of channels is refused apart, by its count). Names nothing gives
-    (a Dataset's ``image_0``, a blank one) are compared with nothing (``cases.channels_compared``). ``keyword``: the
-    way on says the Dataset's ``channel_names=`` of the model's order."""
+    (a Dataset's ``image_0``, a blank one) are compared with nothing (``cases.channels_compared``). A model of one
+    channel is not compared: no order to get wrong, and a dataset.json's ``MRI`` beside its ``MRI0`` would be said of
+    every folder predict is given. ``keyword``: the way on says the Dataset's ``channel_names=`` of the model's
+    order."""
     model = channels_named(config)
-    if len(given) != len(model):
+    if len(model) == 1 or len(given) != len(model):
         return None
     moved, renamed = channels_compared(model, given, called)
     named = "" if not keyword or any(map(names_nothing, model.values())) else \
@@ -540,9 +542,9 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
                     f"fed in the order given, so the network would read them as other channels than they are: give "
                     f"each case's files in {in_its_order}")
     if renamed:
-        return (f"{data} names the model's channels otherwise ({'; '.join(renamed)}); each case's files are fed in the order given: "
-                f"if these are other scans, not the same ones named anew, stop and give each case's files in "
-                f"{in_its_order}")
+        return (f"{data} names the model's channels otherwise ({'; '.join(renamed)}); each case's files are fed in "
+                f"the order given: if these are other scans, not the same ones named anew, stop and give each case's "
+                f"files in {in_its_order}")
     return None
 
 

@@ -148,3 +148,17 @@ def test_predict_refuses_an_nnunet_folder_whose_dataset_json_orders_the_models_c
         f"{declaration} (beside the scans in {folder}/) names the model's channels otherwise (channel 0: T1 in the "
         f"dataset.json, MRI0 in the model's config.json;"), said
     assert (tmp_path / "out" / "c.nii.gz").is_file()
+
+
+def test_a_one_channel_models_name_is_not_compared(tmp_path):
+    """No order to get wrong: a dataset.json's MRI beside a one-channel model's MRI0 would be a warning of every folder
+    predict is given (an older test's scans, told so before its own refusal)."""
+    from accelerated_seg.inference_inputs import channel_names_refused_or_warned
+    from test_inference import export
+
+    config = json.loads((export(tmp_path / "model") / "config.json").read_text())
+    assert channel_names_refused_or_warned(config, {0: "CT"}, "the Dataset", "Dataset") is None
+    two = json.loads((export(tmp_path / "two", in_channels=2) / "config.json").read_text())
+    said = channel_names_refused_or_warned(two, {0: "T1", 1: "MRI1"}, "the Dataset", "Dataset")
+    assert said.startswith("the Dataset names the model's channels otherwise (channel 0: T1 in the Dataset, MRI0 in "
+                           "the model's config.json)"), said
