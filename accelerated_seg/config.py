@@ -271,7 +271,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         # An empty value of a path is the empty path, not YAML's null: `--train.output_dir=` (an unset
         # "$OUT") read "must be str, got None" rather than check_values' empty-path error
         parsed = "" if key in _PATHS and not value.strip() else _path_value(value, f"override {item!r}") \
-            if key in _PATHS else setting_value(value, f"override {item!r}")
+            if key in _PATHS else setting_value(_in_utf8(value, f"override {item!r}"), f"override {item!r}")
         _set_dotted(raw, key, parsed)
         overridden.add(key)
     if "model.name" in overridden and "model.args" not in overridden and _network_of(raw) != file_network:
@@ -350,8 +350,30 @@ def _path_value(text: str, where: str) -> Any:
     string read; any other setting's value, and a path's holding a stand-in itself, is YAML as it was."""
     if not any(ord(character) in _ESCAPED_BYTES for character in text) or text != text.translate(_ESCAPED_BACK):
         return setting_value(text, where)
-    value = setting_value(text.translate(_ESCAPED_BYTES), where)
-    return value.translate(_ESCAPED_BACK) if isinstance(value, str) else value
+    return _put_back(setting_value(text.translate(_ESCAPED_BYTES), where))
+
+
+def _put_back(value: Any) -> Any:
+    """``value`` read with its stand-ins (``_path_value``) and each put back, in a list's or mapping's strings too:
+    a path setting given a list was refused naming a character nobody typed, ``got ['a\\U0010ffe9']``, until the
+    hundred-and-twenty-third session's review."""
+    if isinstance(value, str):
+        return value.translate(_ESCAPED_BACK)
+    if isinstance(value, list):
+        return [_put_back(item) for item in value]
+    if isinstance(value, dict):
+        return {_put_back(key): _put_back(item) for key, item in value.items()}
+    return value
+
+
+def _in_utf8(text: str, where: str) -> str:
+    """``text``, a value of a setting that is not a path, refused where it holds a byte that is not UTF-8: YAML's
+    "unacceptable character #xdce9: special characters are not allowed" named neither the byte nor the way on
+    (the hundred-and-twenty-third session's review)."""
+    if escaped := next((ord(character) - 0xDC00 for character in text if ord(character) in _ESCAPED_BYTES), None):
+        raise ConfigError(f"{where}: byte 0x{escaped:02x} is not UTF-8 (a name in Latin-1 or Windows-1252?), which "
+                          f"only a path setting takes ({', '.join(_PATHS)}): give this setting's value in UTF-8")
+    return text
 
 
 # A key that YAML read as one with its value: it ends a key at a colon only where a space follows.

@@ -69,7 +69,9 @@ def by_a_utf8_name(path: str | Path) -> Iterator[str]:
     which reads nothing), a name below it the file's below that folder. safetensors (``Path ... is not valid
     UTF-8``), TensorBoard and pyarrow take no other path (an export's model.safetensors in such a folder was refused
     as damaged, and a run folder ended in TensorBoard's traceback, until the hundred-and-twenty-third session).
-    Without /proc, or where the path cannot be opened, it is the path as given, for the caller's own error."""
+    Without /proc, or where the path cannot be opened, it is the path as given, for the caller's own error. An
+    OSError raised inside names the file by its path, not by that name (a case table's write that failed in such a
+    cache said ``/proc/self/fd/<n>/...`` until the hundred-and-twenty-third session's review)."""
     text = str(path)
     if is_utf8(text) or not os.path.isdir("/proc/self/fd"):
         yield text
@@ -79,8 +81,15 @@ def by_a_utf8_name(path: str | Path) -> Iterator[str]:
     except OSError:
         yield text
         return
+    name = f"/proc/self/fd/{handle}"
     try:
-        yield f"/proc/self/fd/{handle}"
+        yield name
+    except OSError as error:
+        for attribute in ("filename", "filename2"):
+            said = getattr(error, attribute, None)
+            if isinstance(said, str) and (said == name or said.startswith(name + "/")):
+                setattr(error, attribute, text + said[len(name):])
+        raise
     finally:
         os.close(handle)
 

@@ -73,7 +73,7 @@ def test_a_path_setting_given_with_a_byte_not_utf8_is_that_path_and_no_other_set
                              f"--train.resume={run}/checkpoints/step_2"])
     assert (cfg.train.output_dir, cfg.data.cache_dir) == (run, f"/scratch/{LATIN1} cache")
     assert cfg.train.resume == f"{run}/checkpoints/step_2"
-    with pytest.raises(ConfigError, match=r"override '--train\.seed=.*not valid YAML: unacceptable character #xdce9"):
+    with pytest.raises(ConfigError, match=r"override '--train\.seed=.*': byte 0xe9 is not UTF-8 .*only a path setting"):
         load_config(None, [f"--train.seed={LATIN1}"])
     with pytest.raises(ConfigError, match="not valid YAML"):  # YAML's own rules are kept for a path
         load_config(None, [f"--train.output_dir='/runs/{LATIN1}"])
@@ -135,3 +135,52 @@ def test_by_a_utf8_name_opens_a_folder_named_in_latin1_and_leaves_other_paths_as
         assert open(f"{name}/weights", "rb").read() == b"held"
     with by_a_utf8_name(tmp_path / "données") as name:
         assert name == str(tmp_path / "données")
+
+
+def test_a_setting_given_a_byte_not_utf8_is_refused_naming_the_byte_and_a_list_its_name_as_given():
+    """The review's (r110): a setting that is not a path given such a byte was YAML's "unacceptable character
+    #xdce9: special characters are not allowed", and a path setting given a list or mapping was refused naming the
+    stand-in character it was read with (``got ['a\\U0010ffe9']``), which nobody typed."""
+    for given in ("--model.name=u\udce9net", "--data.patch_size=[1\udc80, 2, 3]"):
+        with pytest.raises(ConfigError) as refused:
+            load_config(None, [given])
+        assert str(refused.value) == (
+            f"override {given!r}: byte 0x{'e9' if 'net' in given else '80'} is not UTF-8 (a name in Latin-1 or "
+            f"Windows-1252?), which only a path setting takes (data.dataset, data.cache_dir, train.output_dir, "
+            f"train.resume, train.init_from): give this setting's value in UTF-8")
+    for given, said in ((f"[a{LATIN1}, b]", repr([f"a{LATIN1}", "b"])), (f"{{a: {LATIN1}}}", repr({"a": LATIN1}))):
+        with pytest.raises(ConfigError) as refused:
+            load_config(None, [f"--train.output_dir={given}"])
+        assert str(refused.value) == f"setting train.output_dir must be str, got {said}"
+
+
+def test_a_case_table_in_a_cache_named_in_latin1_is_written_in_the_cache_without_the_temporary_folder(
+        tiny_dataset, tmp_path, monkeypatch):
+    """The review's (r110): such a table was generated and saved in the temporary folder and moved into the cache,
+    a copy where TMPDIR is another file system; a temporary folder gone (or full) ended training in a traceback (or
+    said to give data.cache_dir room), and a killed writer's copy stayed there, where nothing sweeps it."""
+    import tempfile
+
+    manifest = load_msd(tiny_dataset)
+    folder = tmp_path / LATIN1 / "cache"
+    cache = PreprocessedCache(folder, manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), manifest.num_classes)
+    cache.build(manifest.training)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))  # FileNotFoundError from mkdtemp before
+    table = cache.load_table(cache.write_table(manifest.training))
+    assert [os.fsdecode(name) for name in table["id"]] == [case.id for case in manifest.training]
+    assert not (tmp_path / "gone").exists() and not list(folder.rglob(".*.partial"))
+
+
+def test_by_a_utf8_name_names_a_file_in_an_error_by_its_path(tmp_path):
+    """The review's (r110): an OSError raised by a file opened below such a folder's /proc/self/fd name said that
+    name (a case table's failed write in a cache named in Latin-1: ``/proc/self/fd/7/.<table>...partial``)."""
+    folder = tmp_path / LATIN1
+    folder.mkdir()
+    with pytest.raises(FileNotFoundError) as missing:
+        with by_a_utf8_name(folder) as name:
+            open(f"{name}/missing", "rb")
+    assert missing.value.filename == str(folder / "missing")
+    with pytest.raises(OSError) as refused:
+        with by_a_utf8_name(folder) as name:
+            os.rename(f"{name}/missing", f"{name}/other")
+    assert (refused.value.filename, refused.value.filename2) == (str(folder / "missing"), str(folder / "other"))

@@ -28,7 +28,6 @@ import json
 import math
 import os
 import shutil
-import tempfile
 import uuid
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -38,8 +37,8 @@ from typing import Sequence
 import numpy as np
 
 from ..dropped_interrupts import between_files, interrupts_kept
-from ..files import (NAME_MAX, is_utf8, remove_stale_temporaries, replace_atomically, stored_bytes, sync_directory,
-                     sync_folder, write_text_atomically)
+from ..files import (NAME_MAX, by_a_utf8_name, is_utf8, remove_stale_temporaries, replace_atomically, stored_bytes,
+                     sync_directory, sync_folder, write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
 from .fingerprint import case_key, source_fingerprint, source_fingerprint_or_none
@@ -343,20 +342,21 @@ class PreprocessedCache:
         unique = uuid.uuid4().hex
         partial = table_dir.with_name(f".{table_dir.name}.{unique}.partial")
         scratch = table_dir.with_name(f".{table_dir.name}-rows.{unique}.partial")
-        # pyarrow opens a file by a path in UTF-8 alone: in a cache whose path is not (a folder named in Latin-1) the
-        # table is generated and saved in the temporary folder, then moved into the cache (load_table reads it)
-        staging = None if is_utf8(str(table_dir)) else Path(tempfile.mkdtemp(prefix="accelerated_seg-table-"))
-        saved = partial if staging is None else staging / "table"
-        scratch = scratch if staging is None else staging / "rows"
         datasets.disable_progress_bars()
         try:
-            datasets.Dataset.from_generator(
-                _table_rows, features=features, cache_dir=str(scratch), writer_batch_size=max(
-                    1, _TABLE_BATCH_BYTES // row_bytes),
-                gen_kwargs={"rows": rows, "classes": self.num_classes, "index_type": index_type, "as_bytes": as_bytes},
-            ).save_to_disk(str(saved))
-            if staging is not None:
-                shutil.move(saved, partial)
+            # pyarrow opens a file by a path in UTF-8 alone: in a cache whose path is not (a folder named in Latin-1)
+            # both are written by the tables folder's /proc/self/fd name (files.by_a_utf8_name), in the cache as
+            # any other. Written in the temporary folder and moved in, in the hundred-and-twenty-third session, a
+            # table was copied there from another file system, a temporary folder full or gone ended training in a
+            # traceback or said to give data.cache_dir room, and a killed writer's copy stayed there for good.
+            table_dir.parent.mkdir(parents=True, exist_ok=True)
+            with by_a_utf8_name(table_dir.parent) as tables:
+                datasets.Dataset.from_generator(
+                    _table_rows, features=features, cache_dir=os.path.join(tables, scratch.name), writer_batch_size=max(
+                        1, _TABLE_BATCH_BYTES // row_bytes),
+                    gen_kwargs={"rows": rows, "classes": self.num_classes, "index_type": index_type,
+                                "as_bytes": as_bytes},
+                ).save_to_disk(os.path.join(tables, partial.name))
         except (OSError, datasets.exceptions.DatasetGenerationError) as error:
             shutil.rmtree(partial, ignore_errors=True)
             # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable (a
@@ -371,7 +371,7 @@ class PreprocessedCache:
                             f"moment): give data.cache_dir a folder this user can write, with room, or train on a "
                             f"split the cache has a table for") from None
         finally:
-            shutil.rmtree(scratch if staging is None else staging, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
         sync_folder(partial)  # whole on the disk before it takes the name (files.py)
         try:
             partial.rename(table_dir)
