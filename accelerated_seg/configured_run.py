@@ -384,11 +384,6 @@ def finish_run(run: ConfiguredRun, preempted: bool) -> dict:
     else:
         export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
                      step=run.loop.progress.step, names=run.loop.names)
-        # the run folder named: a finished run said nothing of where it wrote, and a folder given by its relative
-        # name (the only way to a folder named in Latin-1 on the command line, until the hundred-and-twenty-third
-        # session) was named only as given, in a resume's line
-        accelerator.print(f"trained to step {progress.step}: the model is in {Path(out).absolute() / 'model'}, its "
-                          f"checkpoints, config.yaml and metrics.json in {Path(out).absolute()}")
     validated = progress.best_step >= 0  # null, not the -1 the loop compares against, when it never validated
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice if validated else None,
                "best_step": progress.best_step if validated else None,
@@ -403,6 +398,13 @@ def finish_run(run: ConfiguredRun, preempted: bool) -> dict:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     write_metrics(accelerator, out, progress)
     end_run(accelerator)  # closes the trackers; the process group stays for a next run
+    if not preempted:
+        # the run folder named: a finished run said nothing of where it wrote, and a folder given by its relative
+        # name (the only way to a folder named in Latin-1 on the command line, until the hundred-and-twenty-third
+        # session) was named only as given, in a resume's line. Last, once metrics.json is written: said after the
+        # export, it came before a run that then failed to write it (a full disk), until that session's review.
+        accelerator.print(f"trained to step {progress.step}: the model is in {Path(out).absolute() / 'model'}, its "
+                          f"checkpoints, config.yaml and metrics.json in {Path(out).absolute()}")
     return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
 
 

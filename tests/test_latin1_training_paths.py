@@ -184,3 +184,27 @@ def test_by_a_utf8_name_names_a_file_in_an_error_by_its_path(tmp_path):
         with by_a_utf8_name(folder) as name:
             os.rename(f"{name}/missing", f"{name}/other")
     assert (refused.value.filename, refused.value.filename2) == (str(folder / "missing"), str(folder / "other"))
+
+
+def test_a_run_that_fails_to_write_its_metrics_does_not_say_it_trained(tiny_dataset, tmp_path, capsys, monkeypatch):
+    """The review's (r110): the closing line, ``trained to step N: ... metrics.json in <run>``, was said after the
+    export and before metrics.json and summary.json were written, so a run that then failed (a full disk) had said
+    where its metrics were; now it is the run's last line, said once the run is whole."""
+    from accelerated_seg import configured_run
+    from accelerated_seg.train import train
+
+    def full(*args):
+        raise OSError(28, "No space left on device", str(tmp_path / "run" / "metrics.json"))
+
+    overrides = tiny_overrides(tiny_dataset, tmp_path / "run", train__max_steps=1, train__val_every=0,
+                               optim__warmup_steps=0)
+    monkeypatch.setattr(configured_run, "write_metrics", full)
+    with pytest.raises(OSError, match="No space left"):
+        train(load_config(None, overrides))
+    assert (tmp_path / "run" / "model" / "model.safetensors").is_file()  # the export came before
+    assert "trained to step" not in capsys.readouterr().out
+    monkeypatch.undo()
+    train(load_config(None, [*overrides, "--train.overwrite=true"]))
+    assert capsys.readouterr().out.rstrip().splitlines()[-1] == (
+        f"trained to step 1: the model is in {tmp_path / 'run' / 'model'}, its checkpoints, config.yaml and "
+        f"metrics.json in {tmp_path / 'run'}")
