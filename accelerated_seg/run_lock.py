@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import dis
 import errno
 import hashlib
 import json
@@ -202,11 +203,35 @@ def _taker(frame: FrameType) -> FrameType | None:
     if outermost.f_code.co_flags & _SUSPENDED:
         for each in _outwards(outermost.f_back):
             if each.f_code.co_filename != contextlib.__file__:
-                return None if each.f_code.co_flags & _SUSPENDED else each
+                return None if each.f_code.co_flags & _SUSPENDED or not _entering_a_with(each) else each
             if each.f_code.co_name == "enter_context":
                 return None
         return None
     return outermost
+
+
+def _the_callers_level() -> int:
+    """The ``stacklevel`` that has a warning of ``_taken`` name the line that called the package (the outermost frame
+    of its code, and contextlib's frames around a holding context), not one of the package's own: a fixed 4 named
+    inference_outputs.py's ``hold`` for a predict, run_folder_ranks.py's ``on_main`` for train (r111's review)."""
+    package = __name__.partition(".")[0]
+    frames = _outwards(sys._getframe(1))  # _taken's first: stacklevel 1
+    level = 1 + max([at for at, each in enumerate(frames)
+                     if each.f_globals.get("__name__", "").partition(".")[0] == package], default=0)
+    while level < len(frames) and frames[level].f_code.co_filename == contextlib.__file__:
+        level += 1
+    return level + 1
+
+
+def _entering_a_with(frame: FrameType) -> bool:
+    """Whether ``frame`` is at a with statement's entry (it called ``__enter__``), not at a call of ``__enter__`` by
+    hand: a user's class whose ``__enter__`` enters ``holding_output_folder`` returns from that frame while its with
+    block runs, and until the hundred-and-twenty-third session's review (r111) a second predict there took the live
+    lock over. Another Python's with (3.14's is a call) reads as not one: the lock is then never taken over."""
+    try:
+        return dis.opname[frame.f_code.co_code[frame.f_lasti]] in ("BEFORE_WITH", "SETUP_WITH")
+    except IndexError:
+        return False
 
 
 def _unused_here(handle) -> RunLock | None:
@@ -337,7 +362,8 @@ def _taken(folder: Path, name: str, refusal: Callable[[str], str], shown: str, t
             made_folders += unused.release(keep_folders=True)  # made for this folder, as ours would be
             warnings.warn(f"{shown} was still locked by an earlier run of this process ({holder}), which has ended: "
                           f"stopped as it took or let go of the lock, whose exception is kept (a notebook keeps the "
-                          f"last one); taken over, as a killed run's lock is", AcceleratedSegWarning, stacklevel=4)
+                          f"last one); taken over, as a killed run's lock is", AcceleratedSegWarning,
+                          stacklevel=_the_callers_level())
             continue
         except OSError as error:
             handle.close()

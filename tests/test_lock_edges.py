@@ -88,9 +88,10 @@ def test_a_lock_a_stop_kept_at_its_holders_edge_is_taken_over_by_the_next_run_of
 
     kept = _stopped_where(EDGES[edge](name), a_run)
     with pytest.warns(AcceleratedSegWarning, match=rf"was still locked by an earlier run of this process \(process "
-                                                   rf"{os.getpid()} on .*which has ended: .* taken over"):
+                                                   rf"{os.getpid()} on .*which has ended: .* taken over") as said:
         with holder():  # not refused, its exception still kept
             pass
+    assert {warning.filename for warning in said} == {__file__}  # the caller's line (r111): a fixed 4, the package's
     assert kept.__traceback__ is not None
     del kept
     gc.collect()
@@ -113,8 +114,9 @@ def test_a_fit_stopped_as_it_took_its_lock_leaves_it_to_the_next_fit_of_the_note
                          save_every=0)
     kept = _stopped_where(EDGES["entering"]("holding_run_folder"), lambda: model.fit(data, steps=1))
     assert json.loads((tmp_path / "run" / LOCK_NAME).read_text())["pid"] == os.getpid()
-    with pytest.warns(AcceleratedSegWarning, match="taken over"):
+    with pytest.warns(AcceleratedSegWarning, match="taken over") as said:
         model.fit(data, steps=1)
+    assert [warning.filename for warning in said if "taken over" in str(warning.message)] == [__file__]
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file() and not (tmp_path / "run" / LOCK_NAME).exists()
     assert kept.__traceback__ is not None
 
@@ -149,6 +151,27 @@ def test_a_live_holder_of_this_process_is_refused_on_another_thread_and_inside_i
             assert (tmp_path / file_lock_name(output)).is_file()  # the outer one's, still held
 
     a_predict_around_another()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_live_lock_entered_by_a_users_own_enter_is_not_taken_over_in_its_with_block(tmp_path):
+    """A user's context manager whose ``__enter__`` enters the package's (no with statement of its own at the taking)
+    returns while its with block still predicts: a second predict there took the live lock over, with a warning, until
+    r111's review (the frame found was that ``__enter__``'s, ended); refused now, as a live holder's is."""
+    output = tmp_path / "labels"
+
+    class Predicting:
+        def __enter__(self):
+            self.held = holding_output_folder(output, [output])
+            self.held.__enter__()
+
+        def __exit__(self, *stop):
+            return self.held.__exit__(*stop)
+
+    with Predicting():
+        with pytest.raises(ConfigError, match=rf"{output} is in use by another run \(process {os.getpid()} on "):
+            with holding_output_folder(output, [output]):
+                pass
     assert list(tmp_path.iterdir()) == []
 
 
