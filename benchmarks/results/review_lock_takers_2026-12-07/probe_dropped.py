@@ -3,7 +3,6 @@ exception kept, then dropped (a notebook's next error replaces it, `del`): is th
 or only at a later collection of the cycle garbage (gc)?
 command: cd /tmp/wt_r111 && PYTHONPATH=<package> /work/main/.venv/bin/python \
   benchmarks/results/review_lock_takers_2026-12-07/probe_dropped.py /tmp/r111_dropped"""
-import contextlib
 import fcntl
 import gc
 import os
