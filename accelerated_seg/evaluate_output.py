@@ -323,10 +323,21 @@ def write_evaluation(output_dir: Path, rows: Sequence[dict], summary: dict, sett
             raise EvaluationNotWritten(f"{not_written}, and the scores could not be kept in the temporary folder "
                                        f"{tempfile.gettempdir()} either ({why_not}): free some space or give another "
                                        f"folder", summary, None) from None
-        files = " ".join(shell_word(kept_in / name) for name in texts)
         raise EvaluationNotWritten(f"{not_written}; every score is kept in {kept_in} instead (in the temporary "
-                                   f"folder, which a job's end may clean): free some space, then mv {files} "
-                                   f"{shell_word(output_dir)}/", summary, kept_in) from None
+                                   f"folder, which a job's end may clean): {_put_in_place(error, kept_in, output_dir)}",
+                                   summary, kept_in) from None
+
+
+def _put_in_place(error: OSError, kept_in: Path, output_dir: Path) -> str:
+    """What to do, then the command that moves the kept files into ``output_dir``: with its ``mkdir -p`` where the
+    folder is not there (a full disk refuses a new folder too, and ``mv`` into none failed, "No such file or
+    directory"); "free some space" where the disk or a quota is full, else the error's own cause to mend (a folder
+    made read-only, "Permission denied": "free some space" named the wrong one), until review r107."""
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+    what = "free some space" if full else f"once {output_dir} can be written to ({error.strerror or error})"
+    folder = shell_word(output_dir)
+    move = f"mv {' '.join(shell_word(kept_in / name) for name in ('metrics.csv', 'summary.json'))} {folder}/"
+    return f"{what}, then {move if output_dir.is_dir() else f'mkdir -p {folder} && {move}'}"
 
 
 def _write_texts(folder: Path, texts: Mapping[str, str]) -> None:

@@ -1,14 +1,18 @@
 """Metrics with known geometry (evaluate.py) and the ``evaluate`` command over folders of NIfTI files."""
 
 import csv
+import errno
 import json
+import os
 import shutil
 import math
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import warnings
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -1622,14 +1626,13 @@ def test_a_full_disk_at_the_last_write_keeps_every_score_and_says_them(folders, 
                      rf"{re.escape(str(output))} \(kept in {re.escape(str(kept))} instead\)$", said.out, re.MULTILINE)
     assert said.err == (f"error: --output {output}: metrics.csv and summary.json cannot be written (No space left on "
                         f"device); neither file there was replaced; every score is kept in {kept} instead (in the "
-                        f"temporary folder, which a job's end may clean): free some space, then mv "
-                        f"{kept}/metrics.csv {kept}/summary.json {output}/\n")
+                        f"temporary folder, which a job's end may clean): free some space, then mkdir -p {output} "
+                        f"&& mv {kept}/metrics.csv {kept}/summary.json {output}/\n")
     whole = evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=tmp_path / "whole")
     assert json.loads((kept / "summary.json").read_text())["per_class"] == whole["per_class"]
     assert (kept / "metrics.csv").read_text() == (tmp_path / "whole" / "metrics.csv").read_text()
-    output.mkdir()  # the mv said, once there is room: the same evaluation, which the same command replaces
-    for name in ("metrics.csv", "summary.json"):
-        shutil.move(kept / name, output / name)
+    # the command said, run as printed once there is room: the same evaluation, which the same command replaces
+    assert _run_as_printed(said.err) == sorted(["metrics.csv", "summary.json"]) == sorted(os.listdir(output))
     full.clear()
     assert main(command) == 0
     assert "replacing the earlier evaluation there (the same folders and settings)" in capsys.readouterr().out
@@ -1643,6 +1646,47 @@ def test_a_full_disk_at_the_last_write_keeps_every_score_and_says_them(folders, 
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=output / "again")
     assert not_written.value.kept_in is None and not_written.value.summary["per_class"] == whole["per_class"]
     assert list(elsewhere.iterdir()) == []
+
+
+def _run_as_printed(error_line: str) -> list[str]:
+    """The command an error line suggests after its ", then ", run by bash as printed: what is left where it took
+    the files from (nothing, where it moved them)."""
+    command = error_line.rstrip("\n").split(", then ", 1)[1]
+    ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    kept = Path(re.search(r"every score is kept in (.+?) instead", error_line).group(1))
+    return sorted(set(["metrics.csv", "summary.json"]) - set(os.listdir(kept)))
+
+
+@pytest.mark.parametrize("name, failure, what", [
+    (b"r\xe9sultats", errno.ENOSPC, "free some space"),  # a folder named in Latin-1: '...r\xe9sultats' named another
+    (b"scores", errno.EACCES, "once {output} can be written to (Permission denied)")])  # "free some space" misled
+def test_the_command_that_puts_kept_scores_in_place_works_as_printed(folders, tmp_path, monkeypatch, capsys, name,
+                                                                       failure, what):
+    """The command the full disk's error line gives, pasted into bash as printed, puts both files into the output
+    folder, whatever its name, made or not (review r107): into a folder not there, ``mv a b folder/`` failed ("No
+    such file or directory"); one named in Latin-1 was printed ``'.../r\\xe9sultats'/``, four characters to the shell
+    (printed_paths), now ``$'.../r\\xe9sultats'``; a folder that was not writable was told to free some space."""
+    import accelerated_seg.evaluate_output as evaluate_output
+
+    pred_dir, label_dir, dataset = folders
+    (tmp_path / "out").mkdir()
+    output, elsewhere = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/out/" + name)), tmp_path / "tmp"
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    write = evaluate_output.write_files_together
+
+    def failing_there(folder, writers):
+        if folder == output:
+            raise OSError(failure, os.strerror(failure))
+        write(folder, writers)
+
+    monkeypatch.setattr(evaluate_output, "write_files_together", failing_there)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output", str(output)]) == 2
+    said = capsys.readouterr().err
+    assert f"which a job's end may clean): {what.format(output=output)}, then mkdir -p " in said
+    assert _run_as_printed(said) == ["metrics.csv", "summary.json"] == sorted(os.listdir(output))
+    assert os.listdir(tmp_path / "out") == [os.fsdecode(name)]  # no folder of another name made
 
 
 def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are(folders, tmp_path, capsys):

@@ -13,6 +13,7 @@ import sys
 
 import nibabel as nib
 import numpy as np
+import pytest
 
 from accelerated_seg.cli import main
 from accelerated_seg.evaluate import evaluate_folders
@@ -101,3 +102,18 @@ def test_a_case_named_in_latin1_is_scored_and_written_and_its_evaluation_replace
     assert summary["num_cases"] == 1
     with open(tmp_path / "pred" / "evaluation" / "metrics.csv", encoding="utf-8") as written:
         assert [row["case"] for row in csv.DictReader(written)] == ["c\\xe9"]
+
+
+@pytest.mark.parametrize("name", [b"r\xe9sultats", b"it's r\xe9s \\ $HOME `x` *", b"caf\xc3\xa9 sc\xe8ne\nx"])
+def test_a_suggested_commands_path_named_in_latin1_reads_back_in_bash_as_that_path(name):
+    """shell_word quotes a path holding a byte that is not UTF-8 as ``$'...\\\\xNN...'``, which bash reads back as
+    those bytes, as printed on any stream: ``'r\\\\xe9sultats'`` (shlex.quote, the byte shown as \\\\xNN on the
+    streams) named a folder of those four characters (review r107). A path of UTF-8 keeps shlex.quote's form."""
+    from accelerated_seg.shell_words import shell_word, shell_word_below
+
+    path = os.fsdecode(name)
+    for word in (shell_word(path), shell_word_below(path, "<folder>")):
+        assert word.isascii() and word.startswith("$'")
+        assert subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True).stdout == (
+            name if word == shell_word(path) else name + b"/<folder>")
+    assert shell_word("caf\u00e9 here") == "'caf\u00e9 here'" and shell_word("plain/path") == "plain/path"
