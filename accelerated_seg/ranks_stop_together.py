@@ -298,6 +298,20 @@ def met_by_every_rank(name: str, met: bool) -> bool:
         return not met
 
 
+def _stored(text: str) -> bytes:
+    """``text`` as the store takes it, a key or a value: a case named in Latin-1 (a surrogate escape to Python) as its
+    own bytes. torch's store takes a str only if it is UTF-8 (pybind's "incompatible function arguments"): a launched
+    predict of such a scan raised TypeError at its stage's count (``met_by_every_rank``), at the note of a case written
+    (``note_for_the_line``) and at an error's publication, which stopped the launch in tracebacks, until review r107."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _read(stored: bytes) -> str:
+    """What ``_stored`` kept, as Python holds a path: a byte that is not UTF-8 as its surrogate escape (``.decode()``
+    raised UnicodeDecodeError at it)."""
+    return stored.decode("utf-8", "surrogateescape")
+
+
 def _every_rank_met(prefix: str, name: str, met: bool) -> bool:
     """``met_by_every_rank``'s record and wait, under ``prefix``."""
     import torch.distributed as dist
@@ -306,12 +320,12 @@ def _every_rank_met(prefix: str, name: str, met: bool) -> bool:
     # GIVE_UP_AFTER_S: a store that did not answer held the case's stage for the store's timeout (until the
     # hundred-and-fifteenth session); bounded at ANSWER_S (that session, until its review), a stall of 1 s was taken
     # for the store gone, the error said not met by every rank, the run stopped where every rank goes on
-    _Asking(prefix).add(f"{name}/{'met' if met else 'passed'}", 1)
+    _Asking(prefix).add(_stored(f"{name}/{'met' if met else 'passed'}"), 1)
     deadline = time.monotonic() + MET_WAIT_S
     while met and time.monotonic() < deadline:
-        if int(_asked(prefix, lambda store: store.add(f"{name}/passed", 0))):
+        if int(_asked(prefix, lambda store: store.add(_stored(f"{name}/passed"), 0))):
             return False
-        if int(_asked(prefix, lambda store: store.add(f"{name}/met", 0))) >= dist.get_world_size():
+        if int(_asked(prefix, lambda store: store.add(_stored(f"{name}/met"), 0))) >= dist.get_world_size():
             return True
         time.sleep(POLL_S)
     return not met
@@ -352,7 +366,7 @@ def note_for_the_line(note: str) -> None:
     if _INSIDE and launched_processes() > 1 and _store(_INSIDE[-1].prefix + "notes/") is not None:
         with contextlib.suppress(_store_gone()):
             number = _asked(_INSIDE[-1].prefix + "notes/", lambda store: store.add("count", 1))
-            _asked(_INSIDE[-1].prefix + "notes/", lambda store: store.set(str(number), note))
+            _asked(_INSIDE[-1].prefix + "notes/", lambda store: store.set(str(number), _stored(note)))
 
 
 def notes() -> list[str]:
@@ -367,7 +381,7 @@ def notes() -> list[str]:
         for number in range(1, int(_asked(prefix, lambda store: store.add("count", 0))) + 1):
             key = str(number)
             note = _asked(prefix, lambda store, key=key: store.get(key) if store.check([key]) else None)
-            kept += [note.decode()] if note is not None else []  # none: a rank ended between its two calls
+            kept += [_read(note)] if note is not None else []  # none: a rank ended between its two calls
     return kept
 
 
@@ -404,7 +418,7 @@ def _publish(watcher: _Watcher, error: BaseException, peer_gone: bool = False, s
                 store.set(FOR_A_PEER_GONE, "1")
             if dist.is_initialized():  # as a rule where there is a store; not a stand-in's
                 store.set(PUBLISHED_BY, str(dist.get_rank()))
-            store.set(MESSAGE, str(error))
+            store.set(MESSAGE, _stored(str(error)))
 
     if _store(watcher.prefix) is None:
         return
@@ -718,7 +732,7 @@ def _polled(store) -> str | None:
     """The error published in ``store``, None where none is; what a reconnect needs noted first, while the store
     answers (``_note_while_it_answers``)."""
     _note_while_it_answers()
-    return store.get(MESSAGE).decode() if store.check([MESSAGE]) else None
+    return _read(store.get(MESSAGE)) if store.check([MESSAGE]) else None
 
 
 def _read_the_stop(store, stop: dict) -> None:
@@ -1037,7 +1051,7 @@ class _Watcher(threading.Thread):
                 line_said = True  # before the print: one that failed half way is not tried again
                 if self.says_the_line():  # not where the caller said it (``_publish``); the others read it all the same
                     self._say(line, interrupted, reader_gone)
-                store.set(SAID, line)
+                store.set(SAID, _stored(line))
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: every_other_rank_has(LEFT), LEFT_WAIT_S)
             else:
@@ -1073,7 +1087,7 @@ class _Watcher(threading.Thread):
                     return
                 # an interrupt as the main process says it, not "error: predict interrupted ..." (until the
                 # ninety-ninth session)
-                leave_for_the_launcher(store.get(SAID).decode() if said else message,
+                leave_for_the_launcher(_read(store.get(SAID)) if said else message,
                                        error=not (interrupted or reader_gone))
                 line_said = True
                 store.set(f"{LEFT}/{rank}", "1")

@@ -1726,3 +1726,39 @@ def test_sigusr1_before_a_launched_predicts_processes_met_ends_each_at_once_said
     assert_each_process_ended_with(stderr, 138)
     assert ended_after < 10, ended_after
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("split", ["cases", "windows"])
+def test_a_launched_predict_of_scans_named_in_latin1_writes_them_under_their_names(split, data, tmp_path,
+                                                                                     monkeypatch):
+    """A scan named in Latin-1 (a byte that is not UTF-8, a surrogate escape to Python) goes through the launch's
+    store as its bytes: its stage's count (``met_by_every_rank``, every case of --split windows) and process 1's note
+    of a case written (--split cases) raised torch's TypeError ("incompatible function arguments"), the launch ending
+    in tracebacks, a map unwritten or its line unsaid (review r107)."""
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")  # a UTF-8 locale's stdout: such a byte printed as \xNN
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    names = [b"c\xe9_0.nii.gz", b"c\xe9_1.nii.gz"]
+    for index, name in enumerate(names):
+        shutil.copy(data / "scans" / f"small_{index}.nii.gz", os.fsdecode(os.fsencode(str(scans)) + b"/" + name))
+    proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(data / "model"), str(scans),
+                                       "--output", str(tmp_path / "out"), "--split", split], module=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert sorted(os.listdir(os.fsencode(tmp_path / "out"))) == names
+    assert "2 case(s) segmented" in proc.stdout and "Traceback" not in proc.stderr
+    assert f"wrote {tmp_path / 'out'}/c\\xe9_1.nii.gz" in proc.stdout
+
+
+@pytest.mark.distributed
+def test_a_launched_predicts_refusal_of_a_scan_named_in_latin1_is_said(data, tmp_path, monkeypatch):
+    """The error of a scan named in Latin-1 (not a NIfTI file) is published to the other process through the store
+    as its bytes: torch's TypeError at its publication ended the launch with status 1, nothing said (review r107)."""
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
+    scan = os.fsdecode(os.fsencode(str(tmp_path)) + b"/sc\xe8ne.nii.gz")
+    Path(scan).write_bytes(b"not a NIfTI file")
+    proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(data / "model"), scan,
+                                       "--output", str(tmp_path / "out") + "/"], module=True)
+    assert "exitcode  : 2 " in proc.stderr, proc.stderr[-3000:]  # a refusal's status, the launcher's failure table
+    assert f"case sc\\xe8ne: {tmp_path}/sc\\xe8ne.nii.gz: corrupt or not a gzip file" in proc.stderr, proc.stderr[-3000:]
+    assert "TypeError" not in proc.stderr
