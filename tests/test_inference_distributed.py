@@ -1760,5 +1760,6 @@ def test_a_launched_predicts_refusal_of_a_scan_named_in_latin1_is_said(data, tmp
     proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(data / "model"), scan,
                                        "--output", str(tmp_path / "out") + "/"], module=True)
     assert "exitcode  : 2 " in proc.stderr, proc.stderr[-3000:]  # a refusal's status, the launcher's failure table
-    assert f"case sc\\xe8ne: {tmp_path}/sc\\xe8ne.nii.gz: corrupt or not a gzip file" in proc.stderr, proc.stderr[-3000:]
+    said = f"case sc\\xe8ne: {tmp_path}/sc\\xe8ne.nii.gz: corrupt or not a gzip file"
+    assert said in proc.stderr, proc.stderr[-3000:]
     assert "TypeError" not in proc.stderr
