@@ -115,8 +115,14 @@ def temporary_name(name: str, suffix: str = "tmp") -> str:
     room = NAME_MAX - len(f"..{unique}.{suffix}".encode())
     # cut in the bytes the OS stores (os.fsencode), as they are: str.encode raised UnicodeEncodeError at a name
     # holding a byte that is not UTF-8 (a scan named in Latin-1), after its case was segmented, until the
-    # hundred-and-twenty-third session
-    return f".{os.fsdecode(os.fsencode(name)[:room])}.{unique}.{suffix}"
+    # hundred-and-twenty-third session. Cut before a UTF-8 character, not inside it (the next byte no continuation
+    # byte, 0b10xxxxxx, which three at most follow a character's first): that session cut one, its name no longer
+    # UTF-8, shown with \xNN wherever a leftover is named, until its review (r107)
+    stored = os.fsencode(name)
+    cut = room
+    while cut > room - 3 and cut < len(stored) and stored[cut] & 0xC0 == 0x80:
+        cut -= 1
+    return f".{os.fsdecode(stored[:cut])}.{unique}.{suffix}"
 
 
 #: A temporary untouched this long is a killed writer's: a live one writes its file within seconds

@@ -117,3 +117,14 @@ def test_a_suggested_commands_path_named_in_latin1_reads_back_in_bash_as_that_pa
         assert subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True).stdout == (
             name if word == shell_word(path) else name + b"/<folder>")
     assert shell_word("caf\u00e9 here") == "'caf\u00e9 here'" and shell_word("plain/path") == "plain/path"
+
+
+def test_a_long_utf8_names_temporary_is_cut_before_a_character_not_inside_it():
+    """temporary_name cuts a long name in its bytes (os.fsencode, which a Latin-1 byte needs) at a character's
+    start: cut inside one (three-byte CJK), the hidden name was no longer UTF-8, and a leftover of a killed write was
+    named with \\xNN (review r107). A name in Latin-1 is cut as its bytes are."""
+    for name in ("\u65e5" * 90, "x" * 208 + "\u65e5" * 20, "e\u0301" * 120):
+        stored = os.fsencode(temporary_name(name, "tmp.nii.gz"))
+        assert len(stored) <= NAME_MAX and stored.decode("utf-8").startswith("." + name[:40])
+    latin1_name = os.fsdecode(b"sc\xe8ne" * 60)
+    assert os.fsencode(temporary_name(latin1_name)).startswith(b".sc\xe8nesc\xe8ne")
