@@ -356,8 +356,8 @@ class _FlakyStore:
         self._asked()
         return self.keys[key]
 
-    def set(self, key, value):
-        self.keys[key] = value.encode()
+    def set(self, key, value):  # a str or bytes, as torch's store takes (ranks_stop_together._stored: bytes)
+        self.keys[key] = value if isinstance(value, bytes) else value.encode()
 
     def add(self, key, amount):
         self.keys[key] = str(int(self.keys.get(key, b"0")) + amount).encode()
