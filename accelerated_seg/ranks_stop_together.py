@@ -89,6 +89,7 @@ from collections.abc import Callable, Iterator
 
 from .connect_within import connect_within, look_up_ahead
 from .exit_now import exit_now
+from .files import stored_bytes as _stored
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error, say_whole
 from .lost_processes import (FOR_A_PEER_GONE, EndedInTheStop, answer, keep_where_this_process_runs, lost_processes,
@@ -298,17 +299,13 @@ def met_by_every_rank(name: str, met: bool) -> bool:
         return not met
 
 
-def _stored(text: str) -> bytes:
-    """``text`` as the store takes it, a key or a value: a case named in Latin-1 (a surrogate escape to Python) as its
-    own bytes. torch's store takes a str only if it is UTF-8 (pybind's "incompatible function arguments"): a launched
-    predict of such a scan raised TypeError at its stage's count (``met_by_every_rank``), at the note of a case written
-    (``note_for_the_line``) and at an error's publication, which stopped the launch in tracebacks, until review r107."""
-    return text.encode("utf-8", "surrogateescape")
-
-
 def _read(stored: bytes) -> str:
     """What ``_stored`` kept, as Python holds a path: a byte that is not UTF-8 as its surrogate escape (``.decode()``
-    raised UnicodeDecodeError at it)."""
+    raised UnicodeDecodeError at it). ``_stored`` (files.stored_bytes) gives the store a key or a value holding a
+    case named in Latin-1 (a surrogate escape) as its bytes: torch's store takes a str only if it is UTF-8 (pybind's
+    "incompatible function arguments"), and a launched predict of such a scan raised TypeError at its stage's count
+    (``met_by_every_rank``), at the note of a case written (``note_for_the_line``) and at an error's publication,
+    which stopped the launch in tracebacks, until review r107."""
     return stored.decode("utf-8", "surrogateescape")
 
 
