@@ -162,3 +162,36 @@ def test_a_one_channel_models_name_is_not_compared(tmp_path):
     said = channel_names_refused_or_warned(two, {0: "T1", 1: "MRI1"}, "the Dataset", "Dataset")
     assert said.startswith("the Dataset names the model's channels otherwise (channel 0: T1 in the Dataset, MRI0 in "
                            "the model's config.json)"), said
+
+def _nnunet_folder(tmp_path, channel_names, stems=("c_0000", "c_0001"), name="Task"):
+    """``tmp_path/<name>/imagesTs`` holding a 16^3 scan for each of ``stems``, beside (one up) a dataset.json naming
+    ``channel_names``."""
+    folder = tmp_path / name / "imagesTs"
+    folder.mkdir(parents=True)
+    for stem in stems:
+        nib.save(nib.Nifti1Image(np.full((16, 16, 16), 50, np.float32), AFFINE), folder / f"{stem}.nii.gz")
+    (folder.parent / "dataset.json").write_text(json.dumps(
+        {"channel_names": dict(enumerate(channel_names)), "labels": {"background": 0}, "numTraining": 0,
+         "file_ending": ".nii.gz"}))
+    return folder
+
+
+def test_a_name_given_to_several_channels_is_not_compared(tmp_path, capsys):
+    """nnU-Net names each channel of a two-phase CT "CT" (its normalization's name, which training's
+    normalization: auto reads as CT): predict of that dataset's own imagesTs/ by the model trained on it was refused,
+    "CT, the model's channel 1, given as channel 0" (review r112's probe, (A)). Such a name says nothing of an order;
+    a name given to one channel alone beside them still does."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.inference_inputs import channel_names_refused_or_warned
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2, channels={"0": "CT", "1": "CT"})
+    folder = _nnunet_folder(tmp_path, ["CT", "CT"])
+    assert main(["predict", "--model", str(model), str(folder), "--output", str(tmp_path / "out")]) == 0, \
+        capsys.readouterr().err
+    assert "channel" not in capsys.readouterr().err
+    three = {"in_channels": 3, "channels": {"0": "CT", "1": "CT", "2": "PET"}}
+    assert channel_names_refused_or_warned(three, {0: "ct", 1: "CT ", 2: "PET"}, "the data", "data") is None
+    with pytest.raises(ValueError, match=r"another order \(PET, the model's channel 2, given as channel 0\)"):
+        channel_names_refused_or_warned(three, {0: "PET", 1: "CT", 2: "CT"}, "the data", "data")
+

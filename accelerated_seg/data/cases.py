@@ -140,13 +140,24 @@ def channels_compared(model: dict[int, str], given: dict[int, str], data: str) -
     (``names_nothing``) compared with nothing: ("MRI1, the model's channel 1, given as channel 0" for each name given
     that the model gives another channel: the files would be fed in another order than the model takes; "channel 0: T1
     in the data, MRI0 in the model's config.json" for each channel both name otherwise). Evaluate's and predict's
-    (helper h127 of the hundred-and-twenty-third session)."""
+    (helper h127 of the hundred-and-twenty-third session). A name either side gives several channels says nothing of
+    which is which, so no order: nnU-Net's dataset.json names each channel of a two-phase CT ``CT`` (its
+    normalization's name, as ``normalization: auto`` reads it), and predict refused that dataset's own imagesTs/ to
+    the model trained on it ("CT, the model's channel 1, given as channel 0") until review r112."""
     def compared(name: str) -> str | None:
         return None if names_nothing(name) else name.strip().casefold()
 
-    index_of = {compared(name): index for index, name in model.items() if compared(name) is not None}
+    def alone(names: dict[int, str]) -> dict[str, int]:  # a name compared -> the one channel it names
+        indices: dict[str, list[int]] = {}
+        for index, name in names.items():
+            if (said := compared(name)) is not None:
+                indices.setdefault(said, []).append(index)
+        return {said: found[0] for said, found in indices.items() if len(found) == 1}
+
+    index_of, given_alone = alone(model), alone(given)
     moved = [f"{name}, the model's channel {index_of[compared(name)]}, given as channel {index}"
-             for index, name in given.items() if index_of.get(compared(name), index) != index]
+             for index, name in given.items()
+             if compared(name) in given_alone and index_of.get(compared(name), index) != index]
     renamed = [f"channel {index}: {name} in the {data}, {model[index]} in the model's config.json"
                for index, name in given.items() if index in model
                and None not in (compared(name), compared(model[index])) and compared(name) != compared(model[index])]
