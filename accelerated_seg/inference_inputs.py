@@ -519,7 +519,8 @@ def channels_named(config: dict) -> dict[int, str]:
 
 
 def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: str, called: str,
-                                    error: type[Exception] = DataError, keyword: bool = True) -> str | None:
+                                    error: type[Exception] = DataError, keyword: bool = True,
+                                    also: str = "") -> str | None:
     """Refuse data that gives the channels of the model of ``config`` in another order (``given``: index -> the
     data's name; ``data``: what gives them, said first, "evaluate: the Dataset"; ``called``: its short name): its files
     are fed in the order given, so the network would read each as another channel, a wrong result (resume refuses the
@@ -529,14 +530,14 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
     (a Dataset's ``image_0``, a blank one) are compared with nothing (``cases.channels_compared``). A model of one
     channel is not compared: no order to get wrong, and a dataset.json's ``MRI`` beside its ``MRI0`` would be said of
     every folder predict is given. ``keyword``: the way on says the Dataset's ``channel_names=`` of the model's
-    order."""
+    order; ``also``: more of it, said after the model's order."""
     model = channels_named(config)
     if len(model) == 1 or len(given) != len(model):
         return None
     moved, renamed = channels_compared(model, given, called)
     named = "" if not keyword or any(map(names_nothing, model.values())) else \
         f", channel_names={list(model.values())}"
-    in_its_order = f"the model's order ({channel_order(config)}){named}"
+    in_its_order = f"the model's order ({channel_order(config)}){named}{also}"
     if moved:
         raise error(f"{data} gives the model's channels in another order ({'; '.join(moved)}); each case's files are "
                     f"fed in the order given, so the network would read them as other channels than they are: give "
@@ -548,26 +549,87 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
     return None
 
 
-def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict) -> list[str]:
+def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, one_case: bool = False,
+                                   names: PredictNames = PredictNames()) -> list[str]:
     """Refuse scans of a dataset whose dataset.json gives the channels of the model of ``config`` in another order,
     return a warning for one that names them otherwise (``channel_names_refused_or_warned``): the files predict is given
     in a folder of nnU-Net's or the Decathlon's (imagesTs/, imagesTr/), the dataset.json one folder up naming their
     channels (``channel_names``, ``modality``): <case>_0000 is that dataset's channel 0, which the model may take as
     its channel 1 (BraTS' modalities are ordered otherwise by the Decathlon and by nnU-Net's conversion). Such a folder
     was segmented in the dataset's order without a word until the hundred-and-twenty-third session (helper h127). A
-    dataset.json that does not read, or names no channel, is not predict's to judge: nothing said."""
-    from .data.formats.dataset_json import parse_channels, read_json
+    dataset.json that does not read, or names no channel, is not predict's to judge: nothing said.
 
+    Only files whose channel is their dataset's number are compared (review r112): files named by the model's
+    channels (``p_T1.nii.gz``, BraTS' own names) are fed as those channels whatever the dataset.json's order, and a
+    folder of them alone was refused. ``one_case``: ``files`` are one case's (``names.inputs``), fed in the order
+    given, each its dataset's channel of its number: ``--input imagesTs/p_0001.nii.gz imagesTs/p_0000.nii.gz`` gives
+    the dataset's channel 1 as the model's channel 0, and was refused by its folder's order until review r112, right
+    or wrong; a file not so numbered (the case's channel by its place alone) leaves the case uncompared."""
+    if int(config["in_channels"]) == 1:  # not compared (channel_names_refused_or_warned): no header read for it
+        return []
+    if one_case:
+        said = _one_case_channel_names_said(files, config, names)
+        return [said] if said else []
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        by_folder.setdefault(Path(os.path.abspath(path)).parent, []).append(Path(path))
     said = []
-    for folder in sorted({Path(os.path.abspath(path)).parent for path in files}):
-        declaration = folder.parent / "dataset.json"
-        if not folder.name.lower().startswith("images") or not declaration.is_file():
+    for folder, found in sorted(by_folder.items()):
+        if (given := _declared_channels(folder)) is None or not any(_fed_as_numbered(path, config) for path in found):
             continue
-        try:
-            given = parse_channels(read_json(declaration), declaration)
-        except (DataError, OSError):
-            continue
-        if warning := channel_names_refused_or_warned(config, given, f"{declaration} (beside the scans in {folder}/)",
-                                                      "dataset.json", keyword=False):
+        if warning := channel_names_refused_or_warned(
+                config, given, f"{folder.parent / 'dataset.json'} (beside the scans in {folder}/)", "dataset.json",
+                keyword=False, also=_moved_elsewhere(folder, "<case>_0000 its channel 0")):
             said.append(warning)
     return said
+
+
+def _declared_channels(folder: Path) -> dict[int, str] | None:
+    """The channels the dataset.json one folder up from ``folder`` names, where ``folder`` is a dataset's images
+    folder (its name begins ``images``: imagesTs/, imagesTr/) and that dataset.json reads; else None."""
+    from .data.formats.dataset_json import parse_channels, read_json
+
+    declaration = folder.parent / "dataset.json"
+    if not folder.name.lower().startswith("images") or not declaration.is_file():
+        return None
+    try:
+        return parse_channels(read_json(declaration), declaration)
+    except (DataError, OSError):
+        return None
+
+
+def _fed_as_numbered(path: Path, config: dict) -> bool:
+    """Whether ``group_cases`` feeds ``path`` as its dataset numbers it (``<case>_0000``, or one 4D file of every
+    channel, in its volumes' order), not as the model's channel whose name ends it (``p_T1.nii.gz``)."""
+    stem = nifti_stem(path) or path.name
+    if CHANNEL_FILE.match(stem) or not _named_channel(stem, channels_named(config)):
+        return True
+    return _volumes_in_header(path) == int(config["in_channels"])
+
+
+def _one_case_channel_names_said(files: Sequence[str | Path], config: dict, names: PredictNames) -> str | None:
+    """``dataset_channel_names_warnings`` of one case's ``files``, fed in the order given: one 4D file, its
+    dataset's channels in their order; one file per channel, each its dataset's channel of its number (``_0001``:
+    channel 1), compared where every file is so numbered in a dataset's images folder."""
+    paths = [Path(os.path.abspath(path)) for path in files]
+    declared = [_declared_channels(path.parent) for path in paths]
+    if len(paths) == 1 and declared[0] is not None:
+        given = declared[0]
+    else:
+        numbers = [CHANNEL_FILE.match(nifti_stem(path) or path.name) for path in paths]
+        if any(number is None or names_of is None or int(number["channel"]) not in names_of
+               for number, names_of in zip(numbers, declared)):
+            return None
+        given = {place: names_of[int(number["channel"])]
+                 for place, (number, names_of) in enumerate(zip(numbers, declared))}
+    declarations = sorted({str(path.parent.parent / "dataset.json") for path in paths})
+    return channel_names_refused_or_warned(
+        config, given, f"{names.inputs}, as {' and '.join(declarations)} names its files,", "dataset.json",
+        keyword=False, also=_moved_elsewhere(paths[0].parent, f"{names.inputs}'s first file its channel 0"))
+
+
+def _moved_elsewhere(folder: Path, first: str) -> str:
+    """The end of the way on of a dataset.json's refusal: which file is channel 0 (``first``), and where that
+    dataset.json is not these scans' (the model's own put in another dataset's folder), what to do: it said "give
+    each case's files in the model's order" alone until review r112, of files in that order already."""
+    return f", {first}; if {folder.parent / 'dataset.json'} does not describe these scans, move them out of {folder}/"

@@ -252,7 +252,8 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
     scans = expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     config = channels_config(configs) if configs else None
     if config is not None:  # a dataset.json beside the scans ordering the model's channels otherwise: refused
-        for warning in dataset_channel_names_warnings(scans or args.input, config):
+        # --input's files are fed in the order given, each its dataset's channel of its number (review r112)
+        for warning in dataset_channel_names_warnings(args.input or scans, config, one_case=bool(args.input)):
             if os.environ.get("RANK", "0") == "0":  # said once under a launch
                 warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
     if args.input:  # as typed (Path drops a trailing "/"), and the same on every process of a launch

@@ -137,7 +137,11 @@ def test_predict_refuses_an_nnunet_folder_whose_dataset_json_orders_the_models_c
     said = capsys.readouterr().err
     assert f"{declaration} (beside the scans in {folder}/) gives the model's channels in another order (MRI1, the " \
            f"model's channel 1, given as channel 0; MRI0, the model's channel 0, given as channel 1)" in said, said
-    assert said.rstrip().endswith("give each case's files in the model's order (channel 0 (MRI0), channel 1 (MRI1))")
+    # which file is its channel 0, and where the dataset.json is another dataset's (the model's own scans put in its
+    # folder) what to do: "give each case's files in the model's order" alone until review r112
+    assert said.rstrip().endswith(f"give each case's files in the model's order (channel 0 (MRI0), channel 1 (MRI1)), "
+                                  f"<case>_0000 its channel 0; if {declaration} does not describe these scans, move "
+                                  f"them out of {folder}/"), said
     assert not (tmp_path / "out").exists()
     declaration.write_text(json.dumps({"channel_names": {"0": "T1", "1": "FLAIR"}, "labels": {"background": 0},
                                        "numTraining": 0, "file_ending": ".nii.gz"}))
@@ -162,6 +166,7 @@ def test_a_one_channel_models_name_is_not_compared(tmp_path):
     said = channel_names_refused_or_warned(two, {0: "T1", 1: "MRI1"}, "the Dataset", "Dataset")
     assert said.startswith("the Dataset names the model's channels otherwise (channel 0: T1 in the Dataset, MRI0 in "
                            "the model's config.json)"), said
+
 
 def _nnunet_folder(tmp_path, channel_names, stems=("c_0000", "c_0001"), name="Task"):
     """``tmp_path/<name>/imagesTs`` holding a 16^3 scan for each of ``stems``, beside (one up) a dataset.json naming
@@ -194,4 +199,43 @@ def test_a_name_given_to_several_channels_is_not_compared(tmp_path, capsys):
     assert channel_names_refused_or_warned(three, {0: "ct", 1: "CT ", 2: "PET"}, "the data", "data") is None
     with pytest.raises(ValueError, match=r"another order \(PET, the model's channel 2, given as channel 0\)"):
         channel_names_refused_or_warned(three, {0: "PET", 1: "CT", 2: "CT"}, "the data", "data")
+
+
+def test_files_named_by_the_models_channels_are_not_compared(tmp_path):
+    """BraTS' own names (p_T1.nii.gz, p_FLAIR.nii.gz) in an imagesTs/ whose dataset.json orders FLAIR, T1: predict
+    feeds each file as the model's channel its name ends with, whatever the dataset.json's order, and was refused
+    (review r112's probe, (B)). Numbered files and a 4D file beside them are still compared."""
+    from accelerated_seg.inference_inputs import collect_cases, dataset_channel_names_warnings, expand_inputs
+
+    config = {"in_channels": 2, "channels": {"0": "T1", "1": "FLAIR"}}
+    folder = _nnunet_folder(tmp_path, ["FLAIR", "T1"], stems=("p_T1", "p_FLAIR"))
+    assert [[path.name for path in case.channels] for case in collect_cases([folder], config)] == \
+        [["p_T1.nii.gz", "p_FLAIR.nii.gz"]]
+    assert dataset_channel_names_warnings(expand_inputs([folder]), config) == []
+    nib.save(nib.Nifti1Image(np.zeros((16, 16, 16, 2), np.float32), AFFINE), folder / "q_T1.nii.gz")  # 4D: all
+    with pytest.raises(ValueError, match="gives the model's channels in another order"):
+        dataset_channel_names_warnings(expand_inputs([folder]), config)
+
+
+def test_predict_input_compares_each_file_by_its_number(tmp_path, capsys):
+    """--input's files are fed in the order given: imagesTs/c_0001 (the dataset's MRI0) before c_0000 (its MRI1) is
+    the model's order, and was refused by the folder's order (review r112's probe, (E2)); c_0000 first is refused,
+    saying --input and the dataset.json, before anything is written."""
+    from accelerated_seg.cli import main
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    files = [str(folder / "c_0001.nii.gz"), str(folder / "c_0000.nii.gz")]
+    assert main(["predict", "--model", str(model), "--input", *files, "--output", str(tmp_path / "a.nii.gz")]) == 0, \
+        capsys.readouterr().err
+    assert (tmp_path / "a.nii.gz").is_file()
+    assert main(["predict", "--model", str(model), "--input", *reversed(files), "--output",
+                 str(tmp_path / "b.nii.gz")]) == 2
+    said = capsys.readouterr().err
+    assert f"error: --input, as {folder.parent / 'dataset.json'} names its files, gives the model's channels in " \
+           f"another order (MRI1, the model's channel 1, given as channel 0; " in said, said
+    assert said.rstrip().endswith(f"--input's first file its channel 0; if {folder.parent / 'dataset.json'} does not "
+                                  f"describe these scans, move them out of {folder}/"), said
+    assert not (tmp_path / "b.nii.gz").exists()
 
