@@ -239,3 +239,30 @@ def test_predict_input_compares_each_file_by_its_number(tmp_path, capsys):
                                   f"describe these scans, move them out of {folder}/"), said
     assert not (tmp_path / "b.nii.gz").exists()
 
+
+def test_predict_cases_from_python_compares_as_the_command_does(tmp_path):
+    """inference.predict_cases called from a script compared nothing (h127's Left): an imagesTs/ whose dataset.json
+    gives the model's channels in another order is refused before anything is written, one naming them otherwise
+    warned of once at the caller's line; scans in a folder not named images* stay uncompared."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference import predict_cases
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    with pytest.raises(DataError, match=r"dataset.json \(beside the scans in .*imagesTs/\) gives the model's "
+                                        r"channels in another order \(MRI1, the model's channel 1, given as channel 0"):
+        predict_cases(model, folder, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    named = _nnunet_folder(tmp_path, ["T1", "FLAIR"], name="Named")
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        predict_cases(model, [named], tmp_path / "named")
+    said = [w for w in raised if "channels otherwise" in str(w.message)]
+    assert len(said) == 1 and said[0].filename == __file__, [(str(w.message), w.filename) for w in raised]
+    assert (tmp_path / "named" / "c.nii.gz").is_file()
+    (folder.parent / "scans").mkdir()
+    for path in folder.iterdir():
+        path.rename(folder.parent / "scans" / path.name)
+    predict_cases(model, folder.parent / "scans", tmp_path / "scans_out")  # not an images* folder: not compared
+    assert (tmp_path / "scans_out" / "c.nii.gz").is_file()
