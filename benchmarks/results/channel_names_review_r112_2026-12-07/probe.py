@@ -265,5 +265,5 @@ except Exception as error:  # noqa: BLE001
 
 # (K) ------------------------------------------------------------------------------------------------------------
 section("(K) the Dataset's repr, channels nothing names")
-print(f"  {short(repr(Dataset.from_files([], validation_pairs=[(pair[0][:2], pair[1])], n_classes=3, block_shape=16)))}")
-print(f"  {short(repr(Dataset.from_files([], validation_pairs=[(pair[0][0], pair[1])], n_classes=3, block_shape=16)))}")
+for images in (pair[0][:2], pair[0][0]):
+    print(f"  {short(repr(Dataset.from_files([], validation_pairs=[(images, pair[1])], n_classes=3, block_shape=16)))}")
