@@ -63,6 +63,14 @@ def dataset_json(folder, channels, key="channel_names"):
                                                      "numTraining": 0, "file_ending": ".nii.gz"}))
 
 
+def two_scans(task, names, case):
+    """``task/imagesTs`` holding ``case``'s two channel files (_0000, _0001), beside a dataset.json naming ``names``."""
+    dataset_json(task, dict(enumerate(names)))
+    for index in range(2):
+        scan(task / "imagesTs" / f"{case}_{index:04d}.nii.gz")
+    return task / "imagesTs"
+
+
 def written(folder):
     folder = Path(folder)
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
@@ -157,20 +165,14 @@ report("predict", *cli("predict", "--model", model_c, root / "C" / "Task01" / "i
 # (D) ------------------------------------------------------------------------------------------------------------
 section("(D) a CSV-trained model (image_0, image_1) against a dataset.json naming T1, FLAIR")
 model_d = export(root / "D" / "model", in_channels=2, channels={"0": "image_0", "1": "image_1"})
-dataset_json(root / "D" / "Task", {"0": "T1", "1": "FLAIR"})
-for index in range(2):
-    scan(root / "D" / "Task" / "imagesTs" / f"p_{index:04d}.nii.gz")
-report("predict", *cli("predict", "--model", model_d, root / "D" / "Task" / "imagesTs", "--output",
-                       root / "D" / "out"), root / "D" / "out")
+report("predict", *cli("predict", "--model", model_d, two_scans(root / "D" / "Task", ["T1", "FLAIR"], "p"),
+                       "--output", root / "D" / "out"), root / "D" / "out")
 
 # (E) ------------------------------------------------------------------------------------------------------------
 section("(E) the model's own scans (MRI0, MRI1 order) put in another dataset's Task folder (channel_names MRI1, MRI0)")
 model_e = export(root / "E" / "model", in_channels=2)
-dataset_json(root / "E" / "Task02", {"0": "MRI1", "1": "MRI0"})
-for index in range(2):
-    scan(root / "E" / "Task02" / "imagesTs" / f"mine_{index:04d}.nii.gz")
-report("predict", *cli("predict", "--model", model_e, root / "E" / "Task02" / "imagesTs", "--output",
-                       root / "E" / "out"), root / "E" / "out")
+report("predict", *cli("predict", "--model", model_e, two_scans(root / "E" / "Task02", ["MRI1", "MRI0"], "mine"),
+                       "--output", root / "E" / "out"), root / "E" / "out")
 
 # (E2) ---------------------------------------------------------------------------------------------------------------
 section("(E2) predict --input of one case's files from (E)'s imagesTs/ (dataset.json MRI1, MRI0; model MRI0, MRI1)")
@@ -212,25 +214,27 @@ report("predict", *cli("predict", "--model", model_g, root / "E" / "Task02" / "i
 # (H) ------------------------------------------------------------------------------------------------------------
 section("(H) accelerate launch, 2 processes, of predict of (E)'s imagesTs/ (channel_names MRI1, MRI0)")
 env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1"}
-launched = subprocess.run(
-    [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-     "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", "29617", "-m", "accelerated_seg",
-     "predict", "--model", str(model_e), str(root / "E" / "Task02" / "imagesTs"), "--output", str(root / "H" / "out")],
-    env=env, capture_output=True, text=True, timeout=300)
-print(f"  status {launched.returncode}; written: {written(root / 'H' / 'out')}")
-for line in (launched.stdout + launched.stderr).splitlines():
+
+
+def launched(port, *args):
+    """``accelerate launch`` of ``accelerated-seg <args>`` on 2 CPU processes (gloo)."""
+    return subprocess.run(
+        [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines",
+         "1", "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(port), "-m",
+         "accelerated_seg", *map(str, args)], env=env, capture_output=True, text=True, timeout=300)
+
+
+launch = launched(29617, "predict", "--model", model_e, root / "E" / "Task02" / "imagesTs", "--output",
+                  root / "H" / "out")
+print(f"  status {launch.returncode}; written: {written(root / 'H' / 'out')}")
+for line in (launch.stdout + launch.stderr).splitlines():
     if "channel" in line:
         print(f"    {short(line)[:220]}")
-dataset_json(root / "H" / "Task", {"0": "T1", "1": "FLAIR"})
-for index in range(2):
-    scan(root / "H" / "Task" / "imagesTs" / f"p_{index:04d}.nii.gz")
-launched = subprocess.run(
-    [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-     "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", "29618", "-m", "accelerated_seg",
-     "predict", "--model", str(model_e), str(root / "H" / "Task" / "imagesTs"), "--output",
-     str(root / "H" / "named")], env=env, capture_output=True, text=True, timeout=300)
-print(f"  T1, FLAIR: status {launched.returncode}; written: {written(root / 'H' / 'named')}; lines naming a channel: "
-      f"{sum('channel' in line for line in (launched.stdout + launched.stderr).splitlines())}")
+two_scans(root / "H" / "Task", ["T1", "FLAIR"], "p")
+launch = launched(29618, "predict", "--model", model_e, root / "H" / "Task" / "imagesTs", "--output",
+                  root / "H" / "named")
+print(f"  T1, FLAIR: status {launch.returncode}; written: {written(root / 'H' / 'named')}; lines naming a channel: "
+      f"{sum('channel' in line for line in (launch.stdout + launch.stderr).splitlines())}")
 
 # (I) ------------------------------------------------------------------------------------------------------------
 section("(I) inference.predict_cases from Python, model MRI0, MRI1")
