@@ -573,13 +573,17 @@ def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, on
     by_folder: dict[Path, list[Path]] = {}
     for path in files:
         by_folder.setdefault(Path(os.path.abspath(path)).parent, []).append(Path(path))
-    said = []
+    # a dataset.json -> its channels and its images folders among the inputs: said once for imagesTr/ and imagesTs/
+    compared: dict[Path, tuple[dict[int, str], list[Path]]] = {}
     for folder, found in sorted(by_folder.items()):
-        if (given := _declared_channels(folder)) is None or not any(_fed_as_numbered(path, config) for path in found):
-            continue
+        if (given := _declared_channels(folder)) is not None and any(_fed_as_numbered(path, config) for path in found):
+            compared.setdefault(folder.parent / "dataset.json", (given, []))[1].append(folder)
+    said = []
+    for declaration, (given, folders) in compared.items():
+        scans_in = " and ".join(f"{folder}/" for folder in folders)
         if warning := channel_names_refused_or_warned(
-                config, given, f"{folder.parent / 'dataset.json'} (beside the scans in {folder}/)", "dataset.json",
-                keyword=False, also=_moved_elsewhere(folder, "<case>_0000 its channel 0")):
+                config, given, f"{declaration} (beside the scans in {scans_in})", "dataset.json", keyword=False,
+                also=_moved_elsewhere(declaration, scans_in, "<case>_0000 its channel 0")):
             said.append(warning)
     return said
 
@@ -625,11 +629,13 @@ def _one_case_channel_names_said(files: Sequence[str | Path], config: dict, name
     declarations = sorted({str(path.parent.parent / "dataset.json") for path in paths})
     return channel_names_refused_or_warned(
         config, given, f"{names.inputs}, as {' and '.join(declarations)} names its files,", "dataset.json",
-        keyword=False, also=_moved_elsewhere(paths[0].parent, f"{names.inputs}'s first file its channel 0"))
+        keyword=False, also=_moved_elsewhere(paths[0].parent.parent / "dataset.json", f"{paths[0].parent}/",
+                                             f"{names.inputs}'s first file its channel 0"))
 
 
-def _moved_elsewhere(folder: Path, first: str) -> str:
+def _moved_elsewhere(declaration: Path, scans_in: str, first: str) -> str:
     """The end of the way on of a dataset.json's refusal: which file is channel 0 (``first``), and where that
-    dataset.json is not these scans' (the model's own put in another dataset's folder), what to do: it said "give
-    each case's files in the model's order" alone until review r112, of files in that order already."""
-    return f", {first}; if {folder.parent / 'dataset.json'} does not describe these scans, move them out of {folder}/"
+    dataset.json (``declaration``) is not these scans' (the model's own put in another dataset's folder, ``scans_in``),
+    what to do: it said "give each case's files in the model's order" alone until review r112, of files in that order
+    already."""
+    return f", {first}; if {declaration} does not describe these scans, move them out of {scans_in}"

@@ -266,3 +266,19 @@ def test_predict_cases_from_python_compares_as_the_command_does(tmp_path):
         path.rename(folder.parent / "scans" / path.name)
     predict_cases(model, folder.parent / "scans", tmp_path / "scans_out")  # not an images* folder: not compared
     assert (tmp_path / "scans_out" / "c.nii.gz").is_file()
+
+
+def test_a_dataset_jsons_warning_is_said_once_for_its_folders(tmp_path):
+    """imagesTr/ and imagesTs/ of one dataset given together: its dataset.json naming the model's channels otherwise
+    was warned of once per folder, two lines of one fault (review r112); one now, naming both folders."""
+    from accelerated_seg.inference_inputs import dataset_channel_names_warnings, expand_inputs
+
+    tests = _nnunet_folder(tmp_path, ["T1", "FLAIR"])
+    training = tests.parent / "imagesTr"
+    training.mkdir()
+    for path in tests.iterdir():
+        (training / path.name).write_bytes(path.read_bytes())
+    said = dataset_channel_names_warnings(expand_inputs([training, tests]), {"in_channels": 2,
+                                                                              "channels": {"0": "MRI0", "1": "MRI1"}})
+    assert len(said) == 1 and said[0].startswith(f"{tests.parent / 'dataset.json'} (beside the scans in {training}/ "
+                                                 f"and {tests}/) names the model's channels otherwise"), said
