@@ -21,7 +21,7 @@ import yaml
 
 from .config import Config, ConfigError, yaml_problem, yaml_with_unique_keys
 from .data.errors import DataError
-from .hand_edited import KeyGivenTwice, given_twice, not_utf8, read_json_read_again, utf8_text
+from .hand_edited import KeyGivenTwice, given_twice, not_utf8, read_json_file, utf8_text
 
 # The top-level sections of an experiment config, told apart from an accelerate config.
 EXPERIMENT_SECTIONS = {section.name for section in fields(Config)}
@@ -100,11 +100,12 @@ def _read_mapping(path: str | Path, named: str) -> dict:
 
     Read as hand-edited files are (``hand_edited``), each fault one line saying what to do, where the codec's or
     the parser's words were said until the hundred-and-twenty-third session: a .json profile as accelerate launch
-    reads it again, with json.load (``hand_edited.read_json_read_again``: a byte-order mark refused, which json.load
+    reads it again, with json.load (``hand_edited.read_json_file``: a byte-order mark refused, which json.load
     stops at); a YAML one's byte-order mark read past, as PyYAML reads it past for the launch too."""
     try:
         if str(path).endswith(".json"):  # as accelerate's load_config_from_file: a tab-indented .json is no YAML
-            profile = read_json_read_again(Path(path), named, "accelerate launch", _AGAIN)
+            profile = read_json_file(Path(path), _AGAIN, named=named, reader="accelerate launch",
+                                     bom_refused_by="accelerate launch")
         else:
             profile = _read_yaml(Path(path), named)
     except KeyGivenTwice as error:

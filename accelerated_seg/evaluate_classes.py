@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .data.errors import DataError
-from .data.formats.dataset_json import copy_it_again, parse_json, read_edited_json
+from .data.formats.dataset_json import DATASET_READER, copy_it_again, dangling_link, read_edited_json
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
 from .evaluate_setting_names import SettingNames
+from .hand_edited import KeyGivenTwice
 from .label_map_reading import read_label_map
 from .model_folders import COPY_AGAIN
 from .regions import Regions
@@ -194,19 +195,31 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
         # by training's reader since review r106, each fault its line there: "copy dataset.json again from where it
         # was written" was said here, "from the dataset's download, or regenerate it" there (and predict's "copy the
         # export's config.json again from the run folder that wrote it"), and brackets nested too deep a traceback
-        document = read_edited_json(path, COPY_AGAIN if path.name == "config.json" else copy_it_again(path))
+        document = _labels_json(path)
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _exportclasses_to_score(document)
         raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class
         if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
             return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
-    except DataError:  # a key given twice: its own message
+    except DataError:  # a key given twice, a file that does not read: its own message
         raise
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
         raise DataError(f'{path}: needs a "labels" object such as {{"0": "background", "1": "tumour"}} '
                         f"(MSD) or {{\"background\": 0, \"tumour\": 1}} (nnU-Net v2); "
                         f"{type(err).__name__}: {err}") from err
+
+
+def _labels_json(path: Path) -> Any:
+    """``--labels``' JSON, a dataset.json or an export's config.json, read as training and predict read each
+    (``read_edited_json``, hand_edited's one reader of hand-edited JSON): each fault its line there."""
+    config = path.name == "config.json"
+    return read_edited_json(path, COPY_AGAIN if config else copy_it_again(path), "json.load" if config else
+                            DATASET_READER)
+
+
+#: What to do of a --labels file that is a dangling link.
+_MOUNT_IT = "mount or make what it names, or give the dataset.json (or a model's config.json) that names the classes"
 
 
 def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: str = "num_classes") -> Path:
@@ -218,6 +231,8 @@ def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: 
     dataset.json inside until the ninety-seventh session, which is taken since. A CSV's refusal names
     ``count_setting`` too, for predictions that no model of ours made (since the hundredth session)."""
     if not path.is_dir():
+        if link := dangling_link(path, _MOUNT_IT):  # "file not found" of a link there, until the
+            raise DataError(link)                    # hundred-and-twenty-fourth session
         if not path.exists():
             raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
         if path.suffix.lower() == ".csv":  # was told it "needs a \"labels\" object" and JSON's decode error
@@ -230,6 +245,9 @@ def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: 
     inside = [path / name for name in DECLARATIONS if (path / name).is_file()]
     if len(inside) == 1:
         return inside[0]
+    for link in [path / name for name in DECLARATIONS]:  # "a folder without a dataset.json" of a link to nothing
+        if said := dangling_link(link, _MOUNT_IT):       # until the hundred-and-twenty-fourth session
+            raise DataError(said)
     if inside:  # a dataset's values or a model's, which predict writes (BraTS' class 3 as 4): not ours to choose
         raise DataError(f"{path}: a folder holding both {' and '.join(DECLARATIONS)}, where {setting} takes the one "
                         f"file that names the classes: give {inside[0]} (the dataset's) or {inside[1]} (a model's, "
@@ -283,10 +301,12 @@ def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
     if path.is_dir():  # a dataset's or a model's folder: the file in it that names the classes
         path = check_labels_file(path)
     try:
-        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
+        document = _labels_json(path)
+    except KeyGivenTwice:
+        raise
     # nesting too deep and a file this user may not read (PermissionError) were a traceback here, before
     # class_names_from_json's line (read_edited_json's), until review r106
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except DataError:
         return None, False
     if not isinstance(document, dict):
         return None, False

@@ -1,7 +1,8 @@
 """What is wrong with a settings file a user edited by hand, said in one line: an export's ``config.json`` (read by
 predict, evaluate, export, fine-tuning and ``Segmentation.load``), ``--config``'s YAML, a dataset's files, and the
-launch's: an accelerate config file and a DeepSpeed json (``read_json_read_again``, where accelerate reads the file
-again itself and stops at a byte-order mark, so one is told rather than read past).
+launch's: an accelerate config file and a DeepSpeed json (where accelerate reads the file again itself and stops at a
+byte-order mark, so one is told rather than read past). Every JSON of these is read by one reader,
+:func:`read_json_file`, which refuses a key given twice in one object, naming its object and lines.
 
 A UTF-8 byte-order mark is dropped, not refused: RFC 8259 (section 8.1) lets a JSON parser ignore one, Windows
 Notepad's "UTF-8 with BOM" and PowerShell put it first, and the bytes after it are exactly the text the user saved;
@@ -19,7 +20,7 @@ import codecs
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .data.errors import DataError
 
@@ -87,10 +88,10 @@ def utf8_text(data: bytes) -> str:
     return data.decode("utf-8-sig").removeprefix("\ufeff")
 
 
-def json_fault(path: Path, text: str, error: json.JSONDecodeError, again: str) -> str:
-    """Why ``text``, ``path``'s JSON, does not parse (``error``, said as the parser says it, with its line and
-    column), as what it most likely is, and what to do: ``again``, the way to a whole copy, where it was cut short
-    or the fault is not told apart (``copy ... again from ...``)."""
+def json_fault(path: Path | str, text: str, error: json.JSONDecodeError, again: str) -> str:
+    """Why ``text``, ``path``'s JSON (``path``: the file, or its name in the words), does not parse (``error``, said
+    as the parser says it, with its line and column), as what it most likely is, and what to do: ``again``, the way
+    to a whole copy, where it was cut short or the fault is not told apart (``copy ... again from ...``)."""
     said = f"{path} is not valid JSON ({error})"
     if not text.strip():
         return f"{said}: the file is {'empty' if not text else 'only blank space'}; {again}"
@@ -149,19 +150,47 @@ def _left_open(text: str) -> bool:
     return bool(_open_brackets(text))
 
 
-def read_json_file(path: Path, again: str, parse: Callable[[str], Any] = json.loads) -> Any:
-    """``path``'s JSON, a UTF-8 byte-order mark dropped; ``parse``: how the text is read (``json.loads``, or one
-    that refuses a key given twice).
+def read_json_file(path: Path, again: str, *, named: str | None = None, reader: str = "json.load",
+                   bom_refused_by: str | None = None) -> Any:
+    """``path``'s JSON, a file a user edits by hand: the one reader of every such JSON the package reads (a
+    dataset.json, a splits_final.json, an export's config.json, evaluate's ``--labels``, an accelerate config file's
+    ``.json``, a DeepSpeed json), each fault one line naming the file as ``named`` (its path by default), what it is
+    and what to do, ``again`` the way to a whole copy (:func:`json_fault`).
+
+    A UTF-8 byte-order mark is read past, but where ``bom_refused_by`` (the program that reads the file again itself
+    with ``json.load``, no ``utf-8-sig``: accelerate launch, accelerate's DeepSpeed plugin) stops at one ("Unexpected
+    UTF-8 BOM"): read past here, the file would pass our look and stop the launch with that traceback. A key given
+    twice in one object, which ``reader`` (json.load, which every other program reads these files with) takes the
+    last of without a word, is refused, naming the object's way from the top and the key's lines (a hand-edited
+    ``"labels"`` with ``"1": "liver"`` and ``"1": "tumour"`` lost a class). Until the hundred-and-twenty-fourth session
+    a dataset.json's and a splits_final.json's were refused in other words by a reader of their own
+    (``key(s) ['1'] given twice in one JSON object; keep one of each``), an export's config.json's read as the last.
 
     Raises:
-        DataError: naming the file, what is wrong and what to do: not UTF-8, or not JSON (``json_fault``).
+        KeyGivenTwice: a key given twice in one object.
+        DataError: not UTF-8 text, a byte-order mark ``bom_refused_by`` refuses, not JSON, or brackets nested past
+            the parser's depth (a copy gone wrong).
         OSError: it cannot be read.
     """
-    text = read_text_file(path)
+    named = str(path) if named is None else named
+    data = Path(path).read_bytes()
+    if fault := not_utf8(data):
+        raise DataError(f"{named} {fault}")
+    if bom_refused_by and data.startswith(codecs.BOM_UTF8):
+        raise DataError(f"{named} begins with a byte-order mark (a Windows editor's \"UTF-8 with BOM\"), which "
+                        f"{bom_refused_by} refuses (json.load's \"Unexpected UTF-8 BOM\"): {_RESAVE} without the "
+                        f"mark")
+    text = utf8_text(data)
     try:
-        return parse(text)
+        content = json.loads(text, object_pairs_hook=_once)
     except json.JSONDecodeError as error:
-        raise DataError(json_fault(path, text, error, again)) from None
+        raise DataError(json_fault(named, text, error, again)) from None
+    except RecursionError:  # RecursionError's traceback until review r91 (config.json), r106 (a dataset's files)
+        raise DataError(f"{named} is not valid JSON (nested deeper than Python reads: a copy gone wrong?); "
+                        f"{again}") from None
+    if twice := _given_twice(content, []):
+        raise KeyGivenTwice(given_twice(named, _where_given_twice(text, *twice), reader))
+    return content
 
 
 def read_text_file(path: Path, how: str = "") -> str:
@@ -183,40 +212,9 @@ class KeyGivenTwice(DataError):
 
 
 def given_twice(named: str, which: str, reader: str) -> str:
-    """The words for a key given twice in ``named``'s file (``which``: "key 'stage' given twice in one object"),
-    which ``reader`` reads as the last one without a word."""
+    """The words for a key given twice in ``named``'s file (``which``: "key 'stage' given twice in
+    zero_optimization"), which ``reader`` reads as the last one without a word."""
     return f"{named}: {which}, of which {reader} takes the last without a word: keep one"
-
-
-def read_json_read_again(path: Path, named: str, reader: str, again: str) -> Any:
-    """``path``'s JSON, where ``reader`` reads the file again itself with ``json.load`` (accelerate launch an
-    accelerate config file, accelerate's DeepSpeed plugin a DeepSpeed json), each fault said naming it as
-    ``named``, with ``again`` the way to a whole copy (:func:`json_fault`).
-
-    As :func:`read_json_file` reads a file, but for two faults its reader meets too: a UTF-8 byte-order mark is
-    refused, not read past, since ``json.load`` (no ``utf-8-sig``) stops at one ("Unexpected UTF-8 BOM"): read past
-    here, the file would pass our look and stop the launch with that traceback; and a key given twice in one
-    object, which ``json.load`` reads as the last one without a word.
-
-    Raises:
-        KeyGivenTwice: a key given twice in one object.
-        DataError: not UTF-8 text, a byte-order mark, or not JSON.
-        OSError: it cannot be read.
-    """
-    data = Path(path).read_bytes()
-    if fault := not_utf8(data):
-        raise DataError(f"{named} {fault}")
-    if data.startswith(codecs.BOM_UTF8):
-        raise DataError(f"{named} begins with a byte-order mark (a Windows editor's \"UTF-8 with BOM\"), which "
-                        f"{reader} refuses (json.load's \"Unexpected UTF-8 BOM\"): {_RESAVE} without the mark")
-    text = data.decode("utf-8")
-    try:
-        content = json.loads(text, object_pairs_hook=_once)
-    except json.JSONDecodeError as error:
-        raise DataError(json_fault(named, text, error, again)) from None
-    if twice := _given_twice(content, []):
-        raise KeyGivenTwice(given_twice(named, _where_given_twice(text, *twice), reader))
-    return content
 
 
 class _Twice:
@@ -253,8 +251,10 @@ def _given_twice(value: Any, way: list) -> tuple[list[str], list] | None:
 
 def _where_given_twice(text: str, keys: list[str], way: list) -> str:
     """"key 'stage' given twice in zero_optimization (first at line 3) and at line 5": the object by its way from the
-    top (``optimizer.params[0]``), and a key's lines where the text writes it that often and nowhere else."""
+    top (``optimizer.params[0]``; ``entry [0]`` of a list at the top, a splits_final.json's fold), and a key's lines
+    where the text writes it that often and nowhere else."""
     inside = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in way).lstrip(".")
+    inside = f"entry {inside}" if inside.startswith("[") else inside
     which = (f"key{'s' * (len(keys) > 1)} {', '.join(map(repr, keys))} given twice "
              f"{f'in {inside}' if inside else 'at the top'}")
     if len(keys) > 1:

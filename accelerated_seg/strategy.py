@@ -19,7 +19,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
                                         switched_on)
-from .hand_edited import read_json_read_again
+from .hand_edited import read_json_file
 from .launch_env import launched_processes
 from . import launched_profile
 from .launched_profile import launch_parser, profile_keys_error
@@ -628,7 +628,7 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
     runs in; else the value itself as JSON, or as base64 of it.
 
     A file is read as a hand-edited one that accelerate reads again with ``json.load``
-    (``hand_edited.read_json_read_again``): a byte-order mark, which json.load refuses, is refused saying so; a
+    (``hand_edited.read_json_file``): a byte-order mark, which json.load refuses, is refused saying so; a
     key given twice, which json.load and so DeepSpeed read as the last, is refused too.
 
     Raises:
@@ -652,8 +652,9 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
     # read as hand-edited files are (hand_edited): the codec's or the parser's words, and "mend it" for any fault,
     # until the hundred-and-twenty-third session
     try:
-        config = read_json_read_again(Path(file), f"the DeepSpeed json {file}", "accelerate's DeepSpeed plugin",
-                                      "copy it again from where it was written")
+        config = read_json_file(Path(file), "copy it again from where it was written",
+                                named=f"the DeepSpeed json {file}", reader="accelerate's DeepSpeed plugin",
+                                bom_refused_by="accelerate's DeepSpeed plugin")
     except OSError as error:
         raise ConfigError(f"the accelerate config's deepspeed_config_file {file} cannot be read "
                           f"({error.__class__.__name__}: {error.strerror or error}): "

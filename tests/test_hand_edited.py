@@ -165,3 +165,24 @@ def test_a_json_file_of_ours_saved_with_a_byte_order_mark_is_recognised_and_read
     check_output_file(result, "--output", "benchmark", "train_")  # an earlier result of the command: replaced
     (tmp_path / "summary.json").write_bytes(BOM + b'{"settings": {"label_folder": "labels"}}')
     assert earlier_evaluation(tmp_path) == {"settings": {"label_folder": "labels"}}
+
+
+def test_a_key_given_twice_in_an_exports_config_json_is_refused_as_in_every_hand_edited_json(tmp_path, capsys):
+    """A config.json edited by hand with a key given twice (a label renamed into a copy of its line) was read as the
+    last by predict, Segmentation.load and the rest; evaluate --labels refused it in dataset.json's reader's words,
+    "key(s) ['2'] given twice in one JSON object; keep one of each". hand_edited's one reader now, one line
+    (the hundred-and-twenty-fourth session)."""
+    model = export(tmp_path / "model")
+    config = model / "config.json"
+    text = json.dumps(json.loads(config.read_text()), indent=1)
+    config.write_text(text.replace('"2": "lesion"', '"2": "lesion",\n  "2": "lesion, renamed"'))
+    first = next(number for number, written in enumerate(config.read_text().splitlines(), 1) if '"2"' in written)
+    said = (f"{re.escape(str(config))}: key '2' given twice in labels \\(first at line {first}\\) and at line "
+            f"{first + 1}, of which json.load takes the last without a word: keep one")
+    for read in (read_export_json, class_names_from_json):
+        with pytest.raises(DataError, match=f"^{said}$"):
+            read(model if read is read_export_json else config)
+    assert main(["predict", "--model", str(model), str(a_scan(tmp_path / "case.nii.gz")), "--output",
+                 str(tmp_path / "out") + "/"]) == 2
+    assert re.fullmatch(f"error: {said}\n", capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()

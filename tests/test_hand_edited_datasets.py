@@ -127,8 +127,8 @@ def test_a_key_given_twice_in_splits_final_json_is_refused(tmp_path):
     """A fold with "val" given twice by a hand edit kept the last, its other cases trained on without a word."""
     write_nnunet(tmp_path)
     (tmp_path / "splits_final.json").write_text('[{"train": ["good"], "val": ["bad"], "val": []}]')
-    with pytest.raises(DataError, match=r"splits_final.json: key\(s\) \['val'\] given twice in one JSON object; keep "
-                                        r"one of each$"):
+    with pytest.raises(DataError, match=r"splits_final.json: key 'val' given twice in entry \[0\], of which "
+                                        r"nnU-Net's json.load takes the last without a word: keep one$"):
         load_cases(tmp_path)
 
 
@@ -241,11 +241,11 @@ def test_a_key_given_twice_is_said_after_predicts_refusal_as_training_says_it(tm
     write_msd(tmp_path)
     path = tmp_path / "dataset.json"
     path.write_text(path.read_text().rstrip()[:-1] + ', "validation": []}')
-    with pytest.raises(DataError, match=r"^.*dataset.json: key\(s\) \['validation'\] given twice in one JSON object; "
-                                        r"keep one of each$"):
+    twice = (r"key 'validation' given twice at the top, of which nnU-Net's and MONAI's json.load takes the last "
+             r"without a word: keep one$")
+    with pytest.raises(DataError, match=rf"^.*dataset.json: {twice}"):
         load_cases(path)
-    with pytest.raises(DataError, match=r"; and dataset.json: key\(s\) \['validation'\] given twice in one JSON "
-                                        r"object; keep one of each$"):
+    with pytest.raises(DataError, match=rf"; and dataset.json: {twice}"):
         expand_inputs([path])
 
 
@@ -341,3 +341,101 @@ def test_a_quote_left_open_in_a_cases_csv_is_told_at_its_line(rows, tmp_path, ca
     assert re.search(f"^error: {line}$", capsys.readouterr().err, re.MULTILINE)
     table.write_text('image,label,notes\nimages/good.nii.gz,masks/good.nii.gz,"two\nlines"\n')
     assert len(load_cases(table, validation_fraction=0).training) == 1
+
+
+# The hundred-and-twenty-fourth session (helper h128): a dataset's folder whose file is a link to nothing, and a key
+# given twice said in one wording by hand_edited's one reader
+# (benchmarks/results/dataset_file_links_and_keys_2026-12-07/)
+
+def dangle(path):
+    """``path`` made a symbolic link to storage not mounted (``unmounted/`` beside its folder); its target."""
+    if path.exists():
+        path.unlink()
+    path.symlink_to(target := path.parent.parent / "unmounted" / path.name)
+    return rf"is a symbolic link to {re.escape(str(target))}, which does not exist \(a dangling link: what it names " \
+           rf"not mounted, or moved\?\): "
+
+
+@pytest.mark.parametrize("layout", ["msd", "nnunet"])
+def test_a_dataset_folder_whose_dataset_json_is_a_dangling_link_is_told_so(layout, tmp_path, capsys):
+    """Given the folder, a dataset.json there linked from storage not mounted was "folder without dataset.json; its
+    imagesTr/ (2 NIfTI files) ... can be listed in a CSV there"; given as the file itself, the link was said."""
+    (write_msd if layout == "msd" else write_nnunet)(folder := tmp_path / layout)
+    said = dangle(folder / "dataset.json") + "mount or make what it names, or give the dataset's own path"
+    told_alike(folder, folder / "dataset.json", said, capsys)
+
+
+def test_evaluate_labels_of_a_folder_whose_dataset_json_is_a_dangling_link_is_told_so(tmp_path, capsys):
+    """evaluate --labels FOLDER said "a folder without a dataset.json or config.json", --labels of the link itself
+    "dataset_json file not found"."""
+    from accelerated_seg.evaluate_classes import class_names_from_json
+
+    write_msd(tmp_path / "msd")
+    link = tmp_path / "msd" / "dataset.json"
+    said = (f"^{re.escape(str(link))} {dangle(link)}mount or make what it names, or give the dataset.json \\(or a "
+            f"model's config.json\\) that names the classes$")
+    for given in (link.parent, link):
+        with pytest.raises(DataError, match=said):
+            class_names_from_json(given)
+    labels = str(tmp_path / "msd" / "labelsTr")
+    assert main(["evaluate", labels, labels, "--labels", str(link.parent), "--output", str(tmp_path / "ev")]) == 2
+    assert re.search(said.replace("^", "^error: "), capsys.readouterr().err, re.MULTILINE)
+    assert not (tmp_path / "ev").exists()
+
+
+def test_a_folder_whose_cases_csv_is_a_dangling_link_is_told_so(tmp_path):
+    """The folder's one CSV, a link to nothing, was left out of what the folder holds: "its imagesTr/ ... can be
+    listed in a CSV there" or "expected an MSD dataset.json ..."; of several, it went unnamed."""
+    table = write_csv(folder := tmp_path / "csv").source
+    said = dangle(table)
+    with pytest.raises(DataError, match=f"^{re.escape(str(folder))}: folder without dataset.json; "
+                                        f"{re.escape(str(table))} {said}mount or make what it names, and give the CSV "
+                                        f"itself as data.dataset, or write an MSD or nnU-Net v2 dataset.json there"):
+        load_cases(folder)
+    (folder / "notes.csv").write_text("a,b\n")
+    with pytest.raises(DataError, match=r"folder without dataset.json; it holds 2 CSV files \(cases.csv \(a link to "
+                                        r"nothing\), notes.csv\): name the one that lists the cases"):
+        load_cases(folder)
+
+
+def test_a_dataset_that_is_a_dangling_link_or_a_part_of_one_whose_dataset_json_is(tmp_path):
+    """A data.dataset that is itself a link to nothing was "not found; expected an MSD dataset.json ..."; its
+    imagesTr/, given for a dataset whose dataset.json is one, "expected an MSD dataset.json ...", not the folder to
+    give (where the link is told)."""
+    (tmp_path / "data").mkdir()
+    said = dangle(linked := tmp_path / "data" / "Task01")
+    with pytest.raises(DataError, match=f"^{re.escape(str(linked))} {said}mount or make what it names, or give the "
+                                        f"dataset's own path$"):
+        load_cases(linked)
+    write_msd(msd := tmp_path / "msd")
+    dangle(msd / "dataset.json")
+    with pytest.raises(DataError, match=f"folder without dataset.json; it lies in {re.escape(str(msd))}, whose "
+                                        f"dataset.json describes the dataset: give that folder"):
+        load_cases(msd / "imagesTr")
+
+
+def test_a_key_given_twice_in_a_datasets_files_names_its_object_and_lines_as_every_hand_edited_json(tmp_path,
+                                                                                                    capsys):
+    """dataset.json's and splits_final.json's own reader said "key(s) ['1'] given twice in one JSON object; keep one
+    of each", where the launch's files' (hand_edited's) named the object and the lines: one reader now, one line on
+    every path (load_cases, check, evaluate --labels, predict's refusal of the file as a scan)."""
+    from accelerated_seg.evaluate_classes import class_names_from_json
+
+    write_msd(tmp_path / "msd")
+    path = indented(tmp_path / "msd" / "dataset.json")
+    path.write_text(path.read_text().replace('"1": "a",', '"1": "a",\n  "1": "b",'))
+    twice = (r"key '1' given twice in labels \(first at line 4\) and at line 5, of which nnU-Net's and MONAI's "
+             r"json.load takes the last without a word: keep one")
+    for read in (load_cases, class_names_from_json):
+        with pytest.raises(DataError, match=f"^{re.escape(str(path))}: {twice}$"):
+            read(path)
+    assert main(["check", str(path)]) == 1
+    assert re.search(f"^error: {re.escape(str(path))}: {twice}$", capsys.readouterr().err, re.MULTILINE)
+    with pytest.raises(DataError, match=f"; and dataset.json: {twice}$"):
+        expand_inputs([path])
+    write_nnunet(nnunet := tmp_path / "nnunet")
+    (splits := nnunet / "splits_final.json").write_text('[\n {"train": ["good"],\n  "val": ["bad"],\n  "val": []}\n]')
+    with pytest.raises(DataError, match=rf"^{re.escape(str(splits))}: key 'val' given twice in entry \[0\] \(first at "
+                                        r"line 3\) and at line 4, of which nnU-Net's json.load takes the last without "
+                                        r"a word: keep one$"):
+        load_cases(nnunet)

@@ -27,7 +27,7 @@ def test_a_config_json_nested_too_deep_is_one_line_where_images_a_model_or_a_che
     through read_config_json: a traceback among predict's images, as --model, as evaluate's PRED and as export's
     input (benchmarks/results/review_suggested_commands_2026-12-06/broken_export_edges.txt), until review r91."""
     folder = broken_export(tmp_path / "deep", b"[" * 100_000 + b"]" * 100_000)
-    line = f"{folder / 'config.json'} is not an export's config.json (JSON nested deeper than Python reads)"
+    line = f"{folder / 'config.json'} is not valid JSON (nested deeper than Python reads: a copy gone wrong?)"
     scans = tmp_path / "scans"
     scans.mkdir()
     assert main(["predict", "--model", str(folder), str(scans), "--output", str(tmp_path / "o")]) == 2

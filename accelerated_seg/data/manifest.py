@@ -24,6 +24,7 @@ importable from here too: :mod:`~accelerated_seg.data.cases` (Case, Manifest), t
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.csv_table import load_csv
-from accelerated_seg.data.formats.dataset_json import read_json
+from accelerated_seg.data.formats.dataset_json import MOUNT_IT, dangling_link, read_json
 from accelerated_seg.data.formats.msd import labels_declared_twice, load_msd
 from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
@@ -62,13 +63,15 @@ def _describe_it(folder: Path) -> str:
     shown with its first case (the usual way to arrive here: the files collected, no dataset.json);
     or the CSV already there (given the folder, a new user's probe was told to write one); or, for a
     folder of a dataset that a dataset.json above it describes (its imagesTr/), that dataset's folder."""
-    if (folder.parent / "dataset.json").is_file() and not (folder / "imagesTr").is_dir():
-        # imagesTr/ or labelsTr/ given for the dataset (a user-journey probe): the list of accepted forms
-        # alone did not say that the folder above is the one to give
+    # imagesTr/ or labelsTr/ given for the dataset (a user-journey probe): the list of accepted forms alone did not
+    # say that the folder above is the one to give. Its dataset.json a link to nothing too, told there once given
+    # (here "expected an MSD dataset.json ..." until the hundred-and-twenty-fourth session)
+    if os.path.lexists(folder.parent / "dataset.json") and not (folder / "imagesTr").is_dir():
         return (f"it lies in {folder.parent}, whose dataset.json describes the dataset: give that folder (or its "
                 f"dataset.json) as data.dataset, not one of its parts")
     # hidden files left out: the Decathlon's "._<case>.nii.gz" (macOS resource forks) were counted and shown
-    tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file()
+    # a link to nothing too (not p.exists() of a name listed), left out until the hundred-and-twenty-fourth session
+    tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and (p.is_file() or not p.exists())
                     and not p.name.startswith("."))
     if tables:
         return f"{_its_tables(folder, tables)}, or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)"
@@ -93,7 +96,11 @@ def _its_tables(folder: Path, tables: list[str]) -> str:
     the cases, each named. Nothing here knows which that is: several were told to give the first by name
     (a notes.csv before cases.csv), until the ninety-second session."""
     if len(tables) == 1:
+        if link := dangling_link(folder / tables[0], "mount or make what it names, and give the CSV itself as "
+                                                     "data.dataset"):
+            return link
         return f"it holds {tables[0]}: give the CSV itself as data.dataset ({folder / tables[0]})"
+    tables = [f"{name} (a link to nothing)" if dangling_link(folder / name, "") else name for name in tables]
     shown = tables[:_TABLES_SHOWN] + ([f"and {len(tables) - _TABLES_SHOWN} more"] if len(tables) > _TABLES_SHOWN else [])
     return (f"it holds {len(tables)} CSV files ({', '.join(shown)}): name the one that lists the cases, with its "
             f"image and label columns, as data.dataset ({folder}/<name>.csv)")
@@ -242,6 +249,11 @@ def load_cases(
         return load_csv(path, labels=labels, binarize=binarize, **split)
 
     json_path = path / "dataset.json" if path.is_dir() else path
+    # a link to nothing (storage not mounted, a dataset moved), the dataset's folder or its dataset.json there, said
+    # as one given as the file is: "not found" and "folder without dataset.json" until the hundred-and-twenty-fourth
+    # session
+    if link := dangling_link(json_path, MOUNT_IT):
+        raise DataError(link)
     if path.is_dir() and not json_path.is_file():
         raise DataError(f"{path}: folder without dataset.json; {_describe_it(path)}")
     if json_path.suffix.lower() != ".json":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ def dataset_json_path(path: PathLike) -> Path:
 def read_json(json_path: Path) -> dict[str, Any]:
     """Load the JSON object, turning every failure into a DataError that says what to do (an unreadable file too,
     since review r106)."""
-    if link := dangling_link(json_path, "mount or make what it names, or give the dataset's own path"):
+    if link := dangling_link(json_path, MOUNT_IT):
         raise DataError(link)  # "dataset.json not found" of a link there until review r106
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
@@ -44,30 +43,31 @@ def read_json(json_path: Path) -> dict[str, Any]:
     return content
 
 
-def read_edited_json(json_path: Path, again: str) -> Any:
-    """``json_path``'s JSON, a dataset's file edited by hand (dataset.json, splits_final.json), as hand_edited reads
-    it: a UTF-8 byte-order mark read past, every fault one line ending in ``again`` (the way to a whole copy), a key
-    given twice in one object refused (``parse_json``). The one reader of these files for training, ``check``,
-    predict and ``evaluate --labels``.
+#: Who reads a dataset's dataset.json besides us, taking the last of a key given twice without a word: a Decathlon
+#: dataset's MONAI (load_decathlon_datalist), an nnU-Net one's nnU-Net (load_json), each with json.load.
+DATASET_READER = "nnU-Net's and MONAI's json.load"
+
+
+def read_edited_json(json_path: Path, again: str, reader: str = DATASET_READER) -> Any:
+    """``json_path``'s JSON, a dataset's file edited by hand (dataset.json, splits_final.json), read by hand_edited's
+    one reader of such files (``read_json_file``): a UTF-8 byte-order mark read past, every fault one line ending in
+    ``again`` (the way to a whole copy), brackets nested past the parser's depth told (RecursionError's traceback from
+    every path until review r106), a key given twice in one object refused naming its object and lines, of which
+    ``reader`` takes the last. The one reader of these files for training, ``check``, predict and ``evaluate
+    --labels``.
 
     Raises:
-        DataError: naming the file, what is wrong and what to do; brackets nested past the parser's depth too
-            (a copy gone wrong), which raised RecursionError's traceback from every one of those paths until review
-            r106 (an export's config.json was told since review r91).
-        DataError too where it cannot be read (``cannot_be_read``): PermissionError's traceback from load_cases,
-            ``check`` and training until review r106.
+        DataError: naming the file, what is wrong and what to do; where it cannot be read too (``cannot_be_read``):
+            PermissionError's traceback from load_cases, ``check`` and training until review r106.
     """
-    def parse(text: str) -> Any:
-        try:
-            return parse_json(text, json_path)
-        except RecursionError:
-            raise DataError(f"{json_path} is not valid JSON (nested deeper than Python reads: a copy gone wrong?); "
-                            f"{again}") from None
-
     try:
-        return read_json_file(json_path, again, parse)
+        return read_json_file(json_path, again, reader=reader)
     except OSError as error:
         raise DataError(cannot_be_read(json_path, error)) from None
+
+
+#: What to do of a dataset's file (or its folder) that is a link to nothing.
+MOUNT_IT = "mount or make what it names, or give the dataset's own path"
 
 
 def dangling_link(path: Path, way_on: str) -> str | None:
@@ -89,19 +89,6 @@ def cannot_be_read(path: Path, error: OSError) -> str:
 def copy_it_again(json_path: Path) -> str:
     """The way to a whole dataset.json (``json_path``) where one does not parse and cannot be mended in place."""
     return f"copy {json_path.name} again from the dataset's download, or regenerate it"
-
-
-def parse_json(text: str, json_path: Path) -> Any:
-    """``json.loads``, refusing a key given twice in one object. Python's json keeps the last one, so a
-    hand-edited ``"labels"`` with ``"1": "liver"`` and ``"1": "tumour"`` lost a class without a word."""
-
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [key for key, _ in pairs]
-        if twice := sorted({key for key in keys if keys.count(key) > 1}):
-            raise DataError(f"{json_path}: key(s) {twice} given twice in one JSON object; keep one of each")
-        return dict(pairs)
-
-    return json.loads(text, object_pairs_hook=unique)
 
 
 def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:

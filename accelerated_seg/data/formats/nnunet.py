@@ -311,7 +311,7 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     # fold's cases) refused; the codec's or the parser's words and "fix it" until the hundred-and-twenty-second
     # session
     splits = read_edited_json(splits_path, f"copy it again from nnU-Net's preprocessed folder, or delete it to split "
-                                           f"by {folds_is}")
+                                           f"by {folds_is}", reader="nnU-Net's json.load")
     if not (isinstance(splits, list) and splits and all(
         isinstance(entry, dict) and isinstance(entry.get("train"), list) and isinstance(entry.get("val"), list)
         for entry in splits
