@@ -248,10 +248,16 @@ def parse_model_args(text: str | None) -> dict:
     """``--model-args`` JSON (an object) as a dict; a ConfigError naming the setting otherwise."""
     import json
 
+    from .hand_edited import KeyGivenTwice, loads_once
+
     if not text:
         return {}
+    # a key given twice refused (hand_edited's words), which json.loads took the last of until the
+    # hundred-and-twenty-fourth session
     try:
-        args = json.loads(text)
+        args = loads_once(text, "--model-args")
+    except KeyGivenTwice as error:
+        raise ConfigError(str(error)) from None
     except json.JSONDecodeError as error:
         raise ConfigError(f"--model-args is not valid JSON ({error}): {text!r}") from None
     if not isinstance(args, dict):

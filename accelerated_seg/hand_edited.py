@@ -182,12 +182,25 @@ def read_json_file(path: Path, again: str, *, named: str | None = None, reader: 
                         f"mark")
     text = utf8_text(data)
     try:
-        content = json.loads(text, object_pairs_hook=_once)
+        return loads_once(text, named, reader)
     except json.JSONDecodeError as error:
         raise DataError(json_fault(named, text, error, again)) from None
     except RecursionError:  # RecursionError's traceback until review r91 (config.json), r106 (a dataset's files)
         raise DataError(f"{named} is not valid JSON (nested deeper than Python reads: a copy gone wrong?); "
                         f"{again}") from None
+
+
+def loads_once(text: str, named: str, reader: str = "json.loads") -> Any:
+    """``json.loads`` of ``text``, JSON typed by hand, a key given twice in one object refused as
+    :func:`read_json_file` refuses a file's: the reading of JSON given on a command line (``--model-args``) or inline
+    (a DeepSpeed config written into an accelerate profile), which took the last until the
+    hundred-and-twenty-fourth session.
+
+    Raises:
+        KeyGivenTwice: naming it as ``named``, the object and the lines, of which ``reader`` takes the last.
+        json.JSONDecodeError, RecursionError: as ``json.loads``.
+    """
+    content = json.loads(text, object_pairs_hook=_once)
     if twice := _given_twice(content, []):
         raise KeyGivenTwice(given_twice(named, _where_given_twice(text, *twice), reader))
     return content

@@ -36,6 +36,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError, OptimConfig
+from .hand_edited import KeyGivenTwice, loads_once
 from .losses import training_loss
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
@@ -713,8 +714,12 @@ def parse_model_args(text: str | None) -> dict | None:
     """``--model-args``: a JSON object of ``model.args``, or None."""
     if text is None:
         return None
+    # a key given twice refused (hand_edited's words), which json.loads took the last of until the
+    # hundred-and-twenty-fourth session
     try:
-        value = json.loads(text)
+        value = loads_once(text, "--model-args (model.args)")
+    except KeyGivenTwice as error:
+        raise ConfigError(str(error)) from None
     except json.JSONDecodeError as error:
         raise ConfigError(f"--model-args (model.args) is not valid JSON ({error}): {text!r}") from None
     if not isinstance(value, dict):

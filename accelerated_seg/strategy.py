@@ -8,7 +8,6 @@ got it, so the run states both and warns loudly when they differ.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
                                         switched_on)
-from .hand_edited import read_json_file
+from .hand_edited import KeyGivenTwice, loads_once, read_json_file
 from .launch_env import launched_processes
 from . import launched_profile
 from .launched_profile import launch_parser, profile_keys_error
@@ -639,8 +638,13 @@ def read_deepspeed_json(file: str | os.PathLike) -> dict:
 
     if not os.path.exists(file):
         for decode in (lambda text: text, lambda text: base64.urlsafe_b64decode(text).decode("utf-8")):
+            # a key given twice refused as a file's is, which DeepSpeed read as the last until the
+            # hundred-and-twenty-fourth session
             try:
-                config = json.loads(decode(str(file)))
+                config = loads_once(decode(str(file)), "the accelerate config's deepspeed_config_file (a DeepSpeed "
+                                                       "config written inline)", "accelerate's DeepSpeed plugin")
+            except KeyGivenTwice as error:
+                raise ConfigError(str(error)) from None
             except (ValueError, UnicodeDecodeError, binascii.Error):  # JSONDecodeError is a ValueError
                 continue
             if isinstance(config, dict):

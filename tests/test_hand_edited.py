@@ -186,3 +186,25 @@ def test_a_key_given_twice_in_an_exports_config_json_is_refused_as_in_every_hand
                  str(tmp_path / "out") + "/"]) == 2
     assert re.fullmatch(f"error: {said}\n", capsys.readouterr().err)
     assert not (tmp_path / "out").exists()
+
+
+def test_json_typed_on_a_command_line_or_inline_refuses_a_key_given_twice():
+    """plan's and benchmark train's --model-args, and a DeepSpeed config written inline into an accelerate profile
+    (as accelerate's HfDeepSpeedConfig takes it), took the last of a key given twice without a word; refused now in
+    hand_edited's words (loads_once), as a file's (the hundred-and-twenty-fourth session)."""
+    from accelerated_seg import plan
+    from accelerated_seg.benchmark_train_settings import parse_model_args
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.strategy import read_deepspeed_json
+
+    typed = '{"channels": [8, 16], "strides": [2], "channels": [4, 8]}'
+    for read, named in ((plan.parse_model_args, r"--model-args \(model.args\)"), (parse_model_args, "--model-args")):
+        with pytest.raises(ConfigError, match=rf"^{named}: key 'channels' given twice at the top, of which json.loads "
+                                              rf"takes the last without a word: keep one$"):
+            read(typed)
+        assert read('{"channels": [4, 8]}') == {"channels": [4, 8]}
+    with pytest.raises(ConfigError, match=r"^the accelerate config's deepspeed_config_file \(a DeepSpeed config "
+                                          r"written inline\): key 'stage' given twice in zero_optimization, of which "
+                                          r"accelerate's DeepSpeed plugin takes the last without a word: keep one$"):
+        read_deepspeed_json('{"zero_optimization": {"stage": 2, "stage": 3}}')
+    assert read_deepspeed_json('{"zero_optimization": {"stage": 2}}') == {"zero_optimization": {"stage": 2}}

@@ -255,6 +255,10 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     # named as the config's key alone, which plan was not given (a review's probe)
     (["--global-batch", "0"], r"train.global_batch_size \(--global-batch\) must be >= 1, got 0"),
     (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
+    # the last taken without a word until the hundred-and-twenty-fourth session
+    (["--model-args", '{"filters": [8], "filters": [16]}'], r"^error: --model-args \(model.args\): key 'filters' given "
+                                                            r"twice at the top, of which json.loads takes the last "
+                                                            r"without a word: keep one$"),
     (["--gpu-memory", "0"], r"GPU memory \(--gpu-memory\)"),
     # NaN passed a `<= 0` check and every strategy then read "does not fit" (before the 26th session)
     (["--gpu-memory", "nan"], r"GPU memory \(--gpu-memory\) must be a finite number of GiB > 0, got nan"),
