@@ -155,3 +155,8 @@ else:
     show("export config.json 'num_classes' twice, evaluate --labels",
          lambda: main(["evaluate", predictions(scans / "labelsTr"), str(scans / "labelsTr"), "--labels",
                        str(config), "--output", str(TMP / "ev4")]))
+
+print("== (2b) JSON typed by hand on a command line ==")
+show("plan --model-args with 'channels' twice",
+     lambda: main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--model-args",
+                   '{"channels": [4, 8], "strides": [2], "channels": [64, 128]}']))
