@@ -15,6 +15,7 @@ import ast
 import glob
 import importlib
 import inspect
+import os
 import re
 import shlex
 from pathlib import Path
@@ -578,3 +579,30 @@ def test_every_section_of_checkpoints_md_named_elsewhere_is_one_of_its_headings(
         wrong += [f'{path.relative_to(ROOT)}: "{name}"' for name in re.findall(r'checkpoints\.md, "([^"]+)"', text)
                   if not any(heading.startswith(name) for heading in headings)]
     assert wrong == []
+
+
+def test_configuration_md_says_what_accelerate_adds_to_a_failed_one_process_launch(tmp_path, capfd):
+    """The quick start's second launch: our line, then accelerate's traceback, which (accelerate 1.16) repeats it as
+    the RuntimeError its CalledProcessError is raised from; `-q` leaves our line alone, status 1. The page said the
+    traceback and not the repeat until the hundred-and-twenty-fourth session's walk (new_user_walk_2026-12-07/):
+    the line twice reads as two failures, or as our traceback, which the README calls a bug."""
+    import subprocess
+    import sys
+
+    from accelerate.commands import launch
+
+    if not hasattr(launch, "_run_subprocess"):
+        pytest.skip("this accelerate runs a one-process launch's script otherwise")
+    page = " ".join(_doc("docs/configuration.md").split())
+    assert "repeats our line above it as `RuntimeError: error: ...`" in page
+    assert "`accelerate launch -q` (quiet) leaves our message alone, still with status 1" in page
+    script = tmp_path / "refuses.py"
+    script.write_text("import sys\nprint('error: output/demo already holds a run', file=sys.stderr)\nsys.exit(2)\n")
+    with pytest.raises(subprocess.CalledProcessError) as raised:
+        launch._run_subprocess([sys.executable, str(script)], dict(os.environ), False)
+    assert raised.value.returncode == 2 and isinstance(raised.value.__cause__, RuntimeError)
+    assert "error: output/demo already holds a run" in str(raised.value.__cause__)
+    with pytest.raises(SystemExit) as quiet:
+        launch._run_subprocess([sys.executable, str(script)], dict(os.environ), True)
+    assert quiet.value.code == 1
+    assert capfd.readouterr().err.count("error: output/demo already holds a run") == 2  # once a launch, as it was said
