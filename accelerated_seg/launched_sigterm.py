@@ -52,7 +52,9 @@ handler: the handler runs on the main thread only between two of its Python step
 (a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
 agent's SIGKILL, 30 s later, where the default ended it at once. That thread also sends the signal on to the main
 thread where the kernel handed it to another, whose handler then ran only once the main thread's wait returned by
-itself (``_main_thread_woken_once``, since the hundred-and-fifteenth session).
+itself (``_main_thread_woken_once``, since the hundred-and-fifteenth session). A SIGINT the kernel hands to another
+thread wakes the main thread too, since the hundred-and-twenty-fourth session, its handler left to run there once
+(``_a_wake_for_the_main_thread``).
 
 SIGUSR1 (a requeue's notice, Slurm's ``--signal=USR1@60``) is taken as a job's SIGTERM in both spans, its line naming
 it, status 138, since the hundred-and-twentieth session: it had Python's default from the command's start on, and
@@ -111,8 +113,10 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     """While active, in a launch whose processes have met: SIGTERM raises ``sigterm.Terminated`` on the main thread
     (a stop, said as Ctrl-C's is), unless a process beside this one has ended before every process came to the last
     wait, when it ends the process at once with SIGTERM's default (module docstring); SIGUSR1 raises
-    ``sigterm.StoppedBySIGUSR1``, a stop always. Nothing changes where ``/proc`` cannot tell, off the main thread, or
-    where SIGTERM has a handler of the caller's (a SIGUSR1 handler of the caller's is kept, SIGTERM taken)."""
+    ``sigterm.StoppedBySIGUSR1``, a stop always. A SIGINT that the kernel handed to another thread wakes the main
+    thread's wait, where its handler runs (``_a_wake_for_the_main_thread``). Nothing changes where ``/proc`` cannot
+    tell, off the main thread, or where SIGTERM has a handler of the caller's (a SIGUSR1 handler of the caller's is
+    kept, SIGTERM taken)."""
     beside = processes_beside_this_one()
     if (beside is None or threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
@@ -142,11 +146,15 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         ended_at_once_where_one_has_ended(signum)
 
     def as_it_comes(signum: int) -> None:
+        if signum == signal.SIGINT:  # Ctrl-C's: its own handler (Python's, the last wait's) runs on the main thread
+            wake()
+            return
         ended_at_once_where_one_has_ended(signum)
         _main_thread_woken_once(handled, woken, signum)
 
     taken = _stops_taken()
-    with stops_as_an_interrupt(first=in_the_handler, signums=taken), _asked_as_it_comes(as_it_comes, taken):
+    with stops_as_an_interrupt(first=in_the_handler, signums=taken), _a_wake_for_the_main_thread() as wake, \
+            _asked_as_it_comes(as_it_comes, taken + ((signal.SIGINT,) if wake is not None else ())):
         _SPAN[:] = [beside]
         try:
             yield
@@ -173,6 +181,46 @@ def _main_thread_woken_once(handled: threading.Event, woken: list, signum: int =
     woken.append(True)
     with contextlib.suppress(Exception):  # noqa: BLE001 - the main thread ended meanwhile: nothing to wake
         signal.pthread_kill(threading.main_thread().ident, signum)
+
+
+#: The signal that wakes the main thread where the kernel handed a SIGINT to another of its threads
+#: (``_a_wake_for_the_main_thread``): one no library here uses, ignored at its default, its handler doing nothing.
+WAKE = getattr(signal, "SIGURG", None)
+
+
+@contextlib.contextmanager
+def _a_wake_for_the_main_thread() -> Iterator[Callable[[], None] | None]:
+    """Inside, a call that wakes the main thread's wait (``time.sleep``, a lock's, a queue's, a future's), so that it
+    runs the Python handlers of the signals that came meanwhile: ``WAKE`` sent to the main thread alone, whose handler
+    does nothing, cuts the wait short (EINTR), and Python runs every handler pending before it waits again. For SIGINT,
+    which the kernel may hand to any thread of the process, as SIGTERM (``_main_thread_woken_once``): Python's C handler
+    then ran on that thread, and the main thread slept on, its KeyboardInterrupt raised only once its wait returned by
+    itself. A launched predict's process 1 asleep in its share of a case, the main process waiting for it in the case's
+    reduction, both outlived the agent's 30 s after a Ctrl-C, no line said (a CI run of the hundred-and-twenty-third
+    session; benchmarks/results/ctrl_c_by_windows_hang_2026-12-07/). Not SIGINT sent on to the main thread, as SIGTERM
+    is: where the kernel had handed it there already, as a rule, its handler would run twice, and a second Ctrl-C means
+    something (the last wait's "Ctrl-C again to stop at once"), where a second SIGTERM raises nothing. None where
+    ``WAKE`` has a handler of another's (or no such signal), off the main thread; its default is put back on leaving
+    (a wake sent after it is ignored)."""
+    if (WAKE is None or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(WAKE) is not signal.SIG_DFL):
+        yield None
+        return
+    main_thread = threading.main_thread().ident
+
+    def wake() -> None:
+        with contextlib.suppress(Exception):  # noqa: BLE001 - the main thread ended meanwhile: nothing to wake
+            signal.pthread_kill(main_thread, WAKE)
+
+    signal.signal(WAKE, _woken)
+    try:
+        yield wake
+    finally:
+        signal.signal(WAKE, signal.SIG_DFL)
+
+
+def _woken(signum: int, frame) -> None:
+    """``WAKE``'s handler: nothing; the wait it cut short runs the pending ones (``_a_wake_for_the_main_thread``)."""
 
 
 @contextlib.contextmanager

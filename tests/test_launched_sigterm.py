@@ -190,6 +190,50 @@ def test_a_sigterm_taken_by_another_thread_still_wakes_the_main_threads_wait():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_sigint_taken_by_another_thread_still_wakes_the_main_threads_wait():
+    """As SIGTERM, a SIGINT sent to the process may be handed to another thread than the main one: Python's C handler
+    ran there, and the main thread's ``time.sleep`` slept on, its KeyboardInterrupt raised only once the sleep returned
+    (a launched predict's process 1, asleep in its share of a case, and the main process waiting for it outlived the
+    agent's 30 s after a Ctrl-C: a CI run of the hundred-and-twenty-third session). The main thread is woken, and
+    SIGINT's own handler raises it there; the wake's signal has its default again after the span."""
+    from accelerated_seg.launched_sigterm import WAKE, sigterm_as_an_interrupt_unless_one_has_ended
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt) as raised:
+            with sigterm_as_an_interrupt_unless_one_has_ended():
+                threading.Timer(0.2, signal.pthread_kill, (other.ident, signal.SIGINT)).start()
+                time.sleep(30)
+    finally:
+        stop.set()
+    assert type(raised.value) is KeyboardInterrupt  # Ctrl-C's own, not a SIGTERM's Terminated
+    assert time.monotonic() - started < 15.0, time.monotonic() - started  # not at the end of the 30 s sleep
+    assert signal.getsignal(WAKE) is signal.SIG_DFL and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_sigint_the_main_thread_takes_runs_its_handler_once():
+    """The wake is not SIGINT sent on to the main thread, as SIGTERM is: where the main thread took it itself, as a
+    rule, its handler would run twice, and a second Ctrl-C means something (the last wait's "Ctrl-C again to stop at
+    once"). One SIGINT, one run of its handler, whatever the wake."""
+    from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+
+    came = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        with sigterm_as_an_interrupt_unless_one_has_ended():
+            signal.raise_signal(signal.SIGINT)  # to this thread, the main one
+            for _ in range(50):  # the span's thread reads the signal's byte and wakes this thread meanwhile
+                time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert came == [signal.SIGINT]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
 def test_leaving_the_span_ends_its_thread_and_closes_its_pipe_passing_every_byte_on():
     """Leaving ``sigterm_as_an_interrupt_unless_one_has_ended`` puts the earlier wakeup fd back, having given it
     every signal's byte, and its thread has ended, its pipe closed, by then: the thread was left to end on its own
