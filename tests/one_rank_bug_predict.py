@@ -11,7 +11,11 @@ of the checks before the work), ``refusals`` (as the gather of the checks' error
 ONE_RANK_STARTED, when given, is made as it raises or sleeps. ONE_RANK_KILLED_AFTER, when given: process 1 is killed
 outright (SIGKILL) that many seconds after it sees its error published, before it answers the main process.
 ONE_RANK_MAIN_POLL_S, when given: the main process's watcher looks in the store that often (ranks_stop_together's
-POLL_S), so that process 1, killed as its own watcher sees its error, is dead before the main process has seen it."""
+POLL_S), so that process 1, killed as its own watcher sees its error, is dead before the main process has seen it.
+ONE_RANK_SIGINT_ELSEWHERE, when given: process 1's main thread blocks SIGINT as it sleeps, so that the kernel hands a
+SIGINT sent to the process to another of its threads, as it may at any time (launched_sigterm's
+``_a_wake_for_the_main_thread``). ONE_RANK_STACKS_AFTER_S, when given: every process dumps its threads' stacks on stderr
+that many seconds after ONE_RANK_STARTED is made (``stacks_dumped_after``)."""
 
 import itertools
 import os
@@ -34,6 +38,8 @@ def an_error() -> None:
     # the line then names them written whole (each under a lock)
     while not all((output / name).exists() for name in MAIN_PROCESS_WRITES) and STAGE not in BEFORE_ANY_CASE:
         time.sleep(0.05)
+    if os.environ.get("ONE_RANK_SIGINT_ELSEWHERE"):  # a process-directed SIGINT is then handed to another thread
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
     if "ONE_RANK_KILLED_AFTER" in os.environ:
         killed_when_it_sees_the_stop(float(os.environ["ONE_RANK_KILLED_AFTER"]))
@@ -44,6 +50,22 @@ def an_error() -> None:
     if os.environ.get("ONE_RANK_ERROR") == "data":
         raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
     raise ValueError(f"a bug in {IN_WORDS.get(STAGE, 'reading')}")
+
+
+def stacks_dumped_after(after_s: float) -> None:
+    """Every thread's Python stack dumped on stderr ``after_s`` after ONE_RANK_STARTED is made (by process 1, as it
+    raises or sleeps), by faulthandler's own thread, whatever the main thread is in: a process still there then (torch's
+    agent SIGKILLs 30 s after it sends the stop on) shows where each of its threads waits."""
+    import faulthandler
+    import threading
+
+    def armed() -> None:
+        started = Path(os.environ["ONE_RANK_STARTED"])
+        while not started.exists():
+            time.sleep(0.1)
+        faulthandler.dump_traceback_later(after_s, file=sys.stderr)
+
+    threading.Thread(target=armed, name="stacks-dumped-after", daemon=True).start()
 
 
 def killed_when_it_sees_the_stop(after_s: float) -> None:
@@ -125,6 +147,8 @@ GATHERS = {"refusals": 1, "failures": 2}
 MAIN_PROCESS_WRITES = ("small_0.nii.gz", "small_2.nii.gz") if "cases" in sys.argv else ("small_0.nii.gz",)
 
 if __name__ == "__main__":
+    if "ONE_RANK_STACKS_AFTER_S" in os.environ and "ONE_RANK_STARTED" in os.environ:  # every process
+        stacks_dumped_after(float(os.environ["ONE_RANK_STACKS_AFTER_S"]))
     if os.environ.get("RANK") == "0" and "ONE_RANK_MAIN_POLL_S" in os.environ:  # before any watcher starts
         import accelerated_seg.ranks_stop_together as ranks_stop_together
 
