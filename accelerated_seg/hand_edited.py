@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -242,9 +243,10 @@ class _Twice:
 def _once(pairs: list[tuple[str, Any]]) -> Any:
     """``json.loads``' object_pairs_hook: the object's dict, or a _Twice for it (or for the first object within it
     with a key given twice)."""
-    keys = [key for key, _ in pairs]
-    if twice := sorted({key for key in keys if keys.count(key) > 1}):
-        return _Twice(twice, [])
+    # counted once (Counter): each key's keys.count was quadratic, 2.6 s for an object of 10,000 keys (nnU-Net v2's
+    # "dataset" of case ids) until review r113
+    if len(pairs) > len({key for key, _ in pairs}):
+        return _Twice(sorted(key for key, times in Counter(key for key, _ in pairs).items() if times > 1), [])
     for key, value in pairs:
         if found := _given_twice(value, [key]):
             return _Twice(*found)
@@ -273,10 +275,21 @@ def _where_given_twice(text: str, keys: list[str], way: list) -> str:
     if len(keys) > 1:
         return which
     written = re.compile(re.escape(json.dumps(keys[0], ensure_ascii=False)) + r"\s*:")
-    lines = [text.count("\n", 0, match.start()) + 1 for match in written.finditer(text)]
+    lines = _lines_of(text, written)
     if len(lines) < 2 or len(lines) != len(set(lines)) or not _all_in_one_object(text, keys[0], way, len(lines)):
         return which
     return f"{which} (first at line {lines[0]}) and at line{'s' * (len(lines) > 2)} {', '.join(map(str, lines[1:]))}"
+
+
+def _lines_of(text: str, written: re.Pattern) -> list[int]:
+    """The line of each place ``written`` matches in ``text``, counted on from the last: counted from the top for each,
+    a 10,000-case dataset.json with a case's "image" twice took 4 s, 40,000 cases 29 s, until review r113."""
+    lines, line, counted = [], 1, 0
+    for match in written.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        lines.append(line)
+    return lines
 
 
 def _all_in_one_object(text: str, key: str, way: list, written: int) -> bool:

@@ -208,3 +208,34 @@ def test_json_typed_on_a_command_line_or_inline_refuses_a_key_given_twice():
                                           r"accelerate's DeepSpeed plugin takes the last without a word: keep one$"):
         read_deepspeed_json('{"zero_optimization": {"stage": 2, "stage": 3}}')
     assert read_deepspeed_json('{"zero_optimization": {"stage": 2}}') == {"zero_optimization": {"stage": 2}}
+
+
+def test_a_large_hand_edited_json_is_read_in_linear_time_and_right_files_pass(tmp_path):
+    """The one reader of hand-edited JSON (read_json_file) counted each key of an object with keys.count (2.6 s for an
+    object of 10,000 keys: nnU-Net v2's "dataset" of case ids) and a key's lines from the top for each place it is
+    written (a 10,000-case dataset.json with one case's "image" twice, "image" written 10,001 times, 4 s; 40,000
+    cases 29 s), until review r113. Files that are right pass as json.loads reads them: region-based labels, the same
+    key in different objects of a list, a byte-order mark, NaN and Infinity, a list at the top."""
+    import time
+
+    wide = {"dataset": {f"case_{i:05d}": {"images": [f"{i}_0000.nii.gz"], "label": f"{i}.nii.gz"} for i in range(20000)}}
+    (tmp_path / "wide.json").write_text(json.dumps(wide))
+    cases = [{"image": f"imagesTr/{i}.nii.gz", "label": f"labelsTr/{i}.nii.gz"} for i in range(20000)]
+    twice = json.dumps({"training": cases}, indent=4).replace('"label": "labelsTr/19999.nii.gz"',
+                                                               '"label": "labelsTr/19999.nii.gz", "image": "x"')
+    (tmp_path / "twice.json").write_text(twice)
+    started = time.perf_counter()
+    assert read_json_file(tmp_path / "wide.json", "again") == wide
+    with pytest.raises(DataError, match=r"key 'image' given twice in training\[19999\], of which json.load takes"):
+        read_json_file(tmp_path / "twice.json", "again")
+    assert time.perf_counter() - started < 3  # 0.1 s here; 10 s and 9 s before
+
+    right = {"regions.json": '{"labels": {"background": 0, "whole tumor": [1, 2, 3], "tumor core": [2, 3]}}',
+             "training.json": '{"training": [{"image": "a", "label": "b"}, {"image": "c", "label": "d"}]}',
+             "nan.json": '{"a": NaN, "b": [Infinity, -Infinity]}',
+             "list.json": '[{"train": ["a"], "val": ["b"]}, {"train": ["b"], "val": ["a"]}]'}
+    for name, text in right.items():
+        (tmp_path / name).write_text(text)
+        assert json.dumps(read_json_file(tmp_path / name, "again")) == json.dumps(json.loads(text))
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + right["regions.json"].encode())
+    assert read_json_file(tmp_path / "bom.json", "again") == json.loads(right["regions.json"])
