@@ -161,19 +161,28 @@ def _link_error(path: str | Path) -> OSError | None:
     return None
 
 
-def _dangling(path: str | Path) -> str:
-    """``link_problem``'s words for a dangling link, naming each link on its way to what does not exist: of a link
-    to a link whose own target is gone (``other -> mid -> final``, ``final`` removed), "other is a symbolic link to
-    mid, which does not exist" was said of ``mid``, there for ``ls`` to see, until the hundred-and-twenty-second
-    session."""
+def link_hops(path: str | Path) -> tuple[list[str], str]:
+    """What ``path``, a symbolic link, names, and each link on the way names in turn, as each is written, and the
+    path at the end (no link, or the last followed of the kernel's 40): of ``other -> mid -> final``,
+    ``(["mid", "final"], "<mid's folder>/final")``. Shared by a write's refusal (``_dangling``) and a dataset's file
+    that is a link to nothing (``dataset_json.dangling_link``)."""
     def named_by(link: str | Path, target: str) -> str:  # read from the link's own folder, its links resolved
         return os.path.normpath(os.path.join(os.path.realpath(os.path.dirname(link)), target))
 
     hops = [os.readlink(path)]
     at = named_by(path, hops[0])
-    while os.path.islink(at) and len(hops) < 40:  # the kernel's own bound on links followed (ELOOP is said above)
+    while os.path.islink(at) and len(hops) < 40:  # the kernel's own bound on links followed (a loop: ELOOP)
         hops.append(os.readlink(at))
         at = named_by(at, hops[-1])
+    return hops, at
+
+
+def _dangling(path: str | Path) -> str:
+    """``link_problem``'s words for a dangling link, naming each link on its way to what does not exist: of a link
+    to a link whose own target is gone (``other -> mid -> final``, ``final`` removed), "other is a symbolic link to
+    mid, which does not exist" was said of ``mid``, there for ``ls`` to see, until the hundred-and-twenty-second
+    session."""
+    hops, at = link_hops(path)
     if len(hops) == 1:
         return (f"{path} is a symbolic link to {hops[0]}, which does not exist (a dangling link), so nothing is "
                 f"written through it: mount or make what it names, or remove the link to write a file in its place")

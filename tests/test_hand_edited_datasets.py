@@ -414,6 +414,32 @@ def test_a_dataset_that_is_a_dangling_link_or_a_part_of_one_whose_dataset_json_i
         load_cases(msd / "imagesTr")
 
 
+@pytest.mark.parametrize("kind", ["chain", "loop", "folder", "link_to_a_folder"])
+def test_a_dataset_json_that_links_on_to_nothing_loops_or_is_a_folder_is_said_as_what_it_is(kind, tmp_path, capsys):
+    """Review r113: a dataset.json linking to a link to nothing was "a symbolic link to <the second link>, which does
+    not exist", of a link there for ls to see; one in a loop "a symbolic link to <itself>, which does not exist"; a
+    folder by that name (or a link to one) "folder without dataset.json" and a CSV to write in its place."""
+    write_msd(folder := tmp_path / "msd")
+    (json_path := folder / "dataset.json").unlink()
+    if kind == "chain":
+        json_path.symlink_to(second := tmp_path / "second")
+        second.symlink_to(final := tmp_path / "unmounted" / "dataset.json")
+        said = (rf"is a symbolic link to {re.escape(str(second))}, which is a symbolic link to {re.escape(str(final))}, "
+                rf"which does not exist \(a dangling link at the end of the chain: what it names not mounted, or "
+                rf"moved\?\): mount or make what it names, or give the dataset's own path")
+    elif kind == "loop":
+        json_path.symlink_to(json_path)
+        said = (r"is a symbolic link in a loop \(following it leads back to it\), so it names no file: point it at "
+                r"the file it stands for, or remove it")
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        json_path.symlink_to(tmp_path / "elsewhere") if kind == "link_to_a_folder" else json_path.mkdir()
+        linked = rf" \(a symbolic link to {re.escape(str(tmp_path / 'elsewhere'))}\)" if kind != "folder" else ""
+        said = (rf"is a folder{linked}, not the dataset's JSON file: put the dataset's dataset.json in its place \(copy "
+                rf"it again from the dataset's download\), or give the dataset's own path")
+    told_alike(folder, json_path, said, capsys)
+
+
 def test_a_key_given_twice_in_a_datasets_files_names_its_object_and_lines_as_every_hand_edited_json(tmp_path,
                                                                                                     capsys):
     """dataset.json's and splits_final.json's own reader said "key(s) ['1'] given twice in one JSON object; keep one

@@ -254,6 +254,12 @@ def load_cases(
     # session
     if link := dangling_link(json_path, MOUNT_IT):
         raise DataError(link)
+    # a folder by that name (a copy that made one, or a link to one): "folder without dataset.json" and the CSV to
+    # write in its place until review r113, where the dataset has one, a folder
+    if path.is_dir() and json_path.is_dir():
+        linked = f" (a symbolic link to {os.readlink(json_path)})" if json_path.is_symlink() else ""
+        raise DataError(f"{json_path} is a folder{linked}, not the dataset's JSON file: put the dataset's dataset.json "
+                        f"in its place (copy it again from the dataset's download), or give the dataset's own path")
     if path.is_dir() and not json_path.is_file():
         raise DataError(f"{path}: folder without dataset.json; {_describe_it(path)}")
     if json_path.suffix.lower() != ".json":
