@@ -218,7 +218,8 @@ def test_a_large_hand_edited_json_is_read_in_linear_time_and_right_files_pass(tm
     key in different objects of a list, a byte-order mark, NaN and Infinity, a list at the top."""
     import time
 
-    wide = {"dataset": {f"case_{i:05d}": {"images": [f"{i}_0000.nii.gz"], "label": f"{i}.nii.gz"} for i in range(20000)}}
+    wide = {"dataset": {f"case_{i:05d}": {"images": [f"{i}_0000.nii.gz"], "label": f"{i}.nii.gz"}
+                        for i in range(20000)}}
     (tmp_path / "wide.json").write_text(json.dumps(wide))
     cases = [{"image": f"imagesTr/{i}.nii.gz", "label": f"labelsTr/{i}.nii.gz"} for i in range(20000)]
     twice = json.dumps({"training": cases}, indent=4).replace('"label": "labelsTr/19999.nii.gz"',

@@ -424,9 +424,9 @@ def test_a_dataset_json_that_links_on_to_nothing_loops_or_is_a_folder_is_said_as
     if kind == "chain":
         json_path.symlink_to(second := tmp_path / "second")
         second.symlink_to(final := tmp_path / "unmounted" / "dataset.json")
-        said = (rf"is a symbolic link to {re.escape(str(second))}, which is a symbolic link to {re.escape(str(final))}, "
-                rf"which does not exist \(a dangling link at the end of the chain: what it names not mounted, or "
-                rf"moved\?\): mount or make what it names, or give the dataset's own path")
+        said = (rf"is a symbolic link to {re.escape(str(second))}, which is a symbolic link to "
+                rf"{re.escape(str(final))}, which does not exist \(a dangling link at the end of the chain: what it "
+                rf"names not mounted, or moved\?\): mount or make what it names, or give the dataset's own path")
     elif kind == "loop":
         json_path.symlink_to(json_path)
         said = (r"is a symbolic link in a loop \(following it leads back to it\), so it names no file: point it at "
@@ -435,8 +435,8 @@ def test_a_dataset_json_that_links_on_to_nothing_loops_or_is_a_folder_is_said_as
         (tmp_path / "elsewhere").mkdir()
         json_path.symlink_to(tmp_path / "elsewhere") if kind == "link_to_a_folder" else json_path.mkdir()
         linked = rf" \(a symbolic link to {re.escape(str(tmp_path / 'elsewhere'))}\)" if kind != "folder" else ""
-        said = (rf"is a folder{linked}, not the dataset's JSON file: put the dataset's dataset.json in its place \(copy "
-                rf"it again from the dataset's download\), or give the dataset's own path")
+        said = (rf"is a folder{linked}, not the dataset's JSON file: put the dataset's dataset.json in its place "
+                rf"\(copy it again from the dataset's download\), or give the dataset's own path")
     told_alike(folder, json_path, said, capsys)
 
 
