@@ -175,9 +175,16 @@ def _declaration_left_unused(label_dir: Path) -> str | None:
     and no --labels was given: the maps' values were scored as classes named class_N, and a dataset.json of
     regions (whole tumour, core) had a region model's paint scored as classes, another figure than its
     regions' Dice, without a word (ninety-sixth session's probe). None where no dataset.json is there."""
+    from .data.formats.dataset_json import dangling_link
     from .evaluate import regions_from_json
 
     declaration = label_dir.parent / "dataset.json"
+    # a link to nothing (its storage not mounted) said, as load_cases and --labels say it: passed over as no
+    # dataset.json until review r113, the classes named class_N and a dataset of regions scored as classes, no word
+    if link := dangling_link(declaration, f"mount or make what it names, then give --labels {shell_word(declaration)} "
+                                          f"to name the classes or regions (and --overwrite, to replace this "
+                                          f"evaluation)"):
+        return f"note: scored the values found in the files as classes class_1, ... (no --labels); {link}"
     if not declaration.is_file():
         return None
     try:

@@ -2009,6 +2009,14 @@ def test_evaluate_without_labels_of_an_nnunet_labelsts_names_the_dataset_json_be
     (root / "dataset.json").unlink()  # nothing beside: nothing to say
     assert main(["evaluate", pred_dir, label_dir]) == 0
     assert "beside LABELS" not in capsys.readouterr().out
+    # a link to nothing there (its storage not mounted): said, not passed over as no dataset.json (review r113)
+    (root / "dataset.json").symlink_to(tmp_path / "unmounted" / "dataset.json")
+    assert main(["evaluate", pred_dir, label_dir, "--overwrite"]) == 0
+    assert (f"note: scored the values found in the files as classes class_1, ... (no --labels); "
+            f"{root / 'dataset.json'} is a symbolic link to {tmp_path / 'unmounted' / 'dataset.json'}, which does not "
+            f"exist (a dangling link: what it names not mounted, or moved?): mount or make what it names, then give "
+            f"--labels {root / 'dataset.json'} to name the classes or regions (and --overwrite, to replace this "
+            f"evaluation)\n") in capsys.readouterr().out
 
 
 def _classes_in_the_files(root):
