@@ -711,11 +711,15 @@ def format_comparison(comparison: dict) -> str:
 
 
 def parse_model_args(text: str | None) -> dict | None:
-    """``--model-args``: a JSON object of ``model.args``, or None."""
+    """``--model-args`` of plan and of benchmark train: a JSON object of ``model.args``, or None where it is not given.
+
+    Raises:
+        ConfigError: not JSON, not an object, or a key given twice (hand_edited's words, which json.loads took the
+            last of until the hundred-and-twenty-fourth session). benchmark_train_settings kept a copy of its own,
+            which said it as ``--model-args`` and took ``''`` as none, until review r113.
+    """
     if text is None:
         return None
-    # a key given twice refused (hand_edited's words), which json.loads took the last of until the
-    # hundred-and-twenty-fourth session
     try:
         value = loads_once(text, "--model-args (model.args)")
     except KeyGivenTwice as error:
@@ -723,7 +727,7 @@ def parse_model_args(text: str | None) -> dict | None:
     except json.JSONDecodeError as error:
         raise ConfigError(f"--model-args (model.args) is not valid JSON ({error}): {text!r}") from None
     if not isinstance(value, dict):
-        raise ConfigError(f"--model-args (model.args) must be a JSON object such as '{{\"filters\": [8, 16]}}', "
+        raise ConfigError(f"--model-args (model.args) must be a JSON object such as '{{\"dropout\": 0.1}}', "
                           f"got {text!r}")
     return value
 
