@@ -161,11 +161,11 @@ def _link_error(path: str | Path) -> OSError | None:
     return None
 
 
-def link_hops(path: str | Path) -> tuple[list[str], str]:
-    """What ``path``, a symbolic link, names, and each link on the way names in turn, as each is written, and the
-    path at the end (no link, or the last followed of the kernel's 40): of ``other -> mid -> final``,
-    ``(["mid", "final"], "<mid's folder>/final")``. Shared by a write's refusal (``_dangling``) and a dataset's file
-    that is a link to nothing (``dataset_json.dangling_link``)."""
+def link_chain(path: str | Path) -> tuple[str, str | None]:
+    """``path``, a symbolic link, said with what it names and what each link on the way names in turn, as each is
+    written (``other is a symbolic link to mid, which is a symbolic link to final``), and the path at the end where
+    there is more than one link (None for one). Shared by a write's refusal (``_dangling``) and a dataset's file that
+    is a link to nothing (``dataset_json.dangling_link``, since review r113)."""
     def named_by(link: str | Path, target: str) -> str:  # read from the link's own folder, its links resolved
         return os.path.normpath(os.path.join(os.path.realpath(os.path.dirname(link)), target))
 
@@ -174,7 +174,8 @@ def link_hops(path: str | Path) -> tuple[list[str], str]:
     while os.path.islink(at) and len(hops) < 40:  # the kernel's own bound on links followed (a loop: ELOOP)
         hops.append(os.readlink(at))
         at = named_by(at, hops[-1])
-    return hops, at
+    links = "".join(f", which is a symbolic link to {hop}" for hop in hops[1:])
+    return f"{path} is a symbolic link to {hops[0]}{links}", (at if len(hops) > 1 else None)
 
 
 def _dangling(path: str | Path) -> str:
@@ -182,14 +183,12 @@ def _dangling(path: str | Path) -> str:
     to a link whose own target is gone (``other -> mid -> final``, ``final`` removed), "other is a symbolic link to
     mid, which does not exist" was said of ``mid``, there for ``ls`` to see, until the hundred-and-twenty-second
     session."""
-    hops, at = link_hops(path)
-    if len(hops) == 1:
-        return (f"{path} is a symbolic link to {hops[0]}, which does not exist (a dangling link), so nothing is "
-                f"written through it: mount or make what it names, or remove the link to write a file in its place")
-    links = "".join(f", which is a symbolic link to {hop}" for hop in hops[1:])
-    return (f"{path} is a symbolic link to {hops[0]}{links}, which does not exist (a dangling link at the end of the "
-            f"chain), so nothing is written through it: mount or make {at}, or remove {path} to write a file in its "
-            f"place")
+    chain, at = link_chain(path)
+    if at is None:
+        return (f"{chain}, which does not exist (a dangling link), so nothing is written through it: mount or make "
+                f"what it names, or remove the link to write a file in its place")
+    return (f"{chain}, which does not exist (a dangling link at the end of the chain), so nothing is written through "
+            f"it: mount or make {at}, or remove {path} to write a file in its place")
 
 
 def written_through(path: str | Path) -> Path:

@@ -10,7 +10,7 @@ from typing import Any
 from accelerated_seg.data.cases import unnamed_channels
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike
-from accelerated_seg.files import link_hops
+from accelerated_seg.files import link_chain
 from accelerated_seg.hand_edited import read_json_file
 
 
@@ -75,7 +75,7 @@ MOUNT_IT = "mount or make what it names, or give the dataset's own path"
 def dangling_link(path: Path, way_on: str) -> str | None:
     """Where ``path`` is a symbolic link to nothing (a dangling link: the storage it names not mounted, a dataset
     moved), that said, and ``way_on``; None where it is none. A link to a link to nothing names each link on the way
-    (``files.link_hops``), and a link in a loop is said as one: until review r113 both were "a symbolic link to
+    (``files.link_chain``), and a link in a loop is said as one: until review r113 both were "a symbolic link to
     <the next link>, which does not exist", of a link there for ``ls`` to see, and of a link to itself."""
     if not path.is_symlink() or path.exists():
         return None
@@ -85,13 +85,9 @@ def dangling_link(path: Path, way_on: str) -> str | None:
         if error.errno == errno.ELOOP:
             return (f"{path} is a symbolic link in a loop (following it leads back to it), so it names no file: point "
                     f"it at the file it stands for, or remove it")
-    hops, _ = link_hops(path)
-    if len(hops) == 1:
-        return (f"{path} is a symbolic link to {hops[0]}, which does not exist (a dangling link: what it names not "
-                f"mounted, or moved?): {way_on}")
-    links = "".join(f", which is a symbolic link to {hop}" for hop in hops[1:])
-    return (f"{path} is a symbolic link to {hops[0]}{links}, which does not exist (a dangling link at the end of the "
-            f"chain: what it names not mounted, or moved?): {way_on}")
+    chain, at = link_chain(path)
+    which = "a dangling link" if at is None else "a dangling link at the end of the chain"
+    return f"{chain}, which does not exist ({which}: what it names not mounted, or moved?): {way_on}"
 
 
 def cannot_be_read(path: Path, error: OSError) -> str:
