@@ -55,7 +55,8 @@ from .data.preprocess_settings import PreprocessSettings, class_values, preproce
 from .ensemble import given_folders, load_for_prediction, members_of
 from .files import remove_written
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
-from .inference_inputs import channels_config, check_channel_count, check_paths_given, home_expanded
+from .inference_inputs import (channel_names_compared, channels_config, check_channel_count, check_paths_given,
+                               home_expanded)
 from .inference_outputs import check_one_case_call, probabilities_path, remove_earlier_prediction
 # by another name: inference's own name for it is the home's object, given by __getattr__ below
 # (_HOMES_OF_WHAT_IT_IMPORTED), as a script that imported it from here before the split reads it
@@ -669,7 +670,11 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
             can name (``Segmentation.predict``'s: locked, it warned of an unlockable ``--output`` nobody gave).
 
     Raises:
-        DataError: the arguments (before the model loads), or the case's files (after).
+        DataError: the arguments (before the model loads), or the case's files (after); files in a dataset's images
+            folder whose dataset.json (one folder up) gives the model's channels in another order, each file its
+            dataset's channel of its number (``<case>_0001``: channel 1), before anything is read or written (one
+            naming them otherwise is warned of), as ``predict_cases`` refuses them
+            (``inference_inputs.channel_names_compared``).
         ConfigError: another live predict writes ``output`` or ``probabilities_output`` (``holding_output_folder``).
 
     Example:
@@ -684,10 +689,18 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     # Refused outputs first (one over its input, say): only the case's own failure removes anything. Before the
     # model loads: until the ninety-fifth session output="p2d/" loaded it, then said "p2d: a label map is written
     # as NIfTI", and two cases' files for a one-channel model were counted only as they were read.
+    early = config_without_loading(model_dir)
     check_one_case_call(channels, _home_expanded_as_given(output), _home_expanded_as_given(probabilities_output),
-                        config_without_loading(model_dir), names)
+                        early, names)
+    # A dataset.json's channel order against the model's, as predict_cases compares it (before the model loads, or,
+    # where config.json alone says nothing sure of the channels, after it): until the hundred-and-twenty-fourth
+    # session (helper h131) imagesTs/p_0000, p_0001 of a dataset ordering the model's channels otherwise were fed
+    # as given without a word, here and in Segmentation.predict of paths
+    channel_names_compared(channels, early, names, one_case=True)
     output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     model, config = load_for_prediction(model_dir)
+    if early is None:
+        channel_names_compared(channels, config, names, one_case=True)
     keep = kept_whole(config, keep_largest)
     # Each file locked as predict_cases locks one label map: until the hundred-and-twenty-second session this form
     # (predict --input) took no lock, and a second predict writing its map or probabilities went on, unsaid

@@ -16,7 +16,6 @@ case, so a stand-in put here (the benchmark's timers, a test's fault) is what it
 from __future__ import annotations
 
 import os
-import warnings
 from contextlib import AbstractContextManager, closing, nullcontext
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -29,14 +28,12 @@ from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
 from .inference import (PreparedCase, RestoredCase, case_prediction, check_precision, config_without_loading,
                         default_device, kept_whole, prepare_case, runs_transforms_on_device, write_case)
-from .inference_inputs import (InputCase, check_paths_given, collect_cases, dataset_channel_names_warnings,
-                               expand_inputs, home_expanded)
+from .inference_inputs import InputCase, channel_names_compared, check_paths_given, collect_cases, home_expanded
 from .inference_outputs import (checked_outputs, done_as_written, holding_output_folder, prediction_ending,
                                 probabilities_path, remove_earlier_prediction, remove_under_the_other_ending)
 from .inference_pipeline import one_at_a_time, pipelined
 from .predict_marks import case_key, prediction_key
 from .predict_names import PREDICT_CASES_NAMES, PredictNames
-from .own_warnings import AcceleratedSegWarning
 from .predict_options import PredictOptions
 from .sigterm import stop_signal
 
@@ -135,8 +132,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     Raises:
         DataError: before anything is written, scans of a dataset's images folder whose dataset.json (one folder up)
             gives the model's channels in another order (one naming them otherwise is warned of), as the command line
-            refuses them (``_channel_names_compared``); after the other cases, naming each case that could not be
-            read as an image.
+            refuses them (``inference_inputs.channel_names_compared``); after the other cases, naming each case that could
+            not be read as an image.
 
     Example:
         >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
@@ -152,13 +149,13 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     # The cases and their outputs refused before the model loads, as the command line does; where config.json
     # alone says nothing sure of the channels, after it, as the loading says what is wrong first
     if (early := config_without_loading(model_dir)) is not None:
-        _channel_names_compared(inputs, early, names)
+        channel_names_compared(inputs, early, names)
         cases = collect_cases(inputs, early)
         outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(early))
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     if early is None:
-        _channel_names_compared(inputs, config, names)
+        channel_names_compared(inputs, config, names)
         cases = collect_cases(inputs, config)
         outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
     model.to(device)
@@ -175,18 +172,6 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     if failed:
         raise DataError(could_not_be_segmented(failed, len(jobs)))
     return outputs
-
-
-def _channel_names_compared(inputs: Sequence[str | Path], config: dict, names: PredictNames) -> None:
-    """Refuse scans in a dataset's images folder whose dataset.json (one folder up) gives the model's channels in
-    another order, warn of one naming them otherwise, at the caller's line (``dataset_channel_names_warnings``), as
-    ``accelerated-seg predict`` does: a script's call compared nothing until review r112 of the
-    hundred-and-twenty-fourth session. The command line (``names`` of flags, not keywords) compared them before its
-    imports, on every process of a launch, its warning said once: not again here."""
-    if not names.keyword:
-        return
-    for warning in dataset_channel_names_warnings(expand_inputs(inputs), config):
-        warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
 
 
 def could_not_be_segmented(failed: Sequence[str], cases: int) -> str:

@@ -237,6 +237,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
                              fp32_setting=fp32_setting, names=names)
+    from .inference import config_without_loading  # the scans' dataset.json against the model, as predict_cases
+    from .inference_inputs import channel_names_compared  # compares it: refused alike, warned by the main process
+    channel_names_compared(inputs, config_without_loading(model_dir), names, said=accelerator.is_main_process)
     output = home_expanded(output)
     from .predict_stop import WrittenWhole
     from .ranks_stop_together import stopping_together

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
+import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import Sequence
@@ -32,6 +35,7 @@ from .data.formats.paths import OTHER_IMAGE_FORMATS, conversion, nifti_stem, oth
 from .data.io import content_not_fetched, file_or_unfetched, resource_fork
 from .dropped_interrupts import interrupts_kept, raise_a_dropped_interrupt
 from .model_folders import model_folder_kind
+from .own_warnings import AcceleratedSegWarning
 from .shell_words import shell_word
 from .predict_names import PredictNames
 
@@ -549,6 +553,37 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
     return None
 
 
+def channel_names_compared(inputs: Sequence[str | Path] | Sequence[InputCase], config: dict | None,
+                           names: PredictNames, *, one_case: bool = False, said: bool = True) -> None:
+    """Refuse scans in a dataset's images folder whose dataset.json (one folder up) gives the channels of the model of
+    ``config`` in another order, and warn of one naming them otherwise at the line that called predict's function
+    (the caller of this one's caller), as ``accelerated-seg predict`` does (``dataset_channel_names_warnings``): the
+    one entry of predict's Python calls, ``predict_cases`` (review r112), ``predict_file`` (so
+    ``Segmentation.predict`` of paths) and ``predict_distributed`` under a launch (the hundred-and-twenty-fourth
+    session, helper h131), which compared nothing before. ``inputs``: files, folders or patterns (``expand_inputs``);
+    with ``one_case`` one case's files, fed in the order given; or the cases themselves (``InputCase``), each compared
+    as one case's files. ``config``: None where config.json cannot be read before the models load (their loading
+    says why): nothing compared. The command line (``names`` of flags, not keywords) compared before its imports, on
+    every process of a launch: not again. ``said``: False on a launch's processes but the main one, which alone says
+    the warning (each refuses alike)."""
+    if config is None or not names.keyword:
+        return
+    if inputs and all(isinstance(item, InputCase) for item in inputs):
+        # the cases whose files are the same channels of the same folders (p_0000, p_0001 and q_0000, q_0001 of one
+        # imagesTs/) compared once, as their first: a warning of each of a folder's thousand cases said one fault
+        alike: dict[tuple, InputCase] = {}
+        for case in inputs:
+            alike.setdefault(tuple((Path(os.path.abspath(path)).parent, _channel_number(path))
+                                   for path in case.channels), case)
+        found = [warning for case in alike.values() for warning in dataset_channel_names_warnings(
+            case.channels, config, one_case=True, names=replace(names, inputs=f"case {case.id}"))]
+    else:
+        found = dataset_channel_names_warnings(list(inputs) if one_case else expand_inputs(inputs), config, one_case,
+                                               names)
+    for warning in dict.fromkeys(found) if said else ():
+        warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
+
+
 def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, one_case: bool = False,
                                    names: PredictNames = PredictNames()) -> list[str]:
     """Refuse scans of a dataset whose dataset.json gives the channels of the model of ``config`` in another order,
@@ -575,8 +610,9 @@ def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, on
         by_folder.setdefault(Path(os.path.abspath(path)).parent, []).append(Path(path))
     # a dataset.json -> its channels and its images folders among the inputs: said once for imagesTr/ and imagesTs/
     compared: dict[Path, tuple[dict[int, str], list[Path]]] = {}
+    read: dict[Path, dict[int, str] | None] = {}  # each dataset.json read once in a call, imagesTr/'s and imagesTs/'s
     for folder, found in sorted(by_folder.items()):
-        if (given := _declared_channels(folder)) is not None and any(_fed_as_numbered(path, config) for path in found):
+        if (given := _declared_channels(folder, read)) is not None and any(_fed_as_numbered(path, config) for path in found):
             compared.setdefault(folder.parent / "dataset.json", (given, []))[1].append(folder)
     said = []
     for declaration, (given, folders) in compared.items():
@@ -588,18 +624,54 @@ def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, on
     return said
 
 
-def _declared_channels(folder: Path) -> dict[int, str] | None:
+def _declared_channels(folder: Path, read: dict[Path, dict[int, str] | None]) -> dict[int, str] | None:
     """The channels the dataset.json one folder up from ``folder`` names, where ``folder`` is a dataset's images
-    folder (its name begins ``images``: imagesTs/, imagesTr/) and that dataset.json reads; else None."""
+    folder (its name begins ``images``: imagesTs/, imagesTr/) and that dataset.json reads; else None.
+
+    Read once in a call (``read``: this call's, by path), and once while the file stays as it is
+    (``_READ_DECLARATIONS``): ``predict_file`` looped over a folder's thousands of cases by a script reads it once, not
+    twice a call (once per channel file), and a dataset.json of 1000 cases costs its stat alone after the first
+    (benchmarks/results/channel_order_for_every_predict_2026-12-07/)."""
+    declaration = folder.parent / "dataset.json"
+    if not folder.name.lower().startswith("images"):
+        return None
+    if declaration not in read:
+        read[declaration] = _channels_declared_in(declaration)
+    return None if read[declaration] is None else dict(read[declaration])
+
+
+def _channels_declared_in(declaration: Path) -> dict[int, str] | None:
+    """The channels ``declaration`` (a dataset.json) names, else None: read again where it changed since it was read
+    (``_READ_DECLARATIONS``)."""
     from .data.formats.dataset_json import parse_channels, read_json
 
-    declaration = folder.parent / "dataset.json"
-    if not folder.name.lower().startswith("images") or not declaration.is_file():
-        return None
     try:
-        return parse_channels(read_json(declaration), declaration)
-    except (DataError, OSError):
+        status = os.stat(declaration)
+    except (OSError, ValueError):  # none there (ValueError: a NUL in the path)
         return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    # the file as it stands: a rewrite moves its times (in nanoseconds), a replacement its inode too
+    now = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    if (kept := _READ_DECLARATIONS.get(declaration)) is not None and kept[0] == now:
+        return kept[1]
+    try:
+        channels = parse_channels(read_json(declaration), declaration)
+    except (DataError, OSError):
+        channels = None
+    _READ_DECLARATIONS.pop(declaration, None)
+    # Kept once its last write is a second old: two writes of one size within the clock's tick (4 ms) leave one mtime,
+    # and a file written that close to its read may be written again unseen (git's "racily clean" index entries)
+    if time.time_ns() - status.st_mtime_ns > 1_000_000_000:
+        _READ_DECLARATIONS[declaration] = (now, channels)
+    while len(_READ_DECLARATIONS) > _DECLARATIONS_KEPT:  # the one kept longest first
+        _READ_DECLARATIONS.pop(next(iter(_READ_DECLARATIONS)), None)
+    return channels
+
+
+#: dataset.json path -> (its stat when read: device, inode, size, mtime and ctime in ns; the channels it names or None)
+_READ_DECLARATIONS: dict[Path, tuple[tuple, dict[int, str] | None]] = {}
+_DECLARATIONS_KEPT = 64
 
 
 def _fed_as_numbered(path: Path, config: dict) -> bool:
@@ -616,21 +688,28 @@ def _one_case_channel_names_said(files: Sequence[str | Path], config: dict, name
     dataset's channels in their order; one file per channel, each its dataset's channel of its number (``_0001``:
     channel 1), compared where every file is so numbered in a dataset's images folder."""
     paths = [Path(os.path.abspath(path)) for path in files]
-    declared = [_declared_channels(path.parent) for path in paths]
+    read: dict[Path, dict[int, str] | None] = {}  # each dataset.json read once in a call, not once per file
+    declared = [_declared_channels(path.parent, read) for path in paths]
     if len(paths) == 1 and declared[0] is not None:
         given = declared[0]
     else:
-        numbers = [CHANNEL_FILE.match(nifti_stem(path) or path.name) for path in paths]
-        if any(number is None or names_of is None or int(number["channel"]) not in names_of
+        numbers = [_channel_number(path) for path in paths]
+        if any(number is None or names_of is None or number not in names_of
                for number, names_of in zip(numbers, declared)):
             return None
-        given = {place: names_of[int(number["channel"])]
-                 for place, (number, names_of) in enumerate(zip(numbers, declared))}
+        given = {place: names_of[number] for place, (number, names_of) in enumerate(zip(numbers, declared))}
     declarations = sorted({str(path.parent.parent / "dataset.json") for path in paths})
+    first = f"the first file of {names.inputs}" if names.keyword else f"{names.inputs}'s first file"  # inputs's
     return channel_names_refused_or_warned(
         config, given, f"{names.inputs}, as {' and '.join(declarations)} names its files,", "dataset.json",
         keyword=False, also=_moved_elsewhere(paths[0].parent.parent / "dataset.json", f"{paths[0].parent}/",
-                                             f"{names.inputs}'s first file its channel 0"))
+                                             f"{first} its channel 0"))
+
+
+def _channel_number(path: str | Path) -> int | None:
+    """The channel nnU-Net's naming gives ``path`` (``<case>_0001.nii.gz``: 1), else None."""
+    number = CHANNEL_FILE.match(nifti_stem(path) or Path(path).name)
+    return None if number is None else int(number["channel"])
 
 
 def _moved_elsewhere(declaration: Path, scans_in: str, first: str) -> str:

@@ -2,10 +2,14 @@
 benchmarks/results/model_and_data_channel_names_2026-12-07/): ``Segmentation.evaluate`` of a Dataset giving the
 model's channels in another order refused before anything is written, one naming them otherwise warned of, names
 nothing gives compared with nothing; ``accelerated-seg check``'s summary saying a channel nothing names by its index
-alone; a one-channel dataset's grid refusal naming its channel."""
+alone; a one-channel dataset's grid refusal naming its channel. Predict's scans against their dataset.json (one
+folder up from an images* folder): the command, predict_cases (review r112), and predict_file, Segmentation.predict of
+paths and predict_distributed under a launch (the hundred-and-twenty-fourth session, helper h131)."""
 
 import json
+import os
 import warnings
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -282,3 +286,170 @@ def test_a_dataset_jsons_warning_is_said_once_for_its_folders(tmp_path):
                                                                               "channels": {"0": "MRI0", "1": "MRI1"}})
     assert len(said) == 1 and said[0].startswith(f"{tests.parent / 'dataset.json'} (beside the scans in {training}/ "
                                                  f"and {tests}/) names the model's channels otherwise"), said
+
+
+def test_predict_file_compares_its_files_as_predict_cases_does(tmp_path, capsys):
+    """inference.predict_file of imagesTs/c_0000, c_0001 whose dataset.json names MRI1, MRI0 fed the dataset's MRI1 as
+    the model's MRI0 without a word (review r112's Left; the hundred-and-twenty-fourth session, helper h131): refused
+    now before anything is written, each file its dataset's channel of its number (c_0001 first is the model's order);
+    other names warned of once at the caller's line; scans in a folder not named images* not compared; `predict
+    --input` (which compares before its imports) warns once, not again in predict_file."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference import predict_file
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    declaration = folder.parent / "dataset.json"
+    with pytest.raises(DataError) as refused:
+        predict_file(model, [folder / "c_0000.nii.gz", folder / "c_0001.nii.gz"], tmp_path / "a.nii.gz")
+    said = str(refused.value)
+    assert said.startswith(f"inputs, as {declaration} names its files, gives the model's channels in another order "
+                           f"(MRI1, the model's channel 1, given as channel 0; MRI0, the model's channel 0, given as "
+                           f"channel 1)"), said
+    assert said.endswith(f"the first file of inputs its channel 0; if {declaration} does not describe these scans, "
+                         f"move them out of {folder}/"), said
+    assert not (tmp_path / "a.nii.gz").exists()
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        predict_file(model, [folder / "c_0001.nii.gz", folder / "c_0000.nii.gz"], tmp_path / "b.nii.gz")
+    assert (tmp_path / "b.nii.gz").is_file() and not [w for w in raised if "channel" in str(w.message)]
+    named = _nnunet_folder(tmp_path, ["T1", "FLAIR"], name="Named")
+    files = [str(named / "c_0000.nii.gz"), str(named / "c_0001.nii.gz")]
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        predict_file(model, files, tmp_path / "c.nii.gz")
+    said = [w for w in raised if "channels otherwise" in str(w.message)]
+    assert len(said) == 1 and said[0].filename == __file__, [(str(w.message), w.filename) for w in raised]
+    assert str(said[0].message).startswith(f"inputs, as {named.parent / 'dataset.json'} names its files, names the "
+                                           f"model's channels otherwise (channel 0: T1 in the dataset.json"), said
+    scans = folder.parent / "scans"
+    folder.rename(scans)
+    predict_file(model, [scans / "c_0000.nii.gz", scans / "c_0001.nii.gz"], tmp_path / "d.nii.gz")  # not images*
+    assert (tmp_path / "d.nii.gz").is_file()
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        assert main(["predict", "--model", str(model), "--input", *files, "--output", str(tmp_path / "e.nii.gz")]) == 0
+    assert len([w for w in raised if "channels otherwise" in str(w.message)]) == 1, \
+        [str(w.message) for w in raised]
+    capsys.readouterr()
+
+
+def test_segmentation_predict_of_paths_compares_as_predict_cases_does(tmp_path):
+    """Segmentation.predict of imagesTs/ paths is predict_file's: another order refused in its words (x), before
+    anything is written; the same scans as an array, no path, have nothing to compare."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.estimator import Segmentation
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    paths = [str(folder / "c_0000.nii.gz"), str(folder / "c_0001.nii.gz")]
+    with pytest.raises(DataError, match=r"^predict: x, as .*dataset.json names its files, gives the model's channels "
+                                        r"in another order \(MRI1, the model's channel 1, given as channel 0.*the first "
+                                        r"file of x its channel 0; "):
+        model.predict(paths)
+    assert model.predict(list(reversed(paths))).shape == (16, 16, 16)
+    arrays = np.stack([np.asanyarray(nib.load(path).dataobj) for path in paths])
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        assert model.predict(arrays, affine=AFFINE).shape == (16, 16, 16)
+    assert not [w for w in raised if "channel" in str(w.message)], [str(w.message) for w in raised]
+
+
+def test_predict_distributed_compares_at_its_entry_on_every_process(tmp_path):
+    """predict_distributed over several processes (a script's, under a launch) compared no dataset.json (review
+    r112's Left): each process refuses another order at its entry, before any work or collective (a process but the
+    main one here, no launch needed); the cases themselves (InputCase) each as one case's files, fed in the order
+    given; those of one folder's numbering warned of once, naming the first."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference_distributed import predict_distributed
+    from accelerated_seg.inference_inputs import InputCase, channel_names_compared
+    from accelerated_seg.predict_names import PREDICT_CASES_NAMES
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    helper = SimpleNamespace(num_processes=2, process_index=1, is_main_process=False, device=torch.device("cpu"))
+    with pytest.raises(DataError, match=r"beside the scans in .*imagesTs/\) gives the model's channels in another "
+                                        r"order \(MRI1, the model's channel 1, given as channel 0"):
+        predict_distributed(model, [folder], tmp_path / "out", accelerator=helper)
+    cases = [InputCase("c", (folder / "c_0000.nii.gz", folder / "c_0001.nii.gz"))]
+    with pytest.raises(DataError, match=r"^case c, as .*dataset.json names its files, gives the model's channels in "
+                                        r"another order .*the first file of case c its channel 0; "):
+        predict_distributed(model, cases, tmp_path / "out", accelerator=helper)
+    assert not (tmp_path / "out").exists()
+    named = _nnunet_folder(tmp_path, ["T1", "FLAIR"], name="Named")
+    for case in ("p", "q"):
+        for index in range(2):
+            (named / f"{case}_{index:04d}.nii.gz").write_bytes((named / f"c_{index:04d}.nii.gz").read_bytes())
+    config = json.loads((model / "config.json").read_text())
+    cases = [InputCase(case, (named / f"{case}_0000.nii.gz", named / f"{case}_0001.nii.gz")) for case in "cpq"]
+    for main_process in (True, False):
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            channel_names_compared(cases, config, PREDICT_CASES_NAMES, said=main_process)
+        said = [str(w.message) for w in raised if "channels otherwise" in str(w.message)]
+        assert len(said) == main_process and all(line.startswith("case c, as ") for line in said), said
+
+
+@pytest.mark.distributed
+def test_a_launched_predict_distributed_refuses_on_every_process_and_warns_once(tmp_path):
+    """predict_distributed from a script under `accelerate launch` of 2 processes: a dataset.json naming the model's
+    channels otherwise warned of by the main process alone, the cases written; another order refused by both
+    processes, nothing written."""
+    from test_inference import export
+    from test_inference_distributed import WORKER, launch_two
+
+    model = export(tmp_path / "model", in_channels=2)
+    named = _nnunet_folder(tmp_path, ["T1", "FLAIR"], name="Named")
+    other = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
+    jobs = [{"model_dir": str(model), "inputs": [str(named)], "output": str(tmp_path / "named")},
+            {"model_dir": str(model), "inputs": [str(other)], "output": str(tmp_path / "other")}]
+    prefix = tmp_path / "result"
+    proc = launch_two(prefix, [str(WORKER), str(prefix), json.dumps(jobs)])
+    for rank in range(2):
+        path = Path(f"{prefix}.rank{rank}.json")
+        assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        result = json.loads(path.read_text())
+        assert not result["ok"] and result["error"].startswith(
+            f"DataError: {other.parent / 'dataset.json'} (beside the scans in {other}/) gives the model's channels in "
+            f"another order"), result
+    assert (tmp_path / "named" / "c.nii.gz").is_file() and not (tmp_path / "other").exists()
+    assert proc.stderr.count("names the model's channels otherwise") == 1, proc.stderr[-3000:]
+
+
+def test_a_dataset_json_is_read_once_while_it_stays_as_it_is(tmp_path, monkeypatch):
+    """predict_file looped over a folder's cases by a script: its dataset.json was read twice a call (once per
+    channel file); once now while it stays as it is, read again once rewritten (the hundred-and-twenty-fourth
+    session, helper h131)."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.data.formats import dataset_json
+    from accelerated_seg.inference_inputs import channel_names_compared
+    from accelerated_seg.predict_names import PREDICT_FILE_NAMES
+
+    reads = []
+    read_json = dataset_json.read_json
+    monkeypatch.setattr(dataset_json, "read_json", lambda path: reads.append(path) or read_json(path))
+    folder = _nnunet_folder(tmp_path, ["MRI0", "MRI1"])
+    declaration = folder.parent / "dataset.json"
+    config = {"in_channels": 2, "channels": {"0": "MRI0", "1": "MRI1"}}
+    files = [folder / "c_0000.nii.gz", folder / "c_0001.nii.gz"]
+    for _ in range(2):  # written just now: read again in each call (a write may follow within the clock's tick)
+        channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
+    assert reads == [declaration, declaration], reads
+    written = declaration.stat().st_mtime
+    os.utime(declaration, (written - 10, written - 10))  # written 10 s ago
+    for _ in range(3):
+        channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
+    assert len(reads) == 3, reads
+    declaration.write_text(declaration.read_text().replace("MRI0", "MRI2").replace("MRI1", "MRI0")
+                           .replace("MRI2", "MRI1"))  # the same size, rewritten in place
+    with pytest.raises(DataError, match="gives the model's channels in another order"):
+        channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
+    assert len(reads) == 4, reads
