@@ -132,8 +132,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     Raises:
         DataError: before anything is written, scans of a dataset's images folder whose dataset.json (one folder up)
             gives the model's channels in another order (one naming them otherwise is warned of), as the command line
-            refuses them (``inference_inputs.channel_names_compared``); after the other cases, naming each case that could
-            not be read as an image.
+            refuses them (``inference_inputs.channel_names_compared``); after the other cases, naming each case that
+            could not be read as an image.
 
     Example:
         >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP

@@ -612,7 +612,8 @@ def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, on
     compared: dict[Path, tuple[dict[int, str], list[Path]]] = {}
     read: dict[Path, dict[int, str] | None] = {}  # each dataset.json read once in a call, imagesTr/'s and imagesTs/'s
     for folder, found in sorted(by_folder.items()):
-        if (given := _declared_channels(folder, read)) is not None and any(_fed_as_numbered(path, config) for path in found):
+        given = _declared_channels(folder, read)
+        if given is not None and any(_fed_as_numbered(path, config) for path in found):
             compared.setdefault(folder.parent / "dataset.json", (given, []))[1].append(folder)
     said = []
     for declaration, (given, folders) in compared.items():

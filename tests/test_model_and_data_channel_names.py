@@ -347,8 +347,8 @@ def test_segmentation_predict_of_paths_compares_as_predict_cases_does(tmp_path):
     folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"])
     paths = [str(folder / "c_0000.nii.gz"), str(folder / "c_0001.nii.gz")]
     with pytest.raises(DataError, match=r"^predict: x, as .*dataset.json names its files, gives the model's channels "
-                                        r"in another order \(MRI1, the model's channel 1, given as channel 0.*the first "
-                                        r"file of x its channel 0; "):
+                                        r"in another order \(MRI1, the model's channel 1, given as channel 0.*the "
+                                        r"first file of x its channel 0; "):
         model.predict(paths)
     assert model.predict(list(reversed(paths))).shape == (16, 16, 16)
     arrays = np.stack([np.asanyarray(nib.load(path).dataobj) for path in paths])
