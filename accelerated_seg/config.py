@@ -569,6 +569,7 @@ def check_values(cfg: Config, names: Names | None = None) -> Config:
         raise ConfigError(f"{setting('data.region_order')} orders {names.setting('data.regions')}, which is not "
                           "set; declare the regions, or leave the order out (regions declared in an nnU-Net "
                           "dataset.json are painted in its \"regions_class_order\")")
+    tracker_names(cfg.train.trackers, setting("train.trackers"))  # by name: whether installed is the Accelerator's
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"{setting('data.synthetic.num_validation')} ({cfg.data.synthetic.num_validation}) must "
                           f"be below {names.setting('data.synthetic.num_cases')} ({cfg.data.synthetic.num_cases}): "
@@ -902,6 +903,34 @@ def _build(cls, raw: Any, prefix: str, names: Names | None = None):
 #: ``trackers: [tensorboard, wandb]``, as accelerate's ``log_with`` takes them; refused before the
 #: thirty-second session as "must be str").
 NAME_LISTS = frozenset({"train.trackers"})
+
+#: The tracker names accelerate 1.16 takes (``accelerate.utils.LoggerType.list()``, "all" the installed ones), kept
+#: here so that a misspelt one is refused with the other settings, before torch, MONAI and accelerate are imported:
+#: ``--train.trackers=tensorbord`` was refused after them (8 s) and after the earlier-run check until the
+#: hundred-and-twenty-fourth session (helper h132). tests/test_config.py checks it against accelerate's own.
+ACCELERATE_TRACKERS = ("all", "aim", "tensorboard", "wandb", "trackio", "comet_ml", "mlflow", "clearml", "dvclive",
+                       "swanlab")
+
+
+def tracker_names(names, setting: str = "setting train.trackers") -> list[str]:
+    """The accelerate trackers that ``names`` gives: comma-separated names or a list of them, as
+    ``train.trackers`` takes them (``NAME_LISTS``); "none", [], None or False for none ([]). Else a ConfigError
+    naming ``setting`` as its caller's user says it, with the closest known name: accelerate would raise a bare
+    ValueError for a misspelt one; ``fit(trackers=[...])`` or ``None`` was an AttributeError traceback
+    (seventy-sixth session's probe)."""
+    if names is None or names is False:
+        names = []
+    elif isinstance(names, str):
+        names = names.split(",")
+    elif not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
+        raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
+                          f"got {names!r}")
+    names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
+    if unknown := [name for name in names if name not in ACCELERATE_TRACKERS]:
+        raise ConfigError(f"{setting} must be none, or tracker names accelerate knows, comma separated or a list: "
+                          f"{', '.join(ACCELERATE_TRACKERS)}; got {', '.join(map(repr, unknown))}"
+                          + did_you_mean(unknown[0], ACCELERATE_TRACKERS))
+    return names
 
 
 #: Values a setting took before it became a choice, read as the choice they became: data.augment

@@ -41,7 +41,7 @@ from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKw
 from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_guess,
                                      quiet_deepspeeds_deprecated_collectives, replay_cpu_adams_step_count,
                                      skip_deepspeeds_shared_memory_op)
-from .config import Config, ConfigError, DDPConfig
+from .config import Config, ConfigError, DDPConfig, tracker_names
 from .exported_model import expect_shared_tensors, shared_tensor_names
 from .files import by_a_utf8_name, is_utf8
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
@@ -227,24 +227,8 @@ def destroy_process_group() -> None:
 
 
 def _trackers(names, setting: str = "train.trackers") -> list[str] | None:
-    """The accelerate trackers that ``names`` gives: comma-separated names or a list of them, as
-    ``train.trackers`` takes them (``config.NAME_LISTS``); "none", [], None or False for none.
-    accelerate would raise a bare ValueError for a misspelt one, so it is a ConfigError here, before
-    the Accelerator exists; ``fit(trackers=[...])`` or ``None`` was an AttributeError traceback
-    (seventy-sixth session's probe)."""
-    if names is None or names is False:
-        names = []
-    elif isinstance(names, str):
-        names = names.split(",")
-    elif not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
-        raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
-                          f"got {names!r}")
-    names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
-    known = LoggerType.list()
-    if unknown := [name for name in names if name not in known]:
-        raise ConfigError(f"{setting}: {', '.join(unknown)} is not a tracker accelerate knows; give "
-                          f"none, or comma-separated names from: {', '.join(known)}")
-    return names or None
+    """The accelerate trackers that ``names`` gives (``config.tracker_names``), None for none."""
+    return tracker_names(names, setting) or None
 
 
 def tracker_install_hint(missing: list[str]) -> str:

@@ -614,3 +614,55 @@ def test_a_network_argument_not_of_its_kind_is_named(name, args, refused):
         return
     with pytest.raises(ConfigError, match=re.escape("model.args." + refused)):
         check_arg_names(name, args)
+
+
+def test_accelerate_tracker_names_kept_here_are_accelerates_own():
+    """The list a misspelt tracker is refused by before accelerate is imported (config.ACCELERATE_TRACKERS) is
+    accelerate's, which would otherwise drift from it unseen: a new tracker refused, or a dropped one taken."""
+    from accelerate.utils import LoggerType
+
+    from accelerated_seg.config import ACCELERATE_TRACKERS
+
+    assert ACCELERATE_TRACKERS == tuple(LoggerType.list())
+
+
+@pytest.mark.parametrize("given", ["--train.trackers=tensorbord", "--train.trackers=[wandb, tensorbord]",
+                                   "--train.trackers=wandb,tensorbord", "--train.trackers=TensorBoard"])
+def test_a_misspelt_tracker_is_refused_with_the_settings_by_name_with_the_closest(given):
+    """A tracker name accelerate does not know was refused by the Accelerator only, after torch, MONAI and accelerate
+    were imported (8 s) and after the earlier-run check, until the hundred-and-twenty-fourth session (helper h132);
+    now with every other setting, the closest known name offered as for a misspelt setting."""
+    refused = "'TensorBoard'" if "TensorBoard" in given else "'tensorbord'"
+    with pytest.raises(ConfigError, match=r"^setting train\.trackers must be none, or tracker names accelerate "
+                                          r"knows, comma separated or a list: all, aim, tensorboard, .*; got "
+                                          + refused + r" \(did you mean 'tensorboard'\?\)$"):
+        load_config(None, [given])
+
+
+def test_a_config_files_misspelt_tracker_is_named_with_the_file(tmp_path):
+    path = tmp_path / "experiment.yaml"
+    path.write_text("train:\n  trackers: [tensorboard, wanb]\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: setting train\.trackers must be none, .*; "
+                                          r"got 'wanb' \(did you mean 'wandb'\?\)$"):
+        load_config(path)
+    assert load_config(path, ["--train.trackers=none"]).train.trackers == "none"  # overridden: the file's is gone
+
+
+def test_a_misspelt_tracker_is_refused_before_torch_and_accelerate_are_imported_and_before_the_earlier_run(
+        tmp_path):
+    """The command line's refusal, as `accelerated-seg train --train.trackers=tensorbord` meets it in a folder an
+    earlier run used: the typo first, in the process that has imported neither torch nor accelerate."""
+    import subprocess
+    import sys
+
+    used = tmp_path / "run"
+    used.mkdir()
+    for name in ("run_info.json", "summary.json"):  # a finished run's (run_folder.earlier_run)
+        (used / name).write_text("{}")
+    probe = ("import sys\nfrom accelerated_seg.cli import main\ntry:\n"
+             f"    main(['train', '--train.trackers=tensorbord', '--train.output_dir={used}'])\n"
+             "except SystemExit as refused:\n"
+             "    print(refused.code, sorted({'torch', 'accelerate', 'monai'} & sys.modules.keys()))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] == "2 []", done.stdout + done.stderr
+    assert "did you mean 'tensorboard'?" in done.stderr and "earlier run" not in done.stderr

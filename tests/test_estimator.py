@@ -5302,3 +5302,24 @@ def test_predict_locks_no_temporary_file_of_its_own_where_predict_file_locks_its
     assert locked == []
     predict_file(model_dir, files["one"], tmp_path / "out" / "seg.nii.gz", device="cpu")
     assert locked == [tmp_path / "out"]
+
+
+def test_a_misspelt_tracker_is_refused_at_fits_call_before_the_earlier_run_and_anything_written(tiny_dataset,
+                                                                                                tmp_path):
+    """fit(trackers=["tensorbord"]) was refused by the Accelerator only, after the run folder's checks (into a used
+    folder: the earlier run said first) and the data's, until the hundred-and-twenty-fourth session (helper h132);
+    now at the call, by its keyword, the closest name offered, nothing written."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    used = tmp_path / "run"
+    used.mkdir()
+    for name in ("run_info.json", "summary.json"):  # a finished run's (run_folder.earlier_run)
+        (used / name).write_text("{}")
+    with pytest.raises(ConfigError, match=r"^fit: trackers must be none, or tracker names accelerate knows, comma "
+                                          r"separated or a list: .*; got 'tensorbord' \(did you mean "
+                                          r"'tensorboard'\?\)$"):
+        model.fit(data, steps=1, trackers=["tensorbord"])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]  # no cache either
+    assert sorted(path.name for path in used.iterdir()) == ["run_info.json", "summary.json"]
+    with pytest.raises(ConfigError, match=r"^Segmentation: trackers must be none, .*; got 'wandbb' \(did you mean "
+                                          r"'wandb'\?\)$"):  # the constructor's, as its other settings
+        Segmentation("unet", output_dir=str(used), trackers="wandbb")

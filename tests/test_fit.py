@@ -257,7 +257,8 @@ def test_fits_trackers_take_the_forms_train_trackers_takes_and_a_typo_names_fits
     for off in (None, False, []):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / f"off_{off}", trackers=off, progress_bar=False)
         assert not (tmp_path / f"off_{off}" / "train").exists()
-    with pytest.raises(ConfigError, match="^fit's trackers: tensorbord is not a tracker accelerate knows"):
+    with pytest.raises(ConfigError, match="^fit's trackers must be none, or tracker names accelerate knows, "
+                                          r".*; got 'tensorbord' \(did you mean 'tensorboard'\?\)$"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "typo", trackers=["tensorbord"], progress_bar=False)
     with pytest.raises(ConfigError, match="^fit's trackers must be tracker names, comma separated or a list"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "typo", trackers=1, progress_bar=False)

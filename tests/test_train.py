@@ -858,7 +858,8 @@ def test_the_report_names_non_contiguous_label_values_by_their_class_in_colours_
 def test_trackers_are_checked_and_a_missing_one_is_said(tiny_config, tmp_path, monkeypatch, capsys):
     import accelerate.tracking
 
-    with pytest.raises(ConfigError, match="train.trackers: tensorbord is not a tracker accelerate knows"):
+    with pytest.raises(ConfigError, match="^setting train.trackers must be none, or tracker names accelerate "
+                                          r"knows, .*; got 'tensorbord' \(did you mean 'tensorboard'\?\)$"):
         train(tiny_config(tmp_path / "typo", train__trackers="tensorbord"))
     assert not (tmp_path / "typo").exists()
     # Not installed: accelerate drops it (with a Python warning only when no tracker is left), so the
