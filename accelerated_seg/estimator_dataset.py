@@ -18,7 +18,7 @@ import numpy as np
 from .checkpoint_files import resolve_resume
 from .config import Config, ConfigError, DataConfig, OptimConfig, TrainConfig, is_whole_number
 from .data.cache import PreprocessedCache
-from .data.cases import Case
+from .data.cases import Case, names_nothing
 from .data.errors import DataError
 from .data.formats.pairs import malformed_entry
 from .data.labels import IGNORE_NAME, MAX_CLASSES, labels_declaration
@@ -140,8 +140,7 @@ class Dataset:
             outputs += f" of label values {', '.join(map(str, self.label_values))}"
         described = [f"{len(manifest.training)} training and {len(manifest.validation)} validation cases, "
                      f"split: {manifest.split}",
-                     f"{manifest.num_channels} channel{'' if manifest.num_channels == 1 else 's'} "
-                     f"({', '.join(manifest.channels.values())})",
+                     _channels_said(manifest.channels),
                      outputs + (", binarized" if manifest.binarized else ""),
                      f"block_shape {tuple(data.patch_size)}",
                      "batch " + ("the training default" if self.batch_size is None else str(self.batch_size)),
@@ -572,6 +571,20 @@ def _is_channel_list(entry) -> bool:
     """A list (or tuple) of paths alone, as one case's channel files are given."""
     return isinstance(entry, (list, tuple)) and len(entry) > 0 and all(
         isinstance(path, (str, os.PathLike)) for path in entry)
+
+
+def _channels_said(channels: dict[int, str]) -> str:
+    """A Dataset's channels for its summary as ``accelerated-seg check`` says them: "2 channels (T1, T2)" by their
+    names, "2 channels (none named)" where nothing names them (``cases.names_nothing``), "2 channels (0, 1 T2)" by
+    index where some are named. The names a Dataset gives unnamed channels (``image``, ``image_0``) were said as if a
+    user had given them, "1 channel (image)", until the hundred-and-twenty-fourth session (helper h132)."""
+    count, by_index = f"{len(channels)} channel{'' if len(channels) == 1 else 's'}", sorted(channels.items())
+    unnamed = [names_nothing(name) for _, name in by_index]
+    if all(unnamed):
+        return f"{count} (none named)"
+    said = [name if not any(unnamed) else f"{index}" if nameless else f"{index} {name}"
+            for (index, name), nameless in zip(by_index, unnamed)]
+    return f"{count} ({', '.join(said)})"
 
 
 def _names(names, argument: str) -> tuple[str, ...] | None:

@@ -51,7 +51,7 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     assert data.config(compile=True).train.compile.enabled  # Segmentation(..., compile=True)
     # One line of what training sees (the dataclass's repr listed every case, and dataset='synthetic')
     assert repr(base) == ("<Dataset: 6 training and 3 validation cases, split: given (validation_pairs); 1 channel "
-                          "(image); 3 classes (background, class_1, class_2); block_shape (16, 16, 16); batch the "
+                          "(none named); 3 classes (background, class_1, class_2); block_shape (16, 16, 16); batch the "
                           "training default; augment none>")
     # augmentation is asked for, as in nobrainer: it was on by default, and augment() changed nothing
     assert base.augment().data.augment == "light" and data.n_classes == 2 and base.n_classes == 3
@@ -61,6 +61,25 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     assert (given.n_classes, given.manifest.num_classes, given.binarize().n_classes) == (2, 2, 2)
     assert repr(data.augment("heavy", on="cpu")).endswith(
         "; 2 classes (background, foreground), binarized; block_shape (16, 16, 16); batch 4; augment heavy on the cpu>")
+
+
+def test_a_datasets_summary_says_its_channels_as_check_does(tiny_dataset, tmp_path):
+    """Channels nothing names were said by the names a Dataset gives them, "2 channels (image_0, image_1)" and "1
+    channel (image)", as if a user had given them, until the hundred-and-twenty-fourth session (helper h132), where
+    ``accelerated-seg check`` says "0, 1 (none named)" and the refusals a channel by its index alone."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    (tmp_path / "copies").mkdir()  # one case's channels: two files
+    two_files = [([image, shutil.copy(image, tmp_path / "copies")], label) for image, label in train_pairs]
+
+    def channels_said(pairs, **names):
+        return re.search(r"; (\d+ channels? \([^)]*\));", repr(Dataset.from_files(pairs, n_classes=3, **names)))[1]
+
+    assert channels_said(train_pairs) == "1 channel (none named)"
+    assert channels_said(two_files) == "2 channels (none named)"
+    assert channels_said(two_files, channel_names=["T1", "T2"]) == "2 channels (T1, T2)"
+    assert channels_said(train_pairs, channel_names=["T1w"]) == "1 channel (T1w)"
+    # a name a Dataset gives is no user's: by index, the named one with its name, as check says a mix
+    assert channels_said(two_files, channel_names=["image_0", "T2"]) == "2 channels (0, 1 T2)"
 
 
 def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, tmp_path):
