@@ -910,14 +910,30 @@ NAME_LISTS = frozenset({"train.trackers"})
 #: hundred-and-twenty-fourth session (helper h132). tests/test_config.py checks it against accelerate's own.
 ACCELERATE_TRACKERS = ("all", "aim", "tensorboard", "wandb", "trackio", "comet_ml", "mlflow", "clearml", "dvclive",
                        "swanlab")
+#: The accelerate release ACCELERATE_TRACKERS was read from: a newer one may know a tracker it does not (review r116).
+ACCELERATE_TRACKERS_OF = (1, 16)
 
 
-def tracker_names(names, setting: str = "setting train.trackers") -> list[str]:
+def _newer_accelerate() -> bool:
+    """Whether the installed accelerate is newer than ``ACCELERATE_TRACKERS_OF``, read from its metadata, without
+    importing it (torch): a tracker it added is then left to the Accelerator, which checks by accelerate's own list
+    (``preparation._trackers``); it was refused by name here until review r116, a right run refused."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        release = tuple(int(part) for part in re.findall(r"\d+", version("accelerate"))[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return release > ACCELERATE_TRACKERS_OF
+
+
+def tracker_names(names, setting: str = "setting train.trackers", known=None) -> list[str]:
     """The accelerate trackers that ``names`` gives: comma-separated names or a list of them, as
     ``train.trackers`` takes them (``NAME_LISTS``); "none", [], None or False for none ([]). Else a ConfigError
     naming ``setting`` as its caller's user says it, with the closest known name: accelerate would raise a bare
     ValueError for a misspelt one; ``fit(trackers=[...])`` or ``None`` was an AttributeError traceback
-    (seventy-sixth session's probe)."""
+    (seventy-sixth session's probe). ``known``: the names to check by, accelerate's own where it is imported (the
+    Accelerator's); else ``ACCELERATE_TRACKERS``, unless the installed accelerate is newer. Two misspelt names are
+    each offered its closest (the first alone until review r116)."""
     if names is None or names is False:
         names = []
     elif isinstance(names, str):
@@ -926,11 +942,20 @@ def tracker_names(names, setting: str = "setting train.trackers") -> list[str]:
         raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
                           f"got {names!r}")
     names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
-    if unknown := [name for name in names if name not in ACCELERATE_TRACKERS]:
+    if known is None and _newer_accelerate():  # its own list is the Accelerator's to read
+        return names
+    known = ACCELERATE_TRACKERS if known is None else tuple(known)
+    if unknown := [name for name in names if name not in known]:
         raise ConfigError(f"{setting} must be none, or tracker names accelerate knows, comma separated or a list: "
-                          f"{', '.join(ACCELERATE_TRACKERS)}; got {', '.join(map(repr, unknown))}"
-                          + did_you_mean(unknown[0], ACCELERATE_TRACKERS))
+                          f"{', '.join(known)}; got {', '.join(map(repr, unknown))}" + (
+                              did_you_mean(unknown[0], known) if len(unknown) == 1 else _each_closest(unknown, known)))
     return names
+
+
+def _each_closest(names, choices) -> str:
+    """" (did you mean 'x' for 'y', ...?)" for those of several misspelt ``names`` that have a closest choice."""
+    pairs = [f"{close!r} for {name!r}" for name in names if (close := _closest_key(name, choices))]
+    return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
 
 
 #: Values a setting took before it became a choice, read as the choice they became: data.augment

@@ -227,8 +227,10 @@ def destroy_process_group() -> None:
 
 
 def _trackers(names, setting: str = "train.trackers") -> list[str] | None:
-    """The accelerate trackers that ``names`` gives (``config.tracker_names``), None for none."""
-    return tracker_names(names, setting) or None
+    """The accelerate trackers that ``names`` gives (``config.tracker_names``), None for none, checked by the
+    installed accelerate's own ``LoggerType``: config's list is one release's, and an older accelerate's lacking a
+    name there was its bare ValueError, a newer one's tracker refused, until review r116."""
+    return tracker_names(names, setting, LoggerType.list()) or None
 
 
 def tracker_install_hint(missing: list[str]) -> str:

@@ -619,11 +619,49 @@ def test_a_network_argument_not_of_its_kind_is_named(name, args, refused):
 def test_accelerate_tracker_names_kept_here_are_accelerates_own():
     """The list a misspelt tracker is refused by before accelerate is imported (config.ACCELERATE_TRACKERS) is
     accelerate's, which would otherwise drift from it unseen: a new tracker refused, or a dropped one taken."""
+    from importlib.metadata import version
+
     from accelerate.utils import LoggerType
 
-    from accelerated_seg.config import ACCELERATE_TRACKERS
+    from accelerated_seg.config import ACCELERATE_TRACKERS, ACCELERATE_TRACKERS_OF, _newer_accelerate
 
-    assert ACCELERATE_TRACKERS == tuple(LoggerType.list())
+    accelerates = tuple(LoggerType.list())
+    said = (f"accelerate {version('accelerate')} knows {accelerates}; config.ACCELERATE_TRACKERS, read from "
+            f"accelerate {'.'.join(map(str, ACCELERATE_TRACKERS_OF))}, is {ACCELERATE_TRACKERS}: read it (and "
+            f"ACCELERATE_TRACKERS_OF) again from this release")
+    if _newer_accelerate():  # a name it adds is the Accelerator's to check (review r116): a dropped one is not
+        assert set(ACCELERATE_TRACKERS) <= set(accelerates), said
+    else:
+        assert ACCELERATE_TRACKERS == accelerates, said
+
+
+def test_a_tracker_of_a_newer_accelerate_is_left_to_it_and_the_accelerator_checks_by_accelerates_own(monkeypatch):
+    """config.ACCELERATE_TRACKERS is accelerate 1.16's: a tracker a newer accelerate adds was refused with the
+    settings, a right run refused, and the Accelerator checked by that list too, an older accelerate lacking one
+    saying its bare ValueError, until review r116."""
+    import importlib.metadata
+
+    from accelerate.utils import LoggerType
+
+    from accelerated_seg import config, preparation
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.17.0")
+    assert load_config(None, ["--train.trackers=tensorboard,newtracker"]).train.trackers == "tensorboard,newtracker"
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.16.0")
+    with pytest.raises(ConfigError, match=r"got 'newtracker'$"):
+        load_config(None, ["--train.trackers=tensorboard,newtracker"])
+    monkeypatch.setattr(config, "ACCELERATE_TRACKERS", (*config.ACCELERATE_TRACKERS, "gone"))
+    assert config.tracker_names("gone") == ["gone"]  # taken here, as an older accelerate's lacking it would be
+    with pytest.raises(ConfigError, match=r"^train\.trackers must be none, .*: all, .*; got 'gone'$"):
+        preparation._trackers("gone")
+    assert preparation._trackers(LoggerType.list()[1]) == [LoggerType.list()[1]]
+
+
+def test_two_misspelt_trackers_are_each_offered_their_closest():
+    """The first alone was offered, as if the second were right, until review r116."""
+    with pytest.raises(ConfigError, match=r"got 'tensorbord', 'wanb' \(did you mean 'tensorboard' for 'tensorbord', "
+                                          r"'wandb' for 'wanb'\?\)$"):
+        load_config(None, ["--train.trackers=tensorbord,wanb"])
 
 
 @pytest.mark.parametrize("given", ["--train.trackers=tensorbord", "--train.trackers=[wandb, tensorbord]",
