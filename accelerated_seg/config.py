@@ -942,10 +942,11 @@ def tracker_names(names, setting: str = "setting train.trackers", known=None) ->
         raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
                           f"got {names!r}")
     names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
-    if known is None and _newer_accelerate():  # its own list is the Accelerator's to read
-        return names
-    known = ACCELERATE_TRACKERS if known is None else tuple(known)
-    if unknown := [name for name in names if name not in known]:
+    ours = known is None
+    known = ACCELERATE_TRACKERS if ours else tuple(known)
+    if (unknown := [name for name in names if name not in known]) and ours and _newer_accelerate():
+        return names  # accelerate's own list, which may hold them, is the Accelerator's to read
+    if unknown:
         raise ConfigError(f"{setting} must be none, or tracker names accelerate knows, comma separated or a list: "
                           f"{', '.join(known)}; got {', '.join(map(repr, unknown))}" + (
                               did_you_mean(unknown[0], known) if len(unknown) == 1 else _each_closest(unknown, known)))
