@@ -9,6 +9,7 @@ importable from there as before.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -222,6 +223,24 @@ def _labels_json(path: Path) -> Any:
 _MOUNT_IT = "mount or make what it names, or give the dataset.json (or a model's config.json) that names the classes"
 
 
+def _a_folder(path: Path, setting: str) -> str:
+    """A dataset.json or config.json that is a folder (a copy that made one, or a link to one), said as load_cases
+    says a dataset's (``manifest.load_cases``, review r113): "a folder without a dataset.json" until review r116."""
+    linked = f" (a symbolic link to {os.readlink(path)})" if path.is_symlink() else ""
+    if path.name == "config.json":
+        return (f"{path} is a folder{linked}, not the model's JSON file: export the model again, or give {setting} "
+                f"the dataset.json (or a model's config.json) that names the classes")
+    return (f"{path} is a folder{linked}, not the dataset's JSON file: put the dataset's dataset.json in its place "
+            f"(copy it again from the dataset's download), or give {setting} the dataset.json (or a model's "
+            f"config.json) that names the classes")
+
+
+def _itself(file: Path) -> str:
+    """The way on to the readable one of a folder's dataset.json and config.json, the other not a file."""
+    whose = "a model's, in the values predict writes" if file.name == "config.json" else "the dataset's"
+    return f"{file} itself ({whose}), where its classes are the ones to score"
+
+
 def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: str = "num_classes") -> Path:
     """The file ``setting`` (``--labels``) names the classes in: ``path``, or where it is a folder (an nnU-Net or
     Decathlon dataset's, a model's as predict takes it), the dataset.json or config.json it holds. Raises, before
@@ -230,6 +249,8 @@ def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: 
     directory" alone, once every header was read (ninety-second session's probe), and was refused naming the
     dataset.json inside until the ninety-seventh session, which is taken since. A CSV's refusal names
     ``count_setting`` too, for predictions that no model of ours made (since the hundredth session)."""
+    if path.is_dir() and path.name in DECLARATIONS and not any((path / name).is_file() for name in DECLARATIONS):
+        raise DataError(_a_folder(path, setting))
     if not path.is_dir():
         if link := dangling_link(path, _MOUNT_IT):  # "file not found" of a link there, until the
             raise DataError(link)                    # hundred-and-twenty-fourth session
@@ -243,11 +264,18 @@ def check_labels_file(path: Path, setting: str = "dataset_json", count_setting: 
                             f"instead")
         return path
     inside = [path / name for name in DECLARATIONS if (path / name).is_file()]
+    # a link to nothing or a folder by either name, said before the other is taken: "a folder without a
+    # dataset.json" of a link to nothing until the hundred-and-twenty-fourth session, of a folder (or a link to one)
+    # until review r116, and the config.json beside either taken without a word, where both readable are two
+    for name in DECLARATIONS:
+        beside = [file for file in inside if file.name != name]  # the other, readable
+        if said := dangling_link(path / name, f"mount or make what it names, or give {_itself(beside[0])}"
+                                 if beside else _MOUNT_IT):
+            raise DataError(said)
+        if (path / name).is_dir():
+            raise DataError(_a_folder(path / name, setting) + (f", or {_itself(beside[0])}" if beside else ""))
     if len(inside) == 1:
         return inside[0]
-    for link in [path / name for name in DECLARATIONS]:  # "a folder without a dataset.json" of a link to nothing
-        if said := dangling_link(link, _MOUNT_IT):       # until the hundred-and-twenty-fourth session
-            raise DataError(said)
     if inside:  # a dataset's values or a model's, which predict writes (BraTS' class 3 as 4): not ours to choose
         raise DataError(f"{path}: a folder holding both {' and '.join(DECLARATIONS)}, where {setting} takes the one "
                         f"file that names the classes: give {inside[0]} (the dataset's) or {inside[1]} (a model's, "

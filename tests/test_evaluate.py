@@ -1520,6 +1520,43 @@ def test_labels_given_as_a_folder_that_holds_no_single_declaration_is_refused_be
     assert read == [] and not (pred_dir / "evaluation").exists()
 
 
+def test_labels_whose_dataset_json_is_a_folder_or_a_link_to_nothing_beside_a_config_json_is_said_so(
+        folders, tmp_path, monkeypatch, capsys):
+    """A dataset.json that is a folder (a copy that made one, or a link to one), given to --labels itself or in the
+    folder given, was "a folder without a dataset.json or config.json", and a dataset.json linking to nothing or a
+    folder beside a readable config.json had the config.json taken without a word, where both readable are refused as
+    two, until review r116: each is said as load_cases says it (review r113), before any case is read."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, _ = folders
+    read = []
+    monkeypatch.setattr(evaluate, "read_nifti", lambda path, **_: read.append(path) or 1 / 0)
+    folder = tmp_path / "copied"
+    (folder / "dataset.json").mkdir(parents=True)
+    linked = tmp_path / "linked"
+    (linked / "real").mkdir(parents=True)
+    (linked / "dataset.json").symlink_to("real")
+    not_a_file = ", not the dataset's JSON file: put the dataset's dataset.json in its place (copy it again from"
+    for given, said in ((folder / "dataset.json", f"{folder / 'dataset.json'} is a folder{not_a_file}"),
+                        (folder, f"{folder / 'dataset.json'} is a folder{not_a_file}"),
+                        (linked, f"{linked / 'dataset.json'} is a folder (a symbolic link to real){not_a_file}")):
+        assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(given)]) == 2
+        assert capsys.readouterr().err.startswith(f"error: {said}"), given
+    (folder / "config.json").write_text("{}")  # a model's beside it: the folder is said, then the file to give
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(folder)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {folder / 'dataset.json'} is a folder{not_a_file}")
+    dangling = tmp_path / "dangling"
+    dangling.mkdir()
+    (dangling / "dataset.json").symlink_to(tmp_path / "not_mounted" / "dataset.json")
+    (dangling / "config.json").write_text("{}")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dangling)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {dangling / 'dataset.json'} is a symbolic link to {tmp_path / 'not_mounted' / 'dataset.json'}, "
+        f"which does not exist (a dangling link: what it names not mounted, or moved?): mount or make what it names, "
+        f"or give {dangling / 'config.json'} itself (a model's, in the values predict writes), where its classes "
+        f"are the ones to score\n")
+    assert read == [] and not (pred_dir / "evaluation").exists()
+
 def test_labels_given_as_the_datasets_csv_is_refused_naming_what_names_the_classes(folders, tmp_path, monkeypatch,
                                                                                   capsys):
     """--labels cases.csv (a CSV dataset's own file, which a new user gives as the dataset's description) was told
