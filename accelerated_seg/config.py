@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import enum
 import itertools
 import math
 import numbers
@@ -934,13 +935,13 @@ def tracker_names(names, setting: str = "setting train.trackers", known=None) ->
     (seventy-sixth session's probe). ``known``: the names to check by, accelerate's own where it is imported (the
     Accelerator's); else ``ACCELERATE_TRACKERS``, unless the installed accelerate is newer. Two misspelt names are
     each offered its closest (the first alone until review r116)."""
+    names = _by_name(names)
     if names is None or names is False:
         names = []
     elif isinstance(names, str):
         names = names.split(",")
     elif not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
-        raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
-                          f"got {names!r}")
+        raise ConfigError(_not_tracker_names(setting, names))
     names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
     ours = known is None
     known = ACCELERATE_TRACKERS if ours else tuple(known)
@@ -951,6 +952,23 @@ def tracker_names(names, setting: str = "setting train.trackers", known=None) ->
                           f"{', '.join(known)}; got {', '.join(map(repr, unknown))}" + (
                               did_you_mean(unknown[0], known) if len(unknown) == 1 else _each_closest(unknown, known)))
     return names
+
+
+def _by_name(trackers):
+    """accelerate's ``LoggerType`` members (``LoggerType.TENSORBOARD``, as ``log_with`` takes them), alone or in a
+    list, as their names: refused as "must be str" (the estimator's) or "must be tracker names" until review r116."""
+    def named(tracker):
+        return tracker.value if isinstance(tracker, enum.Enum) and isinstance(tracker.value, str) else tracker
+    return [named(tracker) for tracker in trackers] if isinstance(trackers, (list, tuple)) else named(trackers)
+
+
+def _not_tracker_names(setting: str, value) -> str:
+    """The refusal of a tracker setting that is no names: a tracker object of one's own too (accelerate's
+    ``log_with`` takes a ``GeneralTracker``), which a run cannot save in its config.yaml to resume with."""
+    mine = any(type(v).__module__ != "builtins" for v in (value if isinstance(value, (list, tuple)) else [value]))
+    return (f"{setting} must be tracker names, comma separated or a list of them, or none; got {value!r}"
+            + ("; a tracker object of your own (accelerate's GeneralTracker) is not taken: a run's trackers are "
+               "named, as its config.yaml keeps them" if mine else ""))
 
 
 def _each_closest(names, choices) -> str:
@@ -1018,12 +1036,16 @@ def _coerce(hint, value, key: str, names: Names | None = None):
             pass
     if hint is int and isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
+    if key in NAME_LISTS:  # LoggerType.TENSORBOARD as its name (review r116)
+        value = _by_name(value)
     if hint is str and isinstance(value, (str, os.PathLike)):
         return os.fspath(value)
     if key in NAME_LISTS and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return ",".join(value) or "none"  # the list accelerate's log_with takes; [] is none
     if key in NAME_LISTS and (value is None or value is False):  # YAML's null, false, off, no: none (a probe's
         return "none"  # natural ways to turn the trackers off were "must be str, got None")
+    if key in NAME_LISTS:  # "must be str" of a list, which it takes, until review r116
+        raise ConfigError(_not_tracker_names(setting, value))
     raise ConfigError(f"{setting} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 

@@ -477,7 +477,7 @@ def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
     for off in ("null", "false", "off", "no"):  # "must be str, got None" before the seventy-third session
         assert load_config(None, [f"--train.trackers={off}"]).train.trackers == "none"
     for wrong in ("[1, 2]", "true", "{a: 1}"):
-        with pytest.raises(ConfigError, match="setting train.trackers must be str"):
+        with pytest.raises(ConfigError, match="setting train.trackers must be tracker names, comma separated or a list of them, or none; got "):
             load_config(None, [f"--train.trackers={wrong}"])
     with pytest.raises(ConfigError, match="train.output_dir must be str"):  # only named lists are joined
         load_config(None, ["--train.output_dir=[a, b]"])
@@ -704,3 +704,38 @@ def test_a_misspelt_tracker_is_refused_before_torch_and_accelerate_are_imported_
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines()[-1] == "2 []", done.stdout + done.stderr
     assert "did you mean 'tensorboard'?" in done.stderr and "earlier run" not in done.stderr
+
+
+def test_accelerates_logger_types_are_taken_as_their_names_and_a_tracker_object_is_told_why_not():
+    """accelerate's log_with takes LoggerType.TENSORBOARD, which the estimator refused as "must be str" (a list it
+    takes) and fit as not "tracker names", until review r116; a GeneralTracker of one's own is still refused, now
+    saying why: a run's trackers are named, as its config.yaml keeps them."""
+    from accelerate.tracking import GeneralTracker
+    from accelerate.utils import LoggerType
+
+    from accelerated_seg.config import tracker_names
+    from accelerated_seg.estimator import Segmentation
+    from accelerated_seg.preparation import _trackers
+
+    assert tracker_names(LoggerType.TENSORBOARD) == ["tensorboard"]
+    assert _trackers([LoggerType.TENSORBOARD, "wandb"], "fit's trackers") == ["tensorboard", "wandb"]
+    Segmentation("unet", trackers=[LoggerType.TENSORBOARD, "wandb"])
+    Segmentation("unet", trackers=LoggerType.WANDB)
+
+    class Mine(GeneralTracker):
+        name, requires_logging_directory, tracker = "mine", False, None
+
+        def store_init_configuration(self, values):
+            pass
+
+        def log(self, values, step, **kwargs):
+            pass
+
+    for given in (Mine(), [Mine()]):
+        with pytest.raises(ConfigError, match=r"^Segmentation: trackers must be tracker names, .*; a tracker object "
+                                              r"of your own \(accelerate's GeneralTracker\) is not taken: a run's "
+                                              r"trackers are named, as its config\.yaml keeps them$"):
+            Segmentation("unet", trackers=given)
+        with pytest.raises(ConfigError, match=r"^fit's trackers must be tracker names, .*; a tracker object of your "
+                                              r"own \(accelerate's GeneralTracker\) is not taken"):
+            _trackers(given, "fit's trackers")
