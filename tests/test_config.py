@@ -477,7 +477,8 @@ def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
     for off in ("null", "false", "off", "no"):  # "must be str, got None" before the seventy-third session
         assert load_config(None, [f"--train.trackers={off}"]).train.trackers == "none"
     for wrong in ("[1, 2]", "true", "{a: 1}"):
-        with pytest.raises(ConfigError, match="setting train.trackers must be tracker names, comma separated or a list of them, or none; got "):
+        with pytest.raises(ConfigError, match="setting train.trackers must be tracker names, comma separated or a "
+                                              "list of them, or none; got "):
             load_config(None, [f"--train.trackers={wrong}"])
     with pytest.raises(ConfigError, match="train.output_dir must be str"):  # only named lists are joined
         load_config(None, ["--train.output_dir=[a, b]"])
