@@ -1557,6 +1557,7 @@ def test_labels_whose_dataset_json_is_a_folder_or_a_link_to_nothing_beside_a_con
         f"are the ones to score\n")
     assert read == [] and not (pred_dir / "evaluation").exists()
 
+
 def test_labels_given_as_the_datasets_csv_is_refused_naming_what_names_the_classes(folders, tmp_path, monkeypatch,
                                                                                   capsys):
     """--labels cases.csv (a CSV dataset's own file, which a new user gives as the dataset's description) was told
