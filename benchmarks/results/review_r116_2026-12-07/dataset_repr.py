@@ -1,5 +1,6 @@
 # Command: cd <worktree> && PYTHONPATH=$PWD /work/main/.venv/bin/python \
-#   benchmarks/results/review_r116_2026-12-07/dataset_repr.py > benchmarks/results/review_r116_2026-12-07/dataset_repr_main.txt 2>&1
+#   benchmarks/results/review_r116_2026-12-07/dataset_repr.py \
+#   > benchmarks/results/review_r116_2026-12-07/dataset_repr_main.txt 2>&1
 # print(Dataset)'s channels for: one file a case, named and not; two files, a mix; a 4D file of 3 channels (named and
 # not); a name the user gave that is the Dataset's own (image, image_0); an MSD dataset.json with "modality".
 import json

@@ -17,7 +17,8 @@ for name in ("pred", "labels"):
     nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.uint8), np.eye(4)), w / name / "case_0.nii.gz")
 config = {"labels": {"background": 0, "tumour": 1}}
 PYEOF
-labels_json='{"labels": {"background": 0, "tumour": 1}, "channel_names": {"0": "CT"}, "numTraining": 1, "file_ending": ".nii.gz"}'
+labels_json='{"labels": {"background": 0, "tumour": 1}, "channel_names": {"0": "CT"}, "numTraining": 1, '\
+'"file_ending": ".nii.gz"}'
 run() {  # $1: what; $2: --labels
   out=$(/work/main/.venv/bin/accelerated-seg evaluate $w/pred $w/labels --labels "$2" --output $w/s_$RANDOM.json 2>&1)
   echo "== $1: status $?"; echo "$out" | grep -v '^\s*$' | tail -1 | sed -e "s#$w#W#g" -e "s#s_[0-9]*.json#s.json#"

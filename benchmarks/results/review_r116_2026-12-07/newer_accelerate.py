@@ -1,8 +1,9 @@
 # Command: cd <worktree> && PYTHONPATH=<tree> /work/main/.venv/bin/python \
-#   benchmarks/results/review_r116_2026-12-07/newer_accelerate.py > benchmarks/results/review_r116_2026-12-07/newer_accelerate_<at>.txt 2>&1
-# (<tree>: /work/main for main, the worktree for after.) An accelerate newer than 1.16 that adds a tracker ("newtracker"),
-# and an older one lacking one of config.ACCELERATE_TRACKERS ("swanlab"), simulated: its release (importlib.metadata)
-# and LoggerType.list() patched. Is the right run taken with the settings, and is the wrong one refused, in what words?
+#   benchmarks/results/review_r116_2026-12-07/newer_accelerate.py \
+#   > benchmarks/results/review_r116_2026-12-07/newer_accelerate_<at>.txt 2>&1
+# (<tree>: /work/main for main, the worktree for after.) An accelerate newer than 1.16 that adds a tracker
+# ("newtracker"), and an older one lacking one of config.ACCELERATE_TRACKERS ("swanlab"), simulated: its release
+# (importlib.metadata) and LoggerType.list() patched. Is the right run taken with the settings, and is the wrong one refused, in what words?
 import importlib.metadata
 
 import accelerate.utils

@@ -1,5 +1,6 @@
 # Command: cd <worktree> && PYTHONPATH=$PWD /work/main/.venv/bin/python \
-#   benchmarks/results/review_r116_2026-12-07/tracker_forms.py > benchmarks/results/review_r116_2026-12-07/tracker_forms_<at>.txt 2>&1
+#   benchmarks/results/review_r116_2026-12-07/tracker_forms.py \
+#   > benchmarks/results/review_r116_2026-12-07/tracker_forms_<at>.txt 2>&1
 # The forms a tracker setting takes, by the command line, a config file and config.tracker_names (fit's and the
 # estimator's): which are taken (and as what), which refused (and in what words).
 import tempfile
@@ -10,7 +11,8 @@ from accelerated_seg.config import ConfigError, load_config, tracker_names
 for given in ["tensorboard", "TensorBoard", "tensorboard, wandb", " tensorboard ,wandb ", "all", "none", "",
               "[]", "[tensorboard, wandb]", "tensorboard,,wandb", "none,tensorboard", "tensorbord,wanb"]:
     try:
-        print(f"--train.trackers={given!r:26} taken: {load_config(None, ['--train.trackers=' + given]).train.trackers!r}")
+        taken = load_config(None, ['--train.trackers=' + given]).train.trackers
+        print(f"--train.trackers={given!r:26} taken: {taken!r}")
     except ConfigError as refused:
         print(f"--train.trackers={given!r:26} refused: {refused}")
 with tempfile.TemporaryDirectory() as folder:
