@@ -154,7 +154,8 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
 
     taken = _stops_taken()
     with stops_as_an_interrupt(first=in_the_handler, signums=taken), _a_wake_for_the_main_thread() as wake, \
-            _asked_as_it_comes(as_it_comes, taken + ((signal.SIGINT,) if wake is not None else ())):
+            _asked_as_it_comes(as_it_comes, taken + ((signal.SIGINT,) if wake is not None else ()),
+                               own=(WAKE,) if wake is not None else ()):
         _SPAN[:] = [beside]
         try:
             yield
@@ -291,15 +292,18 @@ def beside_while_a_death_ends_at_once() -> list[int] | None:
 
 
 @contextlib.contextmanager
-def _asked_as_it_comes(ask: Callable[[int], None],
-                       signums: tuple[int, ...] = (signal.SIGTERM,)) -> Iterator[None]:
+def _asked_as_it_comes(ask: Callable[[int], None], signums: tuple[int, ...] = (signal.SIGTERM,),
+                       own: tuple[int, ...] = ()) -> Iterator[None]:
     """``ask(signum)`` on a thread of its own as each signal of ``signums`` comes, whatever the main thread is in:
     Python's C-level handler writes each signal's number to the wakeup fd at once (``signal.set_wakeup_fd``). On
     leaving, the fd is put back, and the thread has read what was written before and ended, its pipe closed, before
     this returns: it was left to end on its own until the hundred-and-ninth session's review, still running with its
     pipe open just after leaving in 7 of 10 in-process tries, so a SIGTERM's byte could be acted on after the span was
     left. It is told to end by a byte of its own (``_SPAN_ENDED``), not by the pipe's end: a process forked inside the
-    span holds the writing end for as long as it runs."""
+    span holds the writing end for as long as it runs. The bytes of ``own`` (a signal the span sends itself: the
+    wake's, ``_a_wake_for_the_main_thread``) are not passed on to the earlier fd, which would not have had them: an
+    event loop's was given a SIGURG after each SIGINT from the hundred-and-twenty-fourth session until its review."""
+    not_passed_on = (_SPAN_ENDED[0], *own)
     reading, writing = os.pipe()
     os.set_blocking(writing, False)  # as set_wakeup_fd asks
     try:
@@ -315,7 +319,7 @@ def _asked_as_it_comes(ask: Callable[[int], None],
             while numbers := os.read(reading, 64):
                 if previous != -1:  # an event loop's own fd, given every byte as it would have been
                     with contextlib.suppress(OSError):
-                        os.write(previous, numbers.replace(_SPAN_ENDED, b""))
+                        os.write(previous, bytes(number for number in numbers if number not in not_passed_on))
                 for signum in dict.fromkeys(number for number in numbers if number in signums):  # in order, once
                     ask(signum)
                 if _SPAN_ENDED in numbers:

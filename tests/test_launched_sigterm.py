@@ -234,6 +234,61 @@ def test_a_sigint_the_main_thread_takes_runs_its_handler_once():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_held_sigint_taken_by_another_thread_is_said_at_once_and_the_wait_goes_on_whole():
+    """A SIGINT whose handler raises nothing (the last wait's first Ctrl-C, held and said) taken by another thread:
+    its handler runs on the main thread as it comes, not once the main thread's wait returns by itself, and the wait
+    the wake cut short goes on to its end (Python waits again: PEP 475), as a pipe's read returns what comes, no
+    InterruptedError, whatever the wakes. Each call here a launched predict's main thread makes in its span."""
+    from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    came: list[float] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(time.monotonic()))
+    reading, writing = os.pipe()
+    try:
+        with sigterm_as_an_interrupt_unless_one_has_ended():
+            started = time.monotonic()
+            threading.Timer(0.1, signal.pthread_kill, (other.ident, signal.SIGINT)).start()
+            time.sleep(2.0)
+            slept = time.monotonic() - started
+            threading.Timer(0.1, signal.pthread_kill, (other.ident, signal.SIGINT)).start()
+            threading.Timer(0.5, os.write, (writing, b"case")).start()
+            read = os.read(reading, 4)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        stop.set()
+        os.close(reading)
+        os.close(writing)
+    assert slept >= 2.0 and read == b"case"
+    assert len(came) == 2 and came[0] - started < 1.0, [at - started for at in came]  # at 2.0 s with the wake off
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_handler_of_the_callers_on_the_wake_signal_is_kept():
+    """The wake's signal (SIGURG) taken only where it has its default: a handler of the caller's (an event loop's, a
+    notebook's) stays, inside the span and after, and runs for no SIGINT; the span's SIGTERM is taken still."""
+    from accelerated_seg.launched_sigterm import WAKE, sigterm_as_an_interrupt_unless_one_has_ended
+
+    ran = []
+
+    def callers(signum, frame):
+        ran.append(signum)
+
+    previous = signal.signal(WAKE, callers)
+    try:
+        with sigterm_as_an_interrupt_unless_one_has_ended():
+            assert signal.getsignal(WAKE) is callers and signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+            time.sleep(0.2)  # the span's thread reads the SIGINT's byte meanwhile
+        assert signal.getsignal(WAKE) is callers and ran == []
+    finally:
+        signal.signal(WAKE, previous)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
 def test_leaving_the_span_ends_its_thread_and_closes_its_pipe_passing_every_byte_on():
     """Leaving ``sigterm_as_an_interrupt_unless_one_has_ended`` puts the earlier wakeup fd back, having given it
     every signal's byte, and its thread has ended, its pipe closed, by then: the thread was left to end on its own
@@ -256,6 +311,35 @@ def test_leaving_the_span_ends_its_thread_and_closes_its_pipe_passing_every_byte
         assert reading.recv(64) == bytes([signal.SIGUSR1]) * 10
     finally:
         signal.signal(signal.SIGUSR1, previous_usr1)
+        signal.set_wakeup_fd(earlier)
+        reading.close()
+        writing.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_the_earlier_wakeup_fd_is_given_a_sigints_byte_and_not_the_wakes():
+    """The earlier wakeup fd (an event loop's) is given each signal's byte as it would have been without the span:
+    a SIGINT's, and not the byte of the wake the span sends its main thread for it (SIGURG), which a loop without a
+    SIGURG handler of its own (the wake's is set only then) would not have had (it was, in the hundred-and-twenty-fourth
+    session until its review)."""
+    from accelerated_seg.launched_sigterm import sigterm_as_an_interrupt_unless_one_has_ended
+
+    reading, writing = socket.socketpair()
+    writing.setblocking(False)
+    reading.setblocking(False)
+    earlier = signal.set_wakeup_fd(writing.fileno(), warn_on_full_buffer=False)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)  # held, as the last wait's first Ctrl-C
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        with sigterm_as_an_interrupt_unless_one_has_ended():
+            threading.Timer(0.1, signal.pthread_kill, (other.ident, signal.SIGINT)).start()
+            time.sleep(0.5)  # woken, and asleep again to its end
+        assert reading.recv(64) == bytes([signal.SIGINT])
+    finally:
+        stop.set()
+        signal.signal(signal.SIGINT, previous)
         signal.set_wakeup_fd(earlier)
         reading.close()
         writing.close()
