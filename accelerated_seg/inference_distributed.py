@@ -44,11 +44,11 @@ from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
-from .inference import (PredictOptions, check_precision, kept_whole, output_channels, preprocess_settings,
-                        sliding_window_logits)
+from .inference import (PredictOptions, check_precision, config_without_loading, kept_whole, output_channels,
+                        preprocess_settings, sliding_window_logits)
 from .inference_cases import (PredictInterrupted, could_not_be_segmented, left_to_predict, predict_cases,
                               prediction_settings, segment_cases)
-from .inference_inputs import InputCase, collect_cases, home_expanded
+from .inference_inputs import InputCase, channel_names_compared, collect_cases, home_expanded
 from .inference_outputs import (checked_outputs, holding_output_folder, prediction_ending, probabilities_path,
                                 remove_earlier_prediction)
 from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_wait, the_last_wait,
@@ -237,9 +237,6 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
                              fp32_setting=fp32_setting, names=names)
-    from .inference import config_without_loading  # the scans' dataset.json against the model, as predict_cases
-    from .inference_inputs import channel_names_compared  # compares it: refused alike, warned by the main process
-    channel_names_compared(inputs, config_without_loading(model_dir), names, said=accelerator.is_main_process)
     output = home_expanded(output)
     from .predict_stop import WrittenWhole
     from .ranks_stop_together import stopping_together
@@ -340,7 +337,16 @@ def _checked_on_every_process(accelerator, whole, model_dir, inputs, given_cases
             # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
             # ninety-third session), as they all ran the check before the others were silenced
             check_precision(options.precision, accelerator.device, fp32_setting)
+            # The scans' dataset.json against the model, as predict_cases compares it: before the model loads (after
+            # it where config.json alone says nothing sure of the channels), warned at the caller's line by the main
+            # process. Here, not at the entry (helper h131), so that a process whose copy of it says another order
+            # (another node's, one rewritten between the reads) refuses with the others told, not alone: the main
+            # process said "process 1 was lost: its connection closed in a collective" (review r115)
+            if (early := config_without_loading(model_dir)) is not None:
+                channel_names_compared(inputs, early, names, said=accelerator.is_main_process, stacklevel=4)
             model, config = load_for_prediction(model_dir)
+            if early is None:
+                channel_names_compared(inputs, config, names, said=accelerator.is_main_process, stacklevel=4)
             keep = kept_whole(config, keep_largest)
             cases = list(inputs) if given_cases else collect_cases(inputs, config)
         # Every process, before any work: under split=windows only the main process writes, and a refusal

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-import time
 import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -554,7 +552,8 @@ def channel_names_refused_or_warned(config: dict, given: dict[int, str], data: s
 
 
 def channel_names_compared(inputs: Sequence[str | Path] | Sequence[InputCase], config: dict | None,
-                           names: PredictNames, *, one_case: bool = False, said: bool = True) -> None:
+                           names: PredictNames, *, one_case: bool = False, said: bool = True,
+                           stacklevel: int = 3) -> None:
     """Refuse scans in a dataset's images folder whose dataset.json (one folder up) gives the channels of the model of
     ``config`` in another order, and warn of one naming them otherwise at the line that called predict's function
     (the caller of this one's caller), as ``accelerated-seg predict`` does (``dataset_channel_names_warnings``): the
@@ -565,7 +564,8 @@ def channel_names_compared(inputs: Sequence[str | Path] | Sequence[InputCase], c
     as one case's files. ``config``: None where config.json cannot be read before the models load (their loading
     says why): nothing compared. The command line (``names`` of flags, not keywords) compared before its imports, on
     every process of a launch: not again. ``said``: False on a launch's processes but the main one, which alone says
-    the warning (each refuses alike)."""
+    the warning (a refusal met by one process alone is raised on every one: predict_distributed's checks gather it).
+    ``stacklevel``: the warning's, at the line that called predict's function (3: the caller of this one's caller)."""
     if config is None or not names.keyword:
         return
     if inputs and all(isinstance(item, InputCase) for item in inputs):
@@ -581,7 +581,7 @@ def channel_names_compared(inputs: Sequence[str | Path] | Sequence[InputCase], c
         found = dataset_channel_names_warnings(list(inputs) if one_case else expand_inputs(inputs), config, one_case,
                                                names)
     for warning in dict.fromkeys(found) if said else ():
-        warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
+        warnings.warn(warning, AcceleratedSegWarning, stacklevel=stacklevel)
 
 
 def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, one_case: bool = False,
@@ -629,50 +629,22 @@ def _declared_channels(folder: Path, read: dict[Path, dict[int, str] | None]) ->
     """The channels the dataset.json one folder up from ``folder`` names, where ``folder`` is a dataset's images
     folder (its name begins ``images``: imagesTs/, imagesTr/) and that dataset.json reads; else None.
 
-    Read once in a call (``read``: this call's, by path), and once while the file stays as it is
-    (``_READ_DECLARATIONS``): ``predict_file`` looped over a folder's thousands of cases by a script reads it once, not
-    twice a call (once per channel file), and a dataset.json of 1000 cases costs its stat alone after the first
-    (benchmarks/results/channel_order_for_every_predict_2026-12-07/)."""
+    Read once in a call (``read``: this call's, by path), not once per channel file (the hundred-and-twenty-fourth
+    session, helper h131). Read anew by each call, as it stands: kept across calls by its stat (h131), a dataset.json
+    rewritten where the stat said nothing new (an NFS client's attributes, kept up to 60 s, where opening the file
+    reads it anew) was judged by its old channels, to save 0.2 ms a call (2 ms for one of 1000 cases) against a
+    case's prediction (review r115, benchmarks/results/channel_order_review_r115_2026-12-07/)."""
+    from .data.formats.dataset_json import parse_channels, read_json
+
     declaration = folder.parent / "dataset.json"
     if not folder.name.lower().startswith("images"):
         return None
     if declaration not in read:
-        read[declaration] = _channels_declared_in(declaration)
+        try:
+            read[declaration] = parse_channels(read_json(declaration), declaration) if declaration.is_file() else None
+        except (DataError, OSError):
+            read[declaration] = None
     return None if read[declaration] is None else dict(read[declaration])
-
-
-def _channels_declared_in(declaration: Path) -> dict[int, str] | None:
-    """The channels ``declaration`` (a dataset.json) names, else None: read again where it changed since it was read
-    (``_READ_DECLARATIONS``)."""
-    from .data.formats.dataset_json import parse_channels, read_json
-
-    try:
-        status = os.stat(declaration)
-    except (OSError, ValueError):  # none there (ValueError: a NUL in the path)
-        return None
-    if not stat.S_ISREG(status.st_mode):
-        return None
-    # the file as it stands: a rewrite moves its times (in nanoseconds), a replacement its inode too
-    now = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
-    if (kept := _READ_DECLARATIONS.get(declaration)) is not None and kept[0] == now:
-        return kept[1]
-    try:
-        channels = parse_channels(read_json(declaration), declaration)
-    except (DataError, OSError):
-        channels = None
-    _READ_DECLARATIONS.pop(declaration, None)
-    # Kept once its last write is a second old: two writes of one size within the clock's tick (4 ms) leave one mtime,
-    # and a file written that close to its read may be written again unseen (git's "racily clean" index entries)
-    if time.time_ns() - status.st_mtime_ns > 1_000_000_000:
-        _READ_DECLARATIONS[declaration] = (now, channels)
-    while len(_READ_DECLARATIONS) > _DECLARATIONS_KEPT:  # the one kept longest first
-        _READ_DECLARATIONS.pop(next(iter(_READ_DECLARATIONS)), None)
-    return channels
-
-
-#: dataset.json path -> (its stat when read: device, inode, size, mtime and ctime in ns; the channels it names or None)
-_READ_DECLARATIONS: dict[Path, tuple[tuple, dict[int, str] | None]] = {}
-_DECLARATIONS_KEPT = 64
 
 
 def _fed_as_numbered(path: Path, config: dict) -> bool:

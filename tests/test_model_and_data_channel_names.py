@@ -360,9 +360,9 @@ def test_segmentation_predict_of_paths_compares_as_predict_cases_does(tmp_path):
 
 def test_predict_distributed_compares_at_its_entry_on_every_process(tmp_path):
     """predict_distributed over several processes (a script's, under a launch) compared no dataset.json (review
-    r112's Left): each process refuses another order at its entry, before any work or collective (a process but the
-    main one here, no launch needed); the cases themselves (InputCase) each as one case's files, fed in the order
-    given; those of one folder's numbering warned of once, naming the first."""
+    r112's Left): each process refuses another order in its checks before the work, before the model loads (a
+    process but the main one here, no launch needed); the cases themselves (InputCase) each as one case's files, fed
+    in the order given; those of one folder's numbering warned of once, naming the first."""
     from types import SimpleNamespace
 
     import torch
@@ -422,12 +422,61 @@ def test_a_launched_predict_distributed_refuses_on_every_process_and_warns_once(
             f"another order"), result
     assert (tmp_path / "named" / "c.nii.gz").is_file() and not (tmp_path / "other").exists()
     assert proc.stderr.count("names the model's channels otherwise") == 1, proc.stderr[-3000:]
+    # at the line of the script that called predict_distributed (review r115: its comparison moved into the checks)
+    assert f"{WORKER}:" in next(line for line in proc.stderr.splitlines() if "channels otherwise" in line)
 
 
-def test_a_dataset_json_is_read_once_while_it_stays_as_it_is(tmp_path, monkeypatch):
+_ONE_PROCESS_SEES_ANOTHER_ORDER = """import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import accelerated_seg.inference_inputs as inference_inputs
+from faults import write_result_and_exit
+rank = int(os.environ.get("RANK", "0"))
+if rank == 1:  # this process's copy of the dataset.json (another node's, or rewritten since) gives another order
+    inference_inputs._channels_declared_in = lambda declaration: {0: "MRI1", 1: "MRI0"}
+from accelerated_seg.inference_distributed import predict_distributed, process_state
+model, folder, output, prefix = sys.argv[2:]
+try:
+    predict_distributed(model, [folder], output, accelerator=process_state())
+    result = {"ok": True}
+except Exception as error:
+    result = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+write_result_and_exit(prefix, rank, result)
+"""
+
+
+@pytest.mark.distributed
+def test_a_launched_predict_distributed_refusal_of_one_process_is_said_by_every_one(tmp_path):
+    """A launch whose process 1 alone reads the scans' dataset.json as another order (its node's copy, or one
+    rewritten between the processes' reads): that process refused alone at predict_distributed's entry (helper
+    h131), and the main process, waiting in its first collective, ended saying "process 1 was lost: its connection
+    closed in a collective" (review r115, benchmarks/results/channel_order_review_r115_2026-12-07/). The comparison
+    is one of the checks whose errors every process gathers now: each raises process 1's refusal, nothing written."""
+    from test_inference import export
+    from test_inference_distributed import launch_two
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI0", "MRI1"])
+    script = tmp_path / "one_process_sees_another_order.py"
+    script.write_text(_ONE_PROCESS_SEES_ANOTHER_ORDER)
+    prefix = tmp_path / "result"
+    proc = launch_two(prefix, [str(script), str(Path(__file__).parent), str(model), str(folder),
+                               str(tmp_path / "out"), str(prefix)])
+    for rank in range(2):
+        path = Path(f"{prefix}.rank{rank}.json")
+        assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        result = json.loads(path.read_text())
+        assert not result["ok"] and result["error"].startswith(
+            f"DataError: process 1: {folder.parent / 'dataset.json'} (beside the scans in {folder}/) gives the model's "
+            f"channels in another order"), result
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_dataset_json_is_read_once_a_call_as_it_stands(tmp_path, monkeypatch):
     """predict_file looped over a folder's cases by a script: its dataset.json was read twice a call (once per
-    channel file); once now while it stays as it is, read again once rewritten (the hundred-and-twenty-fourth
-    session, helper h131)."""
+    channel file); once now (the hundred-and-twenty-fourth session, helper h131). Kept across calls by its stat
+    (h131), a dataset.json rewritten where the stat says nothing new (an NFS client's attributes, kept up to 60 s,
+    while opening the file reads it anew) was judged by its old channels: review r115 reads it in each call, as it
+    stands (stood in for by os.stat giving the old file's stat)."""
     from accelerated_seg.data.errors import DataError
     from accelerated_seg.data.formats import dataset_json
     from accelerated_seg.inference_inputs import channel_names_compared
@@ -438,18 +487,17 @@ def test_a_dataset_json_is_read_once_while_it_stays_as_it_is(tmp_path, monkeypat
     monkeypatch.setattr(dataset_json, "read_json", lambda path: reads.append(path) or read_json(path))
     folder = _nnunet_folder(tmp_path, ["MRI0", "MRI1"])
     declaration = folder.parent / "dataset.json"
-    config = {"in_channels": 2, "channels": {"0": "MRI0", "1": "MRI1"}}
-    files = [folder / "c_0000.nii.gz", folder / "c_0001.nii.gz"]
-    for _ in range(2):  # written just now: read again in each call (a write may follow within the clock's tick)
-        channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
-    assert reads == [declaration, declaration], reads
     written = declaration.stat().st_mtime
     os.utime(declaration, (written - 10, written - 10))  # written 10 s ago
-    for _ in range(3):
+    config = {"in_channels": 2, "channels": {"0": "MRI0", "1": "MRI1"}}
+    files = [folder / "c_0000.nii.gz", folder / "c_0001.nii.gz"]
+    for _ in range(2):
         channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
-    assert len(reads) == 3, reads
+    assert reads == [declaration, declaration], reads  # once a call, not once per file
+    old, stat = os.stat(declaration), os.stat
     declaration.write_text(declaration.read_text().replace("MRI0", "MRI2").replace("MRI1", "MRI0")
                            .replace("MRI2", "MRI1"))  # the same size, rewritten in place
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: old if Path(path) == declaration
+                        else stat(path, *args, **kwargs))
     with pytest.raises(DataError, match="gives the model's channels in another order"):
         channel_names_compared(files, config, PREDICT_FILE_NAMES, one_case=True)
-    assert len(reads) == 4, reads
