@@ -432,7 +432,9 @@ import accelerated_seg.inference_inputs as inference_inputs
 from faults import write_result_and_exit
 rank = int(os.environ.get("RANK", "0"))
 if rank == 1:  # this process's copy of the dataset.json (another node's, or rewritten since) gives another order
-    inference_inputs._channels_declared_in = lambda declaration: {0: "MRI1", 1: "MRI0"}
+    declared = inference_inputs._declared_channels
+    inference_inputs._declared_channels = lambda folder, read: (None if declared(folder, read) is None
+                                                                else {0: "MRI1", 1: "MRI0"})
 from accelerated_seg.inference_distributed import predict_distributed, process_state
 model, folder, output, prefix = sys.argv[2:]
 try:

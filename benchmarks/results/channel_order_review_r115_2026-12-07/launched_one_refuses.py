@@ -24,7 +24,10 @@ from test_inference import export
 root = Path(sys.argv[1]).absolute()
 rank = int(os.environ.get("RANK", "0"))
 if rank == 1:  # this process's copy of the dataset.json: another order
-    inference_inputs._channels_declared_in = lambda declaration: {0: "MRI1", 1: "MRI0"}
+    inference_inputs._channels_declared_in = lambda declaration: {0: "MRI1", 1: "MRI0"}  # main's reader
+    _declared = inference_inputs._declared_channels  # the worktree's (review r115: no _channels_declared_in)
+    inference_inputs._declared_channels = lambda folder, read: (None if _declared(folder, read) is None
+                                                                 else {0: "MRI1", 1: "MRI0"})
 AFFINE = np.diag([2.5, 2.5, 2.5, 1.0])
 if rank == 0:
     rng = np.random.default_rng(0)
@@ -44,7 +47,8 @@ while not (root / "ready").exists():
 state = process_state()
 start = time.monotonic()
 try:
-    said = f"wrote {len(predict_distributed(root / 'model', [root / 'Task' / 'imagesTs'], root / 'out', accelerator=state))}"
+    written = predict_distributed(root / 'model', [root / 'Task' / 'imagesTs'], root / 'out', accelerator=state)
+    said = f"wrote {len(written)}"
 except Exception as error:  # noqa: BLE001 - the probe says what came
     said = f"{type(error).__name__}: {str(error).replace(str(root), '<root>')}"
 out = root / "out"
