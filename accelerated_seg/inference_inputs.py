@@ -611,16 +611,23 @@ def dataset_channel_names_warnings(files: Sequence[str | Path], config: dict, on
     # a dataset.json -> its channels and its images folders among the inputs: said once for imagesTr/ and imagesTs/
     compared: dict[Path, tuple[dict[int, str], list[Path]]] = {}
     read: dict[Path, dict[int, str] | None] = {}  # each dataset.json read once in a call, imagesTr/'s and imagesTs/'s
+    fed: dict[Path, set[bool]] = {}  # a dataset.json -> whether its compared files are numbered (else 4D files)
     for folder, found in sorted(by_folder.items()):
         given = _declared_channels(folder, read)
-        if given is not None and any(_fed_as_numbered(path, config) for path in found):
+        if given is not None and (numbered := [path for path in found if _fed_as_numbered(path, config)]):
             compared.setdefault(folder.parent / "dataset.json", (given, []))[1].append(folder)
+            fed.setdefault(folder.parent / "dataset.json", set()).update(
+                _channel_number(path) is not None for path in numbered)
     said = []
     for declaration, (given, folders) in compared.items():
         scans_in = " and ".join(f"{folder}/" for folder in folders)
+        # which file is channel 0: <case>_0000, or a 4D file's (the Decathlon's) first volume (review r115: a folder of
+        # 4D files was told "<case>_0000 its channel 0", a file none of them is)
+        first = " and ".join((["<case>_0000 its channel 0"] if True in fed[declaration] else []) +
+                          (["each 4D file's volume 0 its channel 0"] if False in fed[declaration] else []))
         if warning := channel_names_refused_or_warned(
                 config, given, f"{declaration} (beside the scans in {scans_in})", "dataset.json", keyword=False,
-                also=_moved_elsewhere(declaration, scans_in, "<case>_0000 its channel 0")):
+                also=_moved_elsewhere(declaration, scans_in, first)):
             said.append(warning)
     return said
 
@@ -672,7 +679,10 @@ def _one_case_channel_names_said(files: Sequence[str | Path], config: dict, name
             return None
         given = {place: names_of[number] for place, (number, names_of) in enumerate(zip(numbers, declared))}
     declarations = sorted({str(path.parent.parent / "dataset.json") for path in paths})
-    first = f"the first file of {names.inputs}" if names.keyword else f"{names.inputs}'s first file"  # inputs's
+    # which file is channel 0; one 4D file's first volume (review r115: "the first file of inputs" of one file)
+    part = "volume 0" if len(paths) == 1 else "first file"
+    first = f"{'volume 0' if len(paths) == 1 else 'the first file'} of {names.inputs}" if names.keyword else \
+        f"{names.inputs}'s {part}"  # not inputs's
     return channel_names_refused_or_warned(
         config, given, f"{names.inputs}, as {' and '.join(declarations)} names its files,", "dataset.json",
         keyword=False, also=_moved_elsewhere(paths[0].parent.parent / "dataset.json", f"{paths[0].parent}/",

@@ -426,6 +426,28 @@ def test_a_launched_predict_distributed_refuses_on_every_process_and_warns_once(
     assert f"{WORKER}:" in next(line for line in proc.stderr.splitlines() if "channels otherwise" in line)
 
 
+def test_a_4d_files_refusal_says_its_volume_0_not_a_first_file(tmp_path, capsys):
+    """A dataset.json ordering the model's channels otherwise beside 4D files (the Decathlon's imagesTs/, every channel
+    in one file) was refused rightly, but told "<case>_0000 its channel 0" (a folder) or "the first file of inputs
+    its channel 0" (predict_file of one file): files none of them is (review r115). Now each 4D file's volume 0."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.inference import predict_file
+    from test_inference import export
+
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _nnunet_folder(tmp_path, ["MRI1", "MRI0"], stems=())
+    nib.save(nib.Nifti1Image(np.full((16, 16, 16, 2), 50, np.float32), AFFINE), folder / "c.nii.gz")
+    with pytest.raises(DataError) as refused:
+        predict_file(model, folder / "c.nii.gz", tmp_path / "a.nii.gz")
+    assert "(channel 0 (MRI0), channel 1 (MRI1)), volume 0 of inputs its channel 0; if " in str(refused.value), \
+        str(refused.value)
+    assert main(["predict", "--model", str(model), str(folder), "--output", str(tmp_path / "out")]) == 2
+    said = capsys.readouterr().err
+    assert "(channel 0 (MRI0), channel 1 (MRI1)), each 4D file's volume 0 its channel 0; if " in said, said
+    assert not (tmp_path / "a.nii.gz").exists() and not (tmp_path / "out").exists()
+
+
 _ONE_PROCESS_SEES_ANOTHER_ORDER = """import json, os, sys
 sys.path.insert(0, sys.argv[1])
 import accelerated_seg.inference_inputs as inference_inputs

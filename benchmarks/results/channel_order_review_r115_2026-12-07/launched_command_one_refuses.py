@@ -2,7 +2,8 @@
     /work/main/.venv/bin/python -m accelerate.commands.launch --multi_gpu --num_processes 2 --num_machines 1 \
     --mixed_precision no --dynamo_backend no --main_process_port 29661 \
     benchmarks/results/channel_order_review_r115_2026-12-07/launched_command_one_refuses.py <folder made by
-    launched_one_refuses.py> > benchmarks/results/channel_order_review_r115_2026-12-07/launched_command_one_refuses.txt 2>&1
+    launched_one_refuses.py> \
+    > benchmarks/results/channel_order_review_r115_2026-12-07/launched_command_one_refuses_main.txt 2>&1
 Review r115: `accelerated-seg predict --model model Task/imagesTs --output out` under a launch of 2 processes whose
 process 1 alone reads Task/dataset.json as another order (MRI1, MRI0; the main process MRI0, MRI1, the model's): the
 command compares before its imports, each process alone (predict_command._check_outputs_before_the_imports)."""
