@@ -413,13 +413,8 @@ def test_a_launched_predict_distributed_refuses_on_every_process_and_warns_once(
             {"model_dir": str(model), "inputs": [str(other)], "output": str(tmp_path / "other")}]
     prefix = tmp_path / "result"
     proc = launch_two(prefix, [str(WORKER), str(prefix), json.dumps(jobs)])
-    for rank in range(2):
-        path = Path(f"{prefix}.rank{rank}.json")
-        assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
-        result = json.loads(path.read_text())
-        assert not result["ok"] and result["error"].startswith(
-            f"DataError: {other.parent / 'dataset.json'} (beside the scans in {other}/) gives the model's channels in "
-            f"another order"), result
+    _every_process_refused(prefix, proc, f"DataError: {other.parent / 'dataset.json'} (beside the scans in {other}/) "
+                                         f"gives the model's channels in another order")
     assert (tmp_path / "named" / "c.nii.gz").is_file() and not (tmp_path / "other").exists()
     assert proc.stderr.count("names the model's channels otherwise") == 1, proc.stderr[-3000:]
     # at the line of the script that called predict_distributed (review r115: its comparison moved into the checks)
@@ -485,14 +480,18 @@ def test_a_launched_predict_distributed_refusal_of_one_process_is_said_by_every_
     prefix = tmp_path / "result"
     proc = launch_two(prefix, [str(script), str(Path(__file__).parent), str(model), str(folder),
                                str(tmp_path / "out"), str(prefix)])
+    _every_process_refused(prefix, proc, f"DataError: process 1: {folder.parent / 'dataset.json'} (beside the scans "
+                                         f"in {folder}/) gives the model's channels in another order")
+    assert not (tmp_path / "out").exists()
+
+
+def _every_process_refused(prefix: Path, proc, start: str) -> None:
+    """Each of a launch's 2 processes wrote its result (``<prefix>.rank<N>.json``), an error beginning ``start``."""
     for rank in range(2):
         path = Path(f"{prefix}.rank{rank}.json")
         assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
         result = json.loads(path.read_text())
-        assert not result["ok"] and result["error"].startswith(
-            f"DataError: process 1: {folder.parent / 'dataset.json'} (beside the scans in {folder}/) gives the model's "
-            f"channels in another order"), result
-    assert not (tmp_path / "out").exists()
+        assert not result["ok"] and result["error"].startswith(start), result
 
 
 def test_a_dataset_json_is_read_once_a_call_as_it_stands(tmp_path, monkeypatch):
