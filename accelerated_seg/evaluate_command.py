@@ -123,20 +123,30 @@ def _scores_said(args, summary: dict) -> None:
         print(_merged_line(summary, args))
 
 
+# how the last line names each input of evaluate_output's INPUT_PLACES, and what one holding the same is
+_INPUTS_SAID = {"prediction_folder": ("PRED", "folder of the same files"),
+                "label_folder": ("LABELS", "folder of the same files"),
+                "dataset_json": ("--labels", "file of the same bytes")}
+
+
 def _replaced(replaced: bool, overwrite: bool, earlier, settings: dict) -> str:
     """What the last line says of an earlier evaluation replaced: by --overwrite, or as the same one, from the
-    same folders or from folders moved since that hold the same files (evaluate_output's INPUT_PLACES)."""
-    from .evaluate_output import INPUT_PLACES
-
+    same folders or from folders moved since that hold the same files (evaluate_output's INPUT_PLACES). One still
+    where the earlier evaluation named it was not moved: another folder or --labels file holding the same was
+    given (a copy), said so; "it scored them in .../dataset.json, moved since" said of a copy of the same bytes,
+    the first still there (until the hundred-and-twenty-fourth session's helper h133)."""
     if not replaced:
         return ""
     if overwrite:
         return ", replacing the earlier evaluation there (--overwrite)"
-    moved = [str(earlier[key]) for key in INPUT_PLACES
-             if isinstance(earlier, dict) and earlier.get(key) != settings.get(key)]
-    if moved:
-        return (f", replacing the earlier evaluation there (the same files and settings; it scored them in "
-                f"{' and '.join(moved)}, moved since)")
+    given = [key for key in _INPUTS_SAID if isinstance(earlier, dict) and earlier.get(key) != settings.get(key)
+             and None not in (earlier.get(key), settings.get(key))]
+    moved = [str(earlier[key]) for key in given if not os.path.lexists(str(earlier[key]))]
+    copies = [f"its {_INPUTS_SAID[key][0]} {earlier[key]} is still there, {settings[key]} given now another "
+              f"{_INPUTS_SAID[key][1]}" for key in given if os.path.lexists(str(earlier[key]))]
+    if given:
+        said = ([f"it scored them in {' and '.join(moved)}, moved since"] if moved else []) + copies
+        return f", replacing the earlier evaluation there (the same files and settings; {'; '.join(said)})"
     return ", replacing the earlier evaluation there (the same folders and settings)"
 
 

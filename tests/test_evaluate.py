@@ -1074,6 +1074,32 @@ def test_the_same_evaluation_from_folders_moved_since_is_replaced_and_other_file
     assert main(command + ["--overwrite"]) == 0
 
 
+def test_the_same_evaluation_with_a_copy_of_labels_or_labels_folder_says_the_first_is_still_there(folders, tmp_path,
+                                                                                                    capsys):
+    """Another --labels file of the same bytes (or a copy of LABELS), the first still where the earlier evaluation
+    named it: replaced as the same evaluation, the last line said "it scored them in .../dataset.json, moved since"
+    of a file never moved (until the hundred-and-twenty-fourth session's helper h133). Now it names the first as
+    still there and the one given now as another file of the same bytes; one gone is still "moved since"."""
+    pred_dir, label_dir, dataset = folders
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    capsys.readouterr()
+    copy = tmp_path / "config_copy" / "dataset.json"
+    copy.parent.mkdir()
+    shutil.copyfile(dataset, copy)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(copy)]) == 0
+    out = capsys.readouterr().out
+    assert (f"replacing the earlier evaluation there (the same files and settings; its --labels {dataset.resolve()} "
+            f"is still there, {copy.resolve()} given now another file of the same bytes)\n") in out, out
+    assert "moved since" not in out
+    # LABELS copied, the --labels copy moved back over the first (the earlier path gone): each said as it is
+    shutil.copytree(label_dir, tmp_path / "labels_copy")
+    copy.unlink()
+    assert main(["evaluate", str(pred_dir), str(tmp_path / "labels_copy"), "--labels", str(dataset)]) == 0
+    assert (f"(the same files and settings; it scored them in {copy.resolve()}, moved since; its LABELS "
+            f"{label_dir.resolve()} is still there, {(tmp_path / 'labels_copy').resolve()} given now another folder "
+            f"of the same files)\n") in capsys.readouterr().out
+
+
 def test_the_inputs_digest_needs_no_hashlib_file_digest_which_python_3_10_lacks(folders, monkeypatch):
     """inputs_sha256 was made with hashlib.file_digest, new in Python 3.11: on 3.10, which pyproject's
     requires-python supports, every evaluation ended in its AttributeError (ninety-ninth session). The digests are
