@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nibabel as nib
 import numpy as np
+import pytest
 
 from accelerated_seg.cli import main
 
@@ -46,7 +47,17 @@ def test_the_decathlon_block_checks_as_a_split_of_no_validation_case_and_the_pag
             "0 validation\n") in said
     beside = " ".join(PAGE.split("### Medical Segmentation Decathlon", 1)[1].split("```", 4)[4].split())
     assert beside.startswith("- `\"validation\": []`, as above, is a split the dataset gives with no validation case")
+    quoted = re.search(r"\(`check`: `([^`]*)`\)", beside).group(1)  # the line check says of the block, as quoted
+    assert f"; {quoted}\n" in said
     assert "training on it stops before any work unless `train.val_every=0`" in beside
+    refusal = re.search(r"unless `train.val_every=0` \(`([^`]*) \.\.\.`\)", beside).group(1)
+    config = tmp_path / "run.yaml"
+    config.write_text(f"data:\n  dataset: {tmp_path / 'dataset.json'}\n  patch_size: [16, 16, 16]\n"
+                      f"train:\n  output_dir: {tmp_path / 'run'}\n  val_every: 100\n")
+    with pytest.raises(SystemExit, match="^2$"):  # train ends on the first refusal, as a launched rank does
+        main(["train", "--config", str(config)])
+    assert f"error: {refusal}" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_nnunet_block_checks_with_its_channels_and_classes(tmp_path, capsys):
