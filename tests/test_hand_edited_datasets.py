@@ -166,6 +166,11 @@ CUT_CSV = {  # the text of a cases CSV -> what load_cases says of its last line 
                          "images/bad.nii.gz,masks/bad.nii.gz",
                          r"line 3, the file's last: the row ends after 2 cell\(s\), without its 'split' cell, and no "
                          r"line end follows: the file was cut short there"),
+    # two cells missing: "without its 'label', 'split' cell" until the hundred-and-twenty-fourth session (h133's walk)
+    "in the image's path, before label and split": ("image,label,split\nimages/good.nii.gz,masks/good.nii.gz,train\n"
+                                                    "images/ba",
+                                                    r"line 3, the file's last: the row ends after 1 cell\(s\), "
+                                                    r"without its 'label' and 'split' cells, and no line end follows"),
 }
 
 

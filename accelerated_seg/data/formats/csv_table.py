@@ -129,7 +129,10 @@ def _refuse_a_row_cut_short(row: dict[str, str], needed: list[str], paths: list[
     'label' cell; give a path", or by the checks as a file not found. Optional columns (id, others) may be left off
     the end of a row; a whole last row without a line end (a file typed so) is read."""
     if missing := [column for column in needed if column not in row]:
-        cells = f"the row ends after {len(row)} cell(s), without its {', '.join(map(repr, missing))} cell"
+        # "without its 'label' and 'split' cells" where two are missing: "its 'label', 'split' cell" read oddly (h133)
+        which = (f"{', '.join(map(repr, missing[:-1]))} and {missing[-1]!r} cells" if len(missing) > 1
+                 else f"{missing[0]!r} cell")
+        cells = f"the row ends after {len(row)} cell(s), without its {which}"
         if unended:
             raise DataError(f"{where}, the file's last: {cells}, and no line end follows: the file was cut short "
                             f"there (a copy stopped, a disk full?); copy it again, or complete the row")
