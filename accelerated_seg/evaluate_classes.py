@@ -143,13 +143,20 @@ def require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], 
     if unknown:
         ignore = (f"; if {unknown[0]} marks unannotated voxels, give {named.dataset_json} a dataset.json that names "
                   f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
+        # a prediction holding the declared ignore value was told only to check --labels, which declares it, and,
+        # where it held no other, offered the merge, which leaves that value out (until the hundred-and-twenty-fifth
+        # session's helper h138, a new user's walk): which value it is, and why refused
+        holds_ignore = prediction and ignore_value in unknown
         # a prediction too: another tool's binary masks, saved as 0 and 255, against references of 0 and 1
         mask = (f"; if the {'reference' if reference else 'prediction'} is a mask saved as 0 and {unknown[0]}, "
                 f"{merge_foreground_said(named, ignore_value)}"
-                if (reference or prediction) and values - {0} == {unknown[0]} else "")
+                if (reference or prediction) and values - {0} == {unknown[0]} and not holds_ignore else "")
+        unannotated = (f"; {ignore_value} is the ignore label, the references' mark for unannotated voxels, which "
+                       f"no prediction holds: give the predictions of a model that segments the classes alone, or "
+                       f"set those voxels to 0 or their class" if holds_ignore else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
-                        f"{ignore}{mask}")
+                        f"{ignore}{unannotated}{mask}")
 
 
 def merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray:
