@@ -396,6 +396,49 @@ def save_without_orientation(scan_path: Path, out_path: Path) -> None:
     nib.save(bare, out_path)
 
 
+def _dataset_named_otherwise(root: Path, cases: str, bare: str = "") -> Path:
+    """``root/Task/imagesTs`` holding two 16^3 channel files of each of ``cases`` (those of ``bare`` without
+    orientation), beside a dataset.json naming the channels T1 and FLAIR, of a model's MRI0 and MRI1."""
+    folder = root / "Task" / "imagesTs"
+    folder.mkdir(parents=True)
+    for case in cases:
+        for channel in range(2):
+            voxels = np.full((16, 16, 16), 50, np.float32)
+            image = nib.Nifti1Image(voxels, None if case in bare else np.diag([2.5, 2.5, 2.5, 1]))
+            image.header.set_zooms((2.5, 2.5, 2.5))  # without an affine: qform and sform codes 0 (else 1, from it)
+            nib.save(image, folder / f"{case}_{channel:04d}.nii.gz")
+    (folder.parent / "dataset.json").write_text(json.dumps({"channel_names": {"0": "T1", "1": "FLAIR"},
+                                                            "labels": {"background": 0}}))
+    return folder
+
+
+def test_a_loop_of_predict_file_or_predict_cases_says_each_warning_of_its_scans_once_as_python_does(tmp_path):
+    """A script predicting a dataset's cases in a loop, one call each, twice over (as over two settings), under
+    Python's default filter, is told once that the dataset.json names the model's channels otherwise (by each
+    function), and once of a case without orientation: every call's model load changed the warning filters
+    (models.build_from_spec's catch_warnings), which resets what Python keeps of the lines that said a warning, so
+    each was said at every call (the hundred-and-twenty-fourth session's
+    benchmarks/results/channel_order_for_every_predict_2026-12-07/loop_warnings.txt; until the
+    hundred-and-twenty-fifth)."""
+    model = export(tmp_path / "model", in_channels=2)
+    folder = _dataset_named_otherwise(tmp_path, "abc", bare="a")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")  # Python's own for these; the filters change here, before the loop alone
+        for run in range(2):
+            for case in "abc":
+                predict_file(model, [folder / f"{case}_0000.nii.gz", folder / f"{case}_0001.nii.gz"],
+                             tmp_path / f"{case}_{run}.nii.gz")
+                predict_cases(model, [folder / f"{case}_0000.nii.gz", folder / f"{case}_0001.nii.gz"],
+                              tmp_path / f"maps_{run}")
+    said = [str(warning.message) for warning in seen]
+    otherwise = [message for message in said if "names the model's channels otherwise" in message]
+    unoriented = [message for message in said if "its header gives no orientation" in message]
+    assert len(otherwise) == 2 and len(set(otherwise)) == 2, said  # predict_file's once, predict_cases' once
+    # of the case's first file, whose grid the case is read on; said at one line of inference.py for both functions
+    assert [message.split(": ")[0] for message in unoriented] == [str(folder / "a_0000.nii.gz")], said
+    assert len(list((tmp_path / "maps_1").glob("*.nii.gz"))) == 3
+
+
 def test_the_predict_command_says_its_warnings_in_one_line_each(scans, tmp_path):
     """As evaluate and check say theirs. Python's form, "…/accelerated_seg/inference.py:436: UserWarning: …" with
     the source line that raised it under it, was noise to someone who typed a command (until the ninety-first
