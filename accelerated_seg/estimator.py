@@ -25,11 +25,12 @@ import gc
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import nibabel as nib
@@ -441,8 +442,7 @@ class Segmentation:
 
                 # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
                 failure = None
-                with warnings.catch_warnings(record=True) as raised:
-                    warnings.simplefilter("always")
+                with _recorded() as raised:
                     try:
                         output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
                                               sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"),
@@ -836,6 +836,41 @@ def _predicted_and_scored(model_dir: Path, config: dict, dataset: Dataset, out: 
     return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
                             ignore_value=dataset.manifest.ignore_index, class_names=names,
                             binarized_references=binarized)
+
+
+@contextmanager
+def _recorded() -> Iterator[list[warnings.WarningMessage]]:
+    """Every warning raised in the block, recorded and not shown whatever the filters say (for ``_said_again``), as
+    ``catch_warnings(record=True)`` under ``simplefilter("always")`` records them, without a change Python counts:
+    each (that pair made three a call) resets every module's record of the warnings it said, and the "once" filter's,
+    so a loop of ``predict`` said each warning of its inputs at every call, where Python says one once (until the
+    hundred-and-twenty-fifth session). The "always" entry goes first in the filters' own list and out again: their
+    version stays, and "always" writes in no record. Not a ``showwarning`` hook alone: the caller's filters would
+    judge each warning at predict_file's line, in its temporary file's words (an "error" raised there, naming
+    /tmp/tmp.../input_0000.nii.gz), and that line's record would say it once for all the lines calling predict
+    (benchmarks/results/predict_warnings_once_2026-12-07/recording.txt). Where the filters are kept per context
+    (Python 3.14's ``-X context_aware_warnings``) that list is not the one read: catch_warnings, as before."""
+    if getattr(sys.flags, "context_aware_warnings", False):
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            yield raised
+        return
+    raised, shown, filters, always = [], warnings.showwarning, warnings.filters, ("always", None, Warning, None, 0)
+
+    def record(message, category, filename, lineno, file=None, line=None) -> None:
+        raised.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+
+    filters.insert(0, always)
+    warnings.showwarning = record
+    try:
+        yield raised
+    finally:
+        warnings.showwarning = shown
+        # out of the list it went in: a catch_warnings of another thread, entered meanwhile, puts that one back
+        for index, entry in enumerate(filters):
+            if entry is always:
+                del filters[index]
+                break
 
 
 #: The warnings registry of each file whose warnings ``_said_again`` says at their own line, by the file's path.

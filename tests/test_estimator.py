@@ -2908,6 +2908,37 @@ def test_predicts_library_deprecation_notes_stay_where_they_were_raised(monkeypa
     assert (noted.filename, noted.lineno) == ("/site-packages/somelib.py", 7)
 
 
+def test_a_loop_of_predicts_says_each_warning_of_its_inputs_once_as_python_does(tmp_path):
+    """Segmentation.predict in a loop, under Python's default filter, says once that the paths' dataset.json names
+    the model's channels otherwise, and once that a case (its paths, its images) has no orientation: predict's record
+    of what predict_file says (catch_warnings(record=True), simplefilter("always")) changed the warning filters three
+    times a call, each change resetting what Python keeps of the lines that said a warning, so each was said again
+    at every call (until the hundred-and-twenty-fifth session)."""
+    import nibabel as nib
+
+    from test_inference import _dataset_named_otherwise, export
+
+    model = Segmentation.load(export(tmp_path / "model", in_channels=2))
+    folder = _dataset_named_otherwise(tmp_path, "abc", bare="a")
+    images = [nib.load(folder / f"a_{channel:04d}.nii.gz") for channel in range(2)]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")  # Python's own for these; the filters change here, before the loop alone
+        for _ in range(2):
+            for case in "abc":
+                model.predict([str(folder / f"{case}_0000.nii.gz"), str(folder / f"{case}_0001.nii.gz")])
+            model.predict(images)  # in temporary files: their warnings said in the caller's words
+    said = [str(warning.message) for warning in seen]
+    assert [message.split(", as ")[0] for message in said if "channels otherwise" in message] == ["predict: x"], said
+    assert [message.split(": its header")[0] for message in said if "gives no orientation" in message] == [
+        f"predict: {folder / 'a_0000.nii.gz'}", "predict: image 0 of the list"], said
+    with warnings.catch_warnings():  # the caller's filters judge them as said again: an "error" raised at the call,
+        warnings.simplefilter("error")  # in the caller's words (not at predict_file's, naming its temporary file)
+        filters = list(warnings.filters)
+        with pytest.raises(UserWarning, match=r"^predict: image 0 of the list: its header gives no orientation"):
+            model.predict(images)
+        assert warnings.filters == filters  # predict's own record of them taken out
+
+
 def test_a_fit_says_how_to_prune_the_cache_by_a_command_that_finds_its_dataset(tiny_dataset, tmp_path, monkeypatch,
                                                                                capsys):
     """The run names the command that removes the dataset's other cached versions. A Dataset's run named
