@@ -845,9 +845,12 @@ def _recorded() -> Iterator[list[warnings.WarningMessage]]:
     each (that pair made three a call) resets every module's record of the warnings it said, and the "once" filter's,
     so a loop of ``predict`` said each warning of its inputs at every call, where Python says one once (until the
     hundred-and-twenty-fifth session). The "always" entry goes first in the filters' own list and out again: their
-    version stays, and "always" writes in no record. Not a ``showwarning`` hook alone: the caller's filters would
-    judge each warning at predict_file's line, in its temporary file's words (an "error" raised there, naming
-    /tmp/tmp.../input_0000.nii.gz), and that line's record would say it once for all the lines calling predict
+    version stays, and "always" writes in no record. Python looks in a line's record before the filters: a warning
+    it said at its own line already (no orientation, of a ``predict_file`` call on the same scan before) is not
+    recorded, nor said again as predict's, as Python would not say it twice. Not a ``showwarning`` hook alone: the
+    caller's filters would judge each warning at predict_file's line, in its temporary file's words (an "error"
+    raised there, naming /tmp/tmp.../input_0000.nii.gz), and that line's record would say it once for all the lines
+    calling predict
     (benchmarks/results/predict_warnings_once_2026-12-07/recording.txt). Where the filters are kept per context
     (Python 3.14's ``-X context_aware_warnings``) that list is not the one read: catch_warnings, as before."""
     if getattr(sys.flags, "context_aware_warnings", False):
