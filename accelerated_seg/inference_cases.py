@@ -160,7 +160,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
         outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep, device))
     in_a_folder = nifti_stem(output) is None
     with holding_output_folder(output, written):
         if continue_prediction:  # under the folder's lock: no other run writes them meanwhile
@@ -224,11 +224,16 @@ def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None,
     return failed
 
 
-def prediction_settings(options: PredictOptions, keep_largest: Sequence[int]) -> str:
+def prediction_settings(options: PredictOptions, keep_largest: Sequence[int],
+                        device: torch.device | None = None) -> str:
     """The options that change a voxel of what predict writes, for ``prediction_key``; the window
-    batch and where the windows are stitched do not."""
+    batch and where the windows are stitched do not. ``transforms_on_device`` changes one on a GPU alone: on
+    ``device`` of another type both roads are the host's, so it is recorded as its default there, whatever was given
+    (a CPU's maps of --no-transforms-on-device, the same voxels as the default's, were predicted again by the
+    default's --continue, and theirs by its, until the hundred-and-twenty-fifth session's walk through the docs)."""
+    on_device = options.transforms_on_device or (device is not None and device.type != "cuda")
     return (f"overlap={options.overlap} tta={options.tta} precision={options.precision} "
-            f"transforms_on_device={options.transforms_on_device} keep_largest={sorted(keep_largest)}")
+            f"transforms_on_device={on_device} keep_largest={sorted(keep_largest)}")
 
 
 def left_to_predict(jobs: Sequence[CaseJob], run_key: bytes, progress: Callable[[str], None] | None,

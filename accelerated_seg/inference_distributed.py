@@ -259,7 +259,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 accelerator, whole, model_dir, inputs, given_cases, output, options, fp32_setting, keep_largest,
                 probabilities, names)
             work = _Work(accelerator, whole, model, config, options, keep, sequential, progress,
-                         run_key=prediction_key(given_folders(model_dir), prediction_settings(options, keep)),
+                         run_key=prediction_key(given_folders(model_dir),
+                                                prediction_settings(options, keep, accelerator.device)),
                          in_a_folder=nifti_stem(output) is None)  # each map replaces predict's under the other ending
             jobs = _jobs(cases, outputs, probabilities)
             whole.to_write = [case.id for case in cases]
