@@ -42,7 +42,7 @@ from .own_warnings import said_as_lines
 from .printed_paths import paths_printable
 from .shell_words import shell_word
 from .predict_options import TTA_MODES
-from .sigterm import exit_status, stop_signal, stopped_by, stops_as_an_interrupt
+from .sigterm import deaf_once_stopped, exit_status, stop_signal, stopped_by, stops_as_an_interrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,9 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         stopping_before_the_command(*_stopping_as(sys.argv[1:]))
     try:
         with paths_printable():  # a name's bytes that are not UTF-8 shown as \xNN, not a UnicodeEncodeError
-            return _command_line(sys.argv[1:] if argv is None else list(argv))
+            status = _command_line(sys.argv[1:] if argv is None else list(argv))
     finally:
         handed_over()  # where the command never came to its own handling (a refusal): the defaults back
+    if argv is None:  # this process's command, stopped: a second signal in its shutdown changes nothing (sigterm.py)
+        deaf_once_stopped(status)
+    return status
 
 
 def _stopping_as(arguments: list[str]) -> tuple[str, tuple[int, ...]]:

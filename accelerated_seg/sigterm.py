@@ -142,6 +142,27 @@ def stops_as_an_interrupt(first: Callable[[int], object] = lambda signum: None,
         yield
 
 
+#: The statuses a command that a stop ended returns (``exit_status``: Ctrl-C's 130, SIGUSR1's 138, SIGTERM's 143).
+STOP_STATUSES = frozenset(128 + signum for signum in (signal.SIGINT, *INTERRUPTS))
+
+
+def deaf_once_stopped(status: int) -> None:
+    """SIGTERM and SIGUSR1 ignored for what is left of a command-line process that a stop ended (``status`` one of
+    ``STOP_STATUSES``): its line is said and its files are whole, so a second signal has nothing to change. The
+    command's handling had put Python's defaults back as it ended, and the interpreter's shutdown after it (0.1-0.5 s
+    of torch's and MONAI's teardown on 2 CPU cores) is long enough for a second signal to land in: a SIGUSR1 after a
+    SIGTERM's stop ended predict with -10 (138 to a shell), a second SIGTERM with -15, where "a second changes
+    nothing" (stopping.md) promised 143, until the hundred-and-twenty-fifth session (helper h139's walk). Ignored, not
+    handled: the shutdown sets a Python handler back to the default (``_PySignal_Fini``), never an ignored signal. On
+    the main thread alone, and only where Python's default is in place (a caller's handler is left as it is); a
+    shutdown that hangs is for SIGKILL (or Ctrl-C) to end, as a stop that takes too long is."""
+    if status not in STOP_STATUSES or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in INTERRUPTS:
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def _put_back_the_default(signum: int = signal.SIGTERM) -> None:
     """Python's default for ``signum``, put back. ``signal.signal`` runs the handlers of signals pending before it sets
     one: a first SIGTERM come just then is raised there, and the default was left unset, every later SIGTERM then

@@ -1,0 +1,73 @@
+"""docs/stopping.md's claims that no other test held: a second signal as a stopped command ends changes nothing. The
+hundred-and-twenty-fifth session's helper h139 walked the page as a new user
+(benchmarks/results/seventh_new_user_walk_2026-12-07/) and found a one-process predict stopped by SIGTERM, its line
+said and its maps whole, ended by a SIGUSR1 that came 0.1 s later, in the interpreter's shutdown: -10 to a program
+reading its status (138 to a shell), where the page says a second signal changes nothing (3 of 3; a second SIGTERM:
+-15, 1 of 3)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A synth stopped by a job's SIGTERM in its work, run as the console script runs it (``sys.exit(main())``), and the
+# second signal sent by an atexit handler: in the interpreter's shutdown, after the command's handling has ended.
+STOPPED_THEN_SIGNALLED = """
+import atexit, os, signal, sys
+from accelerated_seg import cli
+from accelerated_seg.data import synthetic
+write = synthetic.write_synthetic_dataset
+def stopped_as_it_writes(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return write(*args, **kwargs)
+synthetic.write_synthetic_dataset = stopped_as_it_writes
+atexit.register(os.kill, os.getpid(), {second})
+sys.argv = {argv!r}
+sys.exit(cli.main())
+"""
+
+
+@pytest.mark.parametrize("second", [signal.SIGUSR1, signal.SIGTERM], ids=["SIGUSR1", "SIGTERM"])
+def test_a_second_signal_in_a_stopped_commands_shutdown_changes_nothing(second, tmp_path):
+    """stopping.md, "A second signal": the one-process commands' SIGTERM handling "acts on the first SIGTERM or
+    SIGUSR1 alone: a second, of either, changes nothing". The first's line is said and its status is 143, whenever
+    the second comes; it ended the process with -10 (-15) until the hundred-and-twenty-fifth session."""
+    out = tmp_path / "phantoms"
+    code = STOPPED_THEN_SIGNALLED.format(second=int(second), argv=["accelerated-seg", "synth", str(out), "--cases",
+                                                                   "3", "--validation", "1"])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.splitlines() == [f"synth stopped by SIGTERM before it wrote anything into {out}"], done.stderr
+
+
+def test_a_second_signal_is_left_to_the_callers_handler_and_to_cli_main_called_from_python(tmp_path):
+    """Called from Python (a notebook, a program of one's own), ``cli.main([...])`` leaves the process's signals as
+    it found them once a stop has ended the command (stopping.md, "The other commands"): only the command line's own
+    process ignores a second signal in its shutdown."""
+    from accelerated_seg import cli
+    from accelerated_seg.data import synthetic
+
+    write = synthetic.write_synthetic_dataset
+
+    def stopped_as_it_writes(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return write(*args, **kwargs)
+
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGUSR1)}
+    synthetic.write_synthetic_dataset = stopped_as_it_writes
+    try:
+        assert cli.main(["synth", str(tmp_path / "phantoms"), "--cases", "3", "--validation", "1"]) == 143
+        assert {signum: signal.getsignal(signum) for signum in before} == before
+    finally:
+        synthetic.write_synthetic_dataset = write
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
