@@ -57,8 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         handed_over()  # where the command never came to its own handling (a refusal): the defaults back
     if argv is None:  # this process's command, stopped: a second signal in its shutdown changes nothing (sigterm.py)
-        deaf_once_stopped(status)
+        deaf_once_stopped(status, preempted=bool(_PREEMPTED))
     return status
+
+
+_PREEMPTED: list[bool] = []  # a training this process's command ran stopped with a save (_train; main reads it)
 
 
 def _stopping_as(arguments: list[str]) -> tuple[str, tuple[int, ...]]:
@@ -639,7 +642,8 @@ def _train(args, overrides) -> int:
         with importing_without_collection():  # collector.py says why
             from .train import train  # after the settings are read (ending_on_a_refusal says why)
 
-        train(cfg)
+        if train(cfg)["preempted"]:
+            _PREEMPTED.append(True)
     return 0
 
 

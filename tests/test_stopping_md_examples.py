@@ -49,6 +49,33 @@ def test_a_second_signal_in_a_stopped_commands_shutdown_changes_nothing(second, 
     assert done.stderr.splitlines() == [f"synth stopped by SIGTERM before it wrote anything into {out}"], done.stderr
 
 
+# A train whose training a notice stopped with a save (status 0, which a requeue reads), run as the console script
+# runs it; the training itself stands in (its summary), the second SIGTERM sent by an atexit handler as above.
+PREEMPTED_THEN_SIGNALLED = """
+import atexit, os, signal, sys
+from accelerated_seg import cli, train
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+dataset = write_synthetic_dataset({folder!r}, num_cases=3, num_validation=1, size_mm=(16.0, 16.0, 16.0))
+train.train = lambda cfg: {{"step": 1, "preempted": {preempted}}}
+atexit.register(os.kill, os.getpid(), signal.SIGTERM)
+sys.argv = ["accelerated-seg", "train", f"--data.dataset={{dataset}}", "--train.output_dir={folder}/run"]
+sys.exit(cli.main())
+"""
+
+
+@pytest.mark.parametrize("preempted, status", [(True, 0), (False, -signal.SIGTERM)], ids=["preempted", "whole"])
+def test_a_second_sigterm_in_a_preempted_trainings_shutdown_leaves_its_status_0(preempted, status, tmp_path):
+    """stopping.md: a preempted train "exits 0" (examples/slurm/train.sbatch requeues on it) and "Training records
+    SIGTERM and SIGUSR1: a second is the same notice". A second SIGTERM once its line was said, in the interpreter's
+    shutdown, ended 1 of 4 such runs with -15 (the hundred-and-twenty-fifth session's walk). A run that ended whole
+    is no stop: a SIGTERM then still ends the process."""
+    code = PREEMPTED_THEN_SIGNALLED.format(folder=str(tmp_path), preempted=preempted)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == status, done.stderr[-3000:]
+
+
 def test_a_second_signal_is_left_to_the_callers_handler_and_to_cli_main_called_from_python(tmp_path):
     """Called from Python (a notebook, a program of one's own), ``cli.main([...])`` leaves the process's signals as
     it found them once a stop has ended the command (stopping.md, "The other commands"): only the command line's own
