@@ -149,7 +149,7 @@ STOP_STATUSES = frozenset(128 + signum for signum in (signal.SIGINT, *INTERRUPTS
 def deaf_once_stopped(status: int, preempted: bool = False) -> None:
     """SIGTERM and SIGUSR1 ignored for what is left of a command-line process that a stop ended (``status`` one of
     ``STOP_STATUSES``), or whose training a notice stopped with a save (``preempted``, status 0, which a requeue reads;
-    a second SIGTERM killed 1 of 4 such runs, -15, in the walk below): its line is said and its files are whole, so a
+    a second SIGTERM killed 3 of 6 such runs, -15, in the walk below): its line is said and its files are whole, so a
     second signal has nothing to change. The
     command's handling had put Python's defaults back as it ended, and the interpreter's shutdown after it (0.1-0.5 s
     of torch's and MONAI's teardown on 2 CPU cores) is long enough for a second signal to land in: a SIGUSR1 after a

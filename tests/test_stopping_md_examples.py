@@ -67,7 +67,7 @@ sys.exit(cli.main())
 def test_a_second_sigterm_in_a_preempted_trainings_shutdown_leaves_its_status_0(preempted, status, tmp_path):
     """stopping.md: a preempted train "exits 0" (examples/slurm/train.sbatch requeues on it) and "Training records
     SIGTERM and SIGUSR1: a second is the same notice". A second SIGTERM once its line was said, in the interpreter's
-    shutdown, ended 1 of 4 such runs with -15 (the hundred-and-twenty-fifth session's walk). A run that ended whole
+    shutdown, ended 3 of 6 such runs with -15 (the hundred-and-twenty-fifth session's walk). A run that ended whole
     is no stop: a SIGTERM then still ends the process."""
     code = PREEMPTED_THEN_SIGNALLED.format(folder=str(tmp_path), preempted=preempted)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
