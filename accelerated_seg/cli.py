@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments, it leaves the caller's signals alone."""
     if argv is None:
         stopping_before_the_command(*_stopping_as(sys.argv[1:]))
+    _PREEMPTED.clear()
     try:
         with paths_printable():  # a name's bytes that are not UTF-8 shown as \xNN, not a UnicodeEncodeError
             status = _command_line(sys.argv[1:] if argv is None else list(argv))

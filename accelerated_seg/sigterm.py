@@ -148,16 +148,16 @@ STOP_STATUSES = frozenset(128 + signum for signum in (signal.SIGINT, *INTERRUPTS
 
 def deaf_once_stopped(status: int, preempted: bool = False) -> None:
     """SIGTERM and SIGUSR1 ignored for what is left of a command-line process that a stop ended (``status`` one of
-    ``STOP_STATUSES``), or whose training a notice stopped with a save (``preempted``, status 0, which a requeue reads;
-    a second SIGTERM killed 3 of 6 such runs, -15, in the walk below): its line is said and its files are whole, so a
-    second signal has nothing to change. The
-    command's handling had put Python's defaults back as it ended, and the interpreter's shutdown after it (0.1-0.5 s
-    of torch's and MONAI's teardown on 2 CPU cores) is long enough for a second signal to land in: a SIGUSR1 after a
-    SIGTERM's stop ended predict with -10 (138 to a shell), a second SIGTERM with -15, where "a second changes
-    nothing" (stopping.md) promised 143, until the hundred-and-twenty-fifth session (helper h139's walk). Ignored, not
-    handled: the shutdown sets a Python handler back to the default (``_PySignal_Fini``), never an ignored signal. On
-    the main thread alone, and only where Python's default is in place (a caller's handler is left as it is); a
-    shutdown that hangs is for SIGKILL (or Ctrl-C) to end, as a stop that takes too long is."""
+    ``STOP_STATUSES``), or whose training a notice stopped with a save (``preempted``, status 0, which a requeue
+    reads): its line is said and its files are whole, so a second signal has nothing to change. The command's handling
+    had put Python's defaults back as it ended, and the interpreter's shutdown after it (0.1-0.5 s of torch's and
+    MONAI's teardown on 2 CPU cores) is long enough for a second signal to land in: a SIGUSR1 after a SIGTERM's stop
+    ended predict with -10 (138 to a shell), a second SIGTERM with -15, where "a second changes nothing" (stopping.md)
+    promised 143, and a second SIGTERM after a preempted train's line ended 3 of 6 such runs with -15, until the
+    hundred-and-twenty-fifth session (helper h139's walk). Ignored, not handled: the shutdown sets a Python handler
+    back to the default (``_PySignal_Fini``), never an ignored signal. On the main thread alone, and only where
+    Python's default is in place (a caller's handler is left as it is); a shutdown that hangs is for SIGKILL (or
+    Ctrl-C) to end, as a stop that takes too long is."""
     if not (status in STOP_STATUSES or preempted) or threading.current_thread() is not threading.main_thread():
         return
     for signum in INTERRUPTS:
