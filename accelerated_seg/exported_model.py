@@ -249,7 +249,15 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
 
 def build_exported_network(config: dict, model_dir: str | Path) -> torch.nn.Module:
     """The network ``config.json`` describes, built with its initial weights; a DataError naming the file
-    where its args build none (a hand edit)."""
+    where its args build none, or where MONAI has no network class of its ``monai_class`` (a hand edit: a
+    traceback ending in AttributeError until the hundred-and-twenty-fifth session's helper h136)."""
+    import monai.networks.nets as monai_nets
+
+    monai_class = config["model"]["monai_class"]
+    if not (isinstance(monai_class, str) and isinstance(getattr(monai_nets, monai_class, None), type)):
+        raise DataError(f"{Path(model_dir) / 'config.json'}: its model.monai_class {monai_class!r} is no network "
+                        f"class of monai.networks.nets (a hand edit?); copy the export's config.json again from the "
+                        f"run folder that wrote it")
     try:
         return build_from_spec(ModelSpec.from_dict(config["model"]))
     except (TypeError, ValueError, KeyError, AssertionError) as error:  # a hand edit of config.json

@@ -293,6 +293,9 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     by_name: dict[str, dict[int, list[Path]]] = {}
     separator_of: dict[str, str] = {}  # a case whose files are named by the channels' names: "_" or "-"
     problems = []
+    # a file of every channel named as one (<case>_0000, <case>_T1) -> that case and channel: one of the case's
+    # files where its other files are given too (below), else a case of its own, the 4D pat_0001.nii.gz
+    named_as_one: dict[Path, tuple[str, int]] = {}
     for path in files:
         raise_a_dropped_interrupt()  # one dropped as the header before was closed (dropped_interrupts.py)
         stem = nifti_stem(path)
@@ -304,6 +307,9 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         # A file whose header cannot be read and whose name gives no channel goes the same way: the read says why.
         elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
             case, channel = stem, _ALL_CHANNELS
+            named = _named_channel(stem, names) if match is None else None
+            if held == in_channels and (match or named):
+                named_as_one[path] = (match["case"], int(match["channel"])) if match else (named[0], named[2])
         elif held is not None and held > 1:  # "rename it" (or a case lacking channels) said nothing of its count
             # named as one channel by _0000 or by a channel's name (pat_T1.nii.gz): the latter was told "this one file
             # is given for them" and its case said to lack it, until the review of h112
@@ -327,6 +333,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         else:
             case, channel = match["case"], int(match["channel"])
         by_name.setdefault(case, {}).setdefault(channel, []).append(path)
+    _as_one_of_its_cases_files(by_name, named_as_one, in_channels, names, problems)
 
     cases = []
     for case, case_id, channels in _split_by_folder(by_name):
@@ -359,6 +366,26 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     if problems:
         raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
     return sorted(cases, key=lambda c: c.id)
+
+
+def _as_one_of_its_cases_files(by_name: dict[str, dict[int, list[Path]]], named_as_one: dict[Path, tuple[str, int]],
+                               in_channels: int, names: dict[int, str], problems: list[str]) -> None:
+    """A file of the model's ``in_channels`` volumes named as one channel (``case_0000.nii.gz``, ``case_T1.nii.gz``)
+    beside other files of its case in its folder: refused as one of them, in the words of a file of another count
+    (``_volumes_said``), and kept as that channel of its case, which is not said besides to lack it. Alone, it stays
+    a case of every channel, as the Decathlon's 4D files are. Taken for a case of its own until the
+    hundred-and-twenty-fifth session's helper h136 (benchmarks/results/fourth_new_user_walk_2026-12-07/): its case
+    was told to lack it, and the file itself was named nowhere."""
+    for path, (case, channel) in named_as_one.items():
+        beside = [other for paths in by_name.get(case, {}).values() for other in paths
+                  if other.absolute().parent == path.absolute().parent]
+        if not beside:
+            continue
+        problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=True)}")
+        by_name[nifti_stem(path)][_ALL_CHANNELS].remove(path)
+        if not by_name[nifti_stem(path)][_ALL_CHANNELS]:
+            del by_name[nifti_stem(path)]
+        by_name[case].setdefault(channel, []).append(path)
 
 
 def _volumes_said(path: Path, in_channels: int, names: dict[int, str], named_as_one: bool) -> str:

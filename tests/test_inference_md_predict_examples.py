@@ -1,0 +1,114 @@
+"""docs/inference.md's first part (its intro, "## Predict" and its sections up to "### A damaged export") run as a
+reader runs it: the intro's two commands as the page writes them, after a tiny demo trained once for the module, and
+what the page says of a file of every channel named as one channel, and of a hand-edited network class. The
+hundred-and-twenty-fifth session's helper h136 walked these pages as a new user
+(benchmarks/results/fourth_new_user_walk_2026-12-07/walk.md); the two faults it found are the last two tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.cli import main
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.inference_inputs import group_cases
+
+PAGE = (Path(__file__).resolve().parents[1] / "docs" / "inference.md").read_text(encoding="utf-8")
+SAID = " ".join(PAGE.split())  # the page's prose with its line breaks as spaces
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The README's demo scaled down as configuration.md allows (6 phantoms at 3 mm, a 16^3 patch, a small U-Net, 4
+    steps: 8 s on 2 cores), run in a folder of its own, so that the page's output/demo paths exist as it says."""
+    folder = tmp_path_factory.mktemp("clone")
+    shutil.copytree(Path(__file__).resolve().parents[1] / "configs", folder / "configs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert main(["train", "--config", "configs/demo.yaml", "--data.synthetic.num_cases=6",
+                     "--data.synthetic.num_validation=2", "--data.spacing=[3,3,3]", "--data.patch_size=[16,16,16]",
+                     "--model.args.channels=[8,16,32]", "--model.args.strides=[2,2]", "--train.max_steps=4",
+                     "--train.val_every=2", "--train.save_every=4", "--optim.warmup_steps=0"]) == 0
+    return folder
+
+
+def test_the_intros_two_commands_run_as_written_after_the_demo(demo, monkeypatch, capsys):
+    block = re.search(r"```bash\n(.*?)```", PAGE, re.S).group(1).strip().splitlines()
+    assert [line.split()[:2] for line in block] == [["accelerated-seg", "predict"], ["accelerated-seg", "evaluate"]]
+    monkeypatch.chdir(demo)
+    capsys.readouterr()
+    for line in block:
+        assert main(line.split()[1:]) == 0
+    said = capsys.readouterr().out
+    cases = sorted(path.name for path in (demo / "output/demo/synthetic_data/imagesTr").glob("*.nii.gz"))
+    assert sorted(path.name for path in (demo / "predictions").glob("*.nii.gz")) == cases
+    assert f"{len(cases)} case(s) segmented into predictions/\n" in said
+    assert re.search(rf"^{len(cases)} case\(s\), mean Dice [0-9.]+ ± [0-9.]+; wrote metrics.csv and summary.json to "
+                     r"predictions/evaluation$", said, re.M)
+    for case in cases:  # "label maps on each input's own voxel grid"
+        scan, label_map = (nib.load(demo / folder / case) for folder in ("output/demo/synthetic_data/imagesTr",
+                                                                         "predictions"))
+        assert label_map.shape == scan.shape and np.allclose(label_map.affine, scan.affine, atol=1e-5)
+
+
+def test_the_model_among_the_images_is_named_with_the_ensembles_command(demo, monkeypatch, capsys):
+    """The synopsis' `predict --model fold0 fold1 scans/` and `predict output/demo/model scans/`, in its words."""
+    monkeypatch.chdir(demo)
+    for fold in ("fold0", "fold1"):
+        shutil.copytree("output/demo/best_model", fold, dirs_exist_ok=True)
+    shutil.copytree("output/demo/synthetic_data/imagesTr", "scans", dirs_exist_ok=True)
+    quoted = re.search(r"\(`(fold1 is an exported model, given as an image to segment: [^`]*)`\)", SAID).group(1)
+    assert main(["predict", "--model", "fold0", "fold1", "scans/", "--output", "out", "--continue"]) == 2
+    assert capsys.readouterr().err == "error: " + quoted.replace("--output ...", "--output out") + "\n"
+    assert main(["predict", "output/demo/model", "scans/", "--output", "out"]) == 2
+    assert ("error: output/demo/model is an exported model, given as an image to segment: give --model "
+            "output/demo/model" in capsys.readouterr().err)
+    assert not Path("out").exists()
+
+
+def _volume(path: Path, shape) -> Path:
+    image = nib.Nifti1Image(np.ones(shape, np.float32), np.diag([2.0, 2.0, 2.0, 1.0]))
+    image.header.set_xyzt_units("mm")
+    nib.save(image, str(path))
+    return path
+
+
+@pytest.mark.parametrize("named", ["case_0000", "case_T1"])
+def test_a_file_of_every_channel_named_as_one_beside_its_cases_other_file_is_told_its_volumes(tmp_path, named):
+    """The page: a 4D file among a folder's files named as channels (`case_0000.nii.gz`, or `case_T1.nii.gz`) is
+    refused in the --input form's words, its case not said besides to lack it. A file of exactly the model's
+    channels was taken for a case of its own, named nowhere, and its case told to lack it (h136's walk)."""
+    quoted = re.search(r"\(`(t1\.nii\.gz: shape \(20, 20, 8, 2\) is 4D with 2 volumes, [^`]*)`\)", SAID).group(1)
+    assert "and so is such a file among a folder's files named as channels (`case_0000.nii.gz`, or by a channel's " \
+           "name, `case_T1.nii.gz`), whose case is not said besides to lack it" in SAID
+    four_d = _volume(tmp_path / f"{named}.nii.gz", (20, 20, 8, 2))
+    other = _volume(tmp_path / f"case_{'0001' if named.endswith('0000') else 'FLAIR'}.nii.gz", (20, 20, 8))
+    with pytest.raises(DataError) as refused:
+        group_cases([four_d, other], 2, {"0": "T1", "1": "FLAIR"})
+    assert str(refused.value) == ("cannot group 2 input file(s) into cases:\n"
+                                  + quoted.replace("t1.nii.gz", str(four_d), 1))
+    # alone, such a file is a case of every channel, as the table's `pat_0001.nii.gz` is
+    assert [(case.id, case.channels) for case in group_cases([four_d], 2, {"0": "T1", "1": "FLAIR"})] == [
+        (named, (four_d,))]
+
+
+def test_an_export_whose_network_class_monai_lacks_is_one_error_naming_its_config_json(demo, tmp_path, capsys):
+    """"A damaged export is one error naming its file": a hand-edited `monai_class` ended predict (and
+    Segmentation.load, export's checks) in a traceback, AttributeError from getattr(monai.networks.nets, ...)."""
+    model = tmp_path / "edited"
+    shutil.copytree(demo / "output/demo/best_model", model)
+    config = json.loads((model / "config.json").read_text())
+    config["model"]["monai_class"] = "UNetPlus"
+    (model / "config.json").write_text(json.dumps(config))
+    scan = next((demo / "output/demo/synthetic_data/imagesTr").glob("*.nii.gz"))
+    assert main(["predict", "--model", str(model), str(scan), "--output", str(tmp_path / "seg.nii.gz")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {model / 'config.json'}: its model.monai_class 'UNetPlus' is no network class of monai.networks.nets "
+        "(a hand edit?); copy the export's config.json again from the run folder that wrote it\n")
+    assert not (tmp_path / "seg.nii.gz").exists()
