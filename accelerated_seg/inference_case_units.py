@@ -103,7 +103,9 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
                  f"{times} against another. " if spacing is not None else f"read as they are, whatever the unit, so "
                  f"their grids lie {times} apart, and the model, which resamples nothing (its spacing is null), "
                  f"takes one grid. ")
-    ways = [(_sizes(sizes), lines_in(volumes, read, target)) for sizes, read in ordered]
+    # the files' own reading needs no line, said so as a file's alone is (spacing_readings): it was "...: ; or, ..."
+    # until the hundred-and-twenty-fifth session's helper h136 (two channels declaring mm at 0.02 mm, a model at 2)
+    ways = [(_sizes(sizes), _lines_or_none_needed(volumes, read, target)) for sizes, read in ordered]
     if len(ways) == 1:
         return (f"{said}Read together, every file's numbers come to one voxel size one way alone, {ways[0][0]} mm: "
                 f"{ways[0][1]}")
@@ -118,11 +120,17 @@ def spacing_case_words(volumes: Sequence[Volume], spacing, refused: bool, model_
         others = "".join(f"; or, where the voxels are {sizes} mm after all: {lines}" for sizes, lines in ways[1:])
         return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and {model} tells "
                 f"which is the case's, the one nearest it, {ways[0][0]} mm: {ways[0][1]}{others}")
-    ways = [(_sizes(sizes), lines_in(volumes, read, target)) for sizes, read in readings]  # nearer 1 mm first
+    ways = [(_sizes(sizes), _lines_or_none_needed(volumes, read, target))
+            for sizes, read in readings]  # nearer 1 mm first
     return (f"{said}Read together, the files' numbers come to one voxel size {len(ways)} ways, and which is the "
             f"case's, neither the numbers nor {model} can tell: check the voxel size the scans were acquired at. "
             "Where the voxels are " + "; or, where they are ".join(f"{sizes} mm: {lines}" for sizes, lines in ways))
 
+
+
+def _lines_or_none_needed(volumes, read, target: str) -> str:
+    """``lines_in``, or, for the reading that is every file as its header declares it, that nothing is to change."""
+    return lines_in(volumes, read, target) or "nothing to change, they are read so already"
 
 
 def _one_file_words(volume: Volume, spacing, model_unit: str | None) -> str | None:

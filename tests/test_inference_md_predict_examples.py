@@ -112,3 +112,26 @@ def test_an_export_whose_network_class_monai_lacks_is_one_error_naming_its_confi
         f"error: {model / 'config.json'}: its model.monai_class 'UNetPlus' is no network class of monai.networks.nets "
         "(a hand edit?); copy the export's config.json again from the run folder that wrote it\n")
     assert not (tmp_path / "seg.nii.gz").exists()
+
+
+def test_a_cases_files_refused_against_the_spacing_say_their_own_reading_needs_no_line(tmp_path):
+    """The page: every reading weighed against the model's spacing, the nearest told first "with the lines that put
+    every file there". Two channels declaring mm at 0.02 mm, for a model at 2 mm (its cases' median): their own
+    reading, which needs no line, was said "...; or, where the voxels are 0.02 x 0.02 x 0.02 mm after all: ; or, ..."
+    (h136's walk), where a file alone is said to need nothing (spacing_readings)."""
+    from accelerated_seg.data.grid_agreement import Volume
+    from accelerated_seg.inference_case_units import spacing_case_words
+
+    volumes = []
+    for channel, name in enumerate(("T1", "FLAIR")):
+        image = nib.Nifti1Image(np.ones((16, 16, 16), np.float32), np.diag([0.02, 0.02, 0.02, 1.0]))
+        image.header.set_xyzt_units("mm")
+        nib.save(image, str(tmp_path / f"p_{channel:04d}.nii.gz"))
+        volumes.append(Volume(f"channel {channel}", tmp_path / f"p_{channel:04d}.nii.gz",
+                              nib.load(tmp_path / f"p_{channel:04d}.nii.gz"), name))
+    for refused in (True, False):
+        said = spacing_case_words(volumes, (2.0, 2.0, 2.0), refused, "mm")
+        assert "the one nearest it, 20 x 20 x 20 mm: rewrite " in said
+        assert "after all: ;" not in said
+        assert "; or, where the voxels are 0.02 x 0.02 x 0.02 mm after all: nothing to change, they are read so " \
+               "already; or, where the voxels are 2e-05 x 2e-05 x 2e-05 mm after all: rewrite " in said
