@@ -80,14 +80,20 @@ def holding_the_run_folder_of(output: Path, elsewhere: str = "another --output f
 def earlier_run(out: Path) -> str | None:
     """What in ``out`` a new run would lose (None: nothing; a run killed before its first checkpoint
     or export has left only its settings, which are no result)."""
+    found = _earlier_run_at(out)
+    return found[0] if found else None
+
+
+def _earlier_run_at(out: Path) -> tuple[str, str] | None:
+    """``earlier_run``'s finding, and the name in ``out`` that holds it (what a folder no run wrote moves away)."""
     checkpoints = complete_checkpoints(out / "checkpoints")
     if checkpoints:
-        return f"checkpoints up to {checkpoints[-1].name}"
+        return f"checkpoints up to {checkpoints[-1].name}", "checkpoints/"
     for name in ("best_model", "model"):
         if (out / name / "model.safetensors").is_file():
-            return f"an exported model in {out / name}"
+            return f"an exported model in {out / name}", f"{name}/"
     if (out / "summary.json").is_file():
-        return "a finished run's summary.json"
+        return "a finished run's summary.json", "summary.json"
     return None
 
 
@@ -211,10 +217,18 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
         ConfigError: ``out`` holds an earlier run that ``overwrite`` does not allow to replace, or
             files of another program's that the run would replace.
     """
-    found = earlier_run(out)
-    if found is None:
+    if (earlier := _earlier_run_at(out)) is None:
         _refuse_foreign_outputs(out, marker, outputs, names)
         return False
+    found, held_in = earlier
+    if marker is not None and not (out / marker).is_file():
+        # Judged before the way on is offered: a folder no run wrote (a project's own summary.json, an export copied
+        # in as its model/) was told to set overwrite, which then refused it as not a run's (until the
+        # hundred-and-twenty-fifth session's review r117 of helper h138's walk)
+        resume = f"continue it with {names.resume}, " if held_in == "checkpoints/" else ""
+        raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and is not "
+                          f"deleted, even with {names.overwrite}: {resume}train into {names.elsewhere}, or move "
+                          f"{held_in} out of it")
     if not overwrite:
         # Resume is a way on only where a checkpoint is: a run with exports but none (killed between its
         # first export and its first checkpoint, or save_every=0) was told to resume, and that was refused.
@@ -223,9 +237,6 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
                 f"it saved no checkpoint to continue from, so train into {names.elsewhere}")
         raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: {ways} "
                           f"or set {names.overwrite} to delete it first")
-    if marker is not None and not (out / marker).is_file():
-        raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and "
-                          f"is not deleted: train into {names.elsewhere}")
     check_reads_survive(out, reads, outputs, names)
     return True
 

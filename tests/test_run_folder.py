@@ -48,12 +48,13 @@ def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(t
     exported.mkdir()
     (exported / "model.safetensors").write_bytes(b"weights")
     assert check_output_folder(tmp_path / "new", overwrite=False) is False
+    # A model/ folder of the user's own (no run_info.json, which every run writes first) is not a run.
+    for overwrite in (False, True):
+        with pytest.raises(ConfigError, match="no run_info.json, so it was not written by a training run"):
+            check_output_folder(tmp_path, overwrite=overwrite)
+    (tmp_path / "run_info.json").write_text("{}")
     with pytest.raises(ConfigError, match="already holds a run"):
         check_output_folder(tmp_path, overwrite=False)
-    # A model/ folder of the user's own (no run_info.json, which every run writes first) is not a run.
-    with pytest.raises(ConfigError, match="no run_info.json, so it was not written by a training run"):
-        check_output_folder(tmp_path, overwrite=True)
-    (tmp_path / "run_info.json").write_text("{}")
     assert check_output_folder(tmp_path, overwrite=True) is True
     with pytest.raises(ConfigError, match=f"would delete {exported} with the earlier run in {tmp_path}, but this "
                                           f"run reads {exported} there"):  # train.init_from=<this run>/model
@@ -64,6 +65,58 @@ def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(t
         check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data", tmp_path / "train/imagesTr"])
     assert check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data" / "dataset.json"])
     assert check_output_folder(tmp_path, overwrite=True, marker=None)  # fit: checkpoint_dir has no marker
+
+
+@pytest.mark.parametrize("held", ["summary.json", "model/", "checkpoints/"])
+def test_a_folder_no_run_wrote_is_not_offered_overwrite_which_would_refuse_it(tmp_path, capsys, held):
+    """A project folder holding a summary.json of its own, an export copied in as its model/, or checkpoints, and no
+    run_info.json, was told "already holds a run ... or set --train.overwrite=true to delete it first", and that
+    overwrite then refused it as not a run's (the hundred-and-twenty-fifth session's helper h138, a new user's walk;
+    fixed by its review r117). Told at once now, with or without overwrite, in each caller's words, the other ways
+    on only; nothing deleted. A folder a run wrote (run_info.json) is offered overwrite as before."""
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+
+    project = tmp_path / "project"
+    if held == "summary.json":
+        project.mkdir()
+        (project / "summary.json").write_text("{}")
+        found = "a finished run's summary.json"
+    else:
+        folder = project / ("model" if held == "model/" else "checkpoints/step_2")
+        folder.mkdir(parents=True)
+        (folder / "model.safetensors").write_bytes(b"weights")
+        found = f"an exported model in {folder}" if held == "model/" else "checkpoints up to step_2"
+    files = sorted(path.relative_to(project) for path in project.rglob("*"))
+
+    def said(overwrite: str, resume: str, elsewhere: str) -> str:
+        way = f"continue it with {resume}, " if held == "checkpoints/" else ""
+        return (f"{project} holds {found} but no run_info.json, so it was not written by a training run and is not "
+                f"deleted, even with {overwrite}: {way}train into {elsewhere}, or move {held} out of it")
+
+    for overwrite in (False, True):
+        with pytest.raises(ConfigError) as refused:
+            check_output_folder(project, overwrite=overwrite)
+        assert str(refused.value) == said("--train.overwrite=true", "--train.resume=latest",
+                                          "another --train.output_dir")
+        with pytest.raises(ConfigError) as refused:
+            check_output_folder(project, overwrite=overwrite, names=ESTIMATOR_NAMES)
+        assert str(refused.value) == said("Segmentation(..., overwrite=True)", "fit(..., resume='latest')",
+                                          "Segmentation(output_dir=...) of its own")
+        # the command line (and examples/train.py's check_before_the_imports): one line, status 2
+        with pytest.raises(SystemExit) as stop:
+            main(["train", "--config", str(ROOT / "configs" / "demo.yaml"), f"--train.output_dir={project}",
+                  f"--train.overwrite={str(overwrite).lower()}"])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("\n") == 1 and "so it was not written by a training run" in err
+    assert sorted(path.relative_to(project) for path in project.rglob("*")) == files
+    if held == "summary.json":  # as checkpoints.md's "A new run in a used folder" quotes it
+        page = " ".join((ROOT / "docs" / "checkpoints.md").read_text(encoding="utf-8").split())
+        assert f"`…{said('--train.overwrite=true', '', 'another --train.output_dir')[len(str(project)):]}`" in page
+    assert check_output_folder(project, overwrite=True, marker=None)  # fit's checkpoint_dir has no marker
+    (project / "run_info.json").write_text("{}")
+    with pytest.raises(ConfigError, match=r"already holds a run .* or set --train.overwrite=true to delete it first"):
+        check_output_folder(project, overwrite=False)
+    assert check_output_folder(project, overwrite=True) is True
 
 
 def test_overwrite_spares_a_set_aside_checkpoint_the_new_run_resumes(tmp_path):
