@@ -154,7 +154,10 @@ def require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], 
         unannotated = (f"; {ignore_value} is the ignore label, the references' mark for unannotated voxels, which "
                        f"no prediction holds: give the predictions of a model that segments the classes alone, or "
                        f"set those voxels to 0 or their class" if holds_ignore else "")
-        raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
+        # the first eight, the ignore value among them where the clause names it (review r117: one above them was
+        # named by the clause alone)
+        shown = unknown[:8] if not holds_ignore or ignore_value in unknown[:8] else [*unknown[:7], ignore_value]
+        raise DataError(f"{path}: label value(s) {shown} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
                         f"{ignore}{unannotated}{mask}")
 

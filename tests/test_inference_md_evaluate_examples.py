@@ -131,6 +131,25 @@ def test_a_prediction_holding_the_ignore_label_is_told_it_is_the_ignore_label(tm
         assert "--merge-foreground" not in err
 
 
+def test_a_prediction_of_many_unknown_values_lists_the_ignore_value_the_refusal_names(tmp_path):
+    """The refusal lists the first eight unknown values: an ignore value above them (255 beside 3, ..., 14) was named
+    by the ignore clause alone, not in the list (review r117 of h138's change)."""
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.evaluate_classes import require_known_values
+    from accelerated_seg.evaluate_setting_names import SettingNames
+
+    prediction = np.arange(16).reshape(2, 2, 4)
+    prediction[0, 0, 0] = 255
+    with pytest.raises(DataError) as refused:
+        require_known_values(prediction, tmp_path / "a.nii.gz", [1, 2], SettingNames(), prediction=True,
+                             ignore_value=255)
+    assert str(refused.value).startswith(f"{tmp_path / 'a.nii.gz'}: label value(s) [3, 4, 5, 6, 7, 8, 9, 255] are not "
+                                         f"among the classes scored [0, 1, 2]")
+    assert "; 255 is the ignore label" in str(refused.value)
+    with pytest.raises(DataError, match=r"label value\(s\) \[3, 4, 5, 6, 7, 8, 9, 10\] are not among .* or the file$"):
+        require_known_values(prediction, tmp_path / "a.nii.gz", [1, 2], SettingNames(), prediction=True)
+
+
 def test_the_merge_beside_labels_of_several_classes_or_num_classes_3_is_refused_before_any_map_is_read(tmp_path,
                                                                                                        capsys):
     _pairs(tmp_path)
