@@ -1,8 +1,10 @@
 # cd /tmp/wt_r117 && PYTHONPATH=/tmp/wt_r117 OMP_NUM_THREADS=1 /work/main/.venv/bin/python \
-#   benchmarks/results/r117_review_2026-12-07/probe_1_evaluate_ignore.py > benchmarks/results/r117_review_2026-12-07/probe_1_evaluate_ignore.txt 2>&1
-# r117: h138's ignore-label refusal (evaluate_classes.require_known_values) driven through `accelerated-seg evaluate` and
-# evaluate_folders: right evaluations still pass; each wrong one told once, on one line, the merge offered where it helps.
-import io, json, sys, tempfile, contextlib
+#   benchmarks/results/r117_review_2026-12-07/probe_1_evaluate_ignore.py \
+#   > benchmarks/results/r117_review_2026-12-07/probe_1_evaluate_ignore_<at>.txt 2>&1   (at: main, or after)
+# r117: h138's ignore-label refusal (evaluate_classes.require_known_values) driven through `accelerated-seg evaluate`
+# and evaluate_folders: right evaluations still pass; each wrong one told once, on one line, the merge offered where
+# it helps.
+import io, json, tempfile, contextlib
 from pathlib import Path
 import nibabel as nib
 import numpy as np
@@ -50,8 +52,13 @@ run("regions: right, reference holding the ignore label", box(2, 6) + box(7, 10,
 run("regions: prediction holding the ignore label", np.where(label == 3, 3, box(2, 6) + box(7, 10, 2)), label, R)
 big = np.zeros((N, N, N), np.uint8); big.flat[:12] = np.arange(4, 16); big[5, 5, 5] = 3
 run("prediction holding the ignore 3 and 12 other values (list cut at 8)", big, label, L3)
+L255 = {"labels": {"background": 0, "ball": 1, "lesion": 2, "ignore": 255}}
+big[5, 5, 5] = 255
+run("prediction holding the ignore 255 above 12 other values (list cut at 8)", big, np.where(label == 3, 255, label),
+    L255)
 # evaluate_folders with ignore_value given and the classes taken from the files (no num_classes, no dataset_json)
-root = Path(tempfile.mkdtemp()); save(root / "p" / "a.nii.gz", np.where(label == 2, 3, label)); save(root / "l" / "a.nii.gz", label)
+root = Path(tempfile.mkdtemp())
+save(root / "p" / "a.nii.gz", np.where(label == 2, 3, label)); save(root / "l" / "a.nii.gz", label)
 print("\n## evaluate_folders(ignore_value=3), classes from the files, prediction holding 3")
 try:
     evaluate_folders(root / "p", root / "l", ignore_value=3); print("  scored")

@@ -28,7 +28,8 @@ python - <<'PY'
 from pathlib import Path
 from accelerated_seg.run_folder import check_output_folder
 import os, shutil, tempfile
-p = Path(tempfile.mkdtemp()) / "p"; p.mkdir(); (p / "summary.json").write_text("{}"); (p / "run_info.json").write_text("{}")
+p = Path(tempfile.mkdtemp()) / "p"; p.mkdir()
+(p / "summary.json").write_text("{}"); (p / "run_info.json").write_text("{}")
 print("\n## run: check_output_folder(p, overwrite=True) ->", check_output_folder(p, overwrite=True))
 PY
 python - <<'PY' 2>&1 | grep -v Warning
@@ -43,7 +44,8 @@ root = Path(tempfile.mkdtemp())
 m = load_msd(write_synthetic_dataset(root / "d", num_cases=4, num_validation=1, seed=0, size_mm=(32.0, 32.0, 32.0),
                                      spacing_mm=2.0))
 pairs = lambda cases: [(str(c.images[0]), str(c.label)) for c in cases]
-data = Dataset.from_files(pairs(m.training), block_shape=(16, 16, 16), n_classes=3, validation_pairs=pairs(m.validation),
+data = Dataset.from_files(pairs(m.training), block_shape=(16, 16, 16), n_classes=3,
+                          validation_pairs=pairs(m.validation),
                           cache_dir=str(root / "cache"), num_workers=0)
 (root / "p").mkdir(); (root / "p" / "summary.json").write_text("{}")
 model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
