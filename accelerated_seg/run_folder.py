@@ -19,7 +19,7 @@ from pathlib import Path
 from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way, link_problem
-from .model_folders import Names, check_init_from, complete_checkpoints, unreadable_folder
+from .model_folders import Names, check_init_from, complete_checkpoints, saved_by_fit, unreadable_folder
 from .own_warnings import AcceleratedSegWarning
 from .resume_config_changes import check_resume_length, check_resume_settings
 from .run_lock import hold_run_folder, in_use, live_holder
@@ -225,7 +225,9 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
         # Judged before the way on is offered: a folder no run wrote (a project's own summary.json, an export copied
         # in as its model/) was told to set overwrite, which then refused it as not a run's (until the
         # hundred-and-twenty-fifth session's review r117 of helper h138's walk)
-        resume = f"continue it with {names.resume}, " if held_in == "checkpoints/" else ""
+        # a train.fit's checkpoints (config.yaml empty) are resumed by fit alone: train's resume refuses them
+        resumable = held_in == "checkpoints/" and not saved_by_fit(complete_checkpoints(out / "checkpoints")[-1])
+        resume = f"continue it with {names.resume}, " if resumable else ""
         raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and is not "
                           f"deleted, even with {names.overwrite}: {resume}train into {names.elsewhere}, or move "
                           f"{held_in} out of it")

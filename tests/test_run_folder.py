@@ -88,8 +88,8 @@ def test_a_folder_no_run_wrote_is_not_offered_overwrite_which_would_refuse_it(tm
         found = f"an exported model in {folder}" if held == "model/" else "checkpoints up to step_2"
     files = sorted(path.relative_to(project) for path in project.rglob("*"))
 
-    def said(overwrite: str, resume: str, elsewhere: str) -> str:
-        way = f"continue it with {resume}, " if held == "checkpoints/" else ""
+    def said(overwrite: str, resume: str, elsewhere: str) -> str:  # checkpoints: resume too
+        way = f"continue it with {resume}, " if resume and held == "checkpoints/" else ""
         return (f"{project} holds {found} but no run_info.json, so it was not written by a training run and is not "
                 f"deleted, even with {overwrite}: {way}train into {elsewhere}, or move {held} out of it")
 
@@ -113,6 +113,11 @@ def test_a_folder_no_run_wrote_is_not_offered_overwrite_which_would_refuse_it(tm
         page = " ".join((ROOT / "docs" / "checkpoints.md").read_text(encoding="utf-8").split())
         assert f"`…{said('--train.overwrite=true', '', 'another --train.output_dir')[len(str(project)):]}`" in page
     assert check_output_folder(project, overwrite=True, marker=None)  # fit's checkpoint_dir has no marker
+    if held == "checkpoints/":  # a train.fit's (its config.yaml empty), which train's resume refuses, is not offered it
+        (project / "checkpoints" / "step_2" / "config.yaml").write_text("")
+        with pytest.raises(ConfigError) as refused:
+            check_output_folder(project, overwrite=False)
+        assert str(refused.value) == said("--train.overwrite=true", "", "another --train.output_dir")
     (project / "run_info.json").write_text("{}")
     with pytest.raises(ConfigError, match=r"already holds a run .* or set --train.overwrite=true to delete it first"):
         check_output_folder(project, overwrite=False)
