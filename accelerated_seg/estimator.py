@@ -27,6 +27,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -858,22 +859,50 @@ def _recorded() -> Iterator[list[warnings.WarningMessage]]:
             warnings.simplefilter("always")
             yield raised
         return
-    raised, shown, filters, always = [], warnings.showwarning, warnings.filters, ("always", None, Warning, None, 0)
-
-    def record(message, category, filename, lineno, file=None, line=None) -> None:
-        raised.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
-
-    filters.insert(0, always)
-    warnings.showwarning = record
+    raised, filters, always = [], warnings.filters, ("always", None, Warning, None, 0)
+    mine = (threading.get_ident(), raised)
+    with _RECORDING_LOCK:
+        filters.insert(0, always)
+        if not _RECORDINGS:  # the first of those in progress puts the hook in (threads' predicts may overlap)
+            _CALLERS_HOOK[0], warnings.showwarning = warnings.showwarning, _record
+        _RECORDINGS.append(mine)
     try:
         yield raised
     finally:
-        warnings.showwarning = shown
-        # out of the list it went in: a catch_warnings of another thread, entered meanwhile, puts that one back
-        for index, entry in enumerate(filters):
-            if entry is always:
-                del filters[index]
-                break
+        with _RECORDING_LOCK:
+            del _RECORDINGS[next(index for index, record in enumerate(_RECORDINGS) if record is mine)]
+            # the last puts the caller's back: each its own, two threads' predicts overlapping (A in, B in, A out,
+            # B out) left A's hook in for good, every later warning of the process lost (r118's review)
+            if not _RECORDINGS and warnings.showwarning is _record:
+                warnings.showwarning = _CALLERS_HOOK[0]
+            # out of the list it went in: a catch_warnings of another thread, entered meanwhile, puts that one back
+            for index, entry in enumerate(filters):
+                if entry is always:
+                    del filters[index]
+                    break
+
+
+#: The records ``_recorded`` keeps in progress (the thread that began each, its list), oldest first; the hook of the
+#: caller's it put aside; both under the lock.
+_RECORDINGS: list[tuple[int, list]] = []
+_CALLERS_HOOK: list = [None]
+_RECORDING_LOCK = threading.Lock()
+
+
+def _record(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` while ``_recorded`` records: the warning goes to the record of the thread that
+    raised it, or, raised by a thread of none (predict's pipeline threads, the caller's own), to the newest; with none
+    in progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's hook."""
+    with _RECORDING_LOCK:
+        records = [raised for thread, raised in _RECORDINGS if thread == threading.get_ident()] or \
+            [raised for _, raised in _RECORDINGS[-1:]]
+        hook = _CALLERS_HOOK[0]
+    if records:
+        records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+    elif hook is not None and hook is not _record:
+        hook(message, category, filename, lineno, file, line)
+    else:
+        warnings._showwarning_orig(message, category, filename, lineno, file, line)
 
 
 #: The warnings registry of each file whose warnings ``_said_again`` says at their own line, by the file's path.

@@ -2939,6 +2939,50 @@ def test_a_loop_of_predicts_says_each_warning_of_its_inputs_once_as_python_does(
         assert warnings.filters == filters  # predict's own record of them taken out
 
 
+def test_predicts_of_two_threads_overlapping_each_record_their_own_and_leave_the_callers_hook():
+    """Two threads' predicts overlapping (A in, B in, A out, B out, as a thread pool's may): each records the
+    warnings of its own thread, and after both the caller's ``warnings.showwarning`` is back and a warning is
+    said. Each record put its own hook in and took it out: B's put A's back for good, and every later warning of the
+    process went into A's list, said nowhere (r118's review of the hundred-and-twenty-fifth session)."""
+    import threading
+
+    from accelerated_seg.estimator import _recorded
+
+    shown, records = [], {}
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+
+    def a():
+        with _recorded() as raised:
+            a_in.set()
+            b_in.wait(10)
+            warnings.warn("of A", UserWarning)
+        records["a"] = raised
+        a_out.set()
+
+    def b():
+        a_in.wait(10)
+        with _recorded() as raised:
+            b_in.set()
+            a_out.wait(10)
+            warnings.warn("of B", UserWarning)
+        records["b"] = raised
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        hook = warnings.showwarning = lambda message, *_, **__: shown.append(str(message))
+        filters = list(warnings.filters)
+        threads = [threading.Thread(target=a), threading.Thread(target=b)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert warnings.showwarning is hook and warnings.filters == filters
+        warnings.warn("after both", UserWarning)
+    assert {name: [str(w.message) for w in raised] for name, raised in records.items()} == {
+        "a": ["of A"], "b": ["of B"]}
+    assert shown == ["after both"]
+
+
 def test_a_fit_says_how_to_prune_the_cache_by_a_command_that_finds_its_dataset(tiny_dataset, tmp_path, monkeypatch,
                                                                                capsys):
     """The run names the command that removes the dataset's other cached versions. A Dataset's run named
