@@ -25,13 +25,11 @@ import gc
 import json
 import os
 import shutil
-import sys
 import tempfile
-import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import nibabel as nib
@@ -70,7 +68,7 @@ from .launch_env import launched_processes
 from .launch_interrupt_logs import shutdown_logged_unless_the_fit_says_it
 from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
-from .own_warnings import AcceleratedSegWarning
+from .own_warnings import AcceleratedSegWarning, recorded
 from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 from .wording import counted
@@ -443,7 +441,7 @@ class Segmentation:
 
                 # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
                 failure = None
-                with _recorded() as raised:
+                with recorded() as raised:
                     try:
                         output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
                                               sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"),
@@ -548,8 +546,7 @@ class Segmentation:
         # (until the hundred-and-first session)
         raised = []
         try:
-            with warnings.catch_warnings(record=True) as raised:
-                warnings.simplefilter("always")
+            with recorded() as raised:  # changing no filter (own_warnings.recorded): Python's records of lines kept
                 return _predicted_and_scored(model_dir, config, dataset, out, batch_size, options)
         finally:
             _said_again(raised, "evaluate", stacklevel=stacklevel)
@@ -837,72 +834,6 @@ def _predicted_and_scored(model_dir: Path, config: dict, dataset: Dataset, out: 
     return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
                             ignore_value=dataset.manifest.ignore_index, class_names=names,
                             binarized_references=binarized)
-
-
-@contextmanager
-def _recorded() -> Iterator[list[warnings.WarningMessage]]:
-    """Every warning raised in the block, recorded and not shown whatever the filters say (for ``_said_again``), as
-    ``catch_warnings(record=True)`` under ``simplefilter("always")`` records them, without a change Python counts:
-    each (that pair made three a call) resets every module's record of the warnings it said, and the "once" filter's,
-    so a loop of ``predict`` said each warning of its inputs at every call, where Python says one once (until the
-    hundred-and-twenty-fifth session). The "always" entry goes first in the filters' own list and out again: their
-    version stays, and "always" writes in no record. Python looks in a line's record before the filters: a warning
-    it said at its own line already (no orientation, of a ``predict_file`` call on the same scan before) is not
-    recorded, nor said again as predict's, as Python would not say it twice. Not a ``showwarning`` hook alone: the
-    caller's filters would judge each warning at predict_file's line, in its temporary file's words (an "error"
-    raised there, naming /tmp/tmp.../input_0000.nii.gz), and that line's record would say it once for all the lines
-    calling predict
-    (benchmarks/results/predict_warnings_once_2026-12-07/recording.txt). Where the filters are kept per context
-    (Python 3.14's ``-X context_aware_warnings``) that list is not the one read: catch_warnings, as before."""
-    if getattr(sys.flags, "context_aware_warnings", False):
-        with warnings.catch_warnings(record=True) as raised:
-            warnings.simplefilter("always")
-            yield raised
-        return
-    raised, filters, always = [], warnings.filters, ("always", None, Warning, None, 0)
-    mine = (threading.get_ident(), raised)
-    with _RECORDING_LOCK:
-        filters.insert(0, always)
-        if not _RECORDINGS:  # the first of those in progress puts the hook in (threads' predicts may overlap)
-            _CALLERS_HOOK[0], warnings.showwarning = warnings.showwarning, _record
-        _RECORDINGS.append(mine)
-    try:
-        yield raised
-    finally:
-        with _RECORDING_LOCK:
-            del _RECORDINGS[next(index for index, record in enumerate(_RECORDINGS) if record is mine)]
-            # the last puts the caller's back: each its own, two threads' predicts overlapping (A in, B in, A out,
-            # B out) left A's hook in for good, every later warning of the process lost (r118's review)
-            if not _RECORDINGS and warnings.showwarning is _record:
-                warnings.showwarning = _CALLERS_HOOK[0]
-            # out of the list it went in: a catch_warnings of another thread, entered meanwhile, puts that one back
-            for index, entry in enumerate(filters):
-                if entry is always:
-                    del filters[index]
-                    break
-
-
-#: The records ``_recorded`` keeps in progress (the thread that began each, its list), oldest first; the hook of the
-#: caller's it put aside; both under the lock.
-_RECORDINGS: list[tuple[int, list]] = []
-_CALLERS_HOOK: list = [None]
-_RECORDING_LOCK = threading.Lock()
-
-
-def _record(message, category, filename, lineno, file=None, line=None) -> None:
-    """``warnings.showwarning`` while ``_recorded`` records: the warning goes to the record of the thread that
-    raised it, or, raised by a thread of none (predict's pipeline threads, the caller's own), to the newest; with none
-    in progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's hook."""
-    with _RECORDING_LOCK:
-        records = [raised for thread, raised in _RECORDINGS if thread == threading.get_ident()] or \
-            [raised for _, raised in _RECORDINGS[-1:]]
-        hook = _CALLERS_HOOK[0]
-    if records:
-        records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
-    elif hook is not None and hook is not _record:
-        hook(message, category, filename, lineno, file, line)
-    else:
-        warnings._showwarning_orig(message, category, filename, lineno, file, line)
 
 
 #: The warnings registry of each file whose warnings ``_said_again`` says at their own line, by the file's path.

@@ -60,7 +60,6 @@ import functools
 import hashlib
 import math
 import numbers
-import warnings
 from decimal import Decimal
 from pathlib import Path
 from statistics import mean as exact_mean, median as exact_median, pstdev as exact_pstdev
@@ -93,6 +92,7 @@ from .evaluate_output import (check_earlier_evaluation, check_output_folder, che
                               evaluation_settings, input_digests, write_evaluation)
 from .evaluate_setting_names import SettingNames
 from .label_map_reading import read_label_map
+from .own_warnings import quieted
 from .regions import Regions
 
 if TYPE_CHECKING:
@@ -255,9 +255,10 @@ def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float]
     p = torch.from_numpy(np.ascontiguousarray(pred[window]))[None, None]
     t = torch.from_numpy(np.ascontiguousarray(label[window]))[None, None]
     spacing = [float(s) for s in spacing]
-    with warnings.catch_warnings():
-        # MONAI 1.6 passes its own deprecated get_mask_edges argument; the warning is not ours to fix.
-        warnings.filterwarnings("ignore", message=".*always_return_as_numpy.*", category=FutureWarning)
+    # MONAI 1.6 passes its own deprecated get_mask_edges argument; the warning is not ours to fix. Quieted without a
+    # change of the filters (quieted): a catch_warnings at each case reset Python's records of the lines that said a
+    # warning, so a loop of Segmentation.evaluate said each warning of its cases at every call (until r118's review)
+    with quieted((".*always_return_as_numpy.*", FutureWarning)):
         hd95 = compute_hausdorff_distance(p, t, include_background=True, percentile=95, spacing=spacing)
         nsd = compute_surface_dice(p.float(), t.float(), [tolerance_mm], include_background=True, spacing=spacing,
                                    use_subvoxels=True)

@@ -23,6 +23,7 @@ import torch.nn as nn
 from .config import ConfigError, check_network_name, did_you_mean, plain_data
 from .model_arg_kinds import mistyped_arg
 from .model_folders import Names
+from .own_warnings import quieted
 
 
 @dataclass(frozen=True)
@@ -41,39 +42,18 @@ class ModelSpec:
 
 def build_from_spec(spec: ModelSpec) -> nn.Module:
     """Instantiate the plain MONAI network described by ``spec``."""
-    import warnings
-
-    network = getattr(monai_nets, spec.monai_class)
-    if not _monai_warns_building(spec, network):
-        # the filters left alone: any change of them (a catch_warnings' entry and exit) resets every module's record of
-        # what it said, so a loop of predict_file, whose every call loads the model, said each warning of its scans at
-        # every call (until the hundred-and-twenty-fifth session)
-        model = network(**spec.args)
-    else:
-        with warnings.catch_warnings():
-            # said once before the run writes anything, naming the settings (unused_strides_warning): MONAI's own
-            # came with every build (the check's, the run's, each export's load), in words naming no setting
-            warnings.filterwarnings("ignore", message=re.escape(_UNUSED_STRIDES_RAW), category=UserWarning)
-            # said once, naming the setting (nvfuser_norm_warning): MONAI's came from every norm layer built (9 to 25
-            # a network) under an "always" filter (the estimator's predict, -W always), and once a build otherwise
-            warnings.filterwarnings("ignore", message=re.escape(_NVFUSER_MISSING_RAW), category=UserWarning)
-            model = network(**spec.args)
+    # Two of MONAI's warnings quieted, without a change of the warning filters (``quieted``): a catch_warnings' entry
+    # and exit reset every module's record of what it said, so a loop of predict_file, whose every call loads the
+    # model, said each warning of its scans at every call (until the hundred-and-twenty-fifth session; for a network
+    # MONAI warns of building, until r118's review). MONAI's unused strides: said once before the run writes
+    # anything, naming the settings (unused_strides_warning); MONAI's own came with every build (the check's, the
+    # run's, each export's load), in words naming no setting. Its nvfuser norm without apex: said once, naming the
+    # setting (nvfuser_norm_warning); MONAI's came from every norm layer built (9 to 25 a network) under an "always"
+    # filter (the estimator's predict, -W always), and once a build otherwise.
+    with quieted((re.escape(_UNUSED_STRIDES_RAW), UserWarning), (re.escape(_NVFUSER_MISSING_RAW), UserWarning)):
+        model = getattr(monai_nets, spec.monai_class)(**spec.args)
     _freeze_never_used(model)
     return model
-
-
-def _monai_warns_building(spec: ModelSpec, network) -> bool:
-    """Whether MONAI building ``network`` (``spec.monai_class``) says one of the two warnings ``build_from_spec``
-    silences: a UNet of more strides than steps between its channels, a norm of INSTANCE_NVFUSER without apex. True
-    where its args cannot tell (MONAI's own error comes then)."""
-    if nvfuser_norm_without_apex(spec) is not None:
-        return True
-    if not (isinstance(network, type) and issubclass(network, monai_nets.UNet)):
-        return False
-    try:
-        return len(spec.args["strides"]) > len(spec.args["channels"]) - 1
-    except (KeyError, TypeError):
-        return True
 
 
 _UNUSED_STRIDES_RAW = "`len(strides) > len(channels) - 1`"  # how MONAI's UNet warns of strides it leaves unused

@@ -16,7 +16,11 @@ or the step it is about. Those began ``WARNING:`` until the ninety-second sessio
 from __future__ import annotations
 
 import contextlib
+import re
+import sys
+import threading
 import warnings
+from collections.abc import Iterator
 
 
 class AcceleratedSegWarning(UserWarning):
@@ -45,3 +49,100 @@ def said_as_lines():
         yield
     finally:
         warnings.formatwarning = python_format
+
+
+@contextlib.contextmanager
+def recorded() -> Iterator[list[warnings.WarningMessage]]:
+    """Every warning raised in the block, recorded and not shown whatever the filters say (for estimator's
+    ``_said_again``), as ``catch_warnings(record=True)`` under ``simplefilter("always")`` records them, without a change
+    of the filters Python counts: each (that pair made three a call) resets every module's record of the warnings it
+    said, and the "once" filter's, so a loop of ``Segmentation.predict`` or ``evaluate`` said each warning of its
+    inputs at every call, where Python says one once (until the hundred-and-twenty-fifth session). The "always"
+    entry goes first in the filters' own list and out again (``_in_place``), and ``warnings.showwarning`` records.
+    Python looks in a line's record before the filters: a warning it said at its own line already (no orientation,
+    of a ``predict_file`` call on the same scan before) is not recorded, nor said again, as Python would not say it
+    twice. Not a ``showwarning`` hook alone: the caller's filters would judge each warning at predict_file's line, in
+    its temporary file's words (an "error" raised there, naming /tmp/tmp.../input_0000.nii.gz), and that line's
+    record would say it once for all the lines calling predict
+    (benchmarks/results/predict_warnings_once_2026-12-07/recording.txt). The hook is one for all the records in
+    progress (``_record``): two threads' predicts overlapping each record their own thread's warnings, and the last
+    out puts the caller's hook back (each its own left a dead record's hook in for good: r118's review)."""
+    if getattr(sys.flags, "context_aware_warnings", False):  # _in_place says why
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            yield raised
+        return
+    raised = []
+    mine = (threading.get_ident(), raised)
+    with _in_place(("always", None, Warning, None, 0)):
+        with _RECORDING_LOCK:
+            if not _RECORDINGS:  # the first of those in progress puts the hook in
+                _CALLERS_HOOK[0], warnings.showwarning = warnings.showwarning, _record
+            _RECORDINGS.append(mine)
+        try:
+            yield raised
+        finally:
+            with _RECORDING_LOCK:
+                del _RECORDINGS[next(index for index, record in enumerate(_RECORDINGS) if record is mine)]
+                if not _RECORDINGS and warnings.showwarning is _record:  # a hook put in since is the caller's
+                    warnings.showwarning = _CALLERS_HOOK[0]
+
+
+@contextlib.contextmanager
+def quieted(*warned: tuple[str, type[Warning]]) -> Iterator[None]:
+    """The warnings ``warned`` (the regular expression their message starts with, their category) ignored in the
+    block, as ``catch_warnings`` and ``filterwarnings("ignore", ...)`` ignore them, without their three changes of
+    the filters a call (``recorded`` says what each reset: a loop of ``predict_file`` of an export MONAI warns of
+    building, whose every call loads the model, and of ``Segmentation.evaluate``, which scores each case under it,
+    said each warning of their scans at every call until r118's review)."""
+    if getattr(sys.flags, "context_aware_warnings", False):
+        with warnings.catch_warnings():
+            for message, category in warned:
+                warnings.filterwarnings("ignore", message=message, category=category)
+            yield
+        return
+    with _in_place(*(("ignore", re.compile(message, re.I), category, None, 0) for message, category in warned)):
+        yield
+
+
+@contextlib.contextmanager
+def _in_place(*entries: tuple) -> Iterator[None]:
+    """``entries`` first in ``warnings.filters``, the filters' own list, and out again: the filters' version stays
+    (``_filters_mutated`` not called), so no registry of a line's warnings is emptied, and "always" and "ignore"
+    write in none (CPython's ``_warnings.c`` reads ``warnings.filters`` at each warning, 3.11 to 3.14, and looks in
+    the line's registry first). Under Python 3.14's ``-X context_aware_warnings`` (a free-threaded build's default)
+    the filters read inside a catch_warnings are its context's, not that list: the callers take catch_warnings
+    there. Each entry taken out by identity from the list it went in: a catch_warnings of another thread, entered
+    meanwhile, puts that list back, and an equal entry of the caller's stays."""
+    filters = warnings.filters
+    filters[:0] = entries
+    try:
+        yield
+    finally:
+        for entry in entries:
+            index = next((index for index, kept in enumerate(filters) if kept is entry), None)
+            if index is not None:
+                del filters[index]
+
+
+#: The records ``recorded`` keeps in progress (the thread that began each, its list), oldest first, and the hook of
+#: the caller's it put aside; both under the lock.
+_RECORDINGS: list[tuple[int, list]] = []
+_CALLERS_HOOK: list = [None]
+_RECORDING_LOCK = threading.Lock()
+
+
+def _record(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` while ``recorded`` records: the warning goes to the newest record of the thread that
+    raised it, or, raised by a thread of none (predict's pipeline threads, the caller's own), to the newest of all;
+    with none in progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's."""
+    with _RECORDING_LOCK:
+        records = [raised for thread, raised in _RECORDINGS if thread == threading.get_ident()] or \
+            [raised for _, raised in _RECORDINGS[-1:]]
+        hook = _CALLERS_HOOK[0]
+    if records:
+        records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+    elif hook is not None and hook is not _record:
+        hook(message, category, filename, lineno, file, line)
+    else:
+        warnings._showwarning_orig(message, category, filename, lineno, file, line)

@@ -2939,20 +2939,55 @@ def test_a_loop_of_predicts_says_each_warning_of_its_inputs_once_as_python_does(
         assert warnings.filters == filters  # predict's own record of them taken out
 
 
+def test_a_loop_of_evaluates_says_each_warning_of_its_cases_once_as_python_does(tmp_path):
+    """Segmentation.evaluate in a loop, under Python's default filter, says once that a validation case has no
+    orientation: its record of what predict's and the scoring's code says (catch_warnings(record=True),
+    simplefilter("always")) and binary_metrics' silence of a MONAI FutureWarning (a catch_warnings a case) changed
+    the warning filters six times a call, each change resetting what Python keeps of the lines that said a warning,
+    so it was said again at every call (until r118's review: own_warnings.recorded and quieted)."""
+    import nibabel as nib
+
+    from test_inference import export, save_without_orientation
+
+    model = Segmentation.load(export(tmp_path / "model"))
+    data = tmp_path / "data"  # apart from the outputs
+    data.mkdir()
+    oriented, bare, label = data / "oriented.nii.gz", data / "bare.nii.gz", data / "bare_label.nii.gz"
+    nib.save(nib.Nifti1Image(np.full((16, 16, 16), 50, np.float32), np.diag([2.5, 2.5, 2.5, 1])), oriented)
+    save_without_orientation(oriented, bare)
+    labels = np.zeros((16, 16, 16), np.uint8)
+    labels[4:12, 4:12, 4:12] = 1
+    nib.save(nib.Nifti1Image(labels, nib.load(bare).affine, nib.load(bare).header), label)
+    nib.save(nib.Nifti1Image(labels, np.diag([2.5, 2.5, 2.5, 1])), data / "oriented_label.nii.gz")
+    dataset = Dataset.from_files([(str(oriented), str(data / "oriented_label.nii.gz"))], block_shape=16,
+                                 n_classes=3,
+                                 validation_pairs=[(str(bare), str(label))], cache_dir=str(tmp_path / "cache"))
+    with warnings.catch_warnings():  # the first call's imports change the filters: before the loop
+        warnings.simplefilter("ignore")
+        model.evaluate(dataset, output_dir=tmp_path / "first")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        for index in range(3):
+            model.evaluate(dataset, output_dir=tmp_path / f"evaluation{index}")
+    said = [str(warning.message) for warning in seen]
+    assert len([message for message in said if "gives no orientation" in message]) == 1, said
+
+
 def test_predicts_of_two_threads_overlapping_each_record_their_own_and_leave_the_callers_hook():
     """Two threads' predicts overlapping (A in, B in, A out, B out, as a thread pool's may): each records the
     warnings of its own thread, and after both the caller's ``warnings.showwarning`` is back and a warning is
     said. Each record put its own hook in and took it out: B's put A's back for good, and every later warning of the
-    process went into A's list, said nowhere (r118's review of the hundred-and-twenty-fifth session)."""
+    process went into A's list, said nowhere (r118's review of the hundred-and-twenty-fifth session). An interrupt inside, and a caller's entry
+    equal to the record's own ("always"), leave the filters and the hook as they were."""
     import threading
 
-    from accelerated_seg.estimator import _recorded
+    from accelerated_seg.own_warnings import recorded
 
     shown, records = [], {}
     a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
 
     def a():
-        with _recorded() as raised:
+        with recorded() as raised:
             a_in.set()
             b_in.wait(10)
             warnings.warn("of A", UserWarning)
@@ -2961,7 +2996,7 @@ def test_predicts_of_two_threads_overlapping_each_record_their_own_and_leave_the
 
     def b():
         a_in.wait(10)
-        with _recorded() as raised:
+        with recorded() as raised:
             b_in.set()
             a_out.wait(10)
             warnings.warn("of B", UserWarning)
@@ -2981,6 +3016,15 @@ def test_predicts_of_two_threads_overlapping_each_record_their_own_and_leave_the
     assert {name: [str(w.message) for w in raised] for name, raised in records.items()} == {
         "a": ["of A"], "b": ["of B"]}
     assert shown == ["after both"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # the caller's, equal to recorded()'s own entry: it stays
+        filters, hook = list(warnings.filters), warnings.showwarning
+        with pytest.raises(KeyboardInterrupt):
+            with recorded() as raised:
+                warnings.warn("before the interrupt", UserWarning)
+                raise KeyboardInterrupt
+        assert warnings.filters == filters and warnings.showwarning is hook
+        assert [str(w.message) for w in raised] == ["before the interrupt"]
 
 
 def test_a_fit_says_how_to_prune_the_cache_by_a_command_that_finds_its_dataset(tiny_dataset, tmp_path, monkeypatch,

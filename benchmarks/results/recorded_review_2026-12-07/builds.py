@@ -1,5 +1,6 @@
 """Run as: cd <worktree> && PYTHONPATH=<worktree> OMP_NUM_THREADS=1 /work/main/.venv/bin/python \
-    benchmarks/results/recorded_review_2026-12-07/builds.py > benchmarks/results/recorded_review_2026-12-07/builds.txt 2>&1
+    benchmarks/results/recorded_review_2026-12-07/builds.py \
+    > benchmarks/results/recorded_review_2026-12-07/builds_<main|after>.txt 2>&1
 (review r118 of h135's models._monai_warns_building.) For every registry name's default spec (patch 64^3, 1 in, 3
 out), and for hand-made UNet specs (strides a tuple, a list, an int; more strides than steps), DynUNet, BasicUNet and
 an nvfuser norm: whether build_from_spec changed the warning filters (warnings._filters_mutated counted) and what
