@@ -115,21 +115,23 @@ def _in_place(*entries: tuple) -> Iterator[None]:
     there. Each entry taken out by identity from the list it went in: a catch_warnings of another thread, entered
     meanwhile, puts that list back, and an equal entry of the caller's stays."""
     filters = warnings.filters
-    filters[:0] = entries
+    with _RECORDING_LOCK:  # two threads' builds at once: one's entry found at an index the other's moved on
+        filters[:0] = entries
     try:
         yield
     finally:
-        for entry in entries:
-            index = next((index for index, kept in enumerate(filters) if kept is entry), None)
-            if index is not None:
-                del filters[index]
+        with _RECORDING_LOCK:
+            for entry in entries:
+                index = next((index for index, kept in enumerate(filters) if kept is entry), None)
+                if index is not None:
+                    del filters[index]
 
 
 #: The records ``recorded`` keeps in progress (the thread that began each, its list), oldest first, and the hook of
-#: the caller's it put aside; both under the lock.
+#: the caller's it put aside; both under the lock, as ``_in_place``'s changes of the filters' list.
 _RECORDINGS: list[tuple[int, list]] = []
 _CALLERS_HOOK: list = [None]
-_RECORDING_LOCK = threading.Lock()
+_RECORDING_LOCK = threading.RLock()  # re-entered by a warning of a signal handler run while held
 
 
 def _record(message, category, filename, lineno, file=None, line=None) -> None:
