@@ -2977,8 +2977,8 @@ def test_predicts_of_two_threads_overlapping_each_record_their_own_and_leave_the
     """Two threads' predicts overlapping (A in, B in, A out, B out, as a thread pool's may): each records the
     warnings of its own thread, and after both the caller's ``warnings.showwarning`` is back and a warning is
     said. Each record put its own hook in and took it out: B's put A's back for good, and every later warning of the
-    process went into A's list, said nowhere (r118's review of the hundred-and-twenty-fifth session). An interrupt inside, and a caller's entry
-    equal to the record's own ("always"), leave the filters and the hook as they were."""
+    process went into A's list, said nowhere (r118's review of the hundred-and-twenty-fifth session). An interrupt
+    inside, and a caller's entry equal to the record's own ("always"), leave the filters and the hook as they were."""
     import threading
 
     from accelerated_seg.own_warnings import recorded
