@@ -375,11 +375,14 @@ def _as_one_of_its_cases_files(by_name: dict[str, dict[int, list[Path]]], named_
     (``_volumes_said``), and kept as that channel of its case, which is not said besides to lack it. Alone, it stays
     a case of every channel, as the Decathlon's 4D files are. Taken for a case of its own until the
     hundred-and-twenty-fifth session's helper h136 (benchmarks/results/fourth_new_user_walk_2026-12-07/): its case
-    was told to lack it, and the file itself was named nowhere."""
+    was told to lack it, and the file itself was named nowhere. Its review (r120): a file of a channel the model
+    lacks (``pat_0002`` for 2 channels), or beside files of such channels alone, is no case's channel either, so a
+    folder of 4D cases named by a four-digit id (``pat_0001`` ... ``pat_0003``) beside one stray 3D file told every
+    right case "one of the 2 files given for them", not the stray file alone, as before."""
     for path, (case, channel) in named_as_one.items():
-        beside = [other for paths in by_name.get(case, {}).values() for other in paths
-                  if other.absolute().parent == path.absolute().parent]
-        if not beside:
+        beside = [other for given, paths in by_name.get(case, {}).items() if 0 <= given < in_channels
+                  for other in paths if other.absolute().parent == path.absolute().parent]
+        if not beside or channel >= in_channels:
             continue
         problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=True)}")
         by_name[nifti_stem(path)][_ALL_CHANNELS].remove(path)

@@ -135,3 +135,42 @@ def test_a_cases_files_refused_against_the_spacing_say_their_own_reading_needs_n
         assert "after all: ;" not in said
         assert "; or, where the voxels are 0.02 x 0.02 x 0.02 mm after all: nothing to change, they are read so " \
                "already; or, where the voxels are 2e-05 x 2e-05 x 2e-05 mm after all: rewrite " in said
+
+
+def test_a_folder_of_4d_cases_named_by_a_four_digit_id_beside_a_stray_file_tells_the_stray_alone(tmp_path):
+    """The review (r120) of h136's fix: a 4D file of every channel is one of its case's files only where it names a
+    channel the model takes beside another such file of its case. 4D cases named by a four-digit id (`pat_0001`,
+    `pat_0002`, right cases each) beside one stray 3D `pat_0003` were each told "one of the 2 files given for
+    them", `pat_0002` "channel 0002" besides: only the stray file is wrong."""
+    two = {"0": "T1", "1": "FLAIR"}
+    cases = [_volume(tmp_path / f"pat_{i:04d}.nii.gz", (8, 8, 8, 2)) for i in (1, 2)]
+    assert [case.id for case in group_cases(cases, 2, two)] == ["pat_0001", "pat_0002"]
+    stray = _volume(tmp_path / "pat_0003.nii.gz", (8, 8, 8))
+    with pytest.raises(DataError) as refused:
+        group_cases([*cases, stray], 2, two)
+    assert str(refused.value).splitlines()[1:] == [
+        f"{stray}: channel 0003, but the model takes 2 channel(s) (0000..0001); remove it or use another model",
+        "case 'pat' lacks channel file(s) pat_0000.nii.gz (T1), pat_0001.nii.gz (FLAIR); add them next to the others"]
+
+
+def test_a_run_folder_as_model_beside_its_export_among_the_images_is_told_a_command_that_runs(demo, monkeypatch,
+                                                                                              capsys):
+    """`predict --model output/demo output/demo/best_model scans/` (a run's folder as --model, one of its exports
+    among the images) was told to make an ensemble of the two, whose command then refused the run's folder as --model
+    (h136's walk, Left; fixed in its review, r120): the run's folder is said with its exports, and the command given
+    takes the export in its place, and runs."""
+    monkeypatch.chdir(demo)
+    shutil.copytree("output/demo/synthetic_data/imagesTr", "scans_r120", dirs_exist_ok=True)
+    capsys.readouterr()
+    assert main(["predict", "--model", "output/demo", "output/demo/best_model", "scans_r120/", "--output",
+                 "out_r120"]) == 2
+    said = capsys.readouterr().err
+    assert said == ("error: output/demo/best_model is an exported model, given as an image to segment, and --model "
+                    "output/demo is a training run's folder, not an exported model (its exports: "
+                    "output/demo/best_model or output/demo/model): give exports as --model, not a run's folder "
+                    "(best_model: the best validation Dice; model: the last step), e.g. accelerated-seg predict "
+                    "--model output/demo/best_model scans_r120/ --output out_r120\n")
+    assert not Path("out_r120").exists()
+    assert main(said.rstrip("\n").split("e.g. accelerated-seg ")[1].split()) == 0
+    assert sorted(path.name for path in Path("out_r120").glob("*.nii.gz")) == sorted(
+        path.name for path in Path("scans_r120").glob("*.nii.gz"))
