@@ -359,6 +359,8 @@ def _model_among_the_images(args) -> str | None:
                     f"segment: drop it from the images")
         # Each word quoted for a shell (shell_words.py): a folder named "my model" made a command of two folders
         which = " or ".join(f"--model {shell_word(path)}" for path in exports)
+        if runs := _run_folders_as_model(models):
+            return _beside_a_run_folder_as_model(given, what, exports, models, runs, kinds, args)
         if not models:
             return (f"{given} is {what}, given as an image to segment: give {which} "
                     f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
@@ -370,6 +372,55 @@ def _model_among_the_images(args) -> str | None:
                 f"{'--input ' if args.input else ''}{images} --output {shell_word(args.output)}"
                 f"{''.join(f' {shell_word(word)}' for word in _options_given(args))})")
     return None
+
+
+def _run_folders_as_model(models: list[str]) -> dict[str, list[Path]]:
+    """Each of ``models`` (--model's folders) that is a training run's folder, with its exports; a folder whose
+    kind cannot be read is left to the model's loading, which says why."""
+    from .data.errors import DataError
+    from .model_folders import model_folder_kind
+
+    runs = {}
+    for model in models:
+        try:
+            found = model_folder_kind(model)
+        except DataError:
+            continue
+        if found is not None and found[1] != [Path(model)]:
+            runs[model] = found[1]
+    return runs
+
+
+def _beside_a_run_folder_as_model(given: str, what: str, exports: list[Path], models: list[str],
+                                  runs: dict[str, list[Path]], kinds, args) -> str:
+    """A model folder among the images where a --model is a training run's folder, which predict refuses as a model:
+    ``predict --model output/demo output/demo/best_model scans/`` was told to make an ensemble of the two, whose
+    command then refused the run's folder as --model (the hundred-and-twenty-fifth session's helper h136; its review
+    r120). Each run's folder said with its exports, and the command with an export in its place: the one given among
+    the images where it is one of that run's, else its first (best_model), once each."""
+    from .shell_words import shell_word
+
+    mine = {path.resolve() for path in exports}
+    members = []
+    for model in models:
+        if model not in runs:
+            members.append(model)
+        elif mine & {path.resolve() for path in runs[model]}:  # the image is this run's export: it takes its place
+            members.append(str(next(path for path in exports if path.resolve() in
+                                    {run_path.resolve() for run_path in runs[model]})))
+        else:
+            members.append(str(runs[model][0]))
+    if not mine & {Path(member).resolve() for member in members}:  # another model given as an image: a member too
+        members.append(str(exports[0]))
+    members = list(dict.fromkeys(members))
+    runs_said = " and ".join(f"--model {run} is a training run's folder, not an exported model (its exports: "
+                             f"{' or '.join(map(str, runs[run]))})" for run in runs)
+    images = " ".join(shell_word(item) for item, kind in kinds if kind is None) or "<images>"
+    options = "".join(f" {shell_word(word)}" for word in _options_given(args))
+    return (f"{given} is {what}, given as an image to segment, and {runs_said}: give exports as --model, not a run's "
+            f"folder (best_model: the best validation Dice; model: the last step), e.g. accelerated-seg predict "
+            f"{' '.join(f'--model {shell_word(member)}' for member in members)} {'--input ' if args.input else ''}"
+            f"{images} --output {shell_word(args.output)}{options}")
 
 
 def _options_given(args) -> list[str]:
