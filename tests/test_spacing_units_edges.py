@@ -377,3 +377,36 @@ def test_the_recorded_median_is_training_and_validation_cases_per_ras_axis_as_th
     assert median == (2.5, 3.0, 3.5)  # of [1, 1, 1, 4, 4, 4], [2, 2, 2, 4, 4, 4], [3, 3, 3, 4, 4, 4]
     # what a median of the training cases alone, or of the stored voxel axes, would have recorded
     assert median != (1.0, 2.0, 3.0) and median != (3.5, 2.5, 3.0)
+
+
+def test_a_case_of_two_channels_far_finer_than_the_spacing_is_told_to_rewrite_both(tmp_path):
+    """The review (r120) of the hundred-and-twenty-fifth session: a case of two channels declaring mm at 0.02 mm,
+    among cases at 2 mm, for a data.spacing of 2 mm, was told to rewrite its first channel and its label alone; done
+    so, its channels were refused as "on different grids" to be resampled onto one, the second told a round later,
+    in another way. Now the rewrite names every channel file as far finer, and the case then passes the check."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.data.spacing import check_voxels_in_mm
+
+    headers = []
+    for case in range(4):
+        size = 0.02 if case == 0 else 2.0
+        images = []
+        for channel in range(2):
+            image = nib.Nifti1Image(np.ones((16, 16, 16), np.float32), np.diag([size, size, size, 1.0]))
+            image.header.set_xyzt_units("mm")
+            images.append(tmp_path / f"p{case:02d}_{channel:04d}.nii.gz")
+            nib.save(image, str(images[-1]))
+        headers.append((SimpleNamespace(id=f"p{case:02d}", images=images), nib.load(images[0])))
+    with pytest.raises(DataError) as refused:
+        check_voxels_in_mm(None, headers, (2.0, 2.0, 2.0))
+    said = str(refused.value)
+    assert said.startswith(f"p00: {headers[0][0].images[0]}: voxels of 0.02 x 0.02 x 0.02 mm, 100 times finer")
+    assert f", the same for the case's other channel file {headers[0][0].images[1]} and its label, or leave the case " \
+           "out (" in said
+    # one channel alone far finer (the other on another grid, which the grid check refuses): its label's alone
+    image = nib.Nifti1Image(np.ones((16, 16, 16), np.float32), np.diag([2.0, 2.0, 2.0, 1.0]))
+    image.header.set_xyzt_units("mm")
+    nib.save(image, str(headers[0][0].images[1]))
+    with pytest.raises(DataError, match=r"\), its label's too, or leave the case out \("):
+        check_voxels_in_mm(None, headers, (2.0, 2.0, 2.0))
