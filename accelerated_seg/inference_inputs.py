@@ -378,11 +378,16 @@ def _as_one_of_its_cases_files(by_name: dict[str, dict[int, list[Path]]], named_
     was told to lack it, and the file itself was named nowhere. Its review (r120): a file of a channel the model
     lacks (``pat_0002`` for 2 channels), or beside files of such channels alone, is no case's channel either, so a
     folder of 4D cases named by a four-digit id (``pat_0001`` ... ``pat_0003``) beside one stray 3D file told every
-    right case "one of the 2 files given for them", not the stray file alone, as before."""
+    right case "one of the 2 files given for them", not the stray file alone, as before; and one in another folder
+    than its case's other files, one a channel (``a/case_0000``, ``b/case_0001``), is one of them too."""
     for path, (case, channel) in named_as_one.items():
-        beside = [other for given, paths in by_name.get(case, {}).items() if 0 <= given < in_channels
-                  for other in paths if other.absolute().parent == path.absolute().parent]
-        if not beside or channel >= in_channels:
+        taken = {given: paths for given, paths in by_name.get(case, {}).items() if 0 <= given < in_channels}
+        beside = [other for paths in taken.values() for other in paths
+                  if other.absolute().parent == path.absolute().parent]
+        # or its case's channels spread over folders, one file each, which _split_by_folder keeps one case: the
+        # file's channel the one they lack (case_0000 4D in a/, case_0001 in b/ said to lack it, in the review)
+        spread = taken and channel not in taken and all(len(paths) == 1 for paths in taken.values())
+        if not (beside or spread) or channel >= in_channels:
             continue
         problems.append(f"{path}: {_volumes_said(path, in_channels, names, named_as_one=True)}")
         by_name[nifti_stem(path)][_ALL_CHANNELS].remove(path)

@@ -174,3 +174,24 @@ def test_a_run_folder_as_model_beside_its_export_among_the_images_is_told_a_comm
     assert main(said.rstrip("\n").split("e.g. accelerated-seg ")[1].split()) == 0
     assert sorted(path.name for path in Path("out_r120").glob("*.nii.gz")) == sorted(
         path.name for path in Path("scans_r120").glob("*.nii.gz"))
+
+
+def test_a_file_of_every_channel_named_as_one_in_another_folder_than_its_cases_other_file_is_told_its_volumes(
+        tmp_path):
+    """The review (r120): a case's channels given from two folders, one file each, are one case (`_split_by_folder`),
+    but a 4D `a/case_0000.nii.gz` of the model's 2 channels beside `b/case_0001.nii.gz` was still a case of its own,
+    and `case` told to lack `case_0000.nii.gz`, the walk's fault in another layout. Besides its case's files of the
+    same channel (a case in every folder), it stays a case of its own."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    two = {"0": "T1", "1": "FLAIR"}
+    four_d, other = _volume(tmp_path / "a/case_0000.nii.gz", (8, 8, 8, 2)), _volume(tmp_path / "b/case_0001.nii.gz",
+                                                                                    (8, 8, 8))
+    with pytest.raises(DataError) as refused:
+        group_cases([four_d, other], 2, two)
+    assert str(refused.value).splitlines()[1:] == [
+        f"{four_d}: shape (8, 8, 8, 2) is 4D with 2 volumes, but the model takes 2 channels and it is one of the 2 "
+        "files given for them, one 3D volume each: give one 3D file per channel, in the order channel 0 (T1), channel "
+        "1 (FLAIR), or one file of them all as (x, y, z, 2)"]
+    whole = [_volume(tmp_path / f"b/case_{c:04d}.nii.gz", (8, 8, 8)) for c in range(2)]
+    assert [(case.id, len(case.channels)) for case in group_cases([four_d, *whole], 2, two)] == [
+        ("case", 2), ("case_0000", 1)]
