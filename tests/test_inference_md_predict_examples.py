@@ -86,7 +86,8 @@ def test_a_file_of_every_channel_named_as_one_beside_its_cases_other_file_is_tol
     channels was taken for a case of its own, named nowhere, and its case told to lack it (h136's walk)."""
     quoted = re.search(r"\(`(t1\.nii\.gz: shape \(20, 20, 8, 2\) is 4D with 2 volumes, [^`]*)`\)", SAID).group(1)
     assert "and so is such a file among a folder's files named as channels (`case_0000.nii.gz`, or by a channel's " \
-           "name, `case_T1.nii.gz`), whose case is not said besides to lack it" in SAID
+           "name, `case_T1.nii.gz`; or in another folder than its case's files, one a channel), whose case is not " \
+           "said besides to lack it" in SAID
     four_d = _volume(tmp_path / f"{named}.nii.gz", (20, 20, 8, 2))
     other = _volume(tmp_path / f"case_{'0001' if named.endswith('0000') else 'FLAIR'}.nii.gz", (20, 20, 8))
     with pytest.raises(DataError) as refused:
