@@ -48,9 +48,11 @@ def main():
         from accelerated_seg.report import write_report
 
         print(f"report: {write_report(cfg)}")
+    return summary["preempted"]
 
 
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
-        main()
-    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)
+        preempted = main()
+    # a launched rank ends without the interpreter's shutdown; a preempted one ignores a second notice (end_process)
+    end_process(0, preempted=preempted)
