@@ -16,6 +16,11 @@ worker of a user's loader given to ``fit`` that forks its workers (the DataLoade
 folder yet makes its own at its first batch, and ends with ``exit_now`` too (``end_with_the_rank``).
 
 Each is removed by the process that made it, so by whoever's ``os._exit`` goes through ``exit_now``.
+
+So is each run lock the process holds (``run_lock.let_go_before_exiting``: its ``.run.lock`` removed, as its with
+statement would): a launched predict's processes stopped together (Ctrl-C, SIGTERM, SIGUSR1, a reader gone, one
+process's error) end here with the main process inside the output folder's lock, and its ``.run.lock`` stayed in the
+folder (4 of 4 stops in the hundred-and-twenty-fifth session's walk) until that session's review (r119).
 """
 
 from __future__ import annotations
@@ -23,12 +28,17 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from typing import NoReturn
 
 
 def exit_now(status: int) -> NoReturn:
-    """``os._exit(status)``, this process's own multiprocessing folder removed first."""
+    """``os._exit(status)``, this process's own multiprocessing folder removed first, and its run locks let go."""
     remove_own_multiprocessing_folder()
+    # run_lock imported where this process took a lock; one that never imported it holds none
+    if (run_lock := sys.modules.get(f"{__package__}.run_lock")) is not None:
+        with contextlib.suppress(BaseException):  # noqa: BLE001 - the exit follows, whatever the release meets
+            run_lock.let_go_before_exiting()
     os._exit(status)
 
 

@@ -167,6 +167,27 @@ class _Held:
                 _HELD.pop(self.identity, None)
 
 
+def let_go_before_exiting(wait_s: float = 1.0) -> None:
+    """Every lock this process holds let go as its release would (its file removed, then the flock dropped, and the
+    folders it made removed where empty), for a process about to end with ``os._exit`` (exit_now.py), which skips the
+    with statements that release them: a launched predict's processes stopped together end so, and the main
+    process's ``.run.lock`` stayed in the output folder (the hundred-and-twenty-fifth session's walk; removed since
+    its review, r119). The kernel drops the flock as the process ends all the same, so the lock guards nothing more
+    for those few instants: what it held (a map being written, cut short) is as the exit leaves it either way. Only
+    this process's own locks (a fork's copies are its parent's: ``_Held._let_go``), never another's: a lock is in
+    ``_HELD`` while this process holds its flock. A release under way on another thread is waited for ``wait_s`` at
+    most, and left to itself after it; on this thread (a signal's handler run inside it) it is finished here."""
+    for lock in list(_HELD.values()):
+        held = lock._held
+        if not held.releasing.acquire(timeout=wait_s):
+            continue
+        try:
+            with contextlib.suppress(Exception):
+                held._let_go(keep_folders=False)
+        finally:
+            held.releasing.release()
+
+
 #: The locks this process holds, by their file's (device, inode); a lock refused to this process is looked up here.
 _HELD: weakref.WeakValueDictionary[tuple[int, int], RunLock] = weakref.WeakValueDictionary()
 _SUSPENDED = 0x20 | 0x80 | 0x200  # inspect's CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR: frames that pause

@@ -147,3 +147,44 @@ def test_ends_within_waits_for_a_process_to_end_with_pidfds_and_without(monkeypa
         if pidfds:  # a pidfd reads as ended before the process is reaped (polling sees it once reaped, by its parent)
             assert workers._ends_within(ending.pid, 10)
         assert ending.wait() == 0 and workers._ends_within(ending.pid, 10)  # reaped: no such process
+
+
+# A process holding a predict's output folder lock on its main thread, as a launched predict's main process does while
+# every process stops together: a child forked inside the lock ends with exit_now first (a loader worker's end: the
+# lock is its parent's, never let go by it), then a watcher thread ends the process with exit_now, the main thread
+# still inside the with statement (ranks_stop_together's end). ``held.json``: what the parent saw after the child.
+_HOLDER = textwrap.dedent("""
+    import json, os, sys, threading, time
+    from accelerated_seg.exit_now import exit_now
+    from accelerated_seg.run_lock import hold_run_folder, live_holder
+
+    lock = hold_run_folder("out")
+    try:
+        open("out/seg.nii.gz", "w").close()  # a map written: the folder stays
+        child = os.fork()
+        if child == 0:
+            exit_now(3)
+        _, status = os.waitpid(child, 0)
+        with open("held.json", "w") as said:
+            json.dump({"child": os.waitstatus_to_exitcode(status), "file": os.path.exists("out/.run.lock"),
+                       "held": live_holder("out") is not None}, said)
+        threading.Thread(target=exit_now, args=(143,)).start()
+        time.sleep(60)
+    finally:
+        lock.release()
+    """)
+
+
+def test_a_process_ending_with_exit_now_inside_a_run_lock_lets_it_go_and_a_forked_child_does_not(tmp_path):
+    """A launched predict stopped together (Ctrl-C, SIGTERM, SIGUSR1, a reader gone, one process's error) ends each
+    process with exit_now from its watcher thread, the main process's main thread still inside the output folder's
+    lock: its ``.run.lock`` stayed in the folder (4 of 4 stops in the hundred-and-twenty-fifth session's walk) until
+    that session's review (r119). A forked child's exit (a loader worker's) lets go of nothing: the lock is its
+    parent's, alive."""
+    (tmp_path / "holder.py").write_text(_HOLDER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "holder.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 143 and not done.stderr, done.stderr
+    assert json.loads((tmp_path / "held.json").read_text()) == {"child": 3, "file": True, "held": True}
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["seg.nii.gz"]

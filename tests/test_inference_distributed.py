@@ -586,8 +586,9 @@ def test_one_processs_out_of_memory_by_windows_stops_every_process_naming_the_ca
         f"--sw-batch-size, or give --aggregate-on-cpu (the GPU's) or --sequential (the host's), or free what another "
         f"process holds there (1 of 2 case(s) written whole: small_0 in {out}; no file is half-written, and the same "
         f"command with --continue predicts the 1 not yet written)"], proc.stderr[-3000:]
-    # no temporary left; the folder's lock file stays, as after any killed predict (its flock gone with it)
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    # no temporary left, nor the folder's lock file: the main process's exit lets go of it (until the
+    # hundred-and-twenty-fifth session's review, r119, it stayed, its flock gone with the process)
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
 
@@ -619,7 +620,7 @@ def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_
     under = proc.stderr.split("predicts the 1 not yet written)\n", 1)[1]
     assert under.startswith("Traceback (most recent call last):\n"), proc.stderr[-3000:]
     assert 'one_rank_bug_predict.py", line' in under and "ValueError: a bug in reading\n" in under, under[:3000]
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
 
@@ -642,7 +643,7 @@ def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(dat
         f"error: process 1, case small_1: small_1.nii.gz: cannot be read (a truncated file) (not on every process: "
         f"do they all see the same files?) (1 of 2 case(s) written whole: small_0 in {out}; no file is half-written, "
         f"and the same command with --continue predicts the 1 not yet written)"], proc.stderr[-3000:]
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
 
 
 @pytest.mark.distributed
@@ -665,7 +666,7 @@ def test_one_processs_bug_before_any_case_stops_every_process(stage, options, wo
     under = proc.stderr.split("(no case was written)\n", 1)[1]
     assert under.startswith("Traceback (most recent call last):\n") and "Connection closed" not in proc.stderr
     assert stopped_after < 30, stopped_after
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock"]
+    assert not (tmp_path / "out").exists()  # the folder its lock made, let go of and removed: no trace (r119)
 
 
 @pytest.mark.distributed
@@ -764,7 +765,7 @@ def assert_interrupted_with(proc, line: str, out: Path, written: list[str]) -> N
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the launcher's, for its ranks' 130
     assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
     assert "[rank" not in proc.stderr and "Connection closed" not in proc.stderr, proc.stderr[-3000:]
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", *(f"{name}.nii.gz" for name in written)]
+    assert sorted(path.name for path in out.iterdir()) == [f"{name}.nii.gz" for name in written]
     for name in written:
         read(out / f"{name}.nii.gz")
 
@@ -824,7 +825,7 @@ def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(else
                     f"no file is half-written, and the same command with --continue predicts the 1 not yet "
                     f"written)"], stderr[-3000:] + stacks(stderr)
     assert "Traceback" not in stderr and "[rank" not in stderr, stderr[-3000:]
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
 
@@ -964,8 +965,8 @@ def test_a_launched_predict_whose_reader_goes_away_stops_every_process_as_sigpip
     assert "Broken pipe" not in stderr and "\nerror" not in f"\n{stderr}", stderr[-3000:]
     assert not re.search(r'File ".*accelerated_seg', stderr) and "[rank" not in stderr, stderr[-3000:]
     assert "traceback : predict stopped in process " in stderr, stderr[-3000:]  # each row says why
-    written = {path.name for path in out.iterdir()} - {".run.lock"}
-    assert written <= {"small_0.nii.gz", "small_1.nii.gz", "small_2.nii.gz"}, written  # no hidden temporary
+    written = {path.name for path in out.iterdir()} if out.exists() else set()  # none: the folder let go of, too
+    assert written <= {"small_0.nii.gz", "small_1.nii.gz", "small_2.nii.gz"}, written  # no hidden temporary, no lock
     for name in written:
         read(out / name)  # whole
 
@@ -986,8 +987,8 @@ def test_a_gone_reader_that_another_process_meets_first_stops_every_process_at_o
     assert "traceback : predict stopped in process 1: the reader of its output went away (" in proc.stderr
     assert stopped_after < SAID_WAIT_S, stopped_after
     out = tmp_path / "out"
-    written = {path.name for path in out.iterdir()} - {".run.lock"}
-    assert written and written <= {"small_0.nii.gz", "small_1.nii.gz"}, written  # no hidden temporary
+    written = {path.name for path in out.iterdir()}
+    assert written and written <= {"small_0.nii.gz", "small_1.nii.gz"}, written  # no hidden temporary, no lock
     for name in written:
         read(out / name)  # whole
 
@@ -1215,7 +1216,7 @@ def test_sigterm_to_a_launched_predict_stops_every_process_with_one_line_and_sta
                     f"written)"], stderr[-3000:] + stacks(stderr)
     assert "Traceback" not in stderr and "SignalException" not in stderr and "[rank" not in stderr, stderr[-3000:]
     assert ended_after < SAID_WAIT_S, ended_after  # within torch's agent's 30 s before its SIGKILL
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
 
@@ -1695,7 +1696,7 @@ def test_sigusr1_to_a_launched_predicts_processes_stops_every_process_as_sigterm
     assert_each_process_ended_with(stderr, 138)
     assert "StoppedBySIGUSR1" not in stderr and "[rank" not in stderr, stderr[-3000:]
     assert ended_after < SAID_WAIT_S, ended_after
-    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in out.iterdir()) == ["small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
 
@@ -1725,7 +1726,7 @@ def test_a_sigterm_after_a_sigusr1_to_a_launched_predict_is_the_same_stop(data, 
     assert "stopped by SIGTERM" not in stderr, stderr[-3000:]
     assert_each_process_ended_with(stderr, 138)
     assert end.processes_ended_s < SAID_WAIT_S, end.processes_ended_s
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock", "small_0.nii.gz"]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["small_0.nii.gz"]
 
 
 @pytest.mark.distributed
