@@ -179,7 +179,8 @@ def let_go_before_exiting(wait_s: float = 1.0) -> None:
     most, and left to itself after it; on this thread (a signal's handler run inside it) it is finished here."""
     for lock in list(_HELD.values()):
         held = lock._held
-        if not held.releasing.acquire(timeout=wait_s):
+        # a fork's copy first: its releasing lock may be one a thread of the parent held as it forked, held for ever
+        if held.pid != os.getpid() or not held.releasing.acquire(timeout=wait_s):
             continue
         try:
             with contextlib.suppress(Exception):
