@@ -7,7 +7,6 @@
 import os
 import shutil
 import signal
-import sys
 
 import psutil
 
@@ -32,4 +31,3 @@ for how in ("SIGTERM", "SIGUSR1", "SIGINT"):
     print("  stop lines:", [line for line in run.text().splitlines() if "stopped" in line or "interrupted" in line][:2])
     print("  hidden in the folder:", sorted(p.name for p in out.iterdir() if p.name.startswith(".")))
     print("  maps:", len(list(out.glob("*.nii.gz"))))
-sys.stdout.flush()
