@@ -1,6 +1,7 @@
 # cd /tmp/wt_r119/benchmarks/results/r119_review_2026-12-07 && /work/main/.venv/bin/python \
 #   probe_1_examples_train_second_sigterm.py > probe_1_examples_train_second_sigterm_before.txt 2>&1
-# (R119_CODE=/work/main: main's code and its examples/train.py; the fix's after: the worktree's, > probe_1_..._after.txt;
+# (R119_CODE=/work/main: main's code and its examples/train.py; the fix's after: the worktree's,
+# > probe_1_..._after.txt;
 # a first after-run that ran /tmp/r119_probe's copy of main's examples/train.py by mistake said -15, 4 of 4, as before)
 # examples/train.py in one process (stopping.md's table: SIGTERM -> "preempted:", 0) does not go through cli.main:
 # does a second SIGTERM 0.1 s after its preempted line kill it, as it did `accelerated-seg train` before h139's fix?

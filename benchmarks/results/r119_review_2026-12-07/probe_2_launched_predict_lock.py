@@ -17,12 +17,14 @@ TAG = "main" if CODE == "/work/main" else "wt"
 for how in ("SIGTERM", "SIGUSR1", "SIGINT"):
     out = HOME / f"lpreds_{TAG}_{how}"
     shutil.rmtree(out, ignore_errors=True)
-    run = Run([*LAUNCH, "-m", "accelerated_seg", "predict", "--model", "output/model_run/model", "data/phantoms/imagesTr",
-               "--tta", "all", "--output", str(out)], f"launched predict, {how} after its first map")
+    run = Run([*LAUNCH, "-m", "accelerated_seg", "predict", "--model", "output/model_run/model",
+               "data/phantoms/imagesTr", "--tta", "all", "--output", str(out)],
+              f"launched predict, {how} after its first map")
     run.wait_for(r"wrote \S+", timeout=240)
     if how == "SIGUSR1":  # to the processes: torch's agent has no handler of it
         for child in psutil.Process(run.process.pid).children(recursive=True):
-            if "accelerated_seg" in " ".join(child.cmdline()) and "accelerate.commands" not in " ".join(child.cmdline()):
+            line = " ".join(child.cmdline())
+            if "accelerated_seg" in line and "accelerate.commands" not in line:
                 print(f"  SIGUSR1 to pid {child.pid}")
                 os.kill(child.pid, signal.SIGUSR1)
     else:

@@ -52,7 +52,8 @@ class Run:
         return ""
 
     def group(self, sig, name=""):
-        print(f"  [{time.monotonic() - self.started:.1f} s] {name or signal.Signals(sig).name} to the group", flush=True)
+        print(f"  [{time.monotonic() - self.started:.1f} s] {name or signal.Signals(sig).name} to the group",
+              flush=True)
         os.killpg(self.process.pid, sig)
 
     def finish(self, timeout: float = 180) -> int:
