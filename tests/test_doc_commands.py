@@ -560,6 +560,18 @@ def test_every_link_to_a_section_of_a_page_lands_on_one_of_its_headings():
     assert wrong == []
 
 
+def test_every_link_of_a_page_to_a_file_finds_it_from_the_pages_folder():
+    """A link is read from its page's own folder: docs/testing.md linked `docs/known_issues.md`, which from docs/ is
+    docs/docs/known_issues.md, a page not found, and the check above reads only a link's page name (the
+    hundred-and-twenty-sixth session's contributor walk through testing.md and design.md)."""
+    wrong = []
+    for path in [ROOT / "README.md", *sorted(ROOT.glob("docs/*.md"))]:
+        for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)", _prose(path.read_text(encoding="utf-8"))):
+            if "://" not in target and not target.startswith("mailto:") and not (path.parent / target).exists():
+                wrong.append(f"{path.relative_to(ROOT)}: {target}")
+    assert wrong == []
+
+
 def test_every_section_of_checkpoints_md_named_elsewhere_is_one_of_its_headings():
     """A link to docs/checkpoints.md#<anchor>, or a section of it named in words (`docs/checkpoints.md, "Resume"`),
     from a page, the code, the tests or the examples, lands on a heading it has (GitHub's slugs). Its rewrite of the

@@ -6,9 +6,10 @@ transformers, as on a default install: transformers comes only with the deepspee
 test environment has for tests/test_deepspeed_cpu.py (that file unsets the variable). So the test
 processes start as the default install's do, in what they import and in what accelerate's command
 line finds. MONAI imports transformers whenever it is installed, for its Transchex (``monai.networks.nets``
-imports every network): hidden, the tests that launch processes ran in 0.77–0.80 of the time (README,
-Tests). Since the fifty-ninth session the package itself keeps transformers from Transchex alone
-(accelerated_seg/monai_imports.py), so that saving no longer depends on this file.
+imports every network): hidden, the tests that launch processes ran in 0.77–0.80 of the time
+(docs/testing.md, "Where the tier's time goes"). Since the fifty-ninth session the package itself keeps
+transformers from Transchex alone (accelerated_seg/monai_imports.py), so that saving no longer depends on
+this file.
 ACCELERATED_SEG_TESTS_WITHOUT=deepspeed hides other packages so (tests/test_export.py).
 """
 
