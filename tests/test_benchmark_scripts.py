@@ -43,16 +43,28 @@ def test_the_python_script_imports_and_answers_help(script, help_answers):
     assert answer["exit"] == 0 and "usage:" in answer["stdout"], answer["error"] or answer["stdout"]
 
 
-def test_the_python_scripts_are_pyflakes_clean():
-    """What pyflakes reports of accelerated_seg, examples and tests is mended before each commit; the
-    scripts here were left out, and worker_start.py's deliberate torch import read as an unused one.
-    The records under results/ are left as they ran."""
+def test_the_python_code_is_pyflakes_clean_but_for_its_noqa_lines():
+    """What pyflakes reports of accelerated_seg, examples, tests and the scripts here fails the suite, CI's
+    fresh clone too (the test extra installs pyflakes since the hundred-and-twenty-sixth session: until then
+    this test was skipped there and only benchmarks/*.py was checked). pyflakes does not read ``# noqa``, so a
+    line marked so (an import made for its side effect: check_command._import_the_checks, training_data's
+    ``datasets``) is let through here. The records under results/ are left as they ran."""
     api = pytest.importorskip("pyflakes.api")
     from pyflakes.reporter import Reporter
 
     said = io.StringIO()
-    scripts = sorted((ROOT / "benchmarks").glob("*.py"))
-    assert sum(api.checkPath(str(script), Reporter(said, said)) for script in scripts) == 0, said.getvalue()
+    files = [path for tree in ("accelerated_seg", "examples", "tests") for path in sorted((ROOT / tree).rglob("*.py"))]
+    files += sorted((ROOT / "benchmarks").glob("*.py"))
+    for path in files:
+        api.checkPath(str(path), Reporter(said, said))
+    unmarked = [report for report in said.getvalue().splitlines() if not _marked_noqa(report)]
+    assert not unmarked, "\n".join(unmarked)
+
+
+def _marked_noqa(report: str) -> bool:
+    """Whether pyflakes' ``path:line:col: message`` names a line that says ``# noqa``."""
+    path, line = report.split(":")[:2]
+    return line.isdigit() and "# noqa" in Path(path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
 
 
 def test_no_script_imports_another_scripts_private_name():

@@ -186,7 +186,7 @@ def test_what_workers_receive_holds_no_voxel_data(tiny_dataset, tmp_path):
 
 def test_loader_workers_start_from_the_fork_server_and_give_the_same_patches(tiny_dataset, tmp_path):
     """Workers are not forked from the training process, which runs threads by then (a fork can copy
-    a held lock: docs/known_issues.md), but from the fork server; the patch dataset reaches them
+    a held lock: docs/known_issues_archive.md), but from the fork server; the patch dataset reaches them
     pickled and gives what it gives in the training process itself."""
     import torch
 
