@@ -30,7 +30,6 @@ import contextlib
 import dataclasses
 import os
 import traceback
-import warnings
 from contextlib import closing
 from pathlib import Path
 from typing import Callable, Sequence
@@ -53,6 +52,7 @@ from .inference_outputs import (checked_outputs, holding_output_folder, predicti
                                 remove_earlier_prediction)
 from .last_wait import (InterruptInTheLastWait, every_process_came_to_the_last_wait, the_last_wait,
                         wait_for_every_process)
+from .own_warnings import silenced
 from .predict_marks import prediction_key
 from .predict_names import PREDICT_CASES_NAMES, PredictNames
 from .sigterm import stop_signal
@@ -174,12 +174,14 @@ def _warned_by_the_main_process(accelerator):
     inputs' names, preparing a case whose windows are shared) on all processes but the main one:
     a scan without orientation read on 8 GPUs was said 8 times. Work of a process's own (its share
     of the cases) keeps its warnings. Taken in the calling thread, around the whole of the work, so
-    the pipeline's threads started inside it are silenced with it (warning filters are global)."""
+    the pipeline's threads started inside it are silenced with it (warning filters are global). Without a change
+    of the filters (``own_warnings.silenced``): its catch_warnings reset what Python keeps of the lines that said a
+    warning, so a script's loop of predict_distributed said each warning of such a process's own cases at every
+    call, and the main process's once (until the hundred-and-twenty-sixth session)."""
     if accelerator.is_main_process:
         yield
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with silenced():
         yield
 
 

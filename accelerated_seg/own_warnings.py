@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 import threading
 import warnings
 from collections.abc import Iterator
@@ -66,12 +65,12 @@ def recorded() -> Iterator[list[warnings.WarningMessage]]:
     record would say it once for all the lines calling predict
     (benchmarks/results/predict_warnings_once_2026-12-07/recording.txt). The hook is one for all the records in
     progress (``_record``): two threads' predicts overlapping each record their own thread's warnings, and the last
-    out puts the caller's hook back (each its own left a dead record's hook in for good: r118's review)."""
-    if getattr(sys.flags, "context_aware_warnings", False):  # _in_place says why
-        with warnings.catch_warnings(record=True) as raised:
-            warnings.simplefilter("always")
-            yield raised
-        return
+    out puts the caller's hook back (each its own left a dead record's hook in for good: r118's review). Under
+    Python 3.14's context-aware filters alike (``_in_place``): its catch_warnings, taken there until the
+    hundred-and-twenty-sixth session, reset those records all the same, and recorded none of a thread that does not
+    inherit the caller's context (the pipeline's, reading the scans), nor any where ``warnings.showwarning`` is a
+    hook that does not call Python's own (``logging.captureWarnings(True)``'s; MONAI's calls it): 3.14 records in its
+    context's log from Python's own hook alone, and calls a replaced one first."""
     raised = []
     mine = (threading.get_ident(), raised)
     with _in_place(("always", None, Warning, None, 0)):
@@ -95,36 +94,58 @@ def quieted(*warned: tuple[str, type[Warning]]) -> Iterator[None]:
     the filters a call (``recorded`` says what each reset: a loop of ``predict_file`` of an export MONAI warns of
     building, whose every call loads the model, and of ``Segmentation.evaluate``, which scores each case under it,
     said each warning of their scans at every call until r118's review)."""
-    if getattr(sys.flags, "context_aware_warnings", False):
-        with warnings.catch_warnings():
-            for message, category in warned:
-                warnings.filterwarnings("ignore", message=message, category=category)
-            yield
-        return
     with _in_place(*(("ignore", re.compile(message, re.I), category, None, 0) for message, category in warned)):
         yield
 
 
 @contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Every warning ignored in the block, as ``catch_warnings`` and ``simplefilter("ignore")`` ignore them, without
+    their changes of the filters (``recorded`` says what each reset): the processes of a launched
+    ``predict_distributed`` but the main one, around the work every process repeats alike
+    (``inference_distributed._warned_by_the_main_process``). "ignore" writes in no record of a line's warnings, so a
+    warning of such a process's own cases is still said once, at its first call, not at every call of a loop
+    (until the hundred-and-twenty-sixth session)."""
+    with _in_place(("ignore", None, Warning, None, 0)):
+        yield
+
+
+@contextlib.contextmanager
 def _in_place(*entries: tuple) -> Iterator[None]:
-    """``entries`` first in ``warnings.filters``, the filters' own list, and out again: the filters' version stays
-    (``_filters_mutated`` not called), so no registry of a line's warnings is emptied, and "always" and "ignore"
-    write in none (CPython's ``_warnings.c`` reads ``warnings.filters`` at each warning, 3.11 to 3.14, and looks in
-    the line's registry first). Under Python 3.14's ``-X context_aware_warnings`` (a free-threaded build's default)
-    the filters read inside a catch_warnings are its context's, not that list: the callers take catch_warnings
-    there. Each entry taken out by identity from the list it went in: a catch_warnings of another thread, entered
-    meanwhile, puts that list back, and an equal entry of the caller's stays."""
-    filters = warnings.filters
+    """``entries`` first in every list of filters a warning of the block is judged by (``_filter_lists``), and out
+    again: the filters' version stays (``_filters_mutated`` not called), so no registry of a line's warnings is
+    emptied, and "always" and "ignore" write in none (CPython's ``_warnings.c`` reads the filters at each warning,
+    3.11 to 3.14, and looks in the line's registry first). Each entry taken out by identity from the list it went
+    in: a catch_warnings of another thread, entered meanwhile, puts that list back, and an equal entry of the
+    caller's stays."""
     with _RECORDING_LOCK:  # two threads' builds at once: one's entry found at an index the other's moved on
-        filters[:0] = entries
+        lists = _filter_lists()
+        for filters in lists:
+            filters[:0] = entries
     try:
         yield
     finally:
         with _RECORDING_LOCK:
-            for entry in entries:
-                index = next((index for index, kept in enumerate(filters) if kept is entry), None)
-                if index is not None:
-                    del filters[index]
+            for filters in lists:
+                for entry in entries:
+                    index = next((index for index, kept in enumerate(filters) if kept is entry), None)
+                    if index is not None:
+                        del filters[index]
+
+
+def _filter_lists() -> list[list]:
+    """The lists of filters a warning raised now is judged by: ``warnings.filters``, the module's; and under Python
+    3.14's ``-X context_aware_warnings`` (a free-threaded build's default), inside a catch_warnings (the caller's, or
+    pytest's around a test), that context's own list (``warnings._get_filters()``), which 3.14's ``get_filter``
+    reads instead of the module's, never both. Both are taken: the context's for the calling thread and the threads
+    that inherit its context (``-X thread_inherit_context``, a free-threaded build's default), the module's for a
+    thread started without it (the pipeline's in a default build), as the module's list was every thread's before.
+    Read in CPython 3.14's ``Lib/_py_warnings.py`` (``_get_filters``, ``catch_warnings``) and ``Python/_warnings.c``
+    (``get_filter``), not run: no Python 3.14 was at hand. Without ``_get_filters`` (3.13 and earlier) the module's
+    list alone."""
+    module_filters = warnings.filters
+    context_filters = getattr(warnings, "_get_filters", lambda: module_filters)()
+    return [module_filters] if context_filters is module_filters else [context_filters, module_filters]
 
 
 #: The records ``recorded`` keeps in progress (the thread that began each, its list), oldest first, and the hook of
