@@ -136,16 +136,20 @@ def _in_place(*entries: tuple) -> Iterator[None]:
 def _filter_lists() -> list[list]:
     """The lists of filters a warning raised now is judged by: ``warnings.filters``, the module's; and under Python
     3.14's ``-X context_aware_warnings`` (a free-threaded build's default), inside a catch_warnings (the caller's, or
-    pytest's around a test), that context's own list (``warnings._get_filters()``), which 3.14's ``get_filter``
-    reads instead of the module's, never both. Both are taken: the context's for the calling thread and the threads
-    that inherit its context (``-X thread_inherit_context``, a free-threaded build's default), the module's for a
-    thread started without it (the pipeline's in a default build), as the module's list was every thread's before.
-    Read in CPython 3.14's ``Lib/_py_warnings.py`` (``_get_filters``, ``catch_warnings``) and ``Python/_warnings.c``
-    (``get_filter``), not run: no Python 3.14 was at hand. Without ``_get_filters`` (3.13 and earlier) the module's
-    list alone."""
+    pytest's around a test), that context's own list, which 3.14's ``get_filter`` reads instead of the module's, never
+    both: the ``_filters`` of the value of ``warnings._warnings_context``, a ContextVar, as ``get_filter`` finds it
+    (3.14's ``warnings`` exports the variable in every version read; ``_get_filters``, which reads it too, in some).
+    Both lists are taken: the context's for the calling thread and the threads that inherit its context (``-X
+    thread_inherit_context``, a free-threaded build's default), the module's for a thread started without it (the
+    pipeline's in a default build), as the module's list was every thread's before. Read in CPython 3.14's
+    ``Lib/_py_warnings.py`` (``_get_context``, ``catch_warnings``) and ``Python/_warnings.c``
+    (``get_warnings_context_filters``), not run: no Python 3.14 was at hand. Before 3.14, the module's list alone."""
     module_filters = warnings.filters
-    context_filters = getattr(warnings, "_get_filters", lambda: module_filters)()
-    return [module_filters] if context_filters is module_filters else [context_filters, module_filters]
+    context_var = getattr(warnings, "_warnings_context", None)
+    context_filters = getattr(context_var.get(None), "_filters", None) if context_var is not None else None
+    if context_filters is None or context_filters is module_filters:  # none set, or the global context's (the same)
+        return [module_filters]
+    return [context_filters, module_filters]
 
 
 #: The records ``recorded`` keeps in progress (the thread that began each, its list), oldest first, and the hook of

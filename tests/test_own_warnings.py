@@ -1,8 +1,10 @@
 """own_warnings' records and silences under Python 3.14's context-aware filters (``-X context_aware_warnings``, a
 free-threaded build's default), simulated on this Python: 3.14 judges a warning raised inside a catch_warnings by
-that context's own list (``warnings._get_filters()``), not the module's ``warnings.filters``, and its
-catch_warnings still empties every line's record of the warnings it said. The real 3.14 was not run here."""
+that context's own list (the ``_filters`` of ``warnings._warnings_context``'s value), not the module's
+``warnings.filters``, and its catch_warnings still empties every line's record of the warnings it said. The real 3.14
+was not run here."""
 
+import contextvars
 import types
 import warnings
 
@@ -15,20 +17,26 @@ from accelerated_seg.own_warnings import quieted, recorded
 @pytest.fixture
 def context_aware(monkeypatch):
     """Python 3.14 under ``-X context_aware_warnings``, as own_warnings reads it: the flag set, and
-    ``warnings._get_filters`` returning the list of the context the caller is in (given by the test: ``set``)."""
+    ``warnings._warnings_context`` holding the context the caller is in, whose list of filters the test gives
+    (``set_context``)."""
     flags = types.SimpleNamespace(context_aware_warnings=True)
     monkeypatch.setattr(own_warnings, "sys", types.SimpleNamespace(flags=flags), raising=False)
+    context_var = contextvars.ContextVar("warnings_context")
+    monkeypatch.setattr(warnings, "_warnings_context", context_var, raising=False)
     mutations = []
     mutated = warnings._filters_mutated
     monkeypatch.setattr(warnings, "_filters_mutated", lambda: (mutations.append(1), mutated())[1])
+    tokens = []
 
     def set_context(filters: list) -> list:
         """The context's list set; the changes of the filters counted from here."""
-        monkeypatch.setattr(warnings, "_get_filters", lambda: filters, raising=False)
+        tokens.append(context_var.set(types.SimpleNamespace(_filters=filters)))
         mutations.clear()
         return mutations
 
-    return set_context
+    yield set_context
+    for token in reversed(tokens):
+        context_var.reset(token)
 
 
 @pytest.mark.parametrize("block", [recorded, lambda: quieted(("MONAI's words", UserWarning))],
