@@ -69,6 +69,8 @@ def main(argv=None):
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
                          overwrite=args.overwrite, val_every=max(1, args.steps // 2))
     model.fit(data, steps=args.steps)
+    if model.summary["preempted"]:  # SIGTERM/SIGUSR1: fit has said where the run goes on; the job is ending
+        return model.summary
     say = print if writes else (lambda *_: None)
     say(f"trained {counted(model.summary['step'], 'step')}, best validation Dice {model.summary['best_dice']:.3f}")
 
@@ -120,5 +122,6 @@ def _refuse_an_earlier_run(run: Path, overwrite: bool) -> None:
 
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
-        main()
-    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)
+        summary = main()
+    # a launched rank ends without the interpreter's shutdown; a preempted one ignores a second notice (end_process)
+    end_process(0, preempted=summary.get("preempted", False))

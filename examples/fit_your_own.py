@@ -82,7 +82,8 @@ def main(argv=None):
     result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
                  max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
                  save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
-    if result["is_main_process"]:
+    # Preempted (SIGTERM/SIGUSR1): fit has said where the run goes on, and exported no weights to name
+    if result["is_main_process"] and not result["preempted"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
     return result
@@ -101,5 +102,6 @@ def _check_the_options(args) -> None:
 
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
-        main()
-    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)
+        result = main()
+    # a launched rank ends without the interpreter's shutdown; a preempted one ignores a second notice (end_process)
+    end_process(0, preempted=result["preempted"])

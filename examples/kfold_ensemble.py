@@ -91,7 +91,7 @@ def main(argv=None):
         if summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
             state.print(f"fold {fold} stopped with its state saved; run the same command with "
                         f"--train.resume=latest to continue from there")
-            return {}
+            return summary
         if cfg.train.val_every:
             state.print(f"fold {fold}: best validation mean Dice {summary['best_dice']:.4f} at step "
                         f"{summary['best_step']}")
@@ -146,5 +146,6 @@ def _fold_config(args, out: Path, overrides: list[str], fold: int):
 
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
-        main()
-    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)
+        results = main()
+    # a launched rank ends without the interpreter's shutdown; a preempted one ignores a second notice (end_process)
+    end_process(0, preempted=results.get("preempted", False))

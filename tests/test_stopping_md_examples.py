@@ -135,3 +135,55 @@ def test_a_second_sigterm_in_examples_train_pys_shutdown_after_its_stop_changes_
     env.pop("WORLD_SIZE", None)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == status, done.stderr[-3000:]
+
+
+# examples/fit_your_own.py, estimator.py and kfold_ensemble.py in one process, run as `python examples/<name>.py` runs
+# them: their phantoms written small (32^3 voxels), their training standing in (fit's summary, Segmentation.fit's,
+# train's: a notice's stop after step 2, or a run ended whole), and the second SIGTERM sent by an atexit handler, in
+# the interpreter's shutdown.
+FIT_EXAMPLE_STOPPED_THEN_SIGNALLED = """
+import atexit, os, runpy, signal, sys
+from accelerated_seg import estimator, train
+from accelerated_seg.data import synthetic
+ensure = synthetic.ensure_synthetic_dataset
+synthetic.ensure_synthetic_dataset = lambda folder, **kwargs: ensure(folder, **kwargs, size_mm=(48.0, 48.0, 48.0))
+summary = {{"step": 2, "preempted": {preempted}, "is_main_process": True, "losses": [(2, 0.5)],
+            "model": "run/model/model.safetensors", "best_dice": None, "best_step": None}}
+def fitted(self, *args, **kwargs):
+    self.summary = summary
+    return self
+estimator.Segmentation.fit = fitted
+train.fit = train.train = lambda *args, **kwargs: summary
+atexit.register(os.kill, os.getpid(), signal.SIGTERM)
+sys.argv = [{script!r}, *{argv!r}]
+runpy.run_path({script!r}, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("example, argv, preempted, status", [
+    ("fit_your_own", ["--epochs", "1", "--patch", "32"], True, 0),
+    ("fit_your_own", ["--epochs", "1", "--patch", "32"], False, -signal.SIGTERM),
+    ("estimator", ["--steps", "4", "--patch", "32"], True, 0),
+    ("kfold_ensemble", ["--folds", "2", "--cases", "2", "--test-cases", "1"], True, 0),
+], ids=["fit_your_own-preempted", "fit_your_own-whole", "estimator-preempted", "kfold_ensemble-preempted"])
+def test_a_second_sigterm_in_the_fit_examples_shutdown_after_a_preemption_leaves_its_status_0(
+        example, argv, preempted, status, tmp_path):
+    """docs/stopping.md: a notice stops a fit with a save (`"preempted": True`), and "a second is the same notice";
+    examples/fit_your_own.py, estimator.py and kfold_ensemble.py ended with ``end_process(0)`` whatever their fit did,
+    so a second SIGTERM in their shutdown ended them with -15 where a requeue reads 0 (the hundred-and-twenty-sixth
+    session's helper h141: benchmarks/results/estimator_stop_walk_2026-12-07/probe_*_before.txt). Now each passes its
+    fit's preempted state to ``end_process`` as examples/train.py does, and says nothing of a model it has not: the
+    estimator's went on to predict with none (RuntimeError), fit_your_own's named weights never exported. A run that
+    ended whole still ends on SIGTERM."""
+    script = str(ROOT / "examples" / f"{example}.py")
+    code = FIT_EXAMPLE_STOPPED_THEN_SIGNALLED.format(preempted=preempted, script=script,
+                                                     argv=["--out", str(tmp_path), *argv])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    env.pop("WORLD_SIZE", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
+    if preempted:  # nothing said after fit's own preempted line but kfold's line of the fold that stopped
+        said = {"kfold_ensemble": ["fold 0 stopped with its state saved; run the same command with "
+                                   "--train.resume=latest to continue from there"]}
+        assert done.stdout.splitlines() == said.get(example, []), done.stdout[-2000:]
