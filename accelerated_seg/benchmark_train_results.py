@@ -174,7 +174,7 @@ def format_table(results: dict) -> str:
     """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
     header = (f"{'model':<14}{'lever':>22}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}"
               f"{'ratio':>7}{'wait%':>7}{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}"
-              f"{'GFLOP/smp':>10}{'MFU':>7}{'$/1k':>9}")
+              f"{'GFLOP/smp':>10}{'MFU':>9}{'$/1k':>9}")
     lines = [header]
     for run in results["runs"]:
         phases = run["plain_step_breakdown_ms"]
@@ -185,7 +185,9 @@ def format_table(results: dict) -> str:
             f"{run['plain']['samples_per_s']:>9.3f}{run['ratio_ours_to_plain']:>7.3f}{ours['data_wait_pct']:>7.2f}"
             f"{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}{phases['backward']:>9.1f}"
             f"{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
-            f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3f'):>7}"
+            # MFU in significant figures, as the JSON keeps it: on a CPU (--peak-tflops) it is a small number,
+            # which three decimals printed as 0.000 (the ninth new user's walk, hundred-and-twenty-sixth session)
+            f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3g'):>9}"
             f"{_or_dash(ours['cost_per_1000_samples'], '.4f'):>9}")
         if hand := run.get("against_plain_fsdp2"):
             lines.append(f"  plain FSDP2 by hand ({len(hand['units'])} units): "

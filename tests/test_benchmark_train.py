@@ -139,6 +139,18 @@ def test_mfu_and_cost_follow_from_the_rate(tiny_results):
         assert run[loop]["cost_per_epoch"] == pytest.approx(3.0 / 3600 * 100 / rate, rel=1e-3)
 
 
+def test_the_printed_tables_mfu_is_the_jsons_in_significant_figures(tiny_results):
+    """A CPU's MFU (given --peak-tflops) is a small number, which the JSON keeps to 4 significant figures: the
+    printed table showed it as 0.000 in every row (the ninth new user's walk, the hundred-and-twenty-sixth session)."""
+    from accelerated_seg.benchmark_train import format_table
+
+    header, *rows = format_table(tiny_results).splitlines()
+    end = header.index("MFU") + len("MFU")  # the columns are right-aligned under their names
+    for run, row in zip(tiny_results["runs"], rows):
+        mfu = row[:end].split()[-1]
+        assert 0 < run["ours"]["mfu"] < 0.1 and float(mfu) == pytest.approx(run["ours"]["mfu"], rel=1e-2), row
+
+
 def test_steps_with_non_finite_gradients_are_counted_per_loop_and_said():
     """oneDNN's bf16 on the CPU spoils some gradients at a 2-voxel level: ours skipped those steps and
     ran others in their place, uncounted, the plain loop stepped them, and neither the JSON nor the
