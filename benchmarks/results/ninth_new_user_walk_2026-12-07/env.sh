@@ -1,0 +1,8 @@
+# The walk's environment: a fresh clone of this branch standing for a user's (git clone of /tmp/wt_h145, so
+# benchmarks/ and its committed results are there as a user's clone has them), the package from that clone by
+# PYTHONPATH (as `pip install -e .` would give it), the project's venv, a fresh cache (XDG_CACHE_HOME, HF_HOME:
+# no accelerate default config, nothing reused from other sessions).
+export WALK=/tmp/walk_h145
+export PATH=/work/main/.venv/bin:$PATH PYTHONPATH=$WALK/clone XDG_CACHE_HOME=$WALK/xdg_cache HF_HOME=$WALK/hf_home
+[ -d $WALK/clone ] || git clone -q /tmp/wt_h145 $WALK/clone
+cd $WALK/clone
