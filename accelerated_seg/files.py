@@ -595,7 +595,10 @@ def unwritable(folder: str | Path) -> str | None:
         with tempfile.NamedTemporaryFile(dir=existing, prefix=".write_test_"):
             return None
     except OSError as error:
-        return f"{error.__class__.__name__}: {error}"
+        # Not the error's own words, which name the test file made here ('/proc/.write_test_k3j2...'), a path
+        # nobody gave (h145's walk, the hundred-and-twenty-sixth session): its reason, and where it was tried.
+        said = f"{error.__class__.__name__}: {error.strerror or error}"
+        return said if existing == Path(folder) else f"{said}, in {existing}, the nearest folder that exists"
 
 
 def is_json_object_with(path: str | Path, keys) -> bool:

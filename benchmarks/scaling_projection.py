@@ -49,6 +49,41 @@ def first_runs(paths) -> list[dict]:
     return [json.loads(Path(p).read_text())["runs"][0] for p in paths]
 
 
+# What every file given must share for an efficiency to mean anything: a process count is all that may differ.
+# The hundred-and-twenty-sixth session's walk (h145) paired performance.md's one-process command (2 torch threads)
+# with its 2-process gloo command (1 thread each), and this script printed an efficiency of 368.6% without a word.
+SAME_IN_THE_RUN = ("model", "patch", "batch_per_device", "precision", "lever", "compile", "data", "num_workers",
+                   "augment_on")
+SAME_IN_THE_SETTINGS = ("torch_threads", "in_channels", "classes")
+
+
+def what_it_measured(path) -> dict:
+    result = json.loads(Path(path).read_text())
+    run, settings = result["runs"][0], result.get("settings") or {}
+    return {**{key: run.get(key) for key in SAME_IN_THE_RUN}, **{key: settings.get(key) for key in SAME_IN_THE_SETTINGS},
+            "processes": run.get("processes")}
+
+
+def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
+    """One clear error where the files measured other settings than the first --one, or where --one is not one
+    process and --measured not several, before anything is computed or written."""
+    first = ones[0]
+    wanted = what_it_measured(first)
+    for option, paths in (("--one", ones), ("--measured", manys)):
+        for path in paths:
+            got = what_it_measured(path)
+            differ = [f"{key} {got[key]!r} against {wanted[key]!r}" for key in wanted
+                      if key != "processes" and got[key] != wanted[key]]
+            if differ:
+                parser.error(f"{option} {path} measured other settings than --one {first} ({'; '.join(differ)}): "
+                             "an efficiency needs runs that differ in their number of processes alone; give files "
+                             "of the same `benchmark train` settings")
+            one_wanted = option == "--one"
+            if got["processes"] is not None and (got["processes"] == 1) != one_wanted:
+                parser.error(f"{option} {path} is a run of {got['processes']} process(es): --one takes runs of one "
+                             "process, --measured runs of several")
+
+
 def median(values) -> float:
     return float(statistics.median(values))
 
@@ -123,6 +158,7 @@ def main(argv=None) -> int:
     # A session reruns it over its own earlier file (r1 alone, then r1-r3): that is replaced; anything else refused.
     check_script_output(parser, args.output, result_key="projection")
 
+    refuse_unlike_runs(parser, args.one, args.measured or [])
     ones = first_runs(args.one)
     steps = [measured_step(ones)] + [
         {"name": f"assumed: {name}", "step_ms": float(step), "backward_ms": float(backward),

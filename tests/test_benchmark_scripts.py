@@ -289,6 +289,32 @@ def test_scaling_projection_rewrites_its_own_result_and_refuses_another_file(tmp
         assert other.read_text() == text, why
 
 
+def test_scaling_projection_refuses_runs_of_other_settings_naming_the_file_and_what_differs(tmp_path, capsys):
+    """performance.md's one-process command (2 torch threads) and its 2-process gloo command (1 each) gave an
+    efficiency of 368.6% without a word until the hundred-and-twenty-sixth session (h145's walk): the files
+    given now must differ in their number of processes alone, --one of one process, --measured of several."""
+    script = _load_script("scaling_projection")
+    one = _train_result(tmp_path / "one.json", 1, 10.0)
+    two = _train_result(tmp_path / "two.json", 2, 18.0)
+    threads = tmp_path / "two_threads.json"
+    threads.write_text(json.dumps({**json.loads(Path(one).read_text()), "settings": {"torch_threads": 2}}))
+    bigger = tmp_path / "two_bigger.json"
+    run = json.loads(Path(two).read_text())
+    bigger.write_text(json.dumps({**run, "runs": [{**run["runs"][0], "patch": [32, 32, 32]}]}))
+    out = tmp_path / "scaling.json"
+    for args, said in [
+            (["--one", str(threads), "--measured", two],
+             f"--measured {two} measured other settings than --one {threads} (torch_threads None against 2)"),
+            (["--one", one, "--measured", str(bigger)],
+             f"--measured {bigger} measured other settings than --one {one} (patch [32, 32, 32] against [16, 16, 16])"),
+            (["--one", two], f"--one {two} is a run of 2 process(es): --one takes runs of one process"),
+            (["--one", one, "--measured", one], f"--measured {one} is a run of 1 process(es)")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main([*args, "--output", str(out)])
+        assert stop.value.code == 2 and said in capsys.readouterr().err, args
+        assert not out.exists()
+
+
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
 OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_emulation.py": [],
