@@ -15,7 +15,12 @@ set -e
 cd "$(dirname "$0")/.."
 export PYTHONPATH=. OMP_NUM_THREADS=1
 PY=${PYTHON:-python}
-OUT=${OUT:-benchmarks/results/cpu_contention}
+# No default: benchmarks/results/cpu_contention/ holds the sessions' folders, and a run there measured into its
+# top, beside them (h145's walk, the hundred-and-twenty-sixth session)
+if [ -z "${OUT:-}" ]; then
+  echo "error: give OUT=<a folder of this run's own>, e.g. OUT=benchmarks/results/cpu_contention/session_X" >&2
+  exit 2
+fi
 # Another run's files: written over, or, where a pair job failed before writing, summarised as this run's
 source benchmarks/refuse_to_replace.sh
 refuse_to_replace "$OUT" solo_before.json pair_a.json pair_a.log pair_b.json pair_b.log ddp_2proc.json \

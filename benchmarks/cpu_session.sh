@@ -11,7 +11,7 @@
 #   4. cpu_history.py: the table of every session's figures, this one's last row, to paste over
 #      docs/performance_cpu_sessions.md's "Every session at a glance" (tests/test_cpu_history.py holds them equal).
 #
-#   SESSION=2026-11-24p PYTHON=.venv/bin/python bash benchmarks/cpu_session.sh    # ~14 minutes on 2 cores
+#   SESSION=2026-11-24p PYTHON=.venv/bin/python bash benchmarks/cpu_session.sh    # ~21 minutes on 2 cores (12-37)
 #
 # Writes benchmarks/results/train_2cpu/session_$SESSION/ (with record.log),
 # benchmarks/results/ddp_scaling_2cpu_unet64_session_$SESSION.json and

@@ -58,6 +58,13 @@ PY=${PYTHON:-python3}
 # replaced (a call on the device starts with an empty $OUT; a second local SMOKE=1 run needs its own OUT)
 source "$(dirname "$0")/refuse_to_replace.sh"
 refuse_to_replace "$OUT" gpu_session.tgz work/nvidia-smi.txt
+usage() { echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|norm_layout|kernels|levers_more|inference|pipeline|strategies|geometry ... (sharded: PROFILES='fsdp ...' picks profiles)"; }
+# Every part named is known before anything is written: a call without one wrote nvidia-smi.txt, then its usage,
+# and the next call's OUT was refused for it (h145's walk, the hundred-and-twenty-sixth session)
+PARTS=$(usage | sed -E 's/.*gpu_session\.sh ([a-z_0-9|]+) .*/\1/')
+for part in "${@:-}"; do
+  [[ "|$PARTS|" == *"|$part|"* ]] || { usage; exit 2; }
+done
 OUT=$OUT/work
 mkdir -p "$OUT"
 export PYTHONPATH=${PYTHONPATH:-$PWD}
@@ -110,7 +117,6 @@ predict_pipeline() {
       --transforms-on-device --output "$OUT/predict_${device}_pipeline_on_device.json"
 }
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
-[ $# -gt 0 ] || set -- usage
 for part in "$@"; do
 case "$part" in
   cuda_tests)  # the CUDA-only tests alone (as train's first step)
@@ -261,7 +267,7 @@ case "$part" in
         --output "$OUT/header_variants_${device}.json" --note "model: configs/demo.yaml trained on $device (demo.log)"
     rm -rf "$geometry_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|norm_layout|kernels|levers_more|inference|pipeline|strategies|geometry ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
+  *) usage; exit 2 ;;
 esac
 done
 pack

@@ -145,6 +145,25 @@ def test_a_script_refuses_a_folder_holding_one_of_its_results_before_measuring(s
     assert (out / WRITES[script]).read_text() == "an earlier run's result\n"
 
 
+@pytest.mark.parametrize("parts", [[], ["trian"], ["train", "geomtry"]], ids=["none", "misspelt", "one-misspelt"])
+def test_gpu_session_without_a_known_part_says_its_usage_before_writing_anything(parts, tmp_path):
+    """A call without a part wrote nvidia-smi.txt under OUT before its usage, and the next call's OUT was refused
+    for it (h145's walk, the hundred-and-twenty-sixth session); a misspelt part ran the parts before it first."""
+    out = tmp_path / "out"
+    result = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu_session.sh"), *parts], capture_output=True,
+                            text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "OUT": str(out), "SMOKE": "1"})
+    assert result.returncode == 2 and result.stdout.startswith("usage: "), result.stderr
+    assert not out.exists()
+
+
+def test_cpu_contention_control_without_out_is_refused_before_measuring(tmp_path):
+    """Its default OUT was benchmarks/results/cpu_contention/, the sessions' folder: a run measured into its top,
+    beside them (h145's walk)."""
+    result = _run_with_python_refused("cpu_contention_control.sh", tmp_path)
+    assert result.returncode == 2 and "python reached" not in result.stderr, result.stderr
+    assert result.stderr.startswith("error: give OUT=<a folder of this run's own>")
+
+
 def test_a_script_writes_beside_files_of_other_names(tmp_path):
     """cpu_session.sh's tee makes record.log before record_train_cpu.sh starts, and a later repeat's
     _r2 files go beside a session's first: neither is in the way."""
