@@ -44,6 +44,7 @@ from processes import (  # tests/ is on sys.path (rootdir-style test imports)
     agent_abandoned_a_process, launch_end, run_bounded, said_alone, signal_the_launch, stop_group,
     without_torch_records)
 from test_distributed import ROOT, _free_port
+from where_it_stood import where_each_process_stood
 
 WORKER = Path(__file__).with_name("infer_worker.py")
 PATCH = [16, 16, 16]
@@ -1564,18 +1565,25 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     monkeypatch.setenv("ANSWERED_FIRST", answered_first)
     for name, file in (("KILLED_AT", "killed"), ("DIED_AT", "died"), ("ENDED_AT", "survivor_ended")):
         monkeypatch.setenv(name, str(tmp_path / file))
+    # a process held 12 s after the stop began writes where it stood, for the messages below (tests/where_it_stood.py;
+    # a CI run held to the agent's SIGKILL said nothing of where: docs/known_issues.md, Open)
+    monkeypatch.setenv("STOOD_IN", str(tmp_path))
     proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
     ended = time.time()
     out = tmp_path / "out"
-    assert stop_lines(proc.stderr) == [said_at_a_sigterm_before_a_kill(out, killed_rank, answered_first)], \
-        proc.stderr[-3000:]
-    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+
+    def told() -> str:  # the launch's stderr, and where each process stood had it been held
+        return proc.stderr[-3000:] + where_each_process_stood(tmp_path)
+
+    assert stop_lines(proc.stderr) == [said_at_a_sigterm_before_a_kill(out, killed_rank, answered_first)], told()
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, told()
+    assert (tmp_path / "died").exists() and (tmp_path / "survivor_ended").exists(), told()
     died, survivor_ended = (float((tmp_path / name).read_text()) for name in ("died", "survivor_ended"))
-    assert survivor_ended - died < 5, (survivor_ended - died, proc.stderr[-3000:])  # 10-13 s before the change
+    assert survivor_ended - died < 5, f"{survivor_ended - died} s\n{told()}"  # 10-13 s before the change
     # not held until the agent's SIGKILL, 30 s after its SIGTERM (the agent signalled as it polled a process waits
     # that and 30 s more whatever the processes do, saying so: processes.AGENT_TEARDOWN_S)
-    assert ended - survivor_ended < 15 or agent_abandoned_a_process(proc.stderr), (ended - survivor_ended,
-                                                                                   proc.stderr[-3000:])
+    assert ended - survivor_ended < 15 or agent_abandoned_a_process(proc.stderr), \
+        f"{ended - survivor_ended} s\n{told()}"
     assert sorted(path.name for path in out.iterdir() if not path.name.startswith(".")) == ["small_0.nii.gz",
                                                                                           "small_1.nii.gz"]
 
