@@ -2,25 +2,25 @@
 free-threaded build's default), simulated on this Python: 3.14 judges a warning raised inside a catch_warnings by
 that context's own list (the ``_filters`` of ``warnings._warnings_context``'s value), not the module's
 ``warnings.filters``, and its catch_warnings still empties every line's record of the warnings it said. The real 3.14
-was not run here."""
+was not run here. And on this Python, the filters as they were after a block interrupted, reset inside, or ended
+while another thread's is in progress."""
 
 import contextvars
+import operator
+import threading
 import types
 import warnings
 
 import pytest
 
-from accelerated_seg import own_warnings
-from accelerated_seg.own_warnings import quieted, recorded
+from accelerated_seg.own_warnings import quieted, recorded, silenced
 
 
 @pytest.fixture
 def context_aware(monkeypatch):
-    """Python 3.14 under ``-X context_aware_warnings``, as own_warnings reads it: the flag set, and
+    """Python 3.14 under ``-X context_aware_warnings``, as own_warnings reads it (``_filter_lists``):
     ``warnings._warnings_context`` holding the context the caller is in, whose list of filters the test gives
-    (``set_context``)."""
-    flags = types.SimpleNamespace(context_aware_warnings=True)
-    monkeypatch.setattr(own_warnings, "sys", types.SimpleNamespace(flags=flags), raising=False)
+    (``set_context``). The flag itself is not read, as 3.14's ``get_filter`` reads the variable alone."""
     context_var = contextvars.ContextVar("warnings_context")
     monkeypatch.setattr(warnings, "_warnings_context", context_var, raising=False)
     mutations = []
@@ -39,8 +39,8 @@ def context_aware(monkeypatch):
         context_var.reset(token)
 
 
-@pytest.mark.parametrize("block", [recorded, lambda: quieted(("MONAI's words", UserWarning))],
-                         ids=["recorded", "quieted"])
+@pytest.mark.parametrize("block", [recorded, lambda: quieted(("MONAI's words", UserWarning)), silenced],
+                         ids=["recorded", "quieted", "silenced"])
 def test_under_context_aware_filters_a_loop_says_a_warning_of_the_callers_once_as_python_does(block, context_aware):
     """Under 3.14's context-aware filters ``recorded`` and ``quieted`` took catch_warnings (until the
     hundred-and-twenty-sixth session), whose every entry and exit resets Python's records of the lines that said a
@@ -73,3 +73,46 @@ def test_under_context_aware_filters_the_entries_go_in_the_callers_context_and_t
         assert context[0][1].pattern == warnings.filters[0][1].pattern == "MONAI's words"
     assert context == [("default", None, Warning, None, 0)] and warnings.filters == module
     assert not mutations
+
+
+@pytest.mark.parametrize("block", [recorded, lambda: quieted(("MONAI's words", UserWarning), ("torch's", Warning)),
+                                   silenced], ids=["recorded", "quieted", "silenced"])
+def test_an_interrupt_or_a_reset_inside_leaves_the_filters_as_they_were(block):
+    """A Ctrl-C inside each block takes its entries out, the caller's list kept (the same object, the same entries
+    in the same order); a ``warnings.resetwarnings()`` inside, which took them out already, ends the block without
+    an error, the list left as the reset left it (review r122)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        filters, entries = warnings.filters, list(warnings.filters)
+        with pytest.raises(KeyboardInterrupt):
+            with block():
+                raise KeyboardInterrupt
+        assert warnings.filters is filters and all(map(operator.is_, warnings.filters, entries))
+        assert len(warnings.filters) == len(entries)
+        with block():
+            warnings.resetwarnings()
+        assert warnings.filters is filters and warnings.filters == []
+
+
+@pytest.mark.parametrize("order", ["silenced ends first", "recorded ends first"])
+def test_a_threads_silence_and_anothers_record_ending_in_either_order_leave_the_filters_as_they_were(order):
+    """A launched predict's shared work silenced in one thread while another thread's Segmentation.predict records:
+    either ending first takes out its own entry alone, none left behind (review r122)."""
+    filters, entries = warnings.filters, list(warnings.filters)
+    entered, leave = [threading.Event(), threading.Event()], [threading.Event(), threading.Event()]
+
+    def run(index, block):
+        with block():
+            entered[index].set()
+            leave[index].wait(30)
+
+    threads = [threading.Thread(target=run, args=(0, silenced)), threading.Thread(target=run, args=(1, recorded))]
+    for index, thread in enumerate(threads):
+        thread.start()
+        assert entered[index].wait(30)
+    assert [entry[0] for entry in warnings.filters[:2]] == ["always", "ignore"]
+    for index in ((0, 1) if order == "silenced ends first" else (1, 0)):
+        leave[index].set()
+        threads[index].join(30)
+    assert warnings.filters is filters and all(map(operator.is_, warnings.filters, entries))
+    assert len(warnings.filters) == len(entries)
