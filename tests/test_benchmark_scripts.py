@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,9 @@ def test_the_python_code_is_pyflakes_clean_but_for_its_noqa_lines():
 def test_the_pyflakes_check_lets_through_a_report_of_its_noqa_code_alone(tmp_path):
     """A ``# noqa`` naming other checks' codes (BLE001 on 42 lines, E402 on 23) let through any pyflakes report of
     its line, an undefined name or an unused import; a syntax error's report, whose source and caret lines have no
-    ``path:line:``, raised ValueError (not enough values to unpack) in place of saying the file; and a checkout
-    whose path holds a ':' let through no line, its side-effect imports failing the suite (review r122)."""
+    ``path:line:``, raised ValueError (not enough values to unpack) in place of saying the file; a checkout whose
+    path holds a ':' let through no line, its side-effect imports failing the suite; and a ``# noqa`` on a
+    parenthesised import's last line was not read, pyflakes reporting its first (review r122)."""
     pytest.importorskip("pyflakes.api")
     folder = tmp_path / "a:checkout"
     folder.mkdir()
@@ -69,7 +71,9 @@ def test_the_pyflakes_check_lets_through_a_report_of_its_noqa_code_alone(tmp_pat
              "other_code.py": ("import os  # noqa: E402\ntry:\n    pass\nexcept Exception:  # noqa: BLE001 - why\n"
                                "    x = [undefined_thing]  # noqa: BLE001 - why\n",
                                ["1:1: 'os' imported but unused", "5:10: undefined name 'undefined_thing'"]),
-             "unmarked.py": ("import os\n", ["1:1: 'os' imported but unused"])}
+             "unmarked.py": ("import os\n", ["1:1: 'os' imported but unused"]),
+             "statement.py": ("from os import (path,\n                sep)  # noqa: F401\n# noqa\nimport sys\n",
+                              ["4:1: 'sys' imported but unused"])}
     for name, (text, expected) in cases.items():
         (folder / name).write_text(text, encoding="utf-8")
         assert _unmarked_pyflakes_reports([folder / name]) == [f"{folder / name}:{line}" for line in expected]
@@ -86,9 +90,10 @@ _FLAKE8_CODES = {"UnusedImport": "F401", "ImportShadowedByLoopVar": "F402", "Imp
 
 
 def _unmarked_pyflakes_reports(files: list[Path]) -> list[str]:
-    """pyflakes' reports of ``files`` (``path:line:col: message``), but for those of a line marked for them: a bare
-    ``# noqa``, or one naming their flake8 code (``# noqa: F401``); a ``# noqa: BLE001`` is another check's. Taken
-    from pyflakes' messages, not the text (a path may hold ':'); a syntax error's report is never let through."""
+    """pyflakes' reports of ``files`` (``path:line:col: message``), but for those of a statement marked for them, on
+    any of its lines as flake8 reads it (pyflakes reports a parenthesised import at its first line): a bare ``# noqa``,
+    or one naming their flake8 code (``# noqa: F401``); a ``# noqa: BLE001`` is another check's. Taken from pyflakes'
+    messages, not the text (a path may hold ':'); a syntax error's report is never let through."""
     from pyflakes import api
     from pyflakes.reporter import Reporter
 
@@ -97,16 +102,30 @@ def _unmarked_pyflakes_reports(files: list[Path]) -> list[str]:
 
     class Marked(Reporter):
         def flake(self, message):
-            lines = Path(message.filename).read_text(encoding="utf-8").splitlines()
-            noqa = re.search(r"#\s*noqa\b(:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
-                             lines[message.lineno - 1] if message.lineno <= len(lines) else "", re.I)
-            codes = re.split(r"[,\s]+", noqa["codes"].upper()) if noqa and noqa["codes"] else None
-            if not noqa or (codes is not None and _FLAKE8_CODES.get(type(message).__name__) not in codes):
+            code = _FLAKE8_CODES.get(type(message).__name__)
+            marks = re.finditer(r"#\s*noqa\b(:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
+                                _statements_lines(Path(message.filename)).get(message.lineno, ""), re.I)
+            if not any(not mark["codes"] or code in re.split(r"[,\s]+", mark["codes"].upper()) for mark in marks):
                 unmarked.append(str(message))
 
     for path in files:
         api.checkPath(str(path), Marked(said, said))
     return unmarked + said.getvalue().splitlines()  # syntax errors and unreadable files, as pyflakes says them
+
+
+def _statements_lines(path: Path) -> dict[int, str]:
+    """Each line's statement, its lines joined (flake8's reading of a ``# noqa`` on any line of a statement that
+    brackets or a string carry over several); a line of a comment alone is its own."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    statements, first, depth = {}, 1, 0
+    for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+        if token.type == tokenize.OP:
+            depth += (token.string in "([{") - (token.string in ")]}")
+        elif token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth == 0):
+            last = token.end[0]
+            statements.update(dict.fromkeys(range(first, last + 1), "\n".join(lines[first - 1:last])))
+            first = last + 1
+    return statements
 
 
 def test_no_script_imports_another_scripts_private_name():

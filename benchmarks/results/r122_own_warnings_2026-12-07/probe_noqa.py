@@ -21,6 +21,7 @@ CASES = {
     "unused import, no noqa": "import os\n",
     "syntax error on a # noqa line": "def f(:  # noqa\n",
     "multi-line import, noqa on its first line": "from os import (path,  # noqa: F401\n    sep)\n",
+    "multi-line import, noqa on its last line": "from os import (path,\n    sep)  # noqa: F401\n",
 }
 
 for folder_name in ("plain", "a:colon"):
