@@ -2,6 +2,10 @@
 
     python examples/estimator.py                       # about 3 minutes on 2 CPU cores
     python examples/estimator.py --steps 20 --out /tmp/estimator_demo
+    python examples/estimator.py --steps 20 --out /tmp/estimator_demo --resume latest   # after a stop
+
+Stopped (a job's SIGTERM or SIGUSR1, Ctrl-C), the run keeps its newest checkpoint, and the same command with
+``--resume latest`` continues it to its steps, then predicts, evaluates and saves as a run ended whole.
 
 With ``--multi-gpu`` in a plain Python session it trains on every visible GPU through accelerate's
 notebook launcher; under ``accelerate launch`` it uses the launched processes:
@@ -23,6 +27,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.models import MODELS
 from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
@@ -34,6 +39,8 @@ def main(argv=None):
     parser.add_argument("--out", default="output/estimator_demo",
                         help="phantoms, cache, run, prediction, evaluation and saved model go here")
     parser.add_argument("--overwrite", action="store_true", help="replace the run of an earlier invocation")
+    parser.add_argument("--resume", choices=["latest"],
+                        help="'latest' to continue a stopped run of an earlier invocation from its newest checkpoint")
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps")
     parser.add_argument("--patch", type=int, default=64, help="training patch edge in voxels (block_shape)")
     parser.add_argument("--multi-gpu", action="store_true",
@@ -41,7 +48,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = Path(args.out)
     _check_the_options(args)
-    _refuse_an_earlier_run(out / "run", args.overwrite)
+    _refuse_an_earlier_run(out / "run", args.resume, args.overwrite)
 
     # Under accelerate launch every rank runs this script: one writes the files (the phantoms, the
     # prediction, the saved model) and the others wait, since a rank writing them too would overwrite
@@ -68,10 +75,15 @@ def main(argv=None):
             .batch(2).augment("light"))
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
                          overwrite=args.overwrite, val_every=max(1, args.steps // 2))
-    model.fit(data, steps=args.steps)
-    if model.summary["preempted"]:  # SIGTERM/SIGUSR1: fit has said where the run goes on; the job is ending
-        return model.summary
     say = print if writes else (lambda *_: None)
+    try:
+        model.fit(data, steps=args.steps, resume=args.resume)
+    except KeyboardInterrupt:  # Ctrl-C: fit has said its newest checkpoint, and its Python way on
+        _say_the_way_on(say, out / "run")
+        raise
+    if model.summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
+        _say_the_way_on(say, out / "run")
+        return model.summary
     say(f"trained {counted(model.summary['step'], 'step')}, best validation Dice {model.summary['best_dice']:.3f}")
 
     case = phantoms.validation[0]
@@ -111,13 +123,25 @@ def _check_the_options(args) -> None:
                           f"({2 * divisor}, {3 * divisor}, {4 * divisor}, ...)")
 
 
-def _refuse_an_earlier_run(run: Path, overwrite: bool) -> None:
-    """The run of an earlier invocation in ``run``, without --overwrite: the estimator refuses it too, but after
-    the phantoms, and in its keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which this
-    script's user does not write."""
-    if not overwrite and (found := earlier_run(run)):
-        raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give --overwrite to replace "
-                          f"it (and its prediction, evaluation and saved model), or another --out")
+def _refuse_an_earlier_run(run: Path, resume: str | None, overwrite: bool) -> None:
+    """The run of an earlier invocation in ``run``, without --overwrite or --resume: the estimator refuses it too,
+    but after the phantoms, and in its keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)),
+    which this script's user does not write; and a --resume with no checkpoint there to continue from."""
+    checkpoints = complete_checkpoints(run / "checkpoints")
+    if resume and not checkpoints:
+        raise ConfigError(f"--resume {resume}: {run} holds no checkpoint to continue from; run without --resume "
+                          f"(with --overwrite where it holds an earlier run)")
+    if not resume and not overwrite and (found := earlier_run(run)):
+        go_on = "--resume latest to continue it, " if checkpoints else ""
+        raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give {go_on}--overwrite to "
+                          f"replace it (and its prediction, evaluation and saved model), or another --out")
+
+
+def _say_the_way_on(say, run: Path) -> None:
+    """This script's way on after a stop, where the estimator's own line names its Python call (fit(...,
+    resume='latest'), kept for notebooks): a Ctrl-C before the first checkpoint has none."""
+    if complete_checkpoints(run / "checkpoints"):
+        say("run the same command with --resume latest to continue from there")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
     python examples/fit_your_own.py
     ACCELERATE_USE_CPU=true accelerate launch --multi_gpu --num_processes 2 examples/fit_your_own.py
     accelerate launch --config_file configs/accelerate/ddp.yaml examples/fit_your_own.py      # GPUs
+    python examples/fit_your_own.py --resume latest        # after a stop (a job's SIGTERM, Ctrl-C): continue its run
 
 ``fit`` brings what ``accelerated-seg train`` has (the accelerate strategy from the launch, gradient
 accumulation, clipping, checkpoints, resume, preemption, non-finite-step handling) to pieces it did
@@ -25,7 +26,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import Names
+from accelerated_seg.model_folders import Names, complete_checkpoints
 from accelerated_seg.run_folder import FIT_OUTPUTS, resume_or_replace
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
@@ -79,14 +80,26 @@ def main(argv=None):
     set_seed(0)
     model = SegResNet(spatial_dims=3, in_channels=1, out_channels=3, init_filters=8)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
-                 max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
-                 save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
-    # Preempted (SIGTERM/SIGUSR1): fit has said where the run goes on, and exported no weights to name
-    if result["is_main_process"] and not result["preempted"]:
+    try:
+        result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
+                     max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
+                     save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
+    except KeyboardInterrupt:  # Ctrl-C: fit has said its newest checkpoint, and its Python way on
+        _say_the_way_on(state, out / "run")
+        raise
+    if result["preempted"]:  # SIGTERM/SIGUSR1: the state is saved (no weights exported to name); the job is ending
+        _say_the_way_on(state, out / "run")
+    elif result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
     return result
+
+
+def _say_the_way_on(state: PartialState, run: Path) -> None:
+    """This script's way on after a stop, where fit's own line names its Python call (call fit again with
+    resume='latest'): a Ctrl-C before the first checkpoint has none."""
+    if complete_checkpoints(run / "checkpoints"):
+        state.print("run the same command with --resume latest to continue from there")
 
 
 def _check_the_options(args) -> None:

@@ -411,3 +411,20 @@ def test_the_examples_under_a_gpu_launch_without_gpus_refuse_before_writing(tmp_
     assert refusal in proc.stderr and "ACCELERATE_USE_CPU=true" in proc.stderr, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr.split("ChildFailedError")[0].split(refusal)[0], proc.stderr[-3000:]
     assert not (tmp_path / "out").exists()
+
+
+def test_estimator_example_offers_and_takes_resume_latest_for_a_stopped_run(tmp_path):
+    """A stopped run of examples/estimator.py (a job's SIGTERM, Ctrl-C) could not be resumed by the script: run
+    again, it was refused with --overwrite (which deletes it) or another --out as the only ways (review r121 of
+    h141's walk). Now the refusal offers --resume latest where the run holds a checkpoint, and --resume latest with
+    none to continue from is refused, both before the phantoms."""
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match="holds no checkpoint to continue from") as refused:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32", "--resume", "latest"])
+    assert "resume='latest'" not in str(refused.value)
+    (tmp_path / "run" / "checkpoints" / "step_2").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="holds the run of an earlier invocation") as refused:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
+    assert "give --resume latest to continue it, --overwrite to replace it" in str(refused.value), refused.value
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no phantoms written

@@ -139,51 +139,85 @@ def test_a_second_sigterm_in_examples_train_pys_shutdown_after_its_stop_changes_
 
 # examples/fit_your_own.py, estimator.py and kfold_ensemble.py in one process, run as `python examples/<name>.py` runs
 # them: their phantoms written small (32^3 voxels), their training standing in (fit's summary, Segmentation.fit's,
-# train's: a notice's stop after step 2, or a run ended whole), and the second SIGTERM sent by an atexit handler, in
-# the interpreter's shutdown.
+# train's: a notice's stop after step 2, with its checkpoint, a run ended whole, or a Ctrl-C after the checkpoint), the
+# resume it was given said, and the second SIGTERM sent by an atexit handler, in the interpreter's shutdown.
 FIT_EXAMPLE_STOPPED_THEN_SIGNALLED = """
 import atexit, os, runpy, signal, sys
+from pathlib import Path
 from accelerated_seg import estimator, train
 from accelerated_seg.data import synthetic
 ensure = synthetic.ensure_synthetic_dataset
 synthetic.ensure_synthetic_dataset = lambda folder, **kwargs: ensure(folder, **kwargs, size_mm=(48.0, 48.0, 48.0))
-summary = {{"step": 2, "preempted": {preempted}, "is_main_process": True, "losses": [(2, 0.5)],
+summary = {{"step": 2, "preempted": {stop!r} == "preempted", "is_main_process": True, "losses": [(2, 0.5)],
             "model": "run/model/model.safetensors", "best_dice": None, "best_step": None}}
+def trained(*args, **kwargs):
+    print(f"resume={{kwargs.get('resume')!r}}")
+    if {stop!r} != "whole":
+        (Path({out!r}) / "run" / "checkpoints" / "step_2").mkdir(parents=True, exist_ok=True)
+    if {stop!r} == "ctrl-c":
+        raise KeyboardInterrupt
+    return summary
 def fitted(self, *args, **kwargs):
-    self.summary = summary
+    self.summary = trained(*args, **kwargs)
     return self
 estimator.Segmentation.fit = fitted
-train.fit = train.train = lambda *args, **kwargs: summary
+train.fit = train.train = trained
 atexit.register(os.kill, os.getpid(), signal.SIGTERM)
 sys.argv = [{script!r}, *{argv!r}]
 runpy.run_path({script!r}, run_name="__main__")
 """
+WAY_ON = "run the same command with --resume latest to continue from there"
 
 
-@pytest.mark.parametrize("example, argv, preempted, status", [
-    ("fit_your_own", ["--epochs", "1", "--patch", "32"], True, 0),
-    ("fit_your_own", ["--epochs", "1", "--patch", "32"], False, -signal.SIGTERM),
-    ("estimator", ["--steps", "4", "--patch", "32"], True, 0),
-    ("kfold_ensemble", ["--folds", "2", "--cases", "2", "--test-cases", "1"], True, 0),
+@pytest.mark.parametrize("example, argv, stop, status", [
+    ("fit_your_own", ["--epochs", "1", "--patch", "32"], "preempted", 0),
+    ("fit_your_own", ["--epochs", "1", "--patch", "32"], "whole", -signal.SIGTERM),
+    ("estimator", ["--steps", "4", "--patch", "32"], "preempted", 0),
+    ("kfold_ensemble", ["--folds", "2", "--cases", "2", "--test-cases", "1"], "preempted", 0),
 ], ids=["fit_your_own-preempted", "fit_your_own-whole", "estimator-preempted", "kfold_ensemble-preempted"])
 def test_a_second_sigterm_in_the_fit_examples_shutdown_after_a_preemption_leaves_its_status_0(
-        example, argv, preempted, status, tmp_path):
+        example, argv, stop, status, tmp_path):
     """docs/stopping.md: a notice stops a fit with a save (`"preempted": True`), and "a second is the same notice";
     examples/fit_your_own.py, estimator.py and kfold_ensemble.py ended with ``end_process(0)`` whatever their fit did,
     so a second SIGTERM in their shutdown ended them with -15 where a requeue reads 0 (the hundred-and-twenty-sixth
     session's helper h141: benchmarks/results/estimator_stop_walk_2026-12-07/probe_*_before.txt). Now each passes its
     fit's preempted state to ``end_process`` as examples/train.py does, and says nothing of a model it has not: the
     estimator's went on to predict with none (RuntimeError), fit_your_own's named weights never exported. A run that
-    ended whole still ends on SIGTERM."""
+    ended whole still ends on SIGTERM. After the fit's own line (its Python way on, standing in here) each says the
+    script's own way on (review r121)."""
+    done = _run_the_example(example, argv, stop, tmp_path)
+    assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
+    if stop == "preempted":  # nothing said after fit's own preempted line but the script's way on
+        said = {"kfold_ensemble": ["fold 0 stopped with its state saved; run the same command with "
+                                   "--train.resume=latest to continue from there"]}
+        assert done.stdout.splitlines()[1:] == said.get(example, [WAY_ON]), done.stdout[-2000:]
+
+
+def _run_the_example(example: str, argv: list[str], stop: str, tmp_path: Path) -> subprocess.CompletedProcess:
     script = str(ROOT / "examples" / f"{example}.py")
-    code = FIT_EXAMPLE_STOPPED_THEN_SIGNALLED.format(preempted=preempted, script=script,
+    code = FIT_EXAMPLE_STOPPED_THEN_SIGNALLED.format(stop=stop, script=script, out=str(tmp_path),
                                                      argv=["--out", str(tmp_path), *argv])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("example, argv", [
+    ("fit_your_own", ["--epochs", "1", "--patch", "32"]), ("estimator", ["--steps", "4", "--patch", "32"]),
+], ids=["fit_your_own", "estimator"])
+@pytest.mark.parametrize("stop, status", [("preempted", 0), ("ctrl-c", 130)], ids=["preempted", "ctrl-c"])
+def test_a_stopped_fit_example_names_its_own_way_on_which_resumes(example, argv, stop, status, tmp_path):
+    """A preempted or interrupted examples/fit_your_own.py or estimator.py said only its fit's line, ``call fit
+    again with resume='latest'`` (``call fit(..., resume='latest') again``), the Python call inside the script, and
+    estimator.py had no way to resume at all (review r121 of h141's walk; the Open entry "A preempted
+    `examples/estimator.py` or `examples/fit_your_own.py` names a way on its user does not write"). Now each says the
+    same command with ``--resume latest`` (after the fit's line, kept for notebooks), which hands fit
+    ``resume='latest'``; Ctrl-C still ends 130."""
+    done = _run_the_example(example, argv, stop, tmp_path)
     assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
-    if preempted:  # nothing said after fit's own preempted line but kfold's line of the fold that stopped
-        said = {"kfold_ensemble": ["fold 0 stopped with its state saved; run the same command with "
-                                   "--train.resume=latest to continue from there"]}
-        assert done.stdout.splitlines() == said.get(example, []), done.stdout[-2000:]
+    assert done.stdout.splitlines() == ["resume=None", WAY_ON], done.stdout[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    again = _run_the_example(example, [*argv, "--resume", "latest"], "preempted", tmp_path)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-3000:]
+    assert again.stdout.splitlines() == ["resume='latest'", WAY_ON], again.stdout[-2000:]
