@@ -91,7 +91,8 @@ def main(argv=None):
         _say_the_way_on(state, out / "run")
     elif result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
-        print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
+        print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; "
+              f"weights: {result['model']}")
     return result
 
 
