@@ -200,7 +200,8 @@ def _run_the_example(example: str, argv: list[str], stop: str, tmp_path: Path) -
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    # 25-55 s each on the shared 2-core machine at a load of 11 (review r121): 300 s, not 120, for a busier one
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
 
 
 @pytest.mark.parametrize("example, argv", [
@@ -218,6 +219,8 @@ def test_a_stopped_fit_example_names_its_own_way_on_which_resumes(example, argv,
     assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
     assert done.stdout.splitlines() == ["resume=None", WAY_ON], done.stdout[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    if stop == "ctrl-c":  # the resume once for each script (each run 25-55 s on a loaded 2-core machine)
+        return
     again = _run_the_example(example, [*argv, "--resume", "latest"], "preempted", tmp_path)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-3000:]
     assert again.stdout.splitlines() == ["resume='latest'", WAY_ON], again.stdout[-2000:]
