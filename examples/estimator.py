@@ -132,7 +132,9 @@ def _refuse_an_earlier_run(run: Path, resume: str | None, overwrite: bool) -> No
         raise ConfigError(f"--resume {resume}: {run} holds no checkpoint to continue from; run without --resume "
                           f"(with --overwrite where it holds an earlier run)")
     if not resume and not overwrite and (found := earlier_run(run)):
-        go_on = "--resume latest to continue it, " if checkpoints else ""
+        # a stopped run (checkpoints, no export of its end) goes on; a finished one has nothing to continue
+        stopped = checkpoints and not (run / "model" / "model.safetensors").is_file()
+        go_on = "--resume latest to continue it, " if stopped else ""
         raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give {go_on}--overwrite to "
                           f"replace it (and its prediction, evaluation and saved model), or another --out")
 

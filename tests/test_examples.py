@@ -428,3 +428,8 @@ def test_estimator_example_offers_and_takes_resume_latest_for_a_stopped_run(tmp_
         _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
     assert "give --resume latest to continue it, --overwrite to replace it" in str(refused.value), refused.value
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no phantoms written
+    (tmp_path / "run" / "model").mkdir()  # a run ended whole: its export; nothing to continue
+    (tmp_path / "run" / "model" / "model.safetensors").write_bytes(b"")
+    with pytest.raises(ConfigError, match="holds the run of an earlier invocation") as refused:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
+    assert "--resume" not in str(refused.value) and "--overwrite" in str(refused.value), refused.value
