@@ -60,8 +60,16 @@ SAME_IN_THE_SETTINGS = ("torch_threads", "in_channels", "classes")
 def what_it_measured(path) -> dict:
     result = json.loads(Path(path).read_text())
     run, settings = result["runs"][0], result.get("settings") or {}
-    return {**{key: run.get(key) for key in SAME_IN_THE_RUN}, **{key: settings.get(key) for key in SAME_IN_THE_SETTINGS},
-            "processes": run.get("processes")}
+    measured = {**{key: run.get(key) for key in SAME_IN_THE_RUN},
+                **{key: settings.get(key) for key in SAME_IN_THE_SETTINGS}, "processes": run.get("processes")}
+    # On a GPU torch's CPU threads do not make the step, and the routine's own pair differs in them: a one-GPU
+    # run not launched has the cores' count (16 on the H200 of the forty-sixth session), `accelerate launch` of
+    # N GPUs sets OMP_NUM_THREADS=1 where it is unset (r123, the hundred-and-twenty-sixth session's review).
+    strategy = str(run.get("strategy"))
+    measured["device"] = next((d for d in ("cuda", "cpu") if f"device {d}" in strategy), None)
+    if measured["device"] == "cuda":
+        del measured["torch_threads"]
+    return measured
 
 
 def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
@@ -72,8 +80,8 @@ def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
     for option, paths in (("--one", ones), ("--measured", manys)):
         for path in paths:
             got = what_it_measured(path)
-            differ = [f"{key} {got[key]!r} against {wanted[key]!r}" for key in wanted
-                      if key != "processes" and got[key] != wanted[key]]
+            differ = [f"{key} {got.get(key)!r} against {wanted.get(key)!r}" for key in {**wanted, **got}
+                      if key != "processes" and got.get(key) != wanted.get(key)]
             if differ:
                 parser.error(f"{option} {path} measured other settings than --one {first} ({'; '.join(differ)}): "
                              "an efficiency needs runs that differ in their number of processes alone; give files "

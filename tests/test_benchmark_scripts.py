@@ -395,6 +395,30 @@ def test_scaling_projection_refuses_runs_of_other_settings_naming_the_file_and_w
         assert not out.exists()
 
 
+
+def test_scaling_projection_takes_the_gpu_routines_pair_whose_torch_threads_differ(tmp_path, capsys):
+    """performance.md's GPU routine: a one-GPU run, not launched, has the cores' torch threads (16 on the H200's
+    committed runs), `accelerate launch` of 2 GPUs sets OMP_NUM_THREADS=1: refused for its threads until r123's
+    review (the hundred-and-twenty-sixth session); on CPUs they still decide the step, and a CPU run is not a GPU's."""
+    script = _load_script("scaling_projection")
+
+    def on(device: str, processes: int, threads: int) -> str:
+        path = Path(_train_result(tmp_path / f"{device}_{processes}.json", processes, 10.0 * processes))
+        result = json.loads(path.read_text())
+        result["runs"][0]["strategy"] = f"DDP on {processes} process(es), device {device}, mixed precision bf16"
+        path.write_text(json.dumps({**result, "settings": {"torch_threads": threads}}))
+        return str(path)
+
+    one, two = on("cuda", 1, 16), on("cuda", 2, 1)
+    assert script.main(["--one", one, "--measured", two]) == 0
+    assert "2 processes here: measured speedup 2.0" in capsys.readouterr().out
+    cpu_two = on("cpu", 2, 16)
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--one", one, "--measured", cpu_two])
+    assert stop.value.code == 2
+    said = capsys.readouterr().err
+    assert f"--measured {cpu_two} measured other settings than --one {one} (device 'cpu' against 'cuda'" in said
+
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
 OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_emulation.py": [],
