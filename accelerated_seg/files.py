@@ -597,8 +597,10 @@ def unwritable(folder: str | Path) -> str | None:
     except OSError as error:
         # Not the error's own words, which name the test file made here ('/proc/.write_test_k3j2...'), a path
         # nobody gave (h145's walk, the hundred-and-twenty-sixth session): its reason, and where it was tried.
-        said = f"{error.__class__.__name__}: {error.strerror or error}"
-        return said if existing == Path(folder) else f"{said}, in {existing}, the nearest folder that exists"
+        # Where it was tried always (r123): "No such file or directory" alone, said of /proc or of a folder that
+        # exists, read as the folder missing; and an OSError without words is its class alone.
+        reason = error.strerror or str(error)
+        return f"no file can be made in {existing}: {error.__class__.__name__}{f': {reason}' if reason else ''}"
 
 
 def is_json_object_with(path: str | Path, keys) -> bool:

@@ -76,8 +76,35 @@ def test_an_output_where_nothing_may_be_written_is_refused_before_the_measuremen
     assert main(["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1", "--device", "cpu",
                  "--output", "/proc/accelerated_seg_bench.json"]) == 2
     said = capsys.readouterr().err
-    assert "--output /proc/accelerated_seg_bench.json cannot be written (FileNotFoundError: No such file" in said
+    assert ("--output /proc/accelerated_seg_bench.json cannot be written (no file can be made in /proc: "
+            "FileNotFoundError: No such file or directory); give a path in a folder you can write") in said
     assert ".write_test_" not in said  # the probe file the check made, a path nobody gave (h145's walk)
+
+
+
+def test_a_folder_that_refuses_a_file_is_named_with_the_reason_in_every_callers_line(tmp_path, monkeypatch):
+    """files.unwritable said "(FileNotFoundError: No such file or directory)" of /proc, a folder that exists, and of
+    a read-only folder its reason alone, read as the folder missing; an OSError without words left "OSError: "
+    (r123, the hundred-and-twenty-sixth session's review). Root writes anywhere: the refusal is simulated."""
+    from accelerated_seg import files
+    from accelerated_seg.checkpoint_files import check_export_output
+    from accelerated_seg.config import ConfigError
+
+    def refusing(error):
+        def make(*args, **kwargs):
+            raise error
+        monkeypatch.setattr(files.tempfile, "NamedTemporaryFile", make)
+
+    refusing(PermissionError(13, "Permission denied", str(tmp_path / ".write_test_k3j2")))
+    with pytest.raises(ConfigError) as refused:
+        files.check_output_file(tmp_path / "train.json", "--output", result_key="runs")
+    assert str(refused.value) == (f"--output {tmp_path / 'train.json'} cannot be written (no file can be made in "
+                                  f"{tmp_path}: PermissionError: Permission denied); give a path in a folder you "
+                                  f"can write")
+    with pytest.raises(ConfigError, match=f"no file can be made in {tmp_path}: PermissionError: Permission denied"):
+        check_export_output(tmp_path / "model" / "inner", tmp_path / "run" / "checkpoints" / "step_4")
+    refusing(OSError())
+    assert files.unwritable(tmp_path) == f"no file can be made in {tmp_path}: OSError"
 
 
 def test_a_result_without_output_never_replaces_an_earlier_runs(tmp_path, monkeypatch):
@@ -568,8 +595,8 @@ def test_a_device_given_twice_is_one_error_before_the_measurement(tmp_path, caps
     (["--data-dir", "{tmp_path}/notes.txt/work"],  # named the phantoms' data/ subfolder, not --data-dir
      "--data-dir {tmp_path}/notes.txt/work: {tmp_path}/notes.txt is a file; give a folder for the phantoms"),
     # nothing may be written there, not even by root: mkdir's FileNotFoundError traceback (ninety-third session)
-    (["--data-dir", "/proc/phantoms"], "--data-dir /proc/phantoms cannot be written (FileNotFoundError: No such file "
-                                       "or directory, in /proc, the nearest folder that exists)"),
+    (["--data-dir", "/proc/phantoms"], "--data-dir /proc/phantoms cannot be written (no file can be made in /proc: "
+                                       "FileNotFoundError: No such file or directory)"),
 ])
 def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, capsys, args, named):
     out = tmp_path / "data.json"
