@@ -206,7 +206,10 @@ def test_a_script_refuses_a_folder_holding_one_of_its_results_before_measuring(s
     assert (out / WRITES[script]).read_text() == "an earlier run's result\n"
 
 
-@pytest.mark.parametrize("parts", [[], ["trian"], ["train", "geomtry"]], ids=["none", "misspelt", "one-misspelt"])
+# "train|sharded", as the usage line lists them, passed the check (a piece of its list) and wrote nvidia-smi.txt before
+# the case's usage (r123, the hundred-and-twenty-sixth session's review)
+@pytest.mark.parametrize("parts", [[], ["trian"], ["train", "geomtry"], ["train|sharded"], [""]],
+                         ids=["none", "misspelt", "one-misspelt", "two-as-the-usage-lists-them", "empty"])
 def test_gpu_session_without_a_known_part_says_its_usage_before_writing_anything(parts, tmp_path):
     """A call without a part wrote nvidia-smi.txt under OUT before its usage, and the next call's OUT was refused
     for it (h145's walk, the hundred-and-twenty-sixth session); a misspelt part ran the parts before it first."""
