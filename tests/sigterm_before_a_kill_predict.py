@@ -12,7 +12,9 @@ end of torch's agent and of the launcher after it (the hundred-and-nineteenth se
 benchmarks/results/sigterm_before_a_kill_flaky_2026-12-06/). With STOOD_IN set, each process still alive
 ``where_it_stood.AFTER_S`` (12 s) after KILLED_AT writes into that folder every thread's stack, its signal state and
 what it knows of the stop (``what_it_knows_of_the_stop``), for the test's failure message: a CI run's launch held to
-the agent's SIGKILL said nothing of where (the hundred-and-twenty-sixth session's helper h142)."""
+the agent's SIGKILL said nothing of where (the hundred-and-twenty-sixth session's helper h142); with STOOD_BY (a
+``time.time()``) too, at that time where KILLED_AT is not yet written (a launch held before the stop began: its review
+r124)."""
 
 import os
 import signal
@@ -125,7 +127,7 @@ if __name__ == "__main__":
         from where_it_stood import noted_if_held
 
         forgets.append(noted_if_held(Path(os.environ["KILLED_AT"]), Path(os.environ["STOOD_IN"]), os.environ["RANK"],
-                                     what_it_knows_of_the_stop))
+                                     what_it_knows_of_the_stop, float(os.environ.get("STOOD_BY", "inf"))))
     if os.environ.get("RANK") == KILLED_RANK:
         os.kill = the_jobs_stop_first
         held_from_answering()

@@ -1568,10 +1568,13 @@ def test_a_jobs_sigterm_just_before_a_process_is_killed_ends_the_launch_at_once_
     # a process held 12 s after the stop began writes where it stood, for the messages below (tests/where_it_stood.py;
     # a CI run held to the agent's SIGKILL said nothing of where: docs/known_issues.md, Open)
     monkeypatch.setenv("STOOD_IN", str(tmp_path))
+    bound = 150
+    # and, the stop not begun 20 s before the launch's bound, where they stood then (for the bound's message)
+    monkeypatch.setenv("STOOD_BY", str(time.time() + bound - 20))
     timed_out = ""
     try:
-        proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases")
-    except pytest.fail.Exception as failed:  # its bound (150 s) met, the launch stopped: where they stood, too
+        proc = predict_two_scans(data, tmp_path, "sigterm_before_a_kill_predict.py", "--split", "cases", timeout=bound)
+    except pytest.fail.Exception as failed:  # its bound met, the launch stopped: where they stood, too
         timed_out = str(failed)
     if timed_out:  # outside the except: the message once, not under the bound's own
         pytest.fail(timed_out + where_each_process_stood(tmp_path), pytrace=False)

@@ -43,12 +43,15 @@ STATUS_LINES = ("State", "Threads", "SigQ", "SigPnd", "ShdPnd", "SigBlk", "SigIg
 THREAD_LINES = ("State", "SigPnd", "SigBlk")
 
 
-def noted_if_held(begun: Path, folder: Path, rank: str, notes: Callable[[], list[str]] = list) -> Callable[[], None]:
+def noted_if_held(begun: Path, folder: Path, rank: str, notes: Callable[[], list[str]] = list,
+                  by: float = float("inf")) -> Callable[[], None]:
     """Start this process's thread that, once ``begun`` holds a time (``time.time()``'s), writes where this process
     (``rank``) stood ``AFTER_S`` after it into ``folder`` (module docstring), ``notes()``' lines added to its signal
-    state. Returns ``forget``: called as the process ends as the test wants it to, before ``AFTER_S`` (a passing
-    launch's), it cancels the stacks and removes their file; never raises. Call before any other thread starts: every
-    signal is blocked in this one from its start (a thread inherits the mask of the one that starts it)."""
+    state; at ``by`` (a ``time.time()``) where ``begun`` is still not written then: a launch held before the stop
+    began, for the test's own bound's message. Returns ``forget``: called as the process ends as the test wants it
+    to, before ``AFTER_S`` (a passing launch's), it cancels the stacks and removes their file; never raises. Call
+    before any other thread starts: every signal is blocked in this one from its start (a thread inherits the mask of
+    the one that starts it)."""
     forgotten, lock, stacks = [], threading.Lock(), folder / f"stood.{rank}.stacks"
     opened: list = []  # the stacks' file, once the stop has begun
     due: list[float] = []  # when they are written (``time.time()``'s)
@@ -63,17 +66,18 @@ def noted_if_held(begun: Path, folder: Path, rank: str, notes: Callable[[], list
                     stacks.unlink(missing_ok=True)
 
     def watch() -> None:
-        while not begun.exists():
+        while not begun.exists() and time.time() < by:
             time.sleep(LOOK_S)
         with contextlib.suppress(Exception):  # noqa: BLE001 - a test's help: never the process's end
-            at = float(begun.read_text()) + AFTER_S
+            begun_at = float(begun.read_text()) if begun.exists() else None
+            at = by if begun_at is None else begun_at + AFTER_S
+            when = "with the stop not begun" if begun_at is None else f"{AFTER_S:.0f} s after the stop began"
             with lock:
                 if forgotten:
                     return
                 due.append(at)
                 opened.append(open(stacks, "w"))
-                opened[0].write(f"process {rank} (pid {os.getpid()}): every thread's stack {AFTER_S:.0f} s after the "
-                                f"stop began, innermost first\n")
+                opened[0].write(f"process {rank} (pid {os.getpid()}): every thread's stack {when}, innermost first\n")
                 opened[0].flush()  # before faulthandler writes to its file descriptor
                 faulthandler.dump_traceback_later(max(0.01, at - time.time()), exit=False, file=opened[0])
             # just after the stacks, whose threads' then are not the notes' own asks of the launch's store
