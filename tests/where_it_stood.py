@@ -1,21 +1,21 @@
 """Where a launched test's process stood, should its launch be held: written by the process itself, still alive
 ``AFTER_S`` after the test's stop began, for the test's failure message (``where_each_process_stood``).
 
-A CI run's launch of tests/sigterm_before_a_kill_predict.py was held to torch's agent's SIGKILL, 30 s after its
-SIGTERM, and said nothing: its log told neither where each process waited nor whether the stop was published, and 206
-launches since did not hold so (docs/known_issues.md, Open; benchmarks/results/ci_sigterm_kill_hang_2026-12-07/).
-Now each process of that launch, ``AFTER_S`` after the time the test's stop began (the killed process's KILLED_AT),
-writes into the test's folder every thread's Python stack (``stood.<rank>.stacks``: faulthandler's own thread, which
-needs no GIL, whatever the process's threads are in) and its signal state and what it knows of the stop
-(``stood.<rank>.txt``: ``/proc``'s SigBlk, SigPnd, SigIgn and SigCgt, the process's and each thread's; what the
-worker adds). A process that ends first writes nothing: a passing launch's end within 0.6-3.3 s of KILLED_AT (206
-launches, load up to 9.3) leaves no file, its stacks' file, open from the stop's begin, removed as it ends
-(``forget``). Written by a thread of its own started before any other, with every signal blocked from its first
-instruction: it never takes a signal meant for the process, which would change what the test looks at (which thread
-the kernel hands a job's SIGTERM to: launched_sigterm.py's ``_main_thread_woken_once``). What a failure message then
-holds, on a launch made to hang two ways: that folder's forced_hang.py and its output (the hundred-and-twenty-sixth
-session's helper h142).
-"""
+A CI run's launch of tests/sigterm_before_a_kill_predict.py was held to torch's agent's SIGKILL, 30 s after its SIGTERM,
+and said nothing: its log told neither where each process waited nor whether the stop was published, and 206 launches
+since did not hold so (docs/known_issues.md, Open; benchmarks/results/ci_sigterm_kill_hang_2026-12-07/). Now each
+process of that launch, ``AFTER_S`` after the time the test's stop began (the killed process's KILLED_AT), writes into
+the test's folder every thread's Python stack (``stood.<rank>.stacks``: faulthandler's own thread, which needs no GIL,
+whatever the process's threads are in) and its signal state and what it knows of the stop (``stood.<rank>.txt``:
+``/proc``'s SigBlk, SigPnd, SigIgn and SigCgt, the process's and each thread's; what the worker adds). A process that
+ends first writes nothing: a passing launch's end within 0.6-3.3 s of KILLED_AT (206 launches, load up to 9.3) leaves no
+file, its stacks' file, open from the stop's begin, removed as it ends (``forget``). A launch held before the stop began
+(no KILLED_AT) writes the same at ``by``: the test's STOOD_BY, 20 s before its own bound, whose message holds them too
+(its review r124). Written by a thread of its own started before any other, with every signal blocked from its first
+instruction: it never takes a signal meant for the process, which would change what the test looks at (which thread the
+kernel hands a job's SIGTERM to: launched_sigterm.py's ``_main_thread_woken_once``). What a failure message then holds,
+on a launch made to hang two ways: that folder's forced_hang.py and its output (the hundred-and-twenty-sixth session's
+helper h142)."""
 
 from __future__ import annotations
 
