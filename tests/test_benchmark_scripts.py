@@ -398,7 +398,6 @@ def test_scaling_projection_refuses_runs_of_other_settings_naming_the_file_and_w
         assert not out.exists()
 
 
-
 def test_scaling_projection_takes_the_gpu_routines_pair_whose_torch_threads_differ(tmp_path, capsys):
     """performance.md's GPU routine: a one-GPU run, not launched, has the cores' torch threads (16 on the H200's
     committed runs), `accelerate launch` of 2 GPUs sets OMP_NUM_THREADS=1: refused for its threads until r123's
@@ -421,6 +420,7 @@ def test_scaling_projection_takes_the_gpu_routines_pair_whose_torch_threads_diff
     assert stop.value.code == 2
     said = capsys.readouterr().err
     assert f"--measured {cpu_two} measured other settings than --one {one} (device 'cpu' against 'cuda'" in said
+
 
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
