@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -49,6 +50,26 @@ def first_runs(paths) -> list[dict]:
     return [json.loads(Path(p).read_text())["runs"][0] for p in paths]
 
 
+def read_result(parser, option: str, path) -> dict:
+    """A `benchmark train` result holding a row at least, or one usage error naming the file, before anything is
+    computed (an empty `runs` ended in an IndexError's traceback until the hundred-and-twenty-seventh session)."""
+    try:
+        result = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        parser.error(f"{option} {path} cannot be read ({type(error).__name__}: {error.strerror or error}); give "
+                     "a `benchmark train` JSON")
+    except ValueError as error:
+        parser.error(f"{option} {path} is no JSON ({error}); give a `benchmark train` JSON")
+    if not isinstance(result, dict) or not str(result.get("benchmark", "")).startswith("train_") \
+            or not isinstance(result.get("runs"), list):
+        parser.error(f"{option} {path} is not a `benchmark train` result (a JSON object with 'benchmark' "
+                     "'train_...' and its 'runs'); give one")
+    if not result["runs"] or not isinstance(result["runs"][0], dict):
+        parser.error(f"{option} {path} holds no run ('runs' is {result['runs']!r}): give a `benchmark train` "
+                     "result that measured a configuration at least")
+    return result
+
+
 # What every file given must share for an efficiency to mean anything: a process count is all that may differ.
 # The hundred-and-twenty-sixth session's walk (h145) paired performance.md's one-process command (2 torch threads)
 # with its 2-process gloo command (1 thread each), and this script printed an efficiency of 368.6% without a word.
@@ -57,39 +78,61 @@ SAME_IN_THE_RUN = ("model", "patch", "batch_per_device", "precision", "lever", "
 SAME_IN_THE_SETTINGS = ("torch_threads", "in_channels", "classes")
 
 
-def what_it_measured(path) -> dict:
-    result = json.loads(Path(path).read_text())
+def what_it_measured(parser, option: str, path) -> dict:
+    """The settings an efficiency compares, as the file records them: a key that an older `benchmark train` did not
+    record is left out (`lever`, `data`, `num_workers`, `augment_on`, `compile` in the earliest sessions' files)."""
+    result = read_result(parser, option, path)
     run, settings = result["runs"][0], result.get("settings") or {}
-    measured = {**{key: run.get(key) for key in SAME_IN_THE_RUN},
-                **{key: settings.get(key) for key in SAME_IN_THE_SETTINGS}, "processes": run.get("processes")}
+    measured = {**{key: run[key] for key in SAME_IN_THE_RUN if key in run},
+                **{key: settings[key] for key in SAME_IN_THE_SETTINGS if key in settings},
+                "processes": run.get("processes")}
+    if device := re.search(r"device (\w+)", str(run.get("strategy", ""))):  # "device cpu:0", "device cuda"
+        measured["device"] = device.group(1)
+    return measured
+
+
+def differences(got: dict, wanted: dict) -> list[str]:
+    """The keys whose values differ, a key that one file does not record and the other records as null agreeing
+    (both say there was none)."""
     # On a GPU torch's CPU threads do not make the step, and the routine's own pair differs in them: a one-GPU
     # run not launched has the cores' count (16 on the H200 of the forty-sixth session), `accelerate launch` of
     # N GPUs sets OMP_NUM_THREADS=1 where it is unset (r123, the hundred-and-twenty-sixth session's review).
-    strategy = str(run.get("strategy"))
-    measured["device"] = next((d for d in ("cuda", "cpu") if f"device {d}" in strategy), None)
-    if measured["device"] == "cuda":
-        del measured["torch_threads"]
-    return measured
+    cuda = "cuda" in (got.get("device"), wanted.get("device"))
+    return [key for key in (*SAME_IN_THE_RUN, *SAME_IN_THE_SETTINGS, "device")
+            if not (key == "torch_threads" and cuda) and got.get(key) != wanted.get(key)]
 
 
 def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
     """One clear error where the files measured other settings than the first --one, or where --one is not one
     process and --measured not several, before anything is computed or written."""
     first = ones[0]
-    wanted = what_it_measured(first)
+    wanted = what_it_measured(parser, "--one", first)
     for option, paths in (("--one", ones), ("--measured", manys)):
         for path in paths:
-            got = what_it_measured(path)
-            differ = [f"{key} {got.get(key)!r} against {wanted.get(key)!r}" for key in {**wanted, **got}
-                      if key != "processes" and got.get(key) != wanted.get(key)]
-            if differ:
-                parser.error(f"{option} {path} measured other settings than --one {first} ({'; '.join(differ)}): "
-                             "an efficiency needs runs that differ in their number of processes alone; give files "
-                             "of the same `benchmark train` settings")
+            got = what_it_measured(parser, option, path)
+            if differ := differences(got, wanted):
+                said = [f"{key} {_value(got, key)} against {_value(wanted, key)}" for key in differ]
+                # A file of an older session lacks what `benchmark train` has recorded since: until the
+                # hundred-and-twenty-seventh session this said "data 'synthetic' against None", and nothing more.
+                unrecorded = [f"{where} does not record {', '.join(keys)}" for where, keys in
+                              ((path, [key for key in differ if key not in got]),
+                               (first, [key for key in differ if key not in wanted])) if keys]
+                what_to_do = (f"{' and '.join(unrecorded)}, written by an older `benchmark train`: measure both in "
+                              "one session with today's code" if unrecorded
+                              else "give files of the same `benchmark train` settings")
+                parser.error(f"{option} {path} measured other settings than --one {first} ({'; '.join(said)}): "
+                             f"an efficiency needs runs that differ in their number of processes alone; {what_to_do}")
             one_wanted = option == "--one"
             if got["processes"] is not None and (got["processes"] == 1) != one_wanted:
                 parser.error(f"{option} {path} is a run of {got['processes']} process(es): --one takes runs of one "
                              "process, --measured runs of several")
+
+
+def _value(measured: dict, key: str) -> str:
+    """A value as its file has it: JSON's null, not Python's None."""
+    if key not in measured:
+        return "not recorded"
+    return "null" if measured[key] is None else repr(measured[key])
 
 
 def median(values) -> float:

@@ -344,7 +344,8 @@ def _train_result(path: Path, processes: int, samples_per_s: float) -> str:
            "ours": {"samples_per_s": samples_per_s}, "plain": {"samples_per_s": samples_per_s},
            "plain_step_breakdown_ms": breakdown,
            "allreduce": {"ms": 5.0, "bus_bandwidth_gb_s": 2.0, "backend": "gloo"}}
-    path.write_text(json.dumps({"benchmark": "train_unet", "runs": [run]}))
+    settings = {"torch_threads": 1, "in_channels": 1, "classes": 3}
+    path.write_text(json.dumps({"benchmark": "train_unet", "settings": settings, "runs": [run]}))
     return str(path)
 
 
@@ -380,14 +381,16 @@ def test_scaling_projection_refuses_runs_of_other_settings_naming_the_file_and_w
     one = _train_result(tmp_path / "one.json", 1, 10.0)
     two = _train_result(tmp_path / "two.json", 2, 18.0)
     threads = tmp_path / "two_threads.json"
-    threads.write_text(json.dumps({**json.loads(Path(one).read_text()), "settings": {"torch_threads": 2}}))
+    result = json.loads(Path(one).read_text())
+    threads.write_text(json.dumps({**result, "settings": {**result["settings"], "torch_threads": 2}}))
     bigger = tmp_path / "two_bigger.json"
     run = json.loads(Path(two).read_text())
     bigger.write_text(json.dumps({**run, "runs": [{**run["runs"][0], "patch": [32, 32, 32]}]}))
     out = tmp_path / "scaling.json"
     for args, said in [
             (["--one", str(threads), "--measured", two],
-             f"--measured {two} measured other settings than --one {threads} (torch_threads None against 2)"),
+             f"--measured {two} measured other settings than --one {threads} (torch_threads 1 against 2): an "
+             "efficiency needs runs that differ in their number of processes alone; give files of the same"),
             (["--one", one, "--measured", str(bigger)],
              f"--measured {bigger} measured other settings than --one {one} (patch [32, 32, 32] against [16, 16, 16])"),
             (["--one", two], f"--one {two} is a run of 2 process(es): --one takes runs of one process"),
@@ -419,7 +422,76 @@ def test_scaling_projection_takes_the_gpu_routines_pair_whose_torch_threads_diff
         script.main(["--one", one, "--measured", cpu_two])
     assert stop.value.code == 2
     said = capsys.readouterr().err
-    assert f"--measured {cpu_two} measured other settings than --one {one} (device 'cpu' against 'cuda'" in said
+    # the GPU's torch threads are not compared: until the hundred-and-twenty-seventh session the line went on
+    # "; torch_threads 16 against None"
+    assert f"--measured {cpu_two} measured other settings than --one {one} (device 'cpu' against 'cuda'): " in said
+
+
+def test_scaling_projection_names_the_file_that_does_not_record_a_setting_and_what_to_do(tmp_path, capsys):
+    """The first session's rows record no `lever`, `data` or `num_workers`, which `benchmark train` records today:
+    set against today's file it was refused as "lever 'none' against None; data 'synthetic' against None; ..."
+    until the hundred-and-twenty-seventh session (r123's Left). The line says which file does not record what, and
+    to measure both in one session with today's code; a key recorded as null and one not recorded agree."""
+    script = _load_script("scaling_projection")
+
+    def today(path: Path, processes: int, settings: bool = True) -> str:
+        result = json.loads(Path(_train_result(path, processes, 10.0 * processes)).read_text())
+        result["runs"][0].update(lever="none", data="synthetic", num_workers=0, augment_on=None, compile=None)
+        path.write_text(json.dumps(result if settings else {k: v for k, v in result.items() if k != "settings"}))
+        return str(path)
+
+    old_one, old_two = (_train_result(tmp_path / f"old_{n}proc.json", n, 10.0 * n) for n in (1, 2))
+    new_one, new_two = (today(tmp_path / f"today_{n}proc.json", n) for n in (1, 2))
+    bare = today(tmp_path / "no_settings_2proc.json", 2, settings=False)
+    compiled = Path(today(tmp_path / "compiled_2proc.json", 2))
+    result = json.loads(compiled.read_text())
+    result["runs"][0].update(lever="compile", compile={"backend": "inductor"})
+    compiled.write_text(json.dumps(result))
+    advice = ("an efficiency needs runs that differ in their number of processes alone; {} does not record {}, "
+              "written by an older `benchmark train`: measure both in one session with today's code")
+    for args, said in [
+            (["--one", old_one, "--measured", new_two],
+             f"--measured {new_two} measured other settings than --one {old_one} (lever 'none' against not "
+             "recorded; data 'synthetic' against not recorded; num_workers 0 against not recorded): "
+             + advice.format(old_one, "lever, data, num_workers")),
+            (["--one", new_one, "--measured", old_two],
+             f"--measured {old_two} measured other settings than --one {new_one} (lever not recorded against "
+             "'none'; data not recorded against 'synthetic'; num_workers not recorded against 0): "
+             + advice.format(old_two, "lever, data, num_workers")),
+            (["--one", new_one, "--measured", bare],
+             f"--measured {bare} measured other settings than --one {new_one} (torch_threads not recorded "
+             "against 1; in_channels not recorded against 1; classes not recorded against 3): "
+             + advice.format(bare, "torch_threads, in_channels, classes")),
+            (["--one", new_one, "--measured", str(compiled)],  # a null recorded is said as the file has it
+             f"(lever 'compile' against 'none'; compile {{'backend': 'inductor'}} against null): an efficiency needs "
+             "runs that differ in their number of processes alone; give files of the same `benchmark train` settings")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main(args)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and said in err and "None" not in err, (args, err)
+    assert script.main(["--one", old_one, "--measured", old_two]) == 0  # one older session's pair: as before
+
+
+def test_scaling_projection_refuses_a_file_without_a_run_naming_it(tmp_path, capsys):
+    """An empty `runs` ended in an IndexError's traceback until the hundred-and-twenty-seventh session; a file
+    that is no JSON, another benchmark's result or none at all in a traceback too."""
+    script = _load_script("scaling_projection")
+    one = _train_result(tmp_path / "one.json", 1, 10.0)
+    empty, notes, data = tmp_path / "empty.json", tmp_path / "notes.json", tmp_path / "data.json"
+    empty.write_text(json.dumps({"benchmark": "train_2cpu_2proc", "runs": []}))
+    notes.write_text("# notes\n")
+    data.write_text(json.dumps({"benchmark": "data_2cpu", "runs": [{}]}))
+    for given, said in [
+            (empty, f"--measured {empty} holds no run ('runs' is []): give a `benchmark train` result that "
+                    "measured a configuration at least"),
+            (notes, f"--measured {notes} is no JSON (Expecting value: line 1 column 1 (char 0)); give a "
+                    "`benchmark train` JSON"),
+            (data, f"--measured {data} is not a `benchmark train` result"),
+            (tmp_path / "none.json", f"--measured {tmp_path / 'none.json'} cannot be read (FileNotFoundError: No "
+                                     "such file or directory); give a `benchmark train` JSON")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main(["--one", one, "--measured", str(given)])
+        assert stop.value.code == 2 and said in capsys.readouterr().err, given
 
 
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
