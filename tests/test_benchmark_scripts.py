@@ -463,7 +463,7 @@ def test_scaling_projection_names_the_file_that_does_not_record_a_setting_and_wh
              "against 1; in_channels not recorded against 1; classes not recorded against 3): "
              + advice.format(bare, "torch_threads, in_channels, classes")),
             (["--one", new_one, "--measured", str(compiled)],  # a null recorded is said as the file has it
-             f"(lever 'compile' against 'none'; compile {{'backend': 'inductor'}} against null): an efficiency needs "
+             "(lever 'compile' against 'none'; compile {'backend': 'inductor'} against null): an efficiency needs "
              "runs that differ in their number of processes alone; give files of the same `benchmark train` settings")]:
         with pytest.raises(SystemExit) as stop:
             script.main(args)
