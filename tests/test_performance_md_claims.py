@@ -136,3 +136,66 @@ def test_the_targets_tables_cpu_figures_are_the_newest_sessions():
     projection = _table_row(table, "scaling projection at 2, 4, 8 GPUs (NVLink, PCIe)")
     assert (f"2 CPU processes measured {100 * measured:.1f}% against a projected "
             f"{100 * scaling['model_check']['efficiency_overlap']:.1f}% ({ordinal} session") in projection, projection
+
+
+def _line(first_cell: str) -> str:
+    """The page's table row whose first cell this is (a table's last row too, which _table_row does not find)."""
+    (line,) = [line for line in PAGE.splitlines() if line.startswith(f"| {first_cell} |")]
+    return line
+
+
+def _span(values: list[float], places: int) -> str:
+    """A range as the page writes it: low–high, or one figure where both show alike."""
+    low, high = _shown(min(values), places), _shown(max(values), places)
+    return low if low == high else f"{low}–{high}"
+
+
+def test_the_sharded_tables_ratios_are_their_files():
+    """Each ratio of "Sharded strategies" and the leases' FSDP2 over blocks: until the hundred-and-twenty-seventh
+    session (h149) the page said 0.979 for the H200's `fsdp2_blocks.yaml`, whose file holds 0.9783 (26.26 against
+    26.84 samples/s; its per-block median is 0.9788), copied from the forty-sixth session's table."""
+    h200 = [_run("gpu_h200_session_2026-11-26b/train_mlperf_fsdp.json")["ratio_ours_to_plain"],
+            _run("gpu_h200_session_2026-11-27/train_mlperf_fsdp2_blocks.json")["ratio_ours_to_plain"]]
+    h100 = [_run(f"gpu_h100_session_2026-11-23/train_mlperf_{name}.json")["ratio_ours_to_plain"]
+            for name in ("fsdp", "fsdp2_blocks_r1", "fsdp2_blocks_r2")]
+    compiled = _run("gpu_h100_session_2026-11-26/train_mlperf_fsdp_compile.json", "compile")["ratio_ours_to_plain"]
+    cpu = [json.loads(path.read_text())["runs"][0]["ratio_ours_to_plain"] for folder in ("22f", "22g")
+           for path in (RESULTS / "train_2cpu" / f"session_2026-11-{folder}").glob("unet64_fsdp2*_2proc.json")]
+    cpu_run = {name: _run(f"train_2cpu/session_2026-11-22{name}.json")["ratio_ours_to_plain"]
+               for name in ("d/unet64_zero2_1proc", "e/unet64_zero2_2proc", "e/unet64_zero3_leaf_blocks_1proc",
+                            "e/unet64_zero3_leaf_blocks_2proc", "e/unet64_zero3_2proc")}
+    zero = {stage: [_run(f"gpu_{device}/train_mlperf_deepspeed_zero{stage}.json")["ratio_ours_to_plain"]
+                    for device in (f"h200_session_2026-11-{'26b' if stage == 2 else '27'}", "h100_session_2026-11-23")]
+            for stage in (2, 3)}
+    rows = {"FSDP2 (`fsdp.yaml`, `fsdp2_blocks.yaml`)":
+            f"| {_span(h200, 3)} (H200), {_span(h100, 2)} (H100); compiled {_shown(compiled)} | {_span(cpu, 2)} |",
+            "ZeRO-2": f"| {_shown(zero[2][0])} (H200), {_shown(zero[2][1])} (H100) | "
+                      f"{_shown(cpu_run['e/unet64_zero2_2proc'], 2)} ({_shown(cpu_run['d/unet64_zero2_1proc'], 2)} "
+                      "in one process) |",
+            "ZeRO-3": f"| {_shown(zero[3][0])} (H200), {_shown(zero[3][1])} (H100) | "
+                      f"{_shown(cpu_run['e/unet64_zero3_leaf_blocks_2proc'], 2)} with blocks gathered whole (the "
+                      f"default; {_shown(cpu_run['e/unet64_zero3_leaf_blocks_1proc'], 2)} in one process), "
+                      f"{_shown(cpu_run['e/unet64_zero3_2proc'], 2)} with every layer hooked |"}
+    for first_cell, figures in rows.items():
+        row = _line(first_cell)
+        assert figures in row, (row, figures)
+    leases = _line("forty-sixth")
+    assert f"`fsdp2_blocks.yaml` {_shown(h200[1])}, ZeRO-3 {_shown(zero[3][0])}" in leases, leases
+
+
+def test_the_cpu_bf16_and_fp16_figures_are_their_files():
+    """"bf16 and fp16 on a CPU": emulated bf16's and fp16's step against fp32's by oneDNN's instruction set, and the
+    share of garbage gradients of a convolution 2 voxels wide, which the page said as "up to 18%" of the 18.5% its
+    file holds until the hundred-and-twenty-seventh session (h149)."""
+    section = _section("bf16 and fp16 on a CPU")
+    emulated = json.loads((RESULTS / "cpu_bf16_emulation_2cpu.json").read_text())["results"]
+    by_isa = {isa: [r["bf16_over_fp32"] for r in emulated if r["onednn_max_cpu_isa"] == isa]
+              for isa in ("none", "AVX512_CORE", "AVX2")}
+    fp16 = [r["fp16_over_fp32"] for r in json.loads((RESULTS / "cpu_fp16_2cpu.json").read_text())["results"]]
+    calls = json.loads((RESULTS / "cpu_bf16_two_voxels_2cpu.json").read_text())["runs"]
+    worst = max(r["garbage"] / r["calls"] for r in calls)
+    for figures in (f"took {_span(by_isa['AVX512_CORE'], 1)}× fp32's time with AVX-512 and "
+                    f"{_span(by_isa['AVX2'], 0)}× with AVX2, where AVX512-BF16 made it {_span(by_isa['none'], 2)}×",
+                    f"its step took {_span(fp16, 0)}× fp32's",
+                    f"garbage or inf in up to {100 * worst:g}% of calls"):
+        assert figures in section, figures
