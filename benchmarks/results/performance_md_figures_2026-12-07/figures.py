@@ -109,14 +109,16 @@ check("targets", "FSDP1 trained, exported and resumed (H200), its ratio not meas
 # The DDP and scaling rows and the session rows are the lead's this session: checked, reported.
 sessions = sorted(p.name for p in (R / "train_2cpu").glob("session_*") if (p / "unet64_2proc_r1.json").exists())
 newest = sessions[-1]
+newest_ordinal = re.findall(rf"^## {newest.removeprefix('session_')} \((\S+) session\)",
+                            (ROOT / "docs" / "performance_cpu_sessions.md").read_text(encoding="utf-8"), re.M)[0]
 run2 = load(f"train_2cpu/{newest}/unet64_2proc_r1.json")["runs"][0]
-check("targets (lead)", f"**{d(run2['ratio_ours_to_plain'], 3)}** in the hundred-and-twenty-sixth session "
+check("targets (lead)", f"**{d(run2['ratio_ours_to_plain'], 3)}** in the {newest_ordinal} session "
       f"(per-block median {d(run2['ratio_median_of_blocks'], 3)})", [d(run2["ratio_ours_to_plain"], 3)],
       [f"train_2cpu/{newest}/unet64_2proc_r1.json"])
 scaling = load(f"ddp_scaling_2cpu_unet64_{newest}.json")
 check("targets (lead)", f"2 CPU processes measured "
       f"{pct(scaling['measured_scaling']['ours']['efficiency_median_of_repeats'])}% against a projected "
-      f"{pct(scaling['model_check']['efficiency_overlap'])}% (hundred-and-twenty-sixth session",
+      f"{pct(scaling['model_check']['efficiency_overlap'])}% ({newest_ordinal} session",
       [pct(scaling["model_check"]["efficiency_overlap"])], [f"ddp_scaling_2cpu_unet64_{newest}.json"])
 
 # GPU results: each lease in brief.
