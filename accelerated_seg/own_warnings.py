@@ -72,19 +72,8 @@ def recorded() -> Iterator[list[warnings.WarningMessage]]:
     hook that does not call Python's own (``logging.captureWarnings(True)``'s; MONAI's calls it): 3.14 records in its
     context's log from Python's own hook alone, and calls a replaced one first."""
     raised = []
-    mine = (threading.get_ident(), raised)
-    with _in_place(("always", None, Warning, None, 0)):
-        with _RECORDING_LOCK:
-            if not _RECORDINGS:  # the first of those in progress puts the hook in
-                _CALLERS_HOOK[0], warnings.showwarning = warnings.showwarning, _record
-            _RECORDINGS.append(mine)
-        try:
-            yield raised
-        finally:
-            with _RECORDING_LOCK:
-                del _RECORDINGS[next(index for index, record in enumerate(_RECORDINGS) if record is mine)]
-                if not _RECORDINGS and warnings.showwarning is _record:  # a hook put in since is the caller's
-                    warnings.showwarning = _CALLERS_HOOK[0]
+    with _in_place(_entry("always"), record=raised):
+        yield raised
 
 
 @contextlib.contextmanager
@@ -94,7 +83,7 @@ def quieted(*warned: tuple[str, type[Warning]]) -> Iterator[None]:
     the filters a call (``recorded`` says what each reset: a loop of ``predict_file`` of an export MONAI warns of
     building, whose every call loads the model, and of ``Segmentation.evaluate``, which scores each case under it,
     said each warning of their scans at every call until r118's review)."""
-    with _in_place(*(("ignore", re.compile(message, re.I), category, None, 0) for message, category in warned)):
+    with _in_place(*(_entry("ignore", re.compile(message, re.I), category) for message, category in warned)):
         yield
 
 
@@ -106,31 +95,79 @@ def silenced() -> Iterator[None]:
     (``inference_distributed._warned_by_the_main_process``). "ignore" writes in no record of a line's warnings, so a
     warning of such a process's own cases is still said once, at its first call, not at every call of a loop
     (until the hundred-and-twenty-sixth session)."""
-    with _in_place(("ignore", None, Warning, None, 0)):
+    with _in_place(_entry("ignore")):
         yield
 
 
 @contextlib.contextmanager
-def _in_place(*entries: tuple) -> Iterator[None]:
-    """``entries`` first in every list of filters a warning of the block is judged by (``_filter_lists``), and out
-    again: the filters' version stays (``_filters_mutated`` not called), so no registry of a line's warnings is
-    emptied, and "always" and "ignore" write in none (CPython's ``_warnings.c`` reads the filters at each warning,
-    3.11 to 3.14, and looks in the line's registry first). Each entry taken out by identity from the list it went
-    in: a catch_warnings of another thread, entered meanwhile, puts that list back, and an equal entry of the
-    caller's stays."""
-    with _RECORDING_LOCK:  # two threads' builds at once: one's entry found at an index the other's moved on
-        lists = _filter_lists()
+def _in_place(*entries: tuple, record: list | None = None) -> Iterator[None]:
+    """``entries`` (``_entry``'s) first in every list of filters a warning of the block is judged by
+    (``_filter_lists``), and out again: the filters' version stays (``_filters_mutated`` not called), so no registry
+    of a line's warnings is emptied, and "always" and "ignore" write in none (CPython's ``_warnings.c`` reads the
+    filters at each warning, 3.11 to 3.14, and looks in the line's registry first; the version is what tells a
+    registry the filters changed, nothing else keeps them). Each entry is taken out of the list it went in by
+    ``list.remove``, one step of C, which no other thread's change of the list comes between (the GIL held
+    throughout, as no Python code runs in it: ``_entry`` says why; a free-threaded build's lock of the list alike),
+    and which, an entry being equal to itself alone, takes ours and not an equal entry of the caller's. Found by its
+    index and then deleted until the hundred-and-twenty-seventh session: another thread's ``warnings.simplefilter``
+    between the two (Python's ``_add_filter`` takes no lock before 3.14) had that thread's entry deleted and ours
+    left in for good, a ``resetwarnings`` an IndexError raised
+    (benchmarks/results/own_warnings_take_out_race_2026-12-07/). An entry no longer there (a ``resetwarnings``, a
+    catch_warnings of another thread putting its list back) is no error. Not as Python's catch_warnings, which puts
+    back the whole list it found as it ends: what other threads put in meanwhile would go with it, and its
+    ``_filters_mutated`` empties every line's registry, the reset these blocks are here to avoid. The block noted
+    as the calling thread's meanwhile (``_noted``): ``record``, where it records."""
+    lists = _filter_lists()
+    for filters in lists:
+        filters[:0] = entries
+    try:
+        with _noted(record, entries):
+            yield
+    finally:
         for filters in lists:
-            filters[:0] = entries
+            for entry in entries:
+                with contextlib.suppress(ValueError):
+                    filters.remove(entry)
+
+
+def _entry(action: str, message: re.Pattern | None = None, category: type[Warning] = Warning) -> tuple:
+    """A filter entry as ``warnings.filterwarnings`` makes one, its module ``_EveryModule()`` in place of None: it
+    matches every module as None does, and makes the entry equal to no other, an equal-looking one of the caller's
+    included, so that ``list.remove`` finds ours alone; the other entries it passes are told apart in C (strings,
+    classes, patterns, numbers, and the mark's own ``==``, object's), with no Python code run."""
+    return (action, message, category, _EveryModule(), 0)
+
+
+class _EveryModule:
+    """The module of an entry of own_warnings' in the filters: Python's warnings call its ``match`` with a warning's
+    module, as they call a pattern's, and it matches all; it equals nothing but itself."""
+
+    __slots__ = ()
+
+    def match(self, module: str) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "<every module: an entry of accelerated_seg.own_warnings>"
+
+
+@contextlib.contextmanager
+def _noted(raised: list | None, entries: tuple) -> Iterator[None]:
+    """This thread's block among those in progress (``_RECORDINGS``) while it lasts: a record's list, or None for a
+    ``silenced`` or ``quieted``, whose ``entries`` ``_record`` reads. The first record in progress puts the hook in,
+    the last out puts the caller's back (each its own left a dead record's hook in for good: r118's review)."""
+    mine = (threading.get_ident(), raised, entries)
+    with _RECORDING_LOCK:
+        if raised is not None and not _records():
+            _CALLERS_HOOK[0], warnings.showwarning = warnings.showwarning, _record
+        _RECORDINGS.append(mine)
     try:
         yield
     finally:
         with _RECORDING_LOCK:
-            for filters in lists:
-                for entry in entries:
-                    index = next((index for index, kept in enumerate(filters) if kept is entry), None)
-                    if index is not None:
-                        del filters[index]
+            del _RECORDINGS[next(index for index, block in enumerate(_RECORDINGS) if block is mine)]
+            if raised is not None and not _records() and warnings.showwarning is _record:  # one put in since: the
+                warnings.showwarning = _CALLERS_HOOK[0]  # caller's
 
 
 def _filter_lists() -> list[list]:
@@ -152,24 +189,47 @@ def _filter_lists() -> list[list]:
     return [context_filters, module_filters]
 
 
-#: The records ``recorded`` keeps in progress (the thread that began each, its list), oldest first, and the hook of
-#: the caller's it put aside; both under the lock, as ``_in_place``'s changes of the filters' list.
-_RECORDINGS: list[tuple[int, list]] = []
+#: The blocks of own_warnings in progress (the thread that began each, its record or None, its entries), oldest
+#: first, and the hook of the caller's the first record put aside; under the lock.
+_RECORDINGS: list[tuple[int, list | None, tuple]] = []
 _CALLERS_HOOK: list = [None]
 _RECORDING_LOCK = threading.RLock()  # re-entered by a warning of a signal handler run while held
 
 
+def _records() -> list[list]:
+    """The records in progress, oldest first (under the lock)."""
+    return [raised for _, raised, _ in _RECORDINGS if raised is not None]
+
+
 def _record(message, category, filename, lineno, file=None, line=None) -> None:
     """``warnings.showwarning`` while ``recorded`` records: the warning goes to the newest record of the thread that
-    raised it, or, raised by a thread of none (predict's pipeline threads, the caller's own), to the newest of all;
-    with none in progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's."""
+    raised it, or, raised by a thread of none (predict's pipeline threads), to the newest of all; with none in
+    progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's. One that a
+    ``silenced`` or ``quieted`` of its own thread ignores, newer than that thread's record, is dropped, as that
+    block's "ignore" would: only another thread's "always", put in later and so before it in the filters (every
+    thread's), let it by; that thread's record took it until the hundred-and-twenty-seventh session (a
+    ``predict_file``'s MONAI words of building its model, said by a Segmentation.predict of another thread)."""
+    thread = threading.get_ident()
     with _RECORDING_LOCK:
-        records = [raised for thread, raised in _RECORDINGS if thread == threading.get_ident()] or \
-            [raised for _, raised in _RECORDINGS[-1:]]
-        hook = _CALLERS_HOOK[0]
+        hook, records = _CALLERS_HOOK[0], _records()[-1:]
+        for began, raised, entries in reversed(_RECORDINGS):
+            if began != thread:
+                continue
+            if raised is not None:
+                records = [raised]
+                break
+            if any(_ignores(entry, message, category) for entry in entries):
+                return
     if records:
         records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
     elif hook is not None and hook is not _record:
         hook(message, category, filename, lineno, file, line)
     else:
         warnings._showwarning_orig(message, category, filename, lineno, file, line)
+
+
+def _ignores(entry: tuple, message, category) -> bool:
+    """Whether an entry of ``silenced``'s or ``quieted``'s takes the warning, as Python's filters judge it."""
+    action, pattern, of_category = entry[:3]
+    return action == "ignore" and issubclass(category, of_category) and \
+        (pattern is None or pattern.match(str(message)) is not None)

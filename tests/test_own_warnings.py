@@ -2,18 +2,25 @@
 free-threaded build's default), simulated on this Python: 3.14 judges a warning raised inside a catch_warnings by
 that context's own list (the ``_filters`` of ``warnings._warnings_context``'s value), not the module's
 ``warnings.filters``, and its catch_warnings still empties every line's record of the warnings it said. The real 3.14
-was not run here. And on this Python, the filters as they were after a block interrupted, reset inside, or ended
-while another thread's is in progress."""
+was not run here. And on this Python, the filters as they were after a block interrupted, reset inside, ended
+while another thread's is in progress, or met at its end by another thread's change of the filters; and what a
+thread's record takes of other threads' warnings."""
 
 import contextvars
 import operator
+import re
+import sys
 import threading
 import types
 import warnings
 
 import pytest
 
+from accelerated_seg import own_warnings
 from accelerated_seg.own_warnings import quieted, recorded, silenced
+
+BLOCKS = [recorded, lambda: quieted(("MONAI's words", UserWarning)), silenced]
+BLOCK_NAMES = ["recorded", "quieted", "silenced"]
 
 
 @pytest.fixture
@@ -39,8 +46,7 @@ def context_aware(monkeypatch):
         context_var.reset(token)
 
 
-@pytest.mark.parametrize("block", [recorded, lambda: quieted(("MONAI's words", UserWarning)), silenced],
-                         ids=["recorded", "quieted", "silenced"])
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_NAMES)
 def test_under_context_aware_filters_a_loop_says_a_warning_of_the_callers_once_as_python_does(block, context_aware):
     """Under 3.14's context-aware filters ``recorded`` and ``quieted`` took catch_warnings (until the
     hundred-and-twenty-sixth session), whose every entry and exit resets Python's records of the lines that said a
@@ -64,7 +70,8 @@ def test_under_context_aware_filters_the_entries_go_in_the_callers_context_and_t
     module = list(warnings.filters)
     mutations = context_aware(context)
     with recorded() as raised:
-        assert context[0] == warnings.filters[0] == ("always", None, Warning, None, 0)
+        assert context[0] is warnings.filters[0] and context[0][:3] == ("always", None, Warning)
+        assert context[0][3].match("any.module") and context[0][4] == 0  # every module's, every line's
         assert context[1:] == [("default", None, Warning, None, 0)] and warnings.filters[1:] == module
         warnings.warn("a scan's warning", UserWarning)
     assert [str(warning.message) for warning in raised] == ["a scan's warning"]
@@ -116,3 +123,128 @@ def test_a_threads_silence_and_anothers_record_ending_in_either_order_leave_the_
         threads[index].join(30)
     assert warnings.filters is filters and all(map(operator.is_, warnings.filters, entries))
     assert len(warnings.filters) == len(entries)
+
+
+class _SwitchAt:
+    """A thread switch simulated at the ``k``-th bytecode run in own_warnings' frames once ``armed``: ``other``, the
+    other thread's call, run there (``sys.settrace`` with ``f_trace_opcodes``; CPython switches threads only between
+    bytecodes, and at fewer places than each)."""
+
+    def __init__(self, k: int, other):
+        self.k, self.other, self.count, self.armed = k, other, 0, False
+
+    def __call__(self, frame, event, arg):
+        if frame.f_code.co_filename != own_warnings.__file__:
+            return None
+        frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        return self.opcode
+
+    def opcode(self, frame, event, arg):
+        if event == "opcode" and self.armed:
+            if self.count == self.k:
+                self.other()
+            self.count += 1
+        return self.opcode
+
+
+def _ended_with_a_switch_at(block, k: int, other) -> int:
+    """``block`` entered and left, ``other`` run at the k-th bytecode of its end; the bytecodes its end ran."""
+    switch, tracer = _SwitchAt(k, other), sys.gettrace()
+    try:
+        with block():
+            sys.settrace(switch)
+            switch.armed = True
+    finally:
+        sys.settrace(tracer)
+    return switch.count
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_NAMES)
+def test_a_filter_another_thread_adds_as_a_block_ends_is_kept_and_the_blocks_entry_alone_taken_out(block):
+    """Another thread's ``warnings.simplefilter`` at any bytecode of a block's end: its entry kept, first, the
+    block's taken out, the caller's as they were. The block's entry was found by its index and then deleted: the
+    other thread's, put in first between the two, was deleted in its place, and the block's "ignore" or "always" left
+    in the filters for good (until the hundred-and-twenty-seventh session)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        entries = list(warnings.filters)
+        ends = _ended_with_a_switch_at(block, -1, None)
+        assert ends > 0
+        for k in range(ends):
+            _ended_with_a_switch_at(block, k, lambda: warnings.simplefilter("error", ResourceWarning))
+            theirs = warnings.filters[0]
+            assert theirs == ("error", None, ResourceWarning, None, 0), (k, warnings.filters)
+            assert len(warnings.filters) == len(entries) + 1 and all(map(operator.is_, warnings.filters[1:], entries))
+            warnings.filters.remove(theirs)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_NAMES)
+def test_a_reset_by_another_thread_as_a_block_ends_is_no_error(block):
+    """Another thread's ``warnings.resetwarnings()`` at any bytecode of a block's end: no error, the filters left
+    empty, as the reset left them. Between the block's finding of its entry and its deleting, an IndexError
+    (until the hundred-and-twenty-seventh session)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        filters = warnings.filters
+        ends = _ended_with_a_switch_at(block, -1, None)
+        for k in range(ends):
+            warnings.simplefilter("default")
+            _ended_with_a_switch_at(block, k, warnings.resetwarnings)
+            assert warnings.filters is filters and warnings.filters == [], k
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_NAMES)
+def test_a_filter_equal_to_a_blocks_own_put_in_while_it_lasts_stays_after_it(block):
+    """A ``simplefilter("ignore")``, a ``simplefilter("always")`` and a ``filterwarnings("ignore", "MONAI's words")``
+    of the caller's (or another thread's) inside a block, equal to ``silenced``'s, ``recorded``'s and ``quieted``'s
+    own entries but for the mark of their module: they stay, first, after the block, its own entry alone taken out. Python's ``list.remove`` takes the first entry equal to the one
+    it is given: an entry equal to the caller's in every field would have taken the caller's out in its place."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        entries = list(warnings.filters)
+        with block():
+            warnings.simplefilter("ignore")
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", "MONAI's words", UserWarning)
+        assert [entry[:2] for entry in warnings.filters[:3]] == [("ignore", re.compile("MONAI's words", re.I)),
+                                                                 ("always", None), ("ignore", None)]
+        assert all(entry[3] is None for entry in warnings.filters[:3])
+        assert len(warnings.filters) == len(entries) + 3 and all(map(operator.is_, warnings.filters[3:], entries))
+
+
+@pytest.mark.parametrize("block", [silenced, lambda: quieted(("MONAI's words", UserWarning))],
+                         ids=["silenced", "quieted"])
+def test_a_threads_record_takes_its_own_and_its_pipelines_warnings_not_those_another_thread_ignores(block):
+    """A Segmentation.predict's record, begun in one thread while another thread's block ignores MONAI's words (a
+    predict_file building its model, quieted; a launched predict's shared work, silenced): that thread's warning,
+    let by the record's "always" before its "ignore" in the filters, is neither recorded nor said; the record's own
+    thread's and a thread it starts (predict's pipeline) are recorded. The other thread's went into the record, said
+    again by predict as its own (until the hundred-and-twenty-seventh session)."""
+    ignoring, recording, warned, done = (threading.Event() for _ in range(4))
+
+    def other_thread():
+        with block():
+            ignoring.set()
+            recording.wait(30)
+            warnings.warn("MONAI's words, in the other thread's block", UserWarning)
+            warned.set()
+            done.wait(30)
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("default")
+        other = threading.Thread(target=other_thread)
+        other.start()
+        assert ignoring.wait(30)
+        try:
+            with recorded() as raised:
+                recording.set()
+                assert warned.wait(30)
+                warnings.warn("the record's own thread's", UserWarning)
+                pipeline = threading.Thread(target=warnings.warn, args=("its pipeline's", UserWarning))
+                pipeline.start()
+                pipeline.join(30)
+        finally:
+            done.set()
+            other.join(30)
+    assert [str(warning.message) for warning in raised] == ["the record's own thread's", "its pipeline's"]
+    assert said == []
