@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import threading
 import warnings
 from collections.abc import Iterator
@@ -139,12 +140,14 @@ def _entry(action: str, message: re.Pattern | None = None, category: type[Warnin
 
 
 class _EveryModule:
-    """The module of an entry of own_warnings' in the filters: Python's warnings call its ``match`` with a warning's
-    module, as they call a pattern's, and it matches all; it equals nothing but itself."""
+    """The module of an entry of own_warnings' in the filters: Python's warnings call its ``match`` as they call a
+    pattern's, with a warning's module (3.11 to 3.14), or with its file's path and a position where
+    ``warn_explicit`` is given no module (``_py_warnings._match_filename`` on CPython's main branch, read, not run),
+    and it matches all; it equals nothing but itself."""
 
     __slots__ = ()
 
-    def match(self, module: str) -> bool:
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> bool:
         return True
 
     def __repr__(self) -> str:

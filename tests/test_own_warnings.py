@@ -71,7 +71,8 @@ def test_under_context_aware_filters_the_entries_go_in_the_callers_context_and_t
     mutations = context_aware(context)
     with recorded() as raised:
         assert context[0] is warnings.filters[0] and context[0][:3] == ("always", None, Warning)
-        assert context[0][3].match("any.module") and context[0][4] == 0  # every module's, every line's
+        assert context[0][3].match("any.module") and context[0][3].match("/a/file", 3)  # every module, every file
+        assert context[0][4] == 0
         assert context[1:] == [("default", None, Warning, None, 0)] and warnings.filters[1:] == module
         warnings.warn("a scan's warning", UserWarning)
     assert [str(warning.message) for warning in raised] == ["a scan's warning"]
