@@ -14,6 +14,14 @@ raised as it ends. Not a SIGINT handler that notes each interrupt as it raises i
 on purpose and goes on from (predict's case being finished) would be raised again. The hook sees the dropped ones
 alone. Any other exception a finalizer raises goes to the hook that was there, its traceback said as before. On the
 main thread only, the one that signals' handlers run on.
+
+Not only nibabel's: any finalizer or weakref callback, importlib's ``_get_module_lock.<locals>.cb`` among them, which
+runs as every import of a module ends. A training's setup (``train``: from its settings' checks through the launch's
+rendezvous to the first step) and a launched predict's start (its checks and the inference stack's imports, to the
+rendezvous) run inside ``interrupts_kept``; the rendezvous (``interrupt_in_the_rendezvous``) raises one kept before
+it waits. Until the hundred-and-twenty-seventh session such a Ctrl-C was printed there, "Exception ignored in:
+<function _get_module_lock.<locals>.cb ...>", and lost: a rank sent SIGINT alone went on, trained and exported
+(docs/known_issues.md).
 """
 
 from __future__ import annotations
@@ -81,9 +89,14 @@ def between_files(items: Iterable[_Item]) -> Iterator[_Item]:
 def interrupts_kept() -> Iterator[None]:
     """Inside, an interrupt dropped by a finalizer is kept for ``raise_a_dropped_interrupt`` (module docstring); one
     still kept as the body ends is raised there. The hook that was there is put back on leaving. Nothing changes off
-    the main thread, nor inside an outer ``interrupts_kept``, whose hook goes on keeping."""
-    if not _on_the_main_thread() or _keeping() is not None:
+    the main thread; inside an outer ``interrupts_kept`` its hook goes on keeping, and one it keeps is raised as this
+    body ends all the same (a check's loop inside training's setup raises it where it did outside)."""
+    if not _on_the_main_thread():
         yield
+        return
+    if _keeping() is not None:
+        yield
+        raise_a_dropped_interrupt()  # the body ended without an exception of its own
         return
     kept = _KeptInterrupts(sys.unraisablehook)
     sys.unraisablehook = kept

@@ -51,6 +51,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from .dropped_interrupts import raise_a_dropped_interrupt
 from .exit_now import exit_now
 from .interrupts_between_imports import raises_keyboard_interrupt
 from .launch_env import processes_yet_to_meet
@@ -255,7 +256,10 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     interrupt there (module docstring). Only in a launch of several whose processes have not met, on the main
     thread, and where SIGINT's handler raises KeyboardInterrupt (ignored, or the system's default, it stays as it
     is); elsewhere nothing changes. Put around the call that makes the process group (``make_accelerator``,
-    ``PartialState``)."""
+    ``PartialState``). A Ctrl-C that a finalizer dropped on the way here, kept by the caller's ``interrupts_kept``
+    (training's setup, a launched predict's checks and imports), is raised first, before the wait: kept to the end of
+    the caller's block, it went into the rendezvous and waited there for the others to come (dropped_interrupts.py)."""
+    raise_a_dropped_interrupt()
     if (threading.current_thread() is not threading.main_thread() or not processes_yet_to_meet()
             or not raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
         yield

@@ -14,6 +14,7 @@ from importlib import import_module
 from pathlib import Path
 
 from .collector import importing_without_collection
+from .dropped_interrupts import interrupts_kept
 from .early_signals import handed_over, stopped_before_it_began
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher, say_once_on_this_node, say_the_error
@@ -114,7 +115,10 @@ def _run_launched(args) -> int:
     from .launched_sigterm import said_once_until_the_processes_meet
 
     try:
-        with said_once_until_the_processes_meet(_say_stopped_before_it_began):
+        # a Ctrl-C that a finalizer drops before the processes meet (importlib's module-lock callback as the
+        # inference stack imports) kept and raised before the rendezvous: it was lost, the process going on
+        # (dropped_interrupts.py)
+        with said_once_until_the_processes_meet(_say_stopped_before_it_began), interrupts_kept():
             options = _checked_options(args)
             if isinstance(options, int):  # refused, said
                 return options

@@ -44,6 +44,7 @@ from .configured_run import ConfiguredRun, configured_run, finish_run
 from .data.gpu_augment import apply_affine
 from .data.manifest import Manifest
 from .data.workers import spare_the_workers
+from .dropped_interrupts import interrupts_kept
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
@@ -103,7 +104,11 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
           contextlib.ExitStack() as run_scope,
           saying_where_to_resume_after_ctrl_c(Path(cfg.train.output_dir) / "checkpoints", names,
                                               stopped_step_to) as so_far):
-        run = configured_run(cfg, manifest, run_scope, names, so_far, signals)
+        # The setup, from the settings' checks through the processes' meeting to the first step: a Ctrl-C that a
+        # finalizer drops there (importlib's module-lock callback as a module imports) is kept and raised, where it
+        # was lost, the rank going on (dropped_interrupts.py); the loop, and what it says of a stop, are its own
+        with interrupts_kept():
+            run = configured_run(cfg, manifest, run_scope, names, so_far, signals)
         so_far.set_up(run.loop)
         try:
             preempted = run_loop(run.loop, signals)

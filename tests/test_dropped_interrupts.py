@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import nibabel as nib
@@ -14,6 +15,8 @@ import pytest
 
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.dropped_interrupts import between_files, interrupts_kept, raise_a_dropped_interrupt
+
+from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
 
 HERE = Path(__file__).resolve().parent
 
@@ -242,3 +245,111 @@ def test_the_cache_build_on_one_thread_raises_an_interrupt_dropped_as_a_file_is_
     except KeyboardInterrupt as interrupt:
         raised = interrupt
     assert raised is not None and len(built) == 1
+
+
+def _dropped_in_a_weakref_callback(raised: BaseException) -> None:
+    """``raised`` raised inside a weakref callback, as a signal's handler raises it where a Ctrl-C lands while
+    importlib's module-lock callback (``_get_module_lock.<locals>.cb``) runs as an import ends: Python hands it to
+    ``sys.unraisablehook``, whose default prints "Exception ignored in: ..." and goes on."""
+    class Finalized:
+        pass
+
+    def callback(_reference):
+        raise raised
+
+    finalized = Finalized()
+    reference = weakref.ref(finalized, callback)
+    del finalized  # its callback runs here
+    assert reference() is None
+
+
+def test_a_trainings_start_ends_on_a_ctrl_c_that_lands_in_an_imports_callback_saying_so(tiny_dataset, tmp_path,
+                                                                                        monkeypatch, capsys):
+    """`accelerated-seg train` interrupted as it checks its settings, the interrupt landing in a weakref callback
+    (tests/test_preemption.py's Ctrl-C to a launch before its ranks met printed one so, in importlib's module-lock
+    callback, in a CI run of the hundred-and-twenty-sixth session): it stops before its Accelerator, says its line,
+    status 130, no "Exception ignored", nothing written. Until the hundred-and-twenty-seventh session Python printed
+    the interrupt and the run went on, trained and exported (status 0): a rank sent SIGINT alone trained on."""
+    import accelerated_seg.configured_run as configured_run
+    from accelerated_seg import cli
+
+    checking = configured_run._checks_before_anything_is_written
+
+    def checked_after_a_ctrl_c_dropped_in_a_callback(*args, **kwargs):
+        _dropped_in_a_weakref_callback(KeyboardInterrupt())
+        return checking(*args, **kwargs)
+
+    monkeypatch.setattr(configured_run, "_checks_before_anything_is_written",
+                        checked_after_a_ctrl_c_dropped_in_a_callback)
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # Python's own, which prints it; not pytest's
+    out = tmp_path / "run"
+    status = cli.main(["train", *tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=0)])
+    said = capsys.readouterr()
+    assert status == 130, said.out[-2000:] + said.err[-2000:]
+    assert ("interrupted (Ctrl-C) before training began; nothing was saved: start the run again"
+            in said.out.splitlines()), said.out[-2000:]
+    assert "Exception ignored" not in said.err and not out.exists(), said.err[-2000:]
+
+
+def test_the_rendezvous_raises_an_interrupt_dropped_on_the_way_before_it_waits():
+    """Kept to the end of training's setup, a Ctrl-C dropped in a rank's checks went into the rendezvous with it and
+    waited there for the others to come (a node started minutes later: minutes); the rendezvous raises it first."""
+    from accelerated_seg.interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
+
+    waited, raised = [], None
+    try:  # caught, not left to pytest, which takes a KeyboardInterrupt for its run's own
+        with interrupts_kept():
+            _dropped_in_a_weakref_callback(KeyboardInterrupt())
+            with ending_on_an_interrupt_in_the_rendezvous(lambda: None):
+                waited.append("the process group made")
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    assert raised is not None and waited == []
+
+
+def test_an_inner_block_raises_what_the_outer_one_kept_as_it_ends():
+    """A check's loop inside training's setup (both inside ``interrupts_kept``) raises an interrupt dropped in its
+    last file as its block ends, as it does on its own, not at the end of the setup."""
+    after = []
+    raised = None
+    try:  # caught, not left to pytest
+        with interrupts_kept():
+            with interrupts_kept():
+                _InterruptedAsFinalized(KeyboardInterrupt())
+            after.append("the rest of the setup")
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    assert raised is not None and after == []
+
+
+def test_a_launched_predicts_start_ends_on_a_ctrl_c_dropped_in_its_checks_before_its_processes_meet(
+        tmp_path, monkeypatch, capsys):
+    """A launched predict's checks and its imports of the inference stack (7-15 s on 2 cores), before its processes
+    meet: a Ctrl-C dropped there (an import's module-lock callback) is raised before the rendezvous, its line said.
+    Until the hundred-and-twenty-seventh session it was printed and lost, and the process went on to predict."""
+    import accelerated_seg.inference_distributed as inference_distributed
+    from accelerated_seg import predict_command
+    from accelerated_seg.cli import build_parser
+
+    met = []
+
+    def checked_after_a_ctrl_c_dropped_in_a_callback(args):
+        _dropped_in_a_weakref_callback(KeyboardInterrupt())
+        return {}
+
+    monkeypatch.setattr(predict_command, "launched_processes", lambda: 2)
+    monkeypatch.setattr(predict_command, "_checked_options", checked_after_a_ctrl_c_dropped_in_a_callback)
+    monkeypatch.setattr(inference_distributed, "process_state", lambda: met.append("the processes met"))
+    monkeypatch.setattr(predict_command, "_predict_distributed", lambda *args: 0)
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # Python's own, which prints it; not pytest's
+    args = build_parser().parse_args(["predict", "--model", str(tmp_path / "model"), str(tmp_path / "scan.nii.gz"),
+                                      "--output", str(tmp_path / "out")])
+    raised = None
+    try:  # caught, not left to pytest
+        predict_command.run(args, [])
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    said = capsys.readouterr().err
+    assert raised is not None and met == [], said
+    assert "predict interrupted before the launch's processes met; nothing was written" in said
+    assert "Exception ignored" not in said
