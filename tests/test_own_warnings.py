@@ -198,8 +198,9 @@ def test_a_reset_by_another_thread_as_a_block_ends_is_no_error(block):
 def test_a_filter_equal_to_a_blocks_own_put_in_while_it_lasts_stays_after_it(block):
     """A ``simplefilter("ignore")``, a ``simplefilter("always")`` and a ``filterwarnings("ignore", "MONAI's words")``
     of the caller's (or another thread's) inside a block, equal to ``silenced``'s, ``recorded``'s and ``quieted``'s
-    own entries but for the mark of their module: they stay, first, after the block, its own entry alone taken out. Python's ``list.remove`` takes the first entry equal to the one
-    it is given: an entry equal to the caller's in every field would have taken the caller's out in its place."""
+    own entries but for the mark of their module: they stay, first, after the block, its own entry alone taken out.
+    Python's ``list.remove`` takes the first entry equal to the one it is given: an entry equal to the caller's in
+    every field would have taken the caller's out in its place."""
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         entries = list(warnings.filters)
