@@ -66,7 +66,7 @@ from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
 from .launch_interrupt_logs import shutdown_logged_unless_the_fit_says_it
-from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
+from .model_folders import ESTIMATOR_NAMES, Names, callers_names, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning, recorded
 from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
@@ -150,8 +150,8 @@ class Segmentation:
         self._interrupted: InterruptedFit | None = None  # the last fit, where Ctrl-C stopped it
         self._preempted: InterruptedFit | None = None  # the last fit, where a signal stopped it (it returned)
 
-    def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
-            **train_settings):
+    def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None, *,
+            names: Names | dict | None = None, **train_settings):
         """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
         (``max_steps``, here or in the constructor, is ``steps`` by its config name); one epoch if none.
 
@@ -170,17 +170,24 @@ class Segmentation:
         deletes it first, or ``resume="latest"`` continues it. Stopped by Ctrl-C, the estimator keeps the
         run's place: repr, predict, evaluate and save name its step, its newest checkpoint and the ways on;
         so where a process of a multi-GPU fit is killed (the OOM killer), which raises ``ProcessLost``.
+
+        ``names``: the words its messages say the ways on in (a stop's line, the run folder's refusals), for a
+        script whose user gives flags, not these keywords: a dict of ``model_folders.Names``' fields over the
+        estimator's own, ``{"resume_again": "run the same command with --resume latest", "overwrite": "--overwrite"}``
+        (examples/estimator.py's), or a ``Names``; None: the keywords, ``call fit(..., resume='latest') again``.
         """
         with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
             give_back_an_import_lock_left_held()  # by a Ctrl-C of an earlier call: this fit's threads would hang
             _check_fit_arguments(dataset, epochs, train_settings)
+            names = callers_names(names, ESTIMATOR_NAMES, "fit")
             settings, fine_tunes = self._fit_settings(train_settings)
-            cfg, processes, steps = self._fit_config(dataset, settings, fine_tunes, epochs, steps, train_settings)
+            cfg, processes, steps = self._fit_config(dataset, settings, fine_tunes, epochs, steps, train_settings,
+                                                     names)
             mixed_precision = launch_precision(self.precision)
             if processes > 1:
                 check_the_master_port()
             refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
-            out, manifest, started_from, continues_its_run = self._fit_run_folder(cfg, dataset, settings)
+            out, manifest, started_from, continues_its_run = self._fit_run_folder(cfg, dataset, settings, names)
             run_info_at_start = run_info_written(out)  # an earlier run's, where the folder holds one
             self._note_a_new_network(settings)
             # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
@@ -188,32 +195,34 @@ class Segmentation:
             try:
                 with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
                     if processes > 1:
-                        self.summary = _trained_in_launched_processes(cfg, manifest, processes, mixed_precision, out)
+                        self.summary = _trained_in_launched_processes(cfg, manifest, processes, mixed_precision, out,
+                                                                      names)
                     else:
                         from .train import train
 
-                        self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+                        self.summary = train(cfg, manifest=manifest, names=names)
             except KeyboardInterrupt as interrupted:
                 self._keep_the_stop(out, getattr(interrupted, "step", None), steps, started_from, continues_its_run,
-                                    run_info_at_start)
+                                    run_info_at_start, names=names)
                 raise
             except ProcessLost as lost:  # kept as Ctrl-C's stop is, said in full now that the run is read
                 stopped = self._keep_the_stop(out, lost.step, steps, started_from, continues_its_run,
-                                              run_info_at_start, stopped_by=lost.stopped_by())
+                                              run_info_at_start, stopped_by=lost.stopped_by(), names=names)
                 raise lost.with_ways_on(f"{stopped.stopped_after()} in {stopped.run}", stopped.ways_on(),
                                         stopped.checkpoint_offered()) from None
             except Exception:  # refused or failed: what it wrote of its own stopped run is that run's
                 self._follow_a_failed_resume(out.absolute(), continues_its_run, run_info_at_start)
                 raise
-            self._take_the_run(out, steps, started_from)
+            self._take_the_run(out, steps, started_from, names)
             return self
 
     def _keep_the_stop(self, out: Path, step: int | None, steps: int, started_from: str | None,
-                       continues_its_run: bool, run_info_at_start, **stopped_by) -> InterruptedFit:
+                       continues_its_run: bool, run_info_at_start, **stopped_by_and_names) -> InterruptedFit:
         """Keep the run a fit stopped in (Ctrl-C, or a launched process lost) for repr and predict, which said "not
         trained yet" and "call fit()" of it before the hundredth session (of a process lost, before the
         hundred-and-fifteenth); the model of an earlier fit, if any, is still the one predicted with. ``step``: the
-        step it stopped after, where said. Returns the record kept."""
+        step it stopped after, where said; ``stopped_by_and_names``: InterruptedFit's, what stopped it and the fit's
+        ``names``. Returns the record kept."""
         # a resume of the stopped run stopped before it wrote anything leaves that run as the stop did: said
         # "a fit interrupted (Ctrl-C) in <run>", its step no longer, until the hundred-and-sixth session
         wrote_nothing = same_run_info(run_info_written(out), run_info_at_start)
@@ -224,7 +233,7 @@ class Segmentation:
             saved_nothing = wrote_nothing and not continues_its_run
             self._interrupted = InterruptedFit(out.absolute(), None if saved_nothing else step, steps, started_from,
                                                run_info_at_start=run_info_at_start, saved_nothing=saved_nothing,
-                                               **stopped_by)
+                                               **stopped_by_and_names)
         return self._interrupted
 
     def _fit_settings(self, train_settings: dict) -> tuple[dict, bool]:
@@ -246,15 +255,16 @@ class Segmentation:
         return settings, fine_tunes
 
     def _fit_config(self, dataset: Dataset, settings: dict, fine_tunes: bool, epochs, steps,
-                    train_settings: dict) -> tuple[Config, int, int]:
-        """(the run config of this fit, checked as a YAML file's is; the processes it trains in; its steps)."""
+                    train_settings: dict, names: Names) -> tuple[Config, int, int]:
+        """(the run config of this fit, checked as a YAML file's is, in ``names``; the processes it trains in; its
+        steps)."""
         cfg = dataset.unchecked_config(settings, "fit")
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = gpus_to_launch() if self.multi_gpu else 1
         steps = self._steps_asked(epochs, steps, train_settings)
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
-        cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
+        cfg = checked_config(cfg, "fit", names)
         check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
             steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
@@ -267,7 +277,7 @@ class Segmentation:
                               f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
                               f"without validation, or "
                               f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
-        check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
+        check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()), names=names)
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
             check_fine_tuning(self.loaded_from, cfg, dataset.manifest, channels_named=dataset.channel_names is not None)
         return cfg, processes, steps
@@ -290,11 +300,11 @@ class Segmentation:
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         return steps if steps is not None else lengths["max_steps"]
 
-    def _fit_run_folder(self, cfg: Config, dataset: Dataset,
-                        settings: dict) -> tuple[Path, Manifest, str | None, bool]:
+    def _fit_run_folder(self, cfg: Config, dataset: Dataset, settings: dict,
+                        names: Names) -> tuple[Path, Manifest, str | None, bool]:
         """(the run's folder, made ready: an earlier run there resumed or replaced as the settings say; the
         dataset's manifest, its classes named as the run's start names them; what the run started from; whether
-        the fit continues the folder's run, resuming one of its checkpoints)."""
+        the fit continues the folder's run, resuming one of its checkpoints). Refused in ``names``."""
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
             # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
@@ -303,8 +313,7 @@ class Segmentation:
                               f"run written beside it would be mistaken for it: give the run a folder of its own, "
                               f"e.g. output_dir={str(out / 'run')!r}")
         reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
-        resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
-                                           names=ESTIMATOR_NAMES)
+        resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads, names=names)
         manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
         # A checkpoint of another folder starts a new run here (resume_or_replace), which is not the folder's run:
         # until the hundred-and-sixth session's review it was taken for it, its start and stop records said of it
@@ -343,12 +352,13 @@ class Segmentation:
         if self.run_dir == run and same_run_info(self._run_info_taken, run_info_at_start):
             self._run_info_taken = run_info_written(run)
 
-    def _take_the_run(self, out: Path, steps: int, started_from: str | None) -> None:
-        """Predict with what the finished (or preempted) run in ``out`` exported, and keep its place for repr."""
+    def _take_the_run(self, out: Path, steps: int, started_from: str | None, names: Names) -> None:
+        """Predict with what the finished (or preempted) run in ``out`` exported, and keep its place for repr (its
+        ways on in the fit's ``names``)."""
         self._interrupted = None
         # the run a signal stopped, for repr and predict to name its checkpoint and the export as after Ctrl-C
         self._preempted = (InterruptedFit(out.absolute(), self.summary.get("step"), steps, started_from,
-                                          stopped_by="preempted (SIGTERM/SIGUSR1)")
+                                          stopped_by="preempted (SIGTERM/SIGUSR1)", names=names)
                            if self.summary.get("preempted") else None)
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
@@ -747,7 +757,7 @@ def _resumes(stopped: InterruptedFit | None, run: Path, continues_its_run: bool,
 
 
 def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: int, mixed_precision: str,
-                                   out: Path) -> dict:
+                                   out: Path, names: Names) -> dict:
     """The summary of the run trained in ``processes`` processes that accelerate's ``notebook_launcher`` starts
     (the summary the run wrote), or of the run a signal preempted; a Ctrl-C or signal in a process is raised
     here as one process raises it."""
@@ -766,7 +776,7 @@ def _trained_in_launched_processes(cfg: Config, manifest: Manifest, processes: i
             # torch elastic's log folder made in the launch's, removed with it (torch_elastic_files_in)
             with signal_handlers_kept(), preemption_sent_on(), shutdown_logged_unless_the_fit_says_it(), \
                     torch_elastic_files_in(launch_folder):
-                notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step),
+                notebook_launcher(fit_in_launched_process, (cfg, manifest, stopped_step, names),
                                   num_processes=processes, mixed_precision=mixed_precision,
                                   use_port=port_to_launch_on())
         except Exception as error:  # torch's SignalException for a signal: taken as one process takes it

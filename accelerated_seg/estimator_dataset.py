@@ -33,7 +33,7 @@ from .interrupts_between_imports import interrupts_between_imports
 from .estimator_settings import (FROM_FILES_ARGUMENTS, FROM_FILES_OWN, checked_config, refuse_unknown,
                                  run_config)
 from .launch_env import launched_processes
-from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES
+from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, callers_names
 from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
 
@@ -286,7 +286,7 @@ class Dataset:
         stop_workers_at_exit(loader)
         return loader
 
-    def fit(self, config: Config | None = None, **train_settings) -> dict:
+    def fit(self, config: Config | None = None, *, names: Names | dict | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
         ``accelerate launch``); returns the run summary.
 
@@ -295,6 +295,10 @@ class Dataset:
                 ``model``); its data settings must be this Dataset's (edited, they are refused:
                 the Dataset's cases were split and checked with its own), and the training settings
                 are then its own, not keywords.
+            names: the words its messages say the ways on in (a stop's line, the run folder's refusals), for a
+                script whose user gives flags: a dict of ``model_folders.Names``' fields over Dataset.fit's own
+                (``{"resume_again": "run the same command with --resume latest"}``), or a ``Names``; None: its
+                keywords (``call Dataset.fit again with resume='latest'``), as ``Segmentation.fit(names=)``.
             train_settings: without ``config``, ``TrainConfig`` and ``OptimConfig`` fields by name.
         """
         with interrupts_between_imports():  # a decorator's frame would move the warnings' lines
@@ -304,19 +308,20 @@ class Dataset:
             refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                             "Dataset.fit: {} is not a training or optimizer setting")
             check_it_has_training_cases(self, "Dataset.fit")
+            names = callers_names(names, DATASET_FIT_NAMES, "Dataset.fit")
             if config is not None:
                 self._check_its_config(config, train_settings)
             # lr="1e-3", as fit; a config's own settings are named as it names them
             cfg = checked_config(config or self.unchecked_config(train_settings, "Dataset.fit"), "Dataset.fit",
-                                  DATASET_FIT_NAMES if config is None else None)
+                                  names if config is None else None)
             # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-            check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
+            check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", names)
             resumed = None
             if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
                 with contextlib.suppress(ConfigError):
                     resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
             # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
-            return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
+            return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=names)
 
 
 def check_it_has_training_cases(dataset: Dataset, where: str) -> None:

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model_folders import ESTIMATOR_NAMES, STEP_DIR, complete_checkpoints, exported_models_in, unreadable_folder
+from .model_folders import ESTIMATOR_NAMES, STEP_DIR, Names, complete_checkpoints, exported_models_in, unreadable_folder
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,9 @@ class InterruptedFit:
     # earlier run, to resume='latest' from that run's newest checkpoint (which continued the earlier run, not the new
     # one asked for), each under train's line saying nothing was saved (hundred-and-seventh session's reviews)
     saved_nothing: bool = False
+    # the words of the fit's ways on (its names=: a script's flags), in which the estimator's own were said until the
+    # hundred-and-twenty-seventh session
+    names: Names = ESTIMATOR_NAMES
 
     def __post_init__(self) -> None:  # frozen: object.__setattr__ is the dataclass' own way in
         object.__setattr__(self, "run_info_at_stop", run_info_written(self.run))
@@ -125,10 +128,10 @@ class InterruptedFit:
         elif self.unread_at_stop is not None:
             unsaved = f"no whole checkpoint is there (as it stopped, {self.unread_at_stop})"
         else:
-            unsaved = f"no checkpoint was saved yet ({ESTIMATOR_NAMES.setting('train.save_every')})"
+            unsaved = f"no checkpoint was saved yet ({self.names.setting('train.save_every')})"
         if exports := [export for export in exported_models_in(self.run) if export != predicting_with]:
             return (f"{unsaved}; the model exported in {exports[0]} is kept: Segmentation.load({str(exports[0])!r}) "
-                    f"to predict with it (a new fit there replaces it with {ESTIMATOR_NAMES.overwrite_again})")
+                    f"to predict with it (a new fit there replaces it with {self.names.overwrite_again})")
         return f"{unsaved}, so a new fit starts over"
 
     def said(self) -> str:
@@ -151,15 +154,15 @@ class InterruptedFit:
         if self.written_over():
             return (f"a later fit has written that folder since (its run_info.json was written anew: the run replaced "
                     f"or resumed), so what it holds is not offered as this fit's: fit again, or "
-                    f"{ESTIMATOR_NAMES.resume_again} to continue the folder's run as it is now")
+                    f"{self.names.resume_again} to continue the folder's run as it is now")
         try:
             checkpoint = self._checkpoint()
         except OSError as error:  # looked up each time it is named: it may be readable again later
             return (f"{unreadable_folder(self.run / 'checkpoints', error)}, so no checkpoint is named: once it can be "
-                    f"read again, {ESTIMATOR_NAMES.resume_again} to continue from its newest whole checkpoint")
+                    f"read again, {self.names.resume_again} to continue from its newest whole checkpoint")
         if checkpoint is None:
             return self._unsaved(whose, predicting_with)
-        return f"{whose} newest whole checkpoint is {checkpoint}: {ESTIMATOR_NAMES.resume_again} to continue from it"
+        return f"{whose} newest whole checkpoint is {checkpoint}: {self.names.resume_again} to continue from it"
 
     def checkpoint_offered(self) -> Path | None:
         """The checkpoint ``ways_on`` offers to resume from now, None where it offers none: ``ProcessLost.checkpoint``

@@ -34,10 +34,12 @@ if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
 
-def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None) -> None:
+def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Path | None = None,
+                            names: Names = ESTIMATOR_NAMES) -> None:
     """One process of a launched fit: what it inherited left to the launching process (``forked_for_one_job``), one
     thread (``_one_thread_after_the_fork``), Ctrl-C taken as a one-process fit takes it, the main process writing the
-    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``).
+    step it stopped after to ``stopped_step_to`` for the launching process (``stopped_step``); its messages in the
+    fit's ``names``.
 
     notebook_launcher forks its processes after torch elastic's ``PContext.start`` set SIGINT to its handler
     (torch 2.13, accelerate 1.16), and a fork keeps the handler: Ctrl-C raised torch's ``SignalException``, which
@@ -53,7 +55,7 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest, stopped_step_to: Pa
     _own_progress_bar_lock()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        train(cfg, manifest=manifest, names=ESTIMATOR_NAMES, stopped_step_to=stopped_step_to)
+        train(cfg, manifest=manifest, names=names, stopped_step_to=stopped_step_to)
     except KeyboardInterrupt:  # said where to resume (or that nothing was saved) already
         # torch.multiprocessing's wrapper of a forked process takes KeyboardInterrupt for its parent's stop and
         # ends the process with status 0: SIGINT to this process alone, before the processes have met, left the

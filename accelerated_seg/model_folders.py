@@ -12,6 +12,7 @@ Kept apart from exported_model.py and checkpoint.py, which import torch, acceler
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from safetensors import SafetensorError, safe_open
 
-from .config import ConfigError
+from .config import ConfigError, did_you_mean
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
 from .hand_edited import read_json_file
@@ -178,6 +179,64 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                           renamed=(("data.patch_size", "block_shape"), ("model.name", "model.name"),
                                    ("model.args", "model.args")),
                           length="Dataset.fit's max_steps")
+
+# The fields of Names that are templates, and the names each may use: the others are said as they are given
+_TEMPLATES = {"model_of_the_state": ("folder", "export", "step"),
+              "new_run_from_the_weights": ("checkpoint", "start_from"), "new_run_elsewhere": ("export",),
+              "giving": ("setting",)}
+
+
+def callers_names(given, own: Names, caller: str) -> Names:
+    """The words ``caller``'s messages say its ways on in (``caller``: fit, Segmentation.fit's ``fit`` or Dataset.fit,
+    each with its ``names=``): ``own`` (its Python keywords, ``FIT_NAMES``...) where None; a dict of Names' fields
+    said in place of ``own``'s (a script's flags: ``{"resume_again": "run the same command with --resume latest"}``);
+    a Names as it is. Until the hundred-and-twenty-seventh session none took its caller's, and a preempted
+    examples/estimator.py said its fit's Python call above the script's own line.
+
+    Raises:
+        ConfigError: naming ``names`` and what it takes, before anything is written: a template naming what its
+            message does not give (``{stpe}``) was a KeyError at the stop, after the training.
+    """
+    if given is None:
+        return own
+    fields = [field.name for field in dataclasses.fields(Names)]
+    if isinstance(given, dict):
+        for key in given:
+            if key not in fields:
+                raise ConfigError(f"{caller}: names[{key!r}] is not one of the words its messages say"
+                                  f"{did_you_mean(str(key), fields)}; give Names' fields (accelerated_seg."
+                                  f"model_folders.Names): {', '.join(fields)}")
+        given = dataclasses.replace(own, **given)
+    elif not isinstance(given, Names):
+        raise ConfigError(f"{caller}: names must be a dict of the words its messages say in place of its own, such "
+                          f"as {{'resume_again': 'run the same command with --resume latest'}} (Names' fields), or a "
+                          f"Names (accelerated_seg.model_folders), got {given!r}")
+    for key in fields:
+        _check_the_words(getattr(given, key), getattr(own, key), key, caller)
+    return dataclasses.replace(given, renamed=tuple(tuple(pair) for pair in given.renamed))
+
+
+def _check_the_words(value, own, key: str, caller: str) -> None:
+    """One field of a caller's Names: of the type of ``own`` (the caller's own value), a template naming only what
+    its message gives (``_TEMPLATES``)."""
+    if isinstance(own, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{caller}: names[{key!r}] must be True or False, got {value!r}")
+    elif isinstance(own, tuple):  # renamed: (config key, the caller's name) pairs
+        if not (isinstance(value, (tuple, list)) and all(
+                isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
+                for pair in value)):
+            raise ConfigError(f"{caller}: names[{key!r}] must be (config key, your name) pairs, such as "
+                              f"[('train.resume', '--resume')], got {value!r}")
+    elif not isinstance(value, str):
+        raise ConfigError(f"{caller}: names[{key!r}] must be a str, the words said, got {value!r}")
+    elif key in _TEMPLATES:
+        try:
+            value.format(**dict.fromkeys(_TEMPLATES[key], ""))
+        except (KeyError, IndexError, ValueError) as error:
+            raise ConfigError(f"{caller}: names[{key!r}] is a template that may name "
+                              f"{', '.join('{' + name + '}' for name in _TEMPLATES[key])} alone (double a brace "
+                              f"said as it is: {{{{ }}}}), got {value!r} ({type(error).__name__}: {error})") from None
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

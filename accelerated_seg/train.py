@@ -50,7 +50,7 @@ from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .interrupt_in_the_rendezvous import ending_on_an_interrupt_in_the_rendezvous
 from .interrupted_run import RunSoFar, saying_where_to_resume_after_ctrl_c
 from .loop_state import Loop, LoopSettings, Progress
-from .model_folders import FIT_NAMES, Names, unreadable_folder
+from .model_folders import FIT_NAMES, Names, callers_names, unreadable_folder
 from .optimizers import param_group_settings
 from .preempted_run import say_where_a_preempted_run_goes_on
 from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
@@ -122,7 +122,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
         max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
         resume: str | None = None, trackers: str | list[str] | None = "none", progress_bar: bool = True,
-        allow_strategy_fallback: bool = False, compile: bool = False, overwrite: bool = False) -> dict:
+        allow_strategy_fallback: bool = False, compile: bool = False, overwrite: bool = False,
+        names: Names | dict | None = None) -> dict:
     """Train your own model, loader, loss and optimizer with the same loop as ``train``.
 
     Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
@@ -158,6 +159,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             FSDP/DeepSpeed cannot take effect (an error otherwise).
         compile: ``torch.compile`` the prepared model in place with inductor (as ``train.compile``;
             the launch's ``--dynamo_backend`` also applies). Names and exports are unchanged.
+        names: the words fit's messages (a stop's line, the run folder's refusals) say its ways on in, where a
+            script's user does not write fit's keywords: a dict of ``model_folders.Names``' fields over fit's
+            own (``{"resume_again": "run the same command with --resume latest"}``, as
+            ``examples/fit_your_own.py`` gives), or a ``Names``; None: fit's keywords (``resume='latest'``).
 
     Returns:
         {"step", "preempted", "output_dir", "model", "losses", "speed", "is_main_process"}; ``speed``:
@@ -167,17 +172,19 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     check_fit_arguments(model, loader, optimizer, scheduler, max_epochs=max_epochs, max_steps=max_steps,
                         grad_accum_steps=grad_accum_steps, log_every=log_every, keep_last=keep_last,
                         save_every=save_every, max_grad_norm=max_grad_norm)
+    names = callers_names(names, FIT_NAMES, "fit")
     out = Path(checkpoint_dir)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope,
-          saying_where_to_resume_after_ctrl_c(out / "checkpoints", FIT_NAMES) as so_far):
+          saying_where_to_resume_after_ctrl_c(out / "checkpoints", names) as so_far):
         accelerator = _accelerator_holding_the_fit_folder(out, trackers, loader, grad_accum_steps, max_grad_norm,
                                                          allow_strategy_fallback, run_scope, signals, so_far)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
-        resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite)
+        resume_from, replace = _where_the_fit_starts(accelerator, out, resume, overwrite, names)
         so_far.starts_from(resume_from)
-        model, optimizer, train_dl, aliases = _prepared_for_the_launch(accelerator, model, optimizer, loader, compile)
+        model, optimizer, train_dl, aliases = _prepared_for_the_launch(accelerator, model, optimizer, loader, compile,
+                                                                       names)
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
@@ -186,11 +193,11 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         settings = LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                 max_grad_norm=max_grad_norm, progress_bar=progress_bar)
         loop = _fit_loop(accelerator, model, optimizer, criterion, train_dl, scheduler, settings, out,
-                         shuffle_seed, worker_seed)
+                         shuffle_seed, worker_seed, names)
         saved_settings = _resume_fit(loop, resume_from, out) if resume_from is not None else None
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
-        set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
+        set_aside_later_course(accelerator, resume_from, out, names)
         schedule_the_stepping_optimizer(accelerator, scheduler)
         _start_trackers_with_the_fit_settings(loop, resume_from, saved_settings, grad_accum_steps)
         so_far.set_up(loop)
@@ -207,38 +214,37 @@ def _accelerator_holding_the_fit_folder(out: Path, trackers, loader, grad_accum_
     """fit's Accelerator, holding ``out`` (the run folder's lock, released with ``run_scope``) and set up for
     the launch's strategy, or refused where that strategy cannot take effect; ``signals`` told that the launch's
     processes have met, as train's are; ``so_far`` says a Ctrl-C as they meet, as train's does."""
-    check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
+    check_folder_path(out, so_far.names.folder)  # before the lock makes it; so_far's names are fit's names=
     with ending_on_an_interrupt_in_the_rendezvous(so_far.say_without_an_accelerator):  # it ends there, said
         accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
     signals.recording_from_here()  # SIGTERM is a notice to save from here, no longer an end (checkpoint.py)
-    run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
+    run_scope.enter_context(holding_run_folder(accelerator, out, so_far.names.elsewhere))
     accelerator.gradient_accumulation_steps = grad_accum_steps
     if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
         accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
-    check_launch(accelerator, allow_strategy_fallback, FIT_NAMES)
+    check_launch(accelerator, allow_strategy_fallback, so_far.names)
     return accelerator
 
 
-def _where_the_fit_starts(accelerator: Accelerator, out: Path, resume: str | None,
-                          overwrite: bool) -> tuple[Path | None, bool]:
+def _where_the_fit_starts(accelerator: Accelerator, out: Path, resume: str | None, overwrite: bool,
+                          names: Names) -> tuple[Path | None, bool]:
     """(the checkpoint the fit resumes from, None for a new run; whether an earlier run in ``out`` is replaced),
-    as every rank agrees. A checkpoint of train's, or one this launch cannot load, is refused here."""
-    resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
-                                             outputs=FIT_OUTPUTS)
+    as every rank agrees. A checkpoint of train's, or one this launch cannot load, is refused here, in ``names``."""
+    resume_from, replace = resume_or_replace(out, resume, overwrite, names=names, marker=None, outputs=FIT_OUTPUTS)
     if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
-        with gone_if_rotated_away(resume_from, FIT_NAMES):
+        with gone_if_rotated_away(resume_from, names):
             refuse_a_train_checkpoint_in_fit(resume_from)
-            check_resume_layout(resume_from, accelerator, FIT_NAMES)  # files this launch cannot load
-    check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
+            check_resume_layout(resume_from, accelerator, names)  # files this launch cannot load
+    check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
     return resume_from, replace
 
 
 def _prepared_for_the_launch(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-                             loader: torch.utils.data.DataLoader, compile: bool) -> tuple:
+                             loader: torch.utils.data.DataLoader, compile: bool, names: Names) -> tuple:
     """(the model, optimizer and loader as ``accelerator.prepare`` returns them, the model compiled where asked;
     the names of the model's shared tensors, taken while it was plain, for its export). A loader that yields no
     batch on each process is refused."""
-    compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
+    compiling = checked_settings(accelerator, CompileConfig(enabled=compile), names)
     aliases = shared_tensor_names(model)  # while it is plain (export_model)
     expect_shared_tensors(aliases)
     adapt_to_strategy(accelerator, model)
@@ -254,11 +260,11 @@ def _prepared_for_the_launch(accelerator: Accelerator, model: torch.nn.Module, o
 
 def _fit_loop(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer, criterion: Callable,
               train_dl: torch.utils.data.DataLoader, scheduler, settings: LoopSettings, out: Path,
-              shuffle_seed: int | None, worker_seed: int | None) -> Loop:
+              shuffle_seed: int | None, worker_seed: int | None, names: Names) -> Loop:
     """The Loop of the prepared pieces, its progress (with the seeds of the loader's orders and workers) and the
-    scheduler saved in every checkpoint."""
+    scheduler saved in every checkpoint; its messages in ``names``."""
     loop = Loop(accelerator, model, optimizer, criterion, train_dl, settings, out / "checkpoints", scheduler=scheduler,
-                names=FIT_NAMES)
+                names=names)
     loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
     accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
     return loop
@@ -287,7 +293,7 @@ def _start_trackers_with_the_fit_settings(loop: Loop, resume_from: Path | None, 
     changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
     if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
         # by fit's keywords (max_steps), not the trackers' names (fit.max_steps) said until the ninety-second session
-        loop.accelerator.print(changed_settings_note(resume_from, changed, FIT_NAMES))
+        loop.accelerator.print(changed_settings_note(resume_from, changed, loop.names))
     start_trackers(loop.accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
                    changed=changed)
 
