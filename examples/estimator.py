@@ -33,6 +33,13 @@ from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.wording import counted
 
+# How the fit's messages (a stop's line, the run folder's refusals) name this script's ways on: its flags, in place of
+# the estimator's keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which a stopped run said
+# above this script's own line until the hundred-and-twenty-seventh session
+EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
+                "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
+                "folder": "the run folder under --out", "length": "--steps"}
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -76,13 +83,9 @@ def main(argv=None):
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
                          overwrite=args.overwrite, val_every=max(1, args.steps // 2))
     say = print if writes else (lambda *_: None)
-    try:
-        model.fit(data, steps=args.steps, resume=args.resume)
-    except KeyboardInterrupt:  # Ctrl-C: fit has said its newest checkpoint, and its Python way on
-        _say_the_way_on(say, out / "run")
-        raise
-    if model.summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
-        _say_the_way_on(say, out / "run")
+    # A Ctrl-C ends here, fit having said its newest checkpoint and this script's way on (130)
+    model.fit(data, steps=args.steps, resume=args.resume, names=EXAMPLE_NAMES)
+    if model.summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved and said, the job is ending
         return model.summary
     say(f"trained {counted(model.summary['step'], 'step')}, best validation Dice {model.summary['best_dice']:.3f}")
 
@@ -137,13 +140,6 @@ def _refuse_an_earlier_run(run: Path, resume: str | None, overwrite: bool) -> No
         go_on = "--resume latest to continue it, " if stopped else ""
         raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give {go_on}--overwrite to "
                           f"replace it (and its prediction, evaluation and saved model), or another --out")
-
-
-def _say_the_way_on(say, run: Path) -> None:
-    """This script's way on after a stop, where the estimator's own line names its Python call (fit(...,
-    resume='latest'), kept for notebooks): a Ctrl-C before the first checkpoint has none."""
-    if complete_checkpoints(run / "checkpoints"):
-        say("run the same command with --resume latest to continue from there")
 
 
 if __name__ == "__main__":

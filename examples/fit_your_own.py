@@ -11,6 +11,7 @@ not build: here a plain MONAI dictionary-transform pipeline and a SegResNet.
 """
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 import torch
@@ -26,15 +27,23 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import Names, complete_checkpoints
+from accelerated_seg.model_folders import FIT_NAMES
 from accelerated_seg.run_folder import FIT_OUTPUTS, resume_or_replace
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
 from accelerated_seg.wording import counted
 
-# How the run folder's refusals name this script's ways on (fit's own name its keywords)
-EXAMPLE_NAMES = Names(resume="--resume=latest", elsewhere="another --out", overwrite="--overwrite",
-                      folder="--out", prefix="", renamed=(("train.resume", "--resume"),))
+# How this script's refusals and fit's messages (a stop's line, the run folder's refusals) name its ways on: its
+# flags, in place of fit's keywords (resume='latest'), which a stopped run said above this script's own line until
+# the hundred-and-twenty-seventh session. It has no --steps, so the way to a model of a stopped run's state edits fit's
+# call here.
+EXAMPLE_NAMES = dataclasses.replace(
+    FIT_NAMES, resume="--resume=latest", elsewhere="another --out", overwrite="--overwrite", folder="--out",
+    renamed=(("train.resume", "--resume"),), resume_again="run the same command with --resume latest",
+    overwrite_again="--overwrite", length="--epochs",
+    model_of_the_state=("for a model of it now, give fit max_steps={step} in place of max_epochs in "
+                        "examples/fit_your_own.py and run it with --resume latest, which trains nothing and exports "
+                        "it to {export}"))
 
 
 def main(argv=None):
@@ -80,27 +89,16 @@ def main(argv=None):
     set_seed(0)
     model = SegResNet(spatial_dims=3, in_channels=1, out_channels=3, init_filters=8)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    try:
-        result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
-                     max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
-                     save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
-    except KeyboardInterrupt:  # Ctrl-C: fit has said its newest checkpoint, and its Python way on
-        _say_the_way_on(state, out / "run")
-        raise
-    if result["preempted"]:  # SIGTERM/SIGUSR1: the state is saved (no weights exported to name); the job is ending
-        _say_the_way_on(state, out / "run")
-    elif result["is_main_process"]:
+    # A Ctrl-C ends at fit, which has said its newest checkpoint and this script's way on (130); SIGTERM/SIGUSR1
+    # returns preempted, said too: the state is saved (no weights exported to name), the job is ending
+    result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
+                 max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
+                 save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite, names=EXAMPLE_NAMES)
+    if not result["preempted"] and result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; "
               f"weights: {result['model']}")
     return result
-
-
-def _say_the_way_on(state: PartialState, run: Path) -> None:
-    """This script's way on after a stop, where fit's own line names its Python call (call fit again with
-    resume='latest'): a Ctrl-C before the first checkpoint has none."""
-    if complete_checkpoints(run / "checkpoints"):
-        state.print("run the same command with --resume latest to continue from there")
 
 
 def _check_the_options(args) -> None:

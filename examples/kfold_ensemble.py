@@ -37,9 +37,12 @@ from accelerated_seg.wording import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 # How train's messages name the ways on: every fold's folder is under --out, and --train.output_dir is refused
-# (a rerun was told to "train into another --train.output_dir" until the ninety-third session)
+# (a rerun was told to "train into another --train.output_dir" until the ninety-third session); a stop's line names
+# this command alone, not a Python call besides ("(resume='latest' from Python)" until the hundred-and-twenty-seventh)
 KFOLD_NAMES = Names(elsewhere="another --out", new_run_elsewhere="--train.init_from={export} with another --out",
-                    folder="the fold's folder under --out")
+                    folder="the fold's folder under --out",
+                    resume_again="run the same command with --train.resume=latest",
+                    overwrite_again="--train.overwrite=true")
 
 
 def main(argv=None):
@@ -88,9 +91,9 @@ def main(argv=None):
             fold_resume = ["--train.overwrite=true"] if resume and (fold_dir / TRAIN_RUN_MARKER).is_file() else []
         cfg = _fold_config(args, out, [*overrides, *fold_resume], fold)
         summary = train(cfg, names=KFOLD_NAMES)  # the whole fold, on every process of the launch
-        if summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
-            state.print(f"fold {fold} stopped with its state saved; run the same command with "
-                        f"--train.resume=latest to continue from there")
+        if summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending; train said the way on
+            rest = "the folds after it and the ensemble" if fold < args.folds - 1 else "the ensemble"
+            state.print(f"fold {fold} stopped with its state saved, before {rest}")
             return summary
         if cfg.train.val_every:
             state.print(f"fold {fold}: best validation mean Dice {summary['best_dice']:.4f} at step "
