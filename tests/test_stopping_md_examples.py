@@ -7,13 +7,18 @@ reading its status (138 to a shell), where the page says a second signal changes
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import torch
+
+from accelerated_seg.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,33 +145,51 @@ def test_a_second_sigterm_in_examples_train_pys_shutdown_after_its_stop_changes_
 # examples/fit_your_own.py, estimator.py and kfold_ensemble.py in one process, run as `python examples/<name>.py` runs
 # them: their phantoms written small (32^3 voxels), their training standing in (fit's summary, Segmentation.fit's,
 # train's: a notice's stop after step 2, with its checkpoint, a run ended whole, or a Ctrl-C after the checkpoint), the
-# resume it was given said, and the second SIGTERM sent by an atexit handler, in the interpreter's shutdown.
+# resume it was given said, then the stop's own line as the fit says it in the names the script gave it (its
+# names=, train's names), and the second SIGTERM sent by an atexit handler, in the interpreter's shutdown.
 FIT_EXAMPLE_STOPPED_THEN_SIGNALLED = """
 import atexit, os, runpy, signal, sys
 from pathlib import Path
+from types import SimpleNamespace
 from accelerated_seg import estimator, train
+from accelerated_seg.config import Config
 from accelerated_seg.data import synthetic
+from accelerated_seg.interrupted_run import RunSoFar
+from accelerated_seg.model_folders import ESTIMATOR_NAMES, FIT_NAMES, Names, callers_names
+from accelerated_seg.preempted_run import say_where_a_preempted_run_goes_on
 ensure = synthetic.ensure_synthetic_dataset
 synthetic.ensure_synthetic_dataset = lambda folder, **kwargs: ensure(folder, **kwargs, size_mm=(48.0, 48.0, 48.0))
 summary = {{"step": 2, "preempted": {stop!r} == "preempted", "is_main_process": True, "losses": [(2, 0.5)],
             "model": "run/model/model.safetensors", "best_dice": None, "best_step": None}}
-def trained(*args, **kwargs):
+def trained(*args, own=FIT_NAMES, **kwargs):
     print(f"resume={{kwargs.get('resume')!r}}")
+    names = callers_names(kwargs.get("names"), own, "fit")
+    # train's run folder is its config's (a k-fold's fold), fit's its checkpoint_dir, the estimator's <out>/run
+    run = Path(args[0].train.output_dir) if args and isinstance(args[0], Config) else Path({out!r}) / "run"
+    loop = SimpleNamespace(progress=SimpleNamespace(step=2), names=names, checkpoints_dir=run / "checkpoints",
+                           accelerator=SimpleNamespace(print=print))
     if {stop!r} != "whole":
-        (Path({out!r}) / "run" / "checkpoints" / "step_2").mkdir(parents=True, exist_ok=True)
+        (run / "checkpoints" / "step_2").mkdir(parents=True, exist_ok=True)
     if {stop!r} == "ctrl-c":
+        so_far = RunSoFar(run / "checkpoints", names)
+        so_far.set_up(loop)
+        print(so_far.line())
         raise KeyboardInterrupt
+    if {stop!r} == "preempted":
+        say_where_a_preempted_run_goes_on(loop)
     return summary
 def fitted(self, *args, **kwargs):
-    self.summary = trained(*args, **kwargs)
+    self.summary = trained(*args, own=ESTIMATOR_NAMES, **kwargs)
     return self
 estimator.Segmentation.fit = fitted
-train.fit = train.train = trained
+train.fit = trained
+train.train = lambda *args, **kwargs: trained(*args, own=Names(), **kwargs)
 atexit.register(os.kill, os.getpid(), signal.SIGTERM)
 sys.argv = [{script!r}, *{argv!r}]
 runpy.run_path({script!r}, run_name="__main__")
 """
-WAY_ON = "run the same command with --resume latest to continue from there"
+# the script's way on, as its fit's line says it (its names=): said once, and no Python call of the script's
+WAY_ON = "run the same command with --resume latest to continue"
 
 
 @pytest.mark.parametrize("example, argv, stop, status", [
@@ -183,14 +206,20 @@ def test_a_second_sigterm_in_the_fit_examples_shutdown_after_a_preemption_leaves
     session's helper h141: benchmarks/results/estimator_stop_walk_2026-12-07/probe_*_before.txt). Now each passes its
     fit's preempted state to ``end_process`` as examples/train.py does, and says nothing of a model it has not: the
     estimator's went on to predict with none (RuntimeError), fit_your_own's named weights never exported. A run that
-    ended whole still ends on SIGTERM. After the fit's own line (its Python way on, standing in here) each says the
-    script's own way on (review r121)."""
+    ended whole still ends on SIGTERM. The fit's own line says the script's way on (review r121's in a line of the
+    script's after it, until the hundred-and-twenty-seventh session), and nothing is said after it but the k-fold
+    example's fold."""
     done = _run_the_example(example, argv, stop, tmp_path)
     assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
-    if stop == "preempted":  # nothing said after fit's own preempted line but the script's way on
-        said = {"kfold_ensemble": ["fold 0 stopped with its state saved; run the same command with "
-                                   "--train.resume=latest to continue from there"]}
-        assert done.stdout.splitlines()[1:] == said.get(example, [WAY_ON]), done.stdout[-2000:]
+    if stop == "preempted":  # nothing said after fit's own preempted line but the k-fold example's fold
+        lines = done.stdout.splitlines()
+        assert lines[1].startswith("preempted: SIGTERM/SIGUSR1 reached a rank;"), done.stdout[-2000:]
+        said = {"kfold_ensemble": ["fold 0 stopped with its state saved, before the folds after it and the ensemble"]}
+        assert lines[2:] == said.get(example, []), done.stdout[-2000:]
+        way_on = ("run the same command with --train.resume=latest to continue" if example == "kfold_ensemble" else
+                  WAY_ON)
+        assert [line for line in lines if "the same command" in line] == [lines[1]] and way_on in lines[1], lines
+        assert "resume='latest'" not in done.stdout, done.stdout[-2000:]
 
 
 def _run_the_example(example: str, argv: list[str], stop: str, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -212,15 +241,131 @@ def test_a_stopped_fit_example_names_its_own_way_on_which_resumes(example, argv,
     """A preempted or interrupted examples/fit_your_own.py or estimator.py said only its fit's line, ``call fit
     again with resume='latest'`` (``call fit(..., resume='latest') again``), the Python call inside the script, and
     estimator.py had no way to resume at all (review r121 of h141's walk; the Open entry "A preempted
-    `examples/estimator.py` or `examples/fit_your_own.py` names a way on its user does not write"). Now each says the
-    same command with ``--resume latest`` (after the fit's line, kept for notebooks), which hands fit
-    ``resume='latest'``; Ctrl-C still ends 130."""
+    `examples/estimator.py` or `examples/fit_your_own.py` names a way on its user does not write"). Review r121 had
+    each say the same command with ``--resume latest`` after the fit's line; since the hundred-and-twenty-seventh
+    session the fit's line says it, in the names the script gives its fit, and the script's second line is gone:
+    one way on, the script's. It hands fit ``resume='latest'``; Ctrl-C still ends 130."""
     done = _run_the_example(example, argv, stop, tmp_path)
     assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
-    assert done.stdout.splitlines() == ["resume=None", WAY_ON], done.stdout[-2000:]
+    _assert_the_scripts_way_on_alone(done.stdout, "resume=None", stop)
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     if stop == "ctrl-c":  # the resume once for each script (each run 25-55 s on a loaded 2-core machine)
         return
     again = _run_the_example(example, [*argv, "--resume", "latest"], "preempted", tmp_path)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-3000:]
-    assert again.stdout.splitlines() == ["resume='latest'", WAY_ON], again.stdout[-2000:]
+    _assert_the_scripts_way_on_alone(again.stdout, "resume='latest'", "preempted")
+
+
+def _assert_the_scripts_way_on_alone(stdout: str, resume_given: str, stop: str) -> None:
+    """The resume the script handed its fit, then the fit's own line alone, naming the script's way on."""
+    lines = stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == resume_given, stdout[-2000:]
+    start = {"preempted": "preempted: SIGTERM/SIGUSR1 reached a rank;", "ctrl-c": "interrupted (Ctrl-C) after step 2;"}
+    assert lines[1].startswith(start[stop]) and WAY_ON in lines[1], stdout[-2000:]
+    assert "resume='latest'" not in lines[1], stdout[-2000:]
+
+
+def _the_names_the_script_gives_its_fit(example: str):
+    """``EXAMPLE_NAMES`` of examples/<example>.py, read by running its top (its imports and constants: no main)."""
+    import runpy
+
+    return runpy.run_path(str(ROOT / "examples" / f"{example}.py"))["EXAMPLE_NAMES"]
+
+
+def _said_once_in_the_scripts_words(said: str, line: str) -> None:
+    """``line`` is said, the one line naming a way on, and no Python call of the script's fit."""
+    assert line in said.splitlines(), said[-3000:]
+    assert [one for one in said.splitlines() if "the same command" in one] == [line], said[-3000:]
+    assert "resume='latest'" not in said and "call fit" not in said, said[-3000:]
+
+
+@pytest.mark.parametrize("stop", ["preempted", "ctrl-c"])
+def test_fit_given_fit_your_owns_names_says_the_scripts_way_on_once_after_a_stop(stop, tmp_path, monkeypatch, capsys,
+                                                                                 ctrl_c_raises):
+    """The fit examples/fit_your_own.py makes, stopped after a step with a checkpoint (a job's SIGTERM after step 2;
+    a Ctrl-C in step 2): its line names the script's flags (``names=EXAMPLE_NAMES``), the run folder's refusal of a
+    rerun too. Until the hundred-and-twenty-seventh session fit took no names and said ``call fit again with
+    resume='latest'``, the script's own line after it (review r121)."""
+    import signal
+
+    from monai.losses import DiceCELoss
+    from monai.networks.nets import UNet
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from accelerated_seg.train import fit
+    from faults import loss_forward_with, signal_on
+
+    names = _the_names_the_script_gives_its_fit("fit_your_own")
+    images = torch.randn(6, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
+    torch.manual_seed(0)
+    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,))
+    pieces = (model, DataLoader(TensorDataset(images, (images > 0.5).long()), batch_size=2),
+              DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters()))
+    run = tmp_path / "run"
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(
+        signal_on(1, signal.SIGTERM if stop == "preempted" else signal.SIGINT)))  # step 2's forward
+    with contextlib.suppress(KeyboardInterrupt) if stop == "ctrl-c" else contextlib.nullcontext():
+        result = fit(*pieces, max_steps=4, checkpoint_dir=run, save_every=1, progress_bar=False, names=names)
+        assert result["preempted"] and result["step"] == 2
+    said = capsys.readouterr().out
+    if stop == "preempted":
+        line = (f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 2 and the training state "
+                f"is saved in {run / 'checkpoints' / 'step_2'}: run the same command with --resume latest to continue, "
+                f"or for a model of it now, give fit max_steps=2 in place of max_epochs in examples/fit_your_own.py "
+                f"and run it with --resume latest, which trains nothing and exports it to {run / 'model'}.")
+    else:
+        line = (f"interrupted (Ctrl-C) after step 1; the newest whole checkpoint is {run / 'checkpoints' / 'step_1'}: "
+                f"run the same command with --resume latest to continue from it")
+    _said_once_in_the_scripts_words(said, line)
+    step = 2 if stop == "preempted" else 1
+    with pytest.raises(ConfigError, match=re.escape(
+            f"{run} already holds a run (checkpoints up to step_{step}), which a new run there would replace: continue "
+            f"it with --resume=latest, train into another --out, or set --overwrite to delete it first")):
+        fit(*pieces, max_steps=4, checkpoint_dir=run, progress_bar=False, names=names)
+
+
+@pytest.mark.parametrize("stop", ["preempted", "ctrl-c"])
+def test_the_estimators_fit_given_its_examples_names_says_the_scripts_way_on_once_after_a_stop(
+        stop, tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """The fit examples/estimator.py makes, ``Segmentation.fit(..., names=EXAMPLE_NAMES)``, stopped after a step with
+    a checkpoint: its line, its repr and the refusal of a rerun name the script's flags. Until the
+    hundred-and-twenty-seventh session the estimator took no names and said ``call fit(..., resume='latest')
+    again``, the script's own line after it (review r121)."""
+    import signal
+
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset, Segmentation
+    from faults import loss_forward_with, signal_on
+
+    names = _the_names_the_script_gives_its_fit("estimator")
+    pairs = [(str(c.images[0]), str(c.label)) for c in load_msd(tiny_dataset).training]
+    data = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).batch(2)
+    run = tmp_path / "run"
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(run), val_every=0, save_every=1, trackers="none", progress_bar=False,
+                         warmup_steps=0)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(
+        signal_on(1, signal.SIGTERM if stop == "preempted" else signal.SIGINT)))  # step 2's forward
+    with contextlib.suppress(KeyboardInterrupt) if stop == "ctrl-c" else contextlib.nullcontext():
+        model.fit(data, steps=4, names=names)
+        assert model.summary["preempted"] and model.summary["step"] == 2
+    said = capsys.readouterr().out
+    step = 2 if stop == "preempted" else 1
+    checkpoint = run / "checkpoints" / f"step_{step}"
+    if stop == "preempted":
+        line = (f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 2 and the training state "
+                f"is saved in {checkpoint}: run the same command with --resume latest to continue, or make a model of "
+                f"it with accelerated-seg export {run} --output <new folder>.")
+    else:
+        line = (f"interrupted (Ctrl-C) after step 1; the newest whole checkpoint is {checkpoint}: run the same command "
+                f"with --resume latest to continue from it")
+    _said_once_in_the_scripts_words(said, line)
+    assert repr(model).endswith(f"its newest whole checkpoint is {checkpoint}: run the same command with --resume "
+                                f"latest to continue from it>"), repr(model)
+    with pytest.raises(ConfigError, match=re.escape(
+            f"{run} already holds a run (checkpoints up to step_{step}), which a new run there would replace: continue "
+            f"it with --resume latest, train into another --out, or set --overwrite to delete it first")):
+        model.fit(data, steps=4, names=names)
