@@ -1865,7 +1865,7 @@ def test_a_resume_whose_launch_lost_a_process_before_it_wrote_the_run_names_the_
     import accelerated_seg.estimator as estimator
     from accelerated_seg import ProcessLost
 
-    def killed_in_the_setup(cfg, manifest, processes, mixed_precision, out):
+    def killed_in_the_setup(cfg, manifest, processes, mixed_precision, out, names):
         raise ProcessLost("fit: process 1 of 2 died of SIGKILL, and the other processes stopped", 1, 2, "SIGKILL", 2)
 
     first, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
@@ -5115,7 +5115,7 @@ def test_a_launched_fit_stopped_by_ctrl_c_says_its_newest_checkpoints_step(tiny_
     and were stopped (the real one: test_ctrl_c_in_a_fit_of_two_launched_processes_...)."""
     import accelerated_seg.estimator as estimator
 
-    def launched_and_stopped(cfg, manifest, processes, mixed_precision, out):
+    def launched_and_stopped(cfg, manifest, processes, mixed_precision, out, names):
         for step in (2, 4):
             (out / "checkpoints" / f"step_{step}").mkdir(parents=True)
         (out / "run_info.json").write_text("{}")
@@ -5144,7 +5144,7 @@ def test_a_launched_fits_failed_resume_leaves_the_stop_said_after_its_own_checkp
     resume's checkpoint for the one resume_or_replace would find."""
     import accelerated_seg.estimator as estimator
 
-    def launched(cfg, manifest, processes, mixed_precision, out):
+    def launched(cfg, manifest, processes, mixed_precision, out, names):
         resumed = (out / "checkpoints").is_dir()
         (out / "checkpoints" / f"step_{3 if resumed else 2}").mkdir(parents=True)
         (out / "run_info.json").write_text(json.dumps({"written_at": "resumed" if resumed else "stopped"}))
