@@ -174,7 +174,7 @@ def _plan_settings(args) -> argparse.Namespace:
         # the run's per-GPU batch only where --batch does not give the table's: a config whose global batch
         # cannot split over --gpus was refused even with --batch (and --global-batch) given
         from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size),
-                       "batch": _run_batch(cfg, gpus, args.config) if args.batch is None else None,
+                       "batch": _run_batch(cfg, gpus, args.config, args.global_batch) if args.batch is None else None,
                        "global_batch": cfg.train.global_batch_size,
                        # the config's model.args are its network's: not another --model's
                        "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
@@ -191,18 +191,25 @@ def _plan_settings(args) -> argparse.Namespace:
     return argparse.Namespace(**resolved)
 
 
-def _run_batch(cfg, gpus: int, config_path: str) -> int:
+def _run_batch(cfg, gpus: int, config_path: str, global_batch: int | None = None) -> int:
     """The per-GPU batch the config's run would train with on ``gpus`` GPUs: its train.batch_size, or
-    what its train.global_batch_size (and grad_accum_steps) resolve to, as training resolves them."""
+    what its train.global_batch_size (and grad_accum_steps) resolve to, as training resolves them, with
+    ``global_batch`` (--global-batch) in place of train.global_batch_size where given, as the option wins over
+    the config. Until the hundred-and-twenty-seventh session the config's decided: a config's global batch of 16
+    on --gpus 8 --global-batch 64 gave a table at 2 per GPU for a run that trains 8, and one that --global-batch
+    replaced was refused for not splitting over --gpus, named as the config's."""
     from .config import ConfigError
     from .schedule import resolve_batch
 
     t, o = cfg.train, cfg.optim
+    given = global_batch is not None
     try:
-        return resolve_batch(t.batch_size, t.global_batch_size, t.grad_accum_steps, gpus, o.lr,
-                             o.base_batch_size, o.lr_scaling).per_device
+        return resolve_batch(t.batch_size, global_batch if given else t.global_batch_size, t.grad_accum_steps, gpus,
+                             o.lr, o.base_batch_size, o.lr_scaling).per_device
     except ConfigError as error:
-        raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's per-GPU batch with --batch)"
+        said = str(error).replace("train.global_batch_size", "train.global_batch_size (--global-batch)", 1) \
+            if given else str(error)
+        raise ConfigError(f"{config_path} on --gpus {gpus}: {said} (or give the table's per-GPU batch with --batch)"
                           ) from None
 
 

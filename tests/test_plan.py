@@ -411,9 +411,38 @@ def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_
                  "--json", str(out)]) == 0, capsys.readouterr().err
     result = json.loads(out.read_text())
     assert (result["batch_per_gpu"], result["gpus"], result["global_batch"]) == (2, 4, 8)
-    # without --batch the table's batch is the run's, which cannot be: the error says what to give
-    assert main(["plan", "--config", str(config), "--gpus", "4", "--global-batch", "8"]) == 2
-    assert "give the table's per-GPU batch with --batch" in capsys.readouterr().err
+    # without --batch the table's batch is the run's at the global batch given: 8 over 4 GPUs
+    assert main(["plan", "--config", str(config), "--gpus", "4", "--global-batch", "8", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["batch_per_gpu"] == 2
+
+
+def test_plan_resolves_the_runs_batch_at_the_global_batch_given_in_place_of_the_configs(tmp_path, capsys):
+    """--global-batch wins over the config's train.global_batch_size for the table's batch too, as training's
+    --train.global_batch_size does: the table was at the config's split, 2 per GPU for a run of 8 (four times
+    the activations it said fit), and a global batch --global-batch replaced was refused for not splitting, named
+    as the config's (a new user's walk of docs/planning.md, hundred-and-twenty-seventh session)."""
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "tumour"}, "modality": {"0": "CT"},
+        "training": [{"image": "./imagesTr/a.nii.gz", "label": "./labelsTr/a.nii.gz"}]}))
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
+                      "train: {global_batch_size: 16}\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--config", str(config), "--gpus", "8", "--global-batch", "64", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert (result["batch_per_gpu"], result["global_batch"]) == (8, 64)  # 64 over 8 GPUs, as training splits it
+    assert "batch 8, global batch 64" in capsys.readouterr().out
+    assert main(["plan", "--config", str(config), "--gpus", "3", "--global-batch", "12"]) == 0  # 16 split over none
+    assert "batch 4, global batch 12" in capsys.readouterr().out
+
+    # with the config's per-GPU batch, a global batch given that training would refuse: said as the option's
+    config.write_text(config.read_text().replace("{global_batch_size: 16}", "{batch_size: 2, global_batch_size: 32}"))
+    assert main(["plan", "--config", str(config), "--gpus", "8", "--global-batch", "24"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {config} on --gpus 8: train.global_batch_size (--global-batch) 24 cannot be split into "
+                   "train.batch_size 2 x 8 process(es) x train.grad_accum_steps ?; choose a global batch that is a "
+                   "multiple of 16, or drop one of the three settings (or give the table's per-GPU batch with --batch)"]
 
 
 @pytest.mark.parametrize("argv, message", [
