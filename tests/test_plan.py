@@ -396,16 +396,22 @@ def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys)
     assert "2 image channel(s), 3 regions\n" in capsys.readouterr().out
 
 
-def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_path, capsys):
-    """--batch and --global-batch given: the config's train.global_batch_size, which cannot split over
-    --gpus, decides nothing and is no error (it was, naming the config, though the options win)."""
+def _ct_config(tmp_path, train: str) -> Path:
+    """An experiment config of one CT channel and two classes, described by a dataset.json whose images are not
+    there (plan reads the description alone), with the ``train`` section given."""
     (tmp_path / "dataset.json").write_text(json.dumps({
         "labels": {"0": "background", "1": "tumour"}, "modality": {"0": "CT"},
         "training": [{"image": "./imagesTr/a.nii.gz", "label": "./labelsTr/a.nii.gz"}]}))
     config = tmp_path / "exp.yaml"
     config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
-                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
-                      "train: {global_batch_size: 6}\n")
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\ntrain: {train}\n")
+    return config
+
+
+def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_path, capsys):
+    """--batch and --global-batch given: the config's train.global_batch_size, which cannot split over
+    --gpus, decides nothing and is no error (it was, naming the config, though the options win)."""
+    config = _ct_config(tmp_path, "{global_batch_size: 6}")
     out = tmp_path / "plan.json"
     assert main(["plan", "--config", str(config), "--gpus", "4", "--batch", "2", "--global-batch", "8",
                  "--json", str(out)]) == 0, capsys.readouterr().err
@@ -421,13 +427,7 @@ def test_plan_resolves_the_runs_batch_at_the_global_batch_given_in_place_of_the_
     --train.global_batch_size does: the table was at the config's split, 2 per GPU for a run of 8 (four times
     the activations it said fit), and a global batch --global-batch replaced was refused for not splitting, named
     as the config's (a new user's walk of docs/planning.md, hundred-and-twenty-seventh session)."""
-    (tmp_path / "dataset.json").write_text(json.dumps({
-        "labels": {"0": "background", "1": "tumour"}, "modality": {"0": "CT"},
-        "training": [{"image": "./imagesTr/a.nii.gz", "label": "./labelsTr/a.nii.gz"}]}))
-    config = tmp_path / "exp.yaml"
-    config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
-                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
-                      "train: {global_batch_size: 16}\n")
+    config = _ct_config(tmp_path, "{global_batch_size: 16}")
     out = tmp_path / "plan.json"
     assert main(["plan", "--config", str(config), "--gpus", "8", "--global-batch", "64", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
@@ -437,7 +437,7 @@ def test_plan_resolves_the_runs_batch_at_the_global_batch_given_in_place_of_the_
     assert "batch 4, global batch 12" in capsys.readouterr().out
 
     # with the config's per-GPU batch, a global batch given that training would refuse: said as the option's
-    config.write_text(config.read_text().replace("{global_batch_size: 16}", "{batch_size: 2, global_batch_size: 32}"))
+    config = _ct_config(tmp_path, "{batch_size: 2, global_batch_size: 32}")
     assert main(["plan", "--config", str(config), "--gpus", "8", "--global-batch", "24"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {config} on --gpus 8: train.global_batch_size (--global-batch) 24 cannot be split into "
