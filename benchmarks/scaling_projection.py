@@ -9,7 +9,7 @@ files are repeats, and medians over them are used):
 
 - ``--one``: one process. Our loop's step time (per-device batch / samples/s), the plain loop's
   backward time (the window DDP can hide its all-reduce in) and the gradient bytes.
-- ``--measured`` (optional): the same settings under N processes, repeats in the same order as
+- ``--measured`` (optional): the same settings under N processes, on the same machine, repeats in the same order as
   ``--one``. Gives the measured weak-scaling efficiency, global samples/s / (N x one-process
   samples/s), per repeat pair and from the medians, and the all-reduce bus bandwidth measured there,
   with which the model below is checked against the measurement.
@@ -67,24 +67,53 @@ def read_result(parser, option: str, path) -> dict:
     if not result["runs"] or not isinstance(result["runs"][0], dict):
         parser.error(f"{option} {path} holds no run ('runs' is {result['runs']!r}): give a `benchmark train` "
                      "result that measured a configuration at least")
+    if lacking := unmeasured(result["runs"][0], option == "--measured"):
+        parser.error(f"{option} {path}'s first run records no {', '.join(lacking)} (absent, null or not a positive "
+                     "number): give a `benchmark train` result whose first configuration was measured to its end")
     return result
+
+
+# What the projection and the efficiency read of a file's first run ("--measured" also its all-reduce): absent or
+# null, each ended in a TypeError's or KeyError's traceback until the review of the hundred-and-twenty-seventh
+# session (r125), and a samples/s of 0 in a ZeroDivisionError's, or an efficiency of 0.0% said as measured.
+NUMBERS_READ = ("ours.samples_per_s", "plain.samples_per_s", "plain_step_breakdown_ms.forward_loss",
+                "plain_step_breakdown_ms.backward", "gradient_bytes", "batch_per_device", "processes")
+NUMBERS_READ_OF_SEVERAL = ("allreduce.ms", "allreduce.bus_bandwidth_gb_s")
+
+
+def unmeasured(run: dict, several: bool) -> list[str]:
+    """The fields of NUMBERS_READ (and NUMBERS_READ_OF_SEVERAL where `several`) that are no positive number."""
+    lacking = []
+    for field in (*NUMBERS_READ, *(NUMBERS_READ_OF_SEVERAL if several else ())):
+        value = run
+        for key in field.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            lacking.append(field)
+    return lacking
 
 
 # What every file given must share for an efficiency to mean anything: a process count is all that may differ.
 # The hundred-and-twenty-sixth session's walk (h145) paired performance.md's one-process command (2 torch threads)
 # with its 2-process gloo command (1 thread each), and this script printed an efficiency of 368.6% without a word.
-SAME_IN_THE_RUN = ("model", "patch", "batch_per_device", "precision", "lever", "compile", "data", "num_workers",
-                   "augment_on")
+SAME_IN_THE_RUN = ("model", "model_args", "patch", "batch_per_device", "precision", "lever", "compile", "data",
+                   "num_workers", "augment_on", "sharding")
 SAME_IN_THE_SETTINGS = ("torch_threads", "in_channels", "classes")
+# And the machine: until the review of the hundred-and-twenty-seventh session (r125) the sixteenth session's one
+# process (a Xeon) against the hundred-and-twenty-seventh's two (an EPYC) read 173.8% without a word, as did an H200
+# against H100s. A CPU's are compared where neither file is a GPU's, as torch threads are.
+SAME_IN_THE_MACHINE = ("gpu", "cpu", "cpu_family_model", "cpu_capability")
+ON_THE_CPU_ALONE = ("torch_threads", "cpu", "cpu_family_model", "cpu_capability")
 
 
 def what_it_measured(parser, option: str, path) -> dict:
     """The settings an efficiency compares, as the file records them: a key that an older `benchmark train` did not
     record is left out (`lever`, `data`, `num_workers`, `augment_on`, `compile` in the earliest sessions' files)."""
     result = read_result(parser, option, path)
-    run, settings = result["runs"][0], result.get("settings") or {}
+    run, settings, machine = result["runs"][0], result.get("settings") or {}, result.get("machine") or {}
     measured = {**{key: run[key] for key in SAME_IN_THE_RUN if key in run},
                 **{key: settings[key] for key in SAME_IN_THE_SETTINGS if key in settings},
+                **{key: machine[key] for key in SAME_IN_THE_MACHINE if key in machine},
                 "processes": run.get("processes")}
     if device := re.search(r"device (\w+)", str(run.get("strategy", ""))):  # "device cpu:0", "device cuda"
         measured["device"] = device.group(1)
@@ -98,8 +127,10 @@ def differences(got: dict, wanted: dict) -> list[str]:
     # run not launched has the cores' count (16 on the H200 of the forty-sixth session), `accelerate launch` of
     # N GPUs sets OMP_NUM_THREADS=1 where it is unset (r123, the hundred-and-twenty-sixth session's review).
     cuda = "cuda" in (got.get("device"), wanted.get("device"))
-    return [key for key in (*SAME_IN_THE_RUN, *SAME_IN_THE_SETTINGS, "device")
-            if not (key == "torch_threads" and cuda) and got.get(key) != wanted.get(key)]
+    other_network = got.get("model") != wanted.get("model")  # its arguments then say nothing more
+    return [key for key in (*SAME_IN_THE_RUN, *SAME_IN_THE_SETTINGS, "device", *SAME_IN_THE_MACHINE)
+            if not (key in ON_THE_CPU_ALONE and cuda) and not (key == "model_args" and other_network)
+            and got.get(key) != wanted.get(key)]
 
 
 def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
@@ -111,7 +142,7 @@ def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
         for path in paths:
             got = what_it_measured(parser, option, path)
             if differ := differences(got, wanted):
-                said = [f"{key} {_value(got, key)} against {_value(wanted, key)}" for key in differ]
+                said = [_difference(got, wanted, key) for key in differ]
                 # A file of an older session lacks what `benchmark train` has recorded since: until the
                 # hundred-and-twenty-seventh session this said "data 'synthetic' against None", and nothing more.
                 unrecorded = [f"{where} does not record {', '.join(keys)}" for where, keys in
@@ -119,6 +150,7 @@ def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
                                (first, [key for key in differ if key not in wanted])) if keys]
                 what_to_do = (f"{' and '.join(unrecorded)}, written by an older `benchmark train`: measure both in "
                               "one session with today's code" if unrecorded
+                              else "measure both on one machine, in one session" if set(differ) & {*SAME_IN_THE_MACHINE}
                               else "give files of the same `benchmark train` settings")
                 parser.error(f"{option} {path} measured other settings than --one {first} ({'; '.join(said)}): "
                              f"an efficiency needs runs that differ in their number of processes alone; {what_to_do}")
@@ -126,6 +158,16 @@ def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
             if got["processes"] is not None and (got["processes"] == 1) != one_wanted:
                 parser.error(f"{option} {path} is a run of {got['processes']} process(es): --one takes runs of one "
                              "process, --measured runs of several")
+
+
+def _difference(got: dict, wanted: dict, key: str) -> str:
+    """`key got against wanted`; of two networks' arguments, those that differ alone (a U-Net's are seven)."""
+    if key == "model_args" and isinstance(got.get(key), dict) and isinstance(wanted.get(key), dict):
+        mine, theirs = got[key], wanted[key]
+        return "; ".join(f"{key} {name} {_value(mine, name)} against {_value(theirs, name)}"
+                         for name in sorted({*mine, *theirs}, key=[*mine, *theirs].index)
+                         if mine.get(name, ...) != theirs.get(name, ...))
+    return f"{key} {_value(got, key)} against {_value(wanted, key)}"
 
 
 def _value(measured: dict, key: str) -> str:
@@ -143,8 +185,9 @@ def measured_step(runs: list[dict]) -> dict:
     """Step, backward and gradient size of one process: medians over repeated runs."""
     run = runs[0]
     sps = median(r["ours"]["samples_per_s"] for r in runs)
+    where = str(run.get("strategy")).split(",")  # "single process (NO) on 1 process(es), device cpu, ..."
     return {"name": f"measured: {run['model']} {'x'.join(map(str, run['patch']))} batch {run['batch_per_device']} "
-                    f"{run['precision']} ({run['strategy'].split(',')[1].strip()})",
+                    f"{run['precision']} ({where[1].strip() if len(where) > 1 else 'device not recorded'})",
             "step_ms": round(1000 * run["batch_per_device"] / sps, 3),
             "backward_ms": median(r["plain_step_breakdown_ms"]["backward"] for r in runs),
             "gradient_bytes": run["gradient_bytes"], "source": f"measured, median of {len(runs)} run(s)"}

@@ -494,6 +494,83 @@ def test_scaling_projection_refuses_a_file_without_a_run_naming_it(tmp_path, cap
         assert stop.value.code == 2 and said in capsys.readouterr().err, given
 
 
+def test_scaling_projection_refuses_files_of_two_machines_or_two_networks(tmp_path, capsys):
+    """The sixteenth session's one process (a Xeon) against the hundred-and-twenty-seventh's two (an EPYC) read an
+    efficiency of 173.8% without a word, as did an H200 against H100s, a U-Net of other channels under the same name
+    and an FSDP run against an unsharded one, until the review of that session (r125)."""
+    script = _load_script("scaling_projection")
+
+    def changed(name: str, processes: int, machine: dict, **run) -> str:
+        path = Path(_train_result(tmp_path / name, processes, 10.0 * processes))
+        result = json.loads(path.read_text())
+        result["runs"][0].update({"model_args": {"channels": [16, 32], "strides": [2]}, "sharding": None, **run})
+        path.write_text(json.dumps({**result, "machine": machine}))
+        return str(path)
+
+    epyc = {"cpu": "AMD EPYC", "cpu_family_model": "25/17", "cpu_capability": "AVX512", "gpu": None}
+    xeon = {**epyc, "cpu": "Intel(R) Xeon(R) Processor", "cpu_family_model": "6/207"}
+    one, two = changed("epyc_1.json", 1, epyc), changed("epyc_2.json", 2, epyc)
+    assert script.main(["--one", one, "--measured", two]) == 0  # one machine's pair: taken
+    capsys.readouterr()
+    h200, h100 = ({"cpu": "Intel(R) Xeon(R) Processor", "gpu": card} for card in ("NVIDIA H200", "NVIDIA H100"))
+    on_gpu = {"strategy": "DDP (MULTI_GPU) on 8 process(es), device cuda, mixed precision bf16"}
+    gpu_one = changed("h200_1.json", 1, {**h200, "cores": 16}, **{**on_gpu, "strategy": "NO, device cuda"})
+    advice = ("an efficiency needs runs that differ in their number of processes alone; measure both on one machine, "
+              "in one session")
+    for given, against, said in [
+            (changed("xeon_2.json", 2, xeon), one,
+             "(cpu 'Intel(R) Xeon(R) Processor' against 'AMD EPYC'; cpu_family_model '6/207' against '25/17'): "
+             + advice),
+            (changed("h100_8.json", 8, {**h100, "cpu": "AMD EPYC"}, **on_gpu), gpu_one,
+             "(gpu 'NVIDIA H100' against 'NVIDIA H200'): " + advice),  # not the host's CPU: a GPU's
+            (changed("small_2.json", 2, epyc, model_args={"channels": [8, 16], "strides": [2]}), one,
+             "(model_args channels [8, 16] against [16, 32]): an efficiency needs"),
+            (changed("fsdp_2.json", 2, epyc, sharding={"fsdp_version": 2}), one,
+             "(sharding {'fsdp_version': 2} against null): an efficiency needs")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main(["--one", against, "--measured", given])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and f"--measured {given} measured other settings than --one {against} {said}" \
+            in err, (given, err)
+    assert script.main(["--one", gpu_one, "--measured", changed("h200_8.json", 8, h200, **on_gpu)]) == 0
+
+
+def test_scaling_projection_refuses_a_run_not_measured_to_its_end_naming_the_file(tmp_path, capsys):
+    """What the projection and the efficiency read of a file's first run, null or absent, ended in a TypeError's or
+    KeyError's traceback until the review of the hundred-and-twenty-seventh session (r125); a samples/s of 0 in a
+    ZeroDivisionError's (--one) or in an efficiency of 0.0% said as measured (--measured)."""
+    script = _load_script("scaling_projection")
+    one, two = _train_result(tmp_path / "one.json", 1, 10.0), _train_result(tmp_path / "two.json", 2, 18.0)
+
+    def broken(base: str, name: str, change) -> str:
+        result = json.loads(Path(base).read_text())
+        change(result["runs"][0])
+        (tmp_path / name).write_text(json.dumps(result))
+        return str(tmp_path / name)
+
+    for option, given, lacking in [
+            ("--measured", broken(two, "ours_null.json", lambda run: run.update(ours=None)), "ours.samples_per_s"),
+            ("--measured", broken(two, "no_allreduce.json", lambda run: run.pop("allreduce")),
+             "allreduce.ms, allreduce.bus_bandwidth_gb_s"),
+            ("--measured", broken(two, "zero.json", lambda run: run["ours"].update(samples_per_s=0.0)),
+             "ours.samples_per_s"),
+            ("--measured", broken(two, "processes_null.json", lambda run: run.update(processes=None)), "processes"),
+            ("--one", broken(one, "one_zero.json", lambda run: run["ours"].update(samples_per_s=0)),
+             "ours.samples_per_s"),
+            ("--one", broken(one, "one_no_breakdown.json", lambda run: run.update(plain_step_breakdown_ms=None)),
+             "plain_step_breakdown_ms.forward_loss, plain_step_breakdown_ms.backward"),
+            ("--one", broken(one, "one_gradients_null.json", lambda run: run.update(gradient_bytes=None)),
+             "gradient_bytes")]:
+        args = ["--one", given, "--measured", two] if option == "--one" else ["--one", one, "--measured", given]
+        with pytest.raises(SystemExit) as stop:
+            script.main(args)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and (
+            f"{option} {given}'s first run records no {lacking} (absent, null or not a positive number): give a "
+            "`benchmark train` result whose first configuration was measured to its end") in err, (given, err)
+    assert script.main(["--one", one]) == 0  # --one alone does not read an all-reduce
+
+
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
 OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_emulation.py": [],
