@@ -158,7 +158,8 @@ check("leases: twenty-eighth", "CUDA graphs failed with gradient accumulation in
 H200_26B = "gpu_h200_session_2026-11-26b/"
 kernels = (R / H200_26B / "logs" / "kernels.log").read_text().splitlines()
 top = next(line for line in kernels if "elementwise_kernel" in line).split()
-check("leases: thirtieth", f"CUDA tests {passed_of_all(H200_26B + 'cuda_tests.log')}; {d(float(top[-2].rstrip('%')), 0)}% of a compiled step in one ATen copy kernel "
+check("leases: thirtieth", f"CUDA tests {passed_of_all(H200_26B + 'cuda_tests.log')}; "
+      f"{d(float(top[-2].rstrip('%')), 0)}% of a compiled step in one ATen copy kernel "
       f"({d(float(top[-1]), 0)} launches)", [], [H200_26B + "logs/kernels.log", H200_26B + "cuda_tests.log"])
 check("leases: thirtieth", f"FSDP2 {d(rows(H200_26B + 'train_mlperf_fsdp.json')[0]['ratio_ours_to_plain'], 3)}, "
       f"ZeRO-2 {d(rows(H200_26B + 'train_mlperf_deepspeed_zero2.json')[0]['ratio_ours_to_plain'], 3)}", [],
