@@ -569,6 +569,12 @@ def test_scaling_projection_refuses_a_run_not_measured_to_its_end_naming_the_fil
             f"{option} {given}'s first run records no {lacking} (absent, null or not a positive number): give a "
             "`benchmark train` result whose first configuration was measured to its end") in err, (given, err)
     assert script.main(["--one", one]) == 0  # --one alone does not read an all-reduce
+    capsys.readouterr()
+    # The third session's tiny 16^3 of 2 processes records its all-reduce of 7,844 bytes in 50 ms as 0.0 GB/s,
+    # rounded: a ZeroDivisionError's traceback until r125, its efficiency now, the bandwidth from its bytes and time.
+    tiny = broken(two, "tiny.json", lambda run: run["allreduce"].update(bytes=7844, ms=50.13, bus_bandwidth_gb_s=0.0))
+    assert script.main(["--one", one, "--measured", tiny]) == 0
+    assert "the model with the measured 0.000156 GB/s all-reduce" in capsys.readouterr().out
 
 
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments

@@ -62,3 +62,16 @@ for result in results:
         refused.append(f"{result.name}: {verdict}")
 print(f"\nthe inputs of every committed ddp_scaling*.json ({len(results)}): {taken} taken, {len(refused)} refused")
 print("\n".join(refused))
+
+# Every committed pair of one and two processes of every size, repeats matched by name (`unet64_bf16_1proc.json` with
+# `unet64_bf16_2proc.json`, `small32_1proc_r2.json` with `small32_2proc_r2.json`, and so on), and whatever is not taken.
+taken, refused = 0, []
+for one in sorted(Path("benchmarks/results").rglob("*1proc*.json")):
+    two = one.with_name(one.name.replace("1proc", "2proc"))
+    if two.exists() and two != one:
+        verdict = said(["--one", str(one), "--measured", str(two)])
+        taken += verdict == "taken"
+        if verdict != "taken":
+            refused.append(f"{one} / {two.name}: {verdict}")
+print(f"\nevery committed pair of one and two processes, by name: {taken} taken, {len(refused)} not")
+print("\n".join(refused))
