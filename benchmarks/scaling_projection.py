@@ -77,14 +77,16 @@ def read_result(parser, option: str, path) -> dict:
 # null, each ended in a TypeError's or KeyError's traceback until the review of the hundred-and-twenty-seventh
 # session (r125), and a samples/s of 0 in a ZeroDivisionError's, or an efficiency of 0.0% said as measured.
 NUMBERS_READ = ("ours.samples_per_s", "plain.samples_per_s", "plain_step_breakdown_ms.forward_loss",
-                "plain_step_breakdown_ms.backward", "gradient_bytes", "batch_per_device", "processes")
+                "plain_step_breakdown_ms.backward", "processes")
+NUMBERS_READ_OF_ONE = ("gradient_bytes", "batch_per_device")  # the projected step's
 NUMBERS_READ_OF_SEVERAL = ("allreduce.ms", "allreduce.bus_bandwidth_gb_s")
 
 
 def unmeasured(run: dict, several: bool) -> list[str]:
-    """The fields of NUMBERS_READ (and NUMBERS_READ_OF_SEVERAL where `several`) that are no positive number."""
+    """The fields of NUMBERS_READ, and of NUMBERS_READ_OF_SEVERAL (`several`, --measured) or NUMBERS_READ_OF_ONE
+    (--one), that are no positive number."""
     lacking = []
-    for field in (*NUMBERS_READ, *(NUMBERS_READ_OF_SEVERAL if several else ())):
+    for field in (*NUMBERS_READ, *(NUMBERS_READ_OF_SEVERAL if several else NUMBERS_READ_OF_ONE)):
         value = run
         for key in field.split("."):
             value = value.get(key) if isinstance(value, dict) else None
@@ -105,7 +107,7 @@ def unmeasured(run: dict, several: bool) -> list[str]:
 SAME_IN_THE_RUN = ("model", "model_args", "patch", "batch_per_device", "precision", "lever", "compile", "data",
                    "num_workers", "augment_on", "sharding")
 SAME_IN_THE_SETTINGS = ("torch_threads", "in_channels", "classes")
-# And the machine: until the review of the hundred-and-twenty-seventh session (r125) the sixteenth session's one
+# And the machine: until the review of the hundred-and-twenty-seventh session (r125) the third session's one
 # process (a Xeon) against the hundred-and-twenty-seventh's two (an EPYC) read 173.8% without a word, as did an H200
 # against H100s. A CPU's are compared where neither file is a GPU's, as torch threads are.
 SAME_IN_THE_MACHINE = ("gpu", "cpu", "cpu_family_model", "cpu_capability")

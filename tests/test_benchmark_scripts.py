@@ -495,7 +495,7 @@ def test_scaling_projection_refuses_a_file_without_a_run_naming_it(tmp_path, cap
 
 
 def test_scaling_projection_refuses_files_of_two_machines_or_two_networks(tmp_path, capsys):
-    """The sixteenth session's one process (a Xeon) against the hundred-and-twenty-seventh's two (an EPYC) read an
+    """The third session's one process (a Xeon) against the hundred-and-twenty-seventh's two (an EPYC) read an
     efficiency of 173.8% without a word, as did an H200 against H100s, a U-Net of other channels under the same name
     and an FSDP run against an unsharded one, until the review of that session (r125)."""
     script = _load_script("scaling_projection")
