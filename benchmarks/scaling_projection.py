@@ -201,6 +201,26 @@ def measured_step(runs: list[dict]) -> dict:
             "gradient_bytes": run["gradient_bytes"], "source": f"measured, median of {len(runs)} run(s)"}
 
 
+def assumed_step(parser, name: str, step: str, backward: str, gradient_mb: str) -> dict:
+    """An --assume's step, or one usage error: until the review of the hundred-and-twenty-seventh session (r125) a
+    word for a number ended in a ValueError's traceback, and a step of 0, below 0 or NaN printed 0.0%, 397.7% or
+    nan%."""
+    numbers = {}
+    for what, given in (("STEP_MS", step), ("BACKWARD_MS", backward), ("GRADIENT_MB", gradient_mb)):
+        try:
+            numbers[what] = float(given)
+        except ValueError:
+            numbers[what] = float("nan")
+        if not 0 < numbers[what] < float("inf"):
+            parser.error(f"--assume {name}: {what} {given!r} is not a number above 0; give --assume NAME STEP_MS "
+                         "BACKWARD_MS GRADIENT_MB, e.g. --assume unet3d_mlperf 28.6 19.1 124.76")
+    if numbers["BACKWARD_MS"] > numbers["STEP_MS"]:
+        parser.error(f"--assume {name}: BACKWARD_MS {backward} is longer than its step, STEP_MS {step}: the backward "
+                     "is a part of the step")
+    return {"name": f"assumed: {name}", "step_ms": numbers["STEP_MS"], "backward_ms": numbers["BACKWARD_MS"],
+            "gradient_bytes": numbers["GRADIENT_MB"] * 1e6, "source": "assumption, not measured here"}
+
+
 def projection_rows(step: dict, interconnects: dict[str, float], gpu_counts=GPU_COUNTS) -> list[dict]:
     rows = []
     for link, bus_gb_s in interconnects.items():
@@ -263,12 +283,10 @@ def main(argv=None) -> int:
     # A session reruns it over its own earlier file (r1 alone, then r1-r3): that is replaced; anything else refused.
     check_script_output(parser, args.output, result_key="projection")
 
+    assumed = [assumed_step(parser, *given) for given in args.assume]
     refuse_unlike_runs(parser, args.one, args.measured or [])
     ones = first_runs(args.one)
-    steps = [measured_step(ones)] + [
-        {"name": f"assumed: {name}", "step_ms": float(step), "backward_ms": float(backward),
-         "gradient_bytes": float(mb) * 1e6, "source": "assumption, not measured here"}
-        for name, step, backward, mb in args.assume]
+    steps = [measured_step(ones), *assumed]
     results = {"inputs": {"one_process": args.one, "measured": args.measured, "steps": steps,
                           "interconnects_bus_gb_s": INTERCONNECTS}}
     if args.measured:

@@ -577,6 +577,29 @@ def test_scaling_projection_refuses_a_run_not_measured_to_its_end_naming_the_fil
     assert "the model with the measured 0.000156 GB/s all-reduce" in capsys.readouterr().out
 
 
+def test_scaling_projection_refuses_an_assumption_that_is_no_step(tmp_path, capsys):
+    """--assume NAME STEP_MS BACKWARD_MS GRADIENT_MB: a word for a number ended in a ValueError's traceback, a step of
+    0, below 0 or NaN printed an efficiency of 0.0%, 397.7% or nan%, and a backward longer than its step went on, until
+    the review of the hundred-and-twenty-seventh session (r125)."""
+    script = _load_script("scaling_projection")
+    one, out = _train_result(tmp_path / "one.json", 1, 10.0), tmp_path / "scaling.json"
+    usage = "give --assume NAME STEP_MS BACKWARD_MS GRADIENT_MB, e.g. --assume unet3d_mlperf 28.6 19.1 124.76"
+    for assumed, said in [(["28.6", "x", "124.76"], f"--assume m: BACKWARD_MS 'x' is not a number above 0; {usage}"),
+                          (["0", "0", "124.76"], f"--assume m: STEP_MS '0' is not a number above 0; {usage}"),
+                          (["-5", "3", "124.76"], f"--assume m: STEP_MS '-5' is not a number above 0; {usage}"),
+                          (["nan", "19", "124.76"], f"--assume m: STEP_MS 'nan' is not a number above 0; {usage}"),
+                          (["28.6", "19.1", "0"], f"--assume m: GRADIENT_MB '0' is not a number above 0; {usage}"),
+                          (["28.6", "40", "124.76"],
+                           "--assume m: BACKWARD_MS 40 is longer than its step, STEP_MS 28.6: the backward is a part "
+                           "of the step")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main(["--one", one, "--assume", "m", *assumed, "--output", str(out)])
+        assert stop.value.code == 2 and said in capsys.readouterr().err, assumed
+        assert not out.exists()
+    assert script.main(["--one", one, "--assume", "unet3d_mlperf", "28.6", "19.1", "124.76"]) == 0
+    assert "| assumed: unet3d_mlperf | NVLink 4 (H100 SXM, NVSwitch) (450) | 2 | " in capsys.readouterr().out
+
+
 # Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
 # it asks for: none of them is read before the output is checked.
 OUTPUTS = {"case_table_memory.py": [], "check_plan_startup.py": [], "cpu_bf16_emulation.py": [],

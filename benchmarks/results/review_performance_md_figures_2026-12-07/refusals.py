@@ -147,3 +147,8 @@ with tempfile.TemporaryDirectory() as tmp:
 command_line("a directory", "--one", one, "--measured", S)
 command_line("another host's 1proc against today's 2proc", "--one", T / "session_2026-11-22c" / "unet64_1proc_r1.json",
              "--measured", two)
+
+print("\n--assume NAME STEP_MS BACKWARD_MS GRADIENT_MB (the docstring's, and ddp_scaling_2cpu_unet64.json's command):")
+for assumed in (["28.6", "x", "124.76"], ["0", "0", "124.76"], ["-5", "3", "124.76"], ["nan", "19", "124.76"],
+                ["28.6", "40", "124.76"], ["28.6", "19.1", "124.76"]):
+    run(f"--assume m {' '.join(assumed)}", "--one", one, "--assume", "m", *assumed)
