@@ -39,39 +39,33 @@ def said(args: list[str]) -> str:
         return f"{type(error).__name__}: {error}"
 
 
-taken, refused = 0, []
-for folder in [train, *sorted(train.glob("session_*"))]:
-    for one in sorted(folder.glob("unet64_1proc_r*.json")):
-        two = folder / one.name.replace("1proc", "2proc")
-        if two.exists():
-            verdict = said(["--one", str(one), "--measured", str(two)])
-            taken += verdict == "taken"
-            if verdict != "taken":
-                refused.append(f"{one} / {two.name}: {verdict}")
-print(f"every session's own unet 64^3 pairs (h149's count): {taken} taken, {len(refused)} refused")
-print("\n".join(refused))
+def tally(title: str, cases: list[tuple[str, list[str]]]) -> None:
+    """Each case's arguments given to main(): how many taken, and the line of each that is not."""
+    verdicts = [(label, said(args)) for label, args in cases]
+    others = [f"{label}: {verdict}" for label, verdict in verdicts if verdict != "taken"]
+    print(f"{title}: {len(verdicts) - len(others)} taken, {len(others)} refused")
+    print("\n".join(others))
 
-taken, refused = 0, []
+
+def pair(one: Path, two: Path) -> tuple[str, list[str]]:
+    return f"{one} / {two.name}", ["--one", str(one), "--measured", str(two)]
+
+
+ones = [one for folder in [train, *sorted(train.glob("session_*"))]
+        for one in sorted(folder.glob("unet64_1proc_r*.json"))]
+tally("every session's own unet 64^3 pairs (h149's count)",
+      [pair(one, one.with_name(one.name.replace("1proc", "2proc"))) for one in ones
+       if one.with_name(one.name.replace("1proc", "2proc")).exists()])
+
 results = sorted(Path("benchmarks/results").glob("ddp_scaling*.json"))
-for result in results:
-    inputs = json.loads(result.read_text())["inputs"]
-    args = ["--one", *inputs["one_process"], *(["--measured", *inputs["measured"]] if inputs.get("measured") else [])]
-    verdict = said(args)
-    taken += verdict == "taken"
-    if verdict != "taken":
-        refused.append(f"{result.name}: {verdict}")
-print(f"\nthe inputs of every committed ddp_scaling*.json ({len(results)}): {taken} taken, {len(refused)} refused")
-print("\n".join(refused))
+inputs = {result.name: json.loads(result.read_text())["inputs"] for result in results}
+tally(f"\nthe inputs of every committed ddp_scaling*.json ({len(results)})",
+      [(name, ["--one", *given["one_process"], *(["--measured", *given["measured"]] if given.get("measured") else [])])
+       for name, given in inputs.items()])
 
 # Every committed pair of one and two processes of every size, repeats matched by name (`unet64_bf16_1proc.json` with
 # `unet64_bf16_2proc.json`, `small32_1proc_r2.json` with `small32_2proc_r2.json`, and so on), and whatever is not taken.
-taken, refused = 0, []
-for one in sorted(Path("benchmarks/results").rglob("*1proc*.json")):
-    two = one.with_name(one.name.replace("1proc", "2proc"))
-    if two.exists() and two != one:
-        verdict = said(["--one", str(one), "--measured", str(two)])
-        taken += verdict == "taken"
-        if verdict != "taken":
-            refused.append(f"{one} / {two.name}: {verdict}")
-print(f"\nevery committed pair of one and two processes, by name: {taken} taken, {len(refused)} not")
-print("\n".join(refused))
+tally("\nevery committed pair of one and two processes, by name",
+      [pair(one, one.with_name(one.name.replace("1proc", "2proc")))
+       for one in sorted(Path("benchmarks/results").rglob("*1proc*.json"))
+       if one.with_name(one.name.replace("1proc", "2proc")).exists() and "1proc" in one.name])
