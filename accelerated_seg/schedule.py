@@ -67,11 +67,18 @@ def resolve_batch(batch_size: int | None, global_batch_size: int | None, grad_ac
     elif batch_size is not None:
         accum, rest = divmod(global_batch_size, batch_size * num_processes)
         if rest or accum == 0:
+            # with train.grad_accum_steps set the one global batch that splits is the product: "a multiple of 16"
+            # was said of batch 2 x 8 processes x 2 steps, whose 48 was then refused for its 3 steps; without it
+            # the steps are whatever splits, and two settings were set (it said "x train.grad_accum_steps ?" and
+            # "drop one of the three", until the hundred-and-twenty-seventh session's review r129)
+            one = batch_size * num_processes
             raise ConfigError(
-                f"train.global_batch_size {global_batch_size} cannot be split into train.batch_size "
-                f"{batch_size} x {num_processes} process(es) x train.grad_accum_steps "
-                f"{grad_accum_steps or '?'}; choose a global batch that is a multiple of "
-                f"{batch_size * num_processes}, or drop one of the three settings"
+                f"train.global_batch_size {global_batch_size} cannot be split into train.batch_size {batch_size} x "
+                f"{num_processes} process(es) x train.grad_accum_steps {grad_accum_steps}; choose a global batch of "
+                f"{one * grad_accum_steps}, or drop one of the three settings" if grad_accum_steps is not None else
+                f"train.global_batch_size {global_batch_size} cannot be split into train.batch_size {batch_size} x "
+                f"{num_processes} process(es) x accumulation steps; choose a global batch that is a multiple of "
+                f"{one}, or drop train.batch_size or train.global_batch_size"
             )
         if grad_accum_steps is not None and grad_accum_steps != accum:  # the global batch divides; the three disagree
             raise ConfigError(

@@ -441,8 +441,9 @@ def test_plan_resolves_the_runs_batch_at_the_global_batch_given_in_place_of_the_
     assert main(["plan", "--config", str(config), "--gpus", "8", "--global-batch", "24"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {config} on --gpus 8: train.global_batch_size (--global-batch) 24 cannot be split into "
-                   "train.batch_size 2 x 8 process(es) x train.grad_accum_steps ?; choose a global batch that is a "
-                   "multiple of 16, or drop one of the three settings (or give the table's per-GPU batch with --batch)"]
+                   "train.batch_size 2 x 8 process(es) x accumulation steps; choose a global batch that is a multiple "
+                   "of 16, or drop train.batch_size or train.global_batch_size (or give the table's per-GPU batch with "
+                   "--batch)"]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -47,6 +47,23 @@ def test_an_accumulation_that_contradicts_a_divisible_global_batch_says_which_it
         plan(batch=2, global_batch=4, n=1, accum=3)
 
 
+def test_a_global_batch_the_batch_and_processes_cannot_split_says_what_splits_and_the_settings_set():
+    """With train.grad_accum_steps set, one global batch splits: "a multiple of 16" was said of 2 x 8 x 2 steps,
+    and 48 was then refused for its 3 steps. Without it, "x train.grad_accum_steps ?" and "drop one of the three
+    settings" where two were set (review r129, hundred-and-twenty-seventh session)."""
+    with pytest.raises(ConfigError) as error:
+        plan(batch=2, global_batch=24, n=8, accum=2)
+    assert str(error.value) == ("train.global_batch_size 24 cannot be split into train.batch_size 2 x 8 process(es) x "
+                                "train.grad_accum_steps 2; choose a global batch of 32, or drop one of the three "
+                                "settings")
+    assert plan(batch=2, global_batch=32, n=8, accum=2).accum_steps == 2  # the one it names splits
+    with pytest.raises(ConfigError) as error:
+        plan(batch=2, global_batch=24, n=8)
+    assert str(error.value) == ("train.global_batch_size 24 cannot be split into train.batch_size 2 x 8 process(es) x "
+                                "accumulation steps; choose a global batch that is a multiple of 16, or drop "
+                                "train.batch_size or train.global_batch_size")
+
+
 def test_lr_scaling_rules():
     assert plan(global_batch=8, rule="none").lr == pytest.approx(1e-3)
     assert plan(global_batch=8, rule="linear").lr == pytest.approx(4e-3)
