@@ -105,8 +105,21 @@ def _check_plan_options_given(args) -> None:
     from .plan_checks import check_network_inputs, check_settings
 
     batch, gpus = (1 if value is None else value for value in (args.batch, args.gpus))  # 1: not given, nothing amiss
+    check_settings(batch, gpus, args.gpu_memory)
+    if _runs_batch(args) and args.gpus is not None and args.global_batch is not None and args.global_batch >= 1:
+        # the run's batch at --global-batch, in training's words: over --gpus alone, a config's batch_size 2 on
+        # --gpus 3 --global-batch 8 was told to choose "a multiple of 3", which training refuses too (6 splits)
+        from .config import load_config  # YAML and dataclasses: no torch
+
+        _run_batch(load_config(args.config), gpus, args.config, args.global_batch)
     check_settings(batch, gpus, args.gpu_memory, args.global_batch)
     check_network_inputs(args.patch, args.in_channels, args.classes)
+
+
+def _runs_batch(args) -> bool:
+    """Whether the table's per-GPU batch is the config's run's (``--config`` without ``--batch``), which
+    ``_run_batch`` resolves as training does, and so refuses a global batch in training's words."""
+    return args.config is not None and args.batch is None
 
 
 # The option that replaces each of an accelerate profile's settings for plan's table.
@@ -163,13 +176,16 @@ def _plan_settings(args) -> argparse.Namespace:
                              "precision": args.precision or (profile.precision if profile else "bf16"),
                              "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)}
     gpus = resolved["gpus"]
-    plan.check_settings(1, gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
+    # the GPUs first: the batch needs them. The global batch over them where the table's batch is the run's is
+    # _run_batch's, with the config's batch_size and grad_accum_steps: "x 1 accumulation step(s); choose a
+    # multiple of 8" was said of a config's global batch 12 and grad_accum_steps 2, which needs 16
+    plan.check_settings(1, gpus, args.gpu_memory, None if _runs_batch(args) else args.global_batch)
     defaults, from_config, optim = {"batch": 2, "in_channels": 1, "classes": 3}, {}, OptimConfig()
     resolved["outputs_are"] = "classes"
     if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
-        if args.global_batch is None:  # the config's is the proposals', --batch or not
+        if args.global_batch is None and not _runs_batch(args):  # the config's is the proposals', with --batch
             _check_config_global_batch(cfg.train.global_batch_size, gpus, args.config)
         # the run's per-GPU batch only where --batch does not give the table's: a config whose global batch
         # cannot split over --gpus was refused even with --batch (and --global-batch) given
@@ -209,8 +225,12 @@ def _run_batch(cfg, gpus: int, config_path: str, global_batch: int | None = None
     except ConfigError as error:
         said = str(error).replace("train.global_batch_size", "train.global_batch_size (--global-batch)", 1) \
             if given else str(error)
-        raise ConfigError(f"{config_path} on --gpus {gpus}: {said} (or give the table's per-GPU batch with --batch)"
-                          ) from None
+        whole = global_batch if given else t.global_batch_size
+        if whole is not None and whole >= 1 and whole % gpus:  # the proposals cannot split it either: --batch
+            way = "" if given else " (or give the table's global batch with --global-batch)"  # would be refused
+        else:
+            way = " (or give the table's per-GPU batch with --batch)"
+        raise ConfigError(f"{config_path} on --gpus {gpus}: {said}{way}") from None
 
 
 def _check_config_global_batch(global_batch: int | None, gpus: int, config_path: str) -> None:

@@ -446,6 +446,38 @@ def test_plan_resolves_the_runs_batch_at_the_global_batch_given_in_place_of_the_
                    "--batch)"]
 
 
+@pytest.mark.parametrize("train, options, settings", [
+    # the config's batch_size 2 over 3 GPUs: "choose a multiple of 3" (9 then refused for 6), before the imports
+    ("{batch_size: 2}", ["--gpus", "3", "--global-batch", "8"], (2, 8, None, 3)),
+    # the config's 2 accumulation steps said as "x 1 accumulation step(s); choose a multiple of 8"
+    ("{grad_accum_steps: 2}", ["--gpus", "8", "--global-batch", "12"], (None, 12, 2, 8)),
+    ("{global_batch_size: 12, grad_accum_steps: 2}", ["--gpus", "8"], (None, 12, 2, 8)),
+    # the GPUs an accelerate profile gives (ddp.yaml's 2): said after the profile is read, as "a multiple of 2"
+    ("{grad_accum_steps: 2}", ["--accelerate-config", "configs/accelerate/ddp.yaml", "--global-batch", "3"],
+     (None, 3, 2, 2)),
+])
+def test_plan_refuses_the_runs_global_batch_in_trainings_words_with_the_configs_batch_and_accumulation(
+        tmp_path, capsys, train, options, settings):
+    """Where the table's batch is the run's (--config, no --batch), a global batch that does not split over the GPUs
+    was refused over the GPUs alone, before the config's batch_size and grad_accum_steps were read: "x 1
+    accumulation step(s); choose a multiple of 8" of a config's 2 steps, whose run needs 16, so that the multiple
+    chosen was refused in turn (review r129 of the hundred-and-twenty-seventh session's h150). Now training's
+    words for the run's settings, --batch not advised where no per-GPU batch splits the global batch over the GPUs."""
+    from accelerated_seg.schedule import resolve_batch
+
+    config = _ct_config(tmp_path, train)
+    batch, global_batch, accum, gpus = settings
+    with pytest.raises(ConfigError) as training:
+        resolve_batch(batch, global_batch, accum, gpus, 1e-3, 2, "none")
+    said = str(training.value)
+    if "--global-batch" in options:
+        said = said.replace("train.global_batch_size", "train.global_batch_size (--global-batch)", 1)
+    else:
+        said += " (or give the table's global batch with --global-batch)"
+    assert main(["plan", "--config", str(config), *options]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"error: {config} on --gpus {gpus}: {said}"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["plan", "--gpus", "2"], r"give --model and --patch, or --config with an experiment YAML"),
     (["plan", "--config", "{config}", "--gpus", "3"], r"exp.yaml on --gpus 3: train.global_batch_size 8 is not "
