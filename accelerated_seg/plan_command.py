@@ -106,12 +106,13 @@ def _check_plan_options_given(args) -> None:
 
     batch, gpus = (1 if value is None else value for value in (args.batch, args.gpus))  # 1: not given, nothing amiss
     check_settings(batch, gpus, args.gpu_memory)
-    if _runs_batch(args) and args.gpus is not None and args.global_batch is not None and args.global_batch >= 1:
-        # the run's batch at --global-batch, in training's words: over --gpus alone, a config's batch_size 2 on
-        # --gpus 3 --global-batch 8 was told to choose "a multiple of 3", which training refuses too (6 splits)
+    if args.config is not None and args.gpus is not None and (args.global_batch is None or args.global_batch >= 1):
+        # the config's batch over --gpus, in training's words: over --gpus alone, a config's batch_size 2 on --gpus
+        # 3 --global-batch 8 was told to choose "a multiple of 3", which training refuses too (6 splits), and a
+        # config's own global batch that does not split waited for the imports (8-10 s on a busy 2-core machine)
         from .config import load_config  # YAML and dataclasses: no torch
 
-        _run_batch(load_config(args.config), gpus, args.config, args.global_batch)
+        _check_config_batch(load_config(args.config), args, gpus)
     check_settings(batch, gpus, args.gpu_memory, args.global_batch)
     check_network_inputs(args.patch, args.in_channels, args.classes)
 
@@ -185,12 +186,8 @@ def _plan_settings(args) -> argparse.Namespace:
     if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
-        if args.global_batch is None and not _runs_batch(args):  # the config's is the proposals', with --batch
-            _check_config_global_batch(cfg.train.global_batch_size, gpus, args.config)
-        # the run's per-GPU batch only where --batch does not give the table's: a config whose global batch
-        # cannot split over --gpus was refused even with --batch (and --global-batch) given
-        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size),
-                       "batch": _run_batch(cfg, gpus, args.config, args.global_batch) if args.batch is None else None,
+        run_batch = _check_config_batch(cfg, args, gpus)
+        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": run_batch,
                        "global_batch": cfg.train.global_batch_size,
                        # the config's model.args are its network's: not another --model's
                        "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
@@ -205,6 +202,18 @@ def _plan_settings(args) -> argparse.Namespace:
     # not modelled (the table counts every activation): said beside the table rather than ignored
     resolved["activation_checkpointing"] = bool(args.config is not None and cfg.train.activation_checkpointing)
     return argparse.Namespace(**resolved)
+
+
+def _check_config_batch(cfg, args, gpus: int) -> int | None:
+    """The config's batch settings checked over ``gpus`` GPUs; returns the run's per-GPU batch where the table's
+    is the run's (no --batch), else None. With --batch, only a config's global batch that --global-batch does not
+    replace is checked, as the proposals' (a config whose global batch cannot split over --gpus was refused even
+    with --batch and --global-batch given, until the ninety-first session)."""
+    if _runs_batch(args):
+        return _run_batch(cfg, gpus, args.config, args.global_batch)
+    if args.global_batch is None:
+        _check_config_global_batch(cfg.train.global_batch_size, gpus, args.config)
+    return None
 
 
 def _run_batch(cfg, gpus: int, config_path: str, global_batch: int | None = None) -> int:

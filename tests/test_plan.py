@@ -293,6 +293,27 @@ def test_the_numbers_and_json_given_as_options_are_refused_before_torch_and_mona
     assert len(ran.stderr.strip().splitlines()) == len(given) and "--classes" in ran.stderr and "--json" in ran.stderr
 
 
+def test_a_configs_batch_that_does_not_split_over_the_gpus_given_is_refused_before_torch_and_monai_import(tmp_path):
+    """The config's global batch, or --global-batch against its batch_size and grad_accum_steps, waited 8-10 s for
+    the imports on a busy 2-core machine where --gpus was given, beside the other numbers refused at once (review
+    r129 of the hundred-and-twenty-seventh session)."""
+    given = {"{global_batch_size: 16}": [[], ["--batch", "2"]], "{batch_size: 2}": [["--global-batch", "8"]],
+             "{grad_accum_steps: 2}": [["--global-batch", "9"]]}
+    script = "import sys; from accelerated_seg.cli import main\n"
+    for number, (train, options) in enumerate(given.items()):
+        config = tmp_path / f"exp{number}.yaml"
+        config.write_text(f"data: {{patch_size: [64, 64, 64]}}\nmodel: {{name: unet}}\ntrain: {train}\n")
+        script += (f"for options in {options!r}:\n"
+                   f"    assert main(['plan', '--config', {str(config)!r}, '--gpus', '3', *options]) == 2\n")
+    ran = subprocess.run([sys.executable, "-c", script + "print(sorted({'torch', 'monai'} & set(sys.modules)))"],
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "[]"
+    said = ran.stderr.strip().splitlines()
+    assert len(said) == 4 and all(" on --gpus 3: train.global_batch_size " in line for line in said), said
+    assert "multiple of 6" in said[2] and "multiple of 6" in said[3], said  # the run's, not "a multiple of 3"
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error given without a GPU")
 def test_measure_without_a_gpu_is_a_clear_error(capsys):
     assert main(["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--measure"]) == 2
