@@ -208,7 +208,7 @@ def _check_config_batch(cfg, args, gpus: int) -> int | None:
     """The config's batch settings checked over ``gpus`` GPUs; returns the run's per-GPU batch where the table's
     is the run's (no --batch), else None. With --batch, only a config's global batch that --global-batch does not
     replace is checked, as the proposals' (a config whose global batch cannot split over --gpus was refused even
-    with --batch and --global-batch given, until the ninety-first session)."""
+    with --batch and --global-batch given, until commit b77a27fd)."""
     if _runs_batch(args):
         return _run_batch(cfg, gpus, args.config, args.global_batch)
     if args.global_batch is None:
