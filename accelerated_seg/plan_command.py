@@ -109,7 +109,7 @@ def _check_plan_options_given(args) -> None:
     if args.config is not None and args.gpus is not None and (args.global_batch is None or args.global_batch >= 1):
         # the config's batch over --gpus, in training's words: over --gpus alone, a config's batch_size 2 on --gpus
         # 3 --global-batch 8 was told to choose "a multiple of 3", which training refuses too (6 splits), and a
-        # config's own global batch that does not split waited for the imports (8-10 s on a busy 2-core machine)
+        # config's own global batch that does not split waited for the imports (8-19 s on a busy 2-core machine)
         from .config import load_config  # YAML and dataclasses: no torch
 
         _check_config_batch(load_config(args.config), args, gpus)
