@@ -258,7 +258,8 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     is); elsewhere nothing changes. Put around the call that makes the process group (``make_accelerator``,
     ``PartialState``). A Ctrl-C that a finalizer dropped on the way here, kept by the caller's ``interrupts_kept``
     (training's setup, a launched predict's checks and imports), is raised first, before the wait: kept to the end of
-    the caller's block, it went into the rendezvous and waited there for the others to come (dropped_interrupts.py)."""
+    the caller's block, it went into the rendezvous and waited there for the others to come (dropped_interrupts.py);
+    so is one dropped as this rank marks itself coming, once SIGINT is held."""
     raise_a_dropped_interrupt()
     if (threading.current_thread() is not threading.main_thread() or not processes_yet_to_meet()
             or not raises_keyboard_interrupt(signal.getsignal(signal.SIGINT))):
@@ -282,6 +283,10 @@ def ending_on_an_interrupt_in_the_rendezvous(say: Callable[[], None]) -> Iterato
     try:
         # after the wakeup fd: a SIGINT from here is in it, for the watcher; one before is raised here, as ever
         signal.signal(signal.SIGINT, held)
+        # and one a finalizer dropped since the first look (as the marks were set) raised now, before the wait: held
+        # from here, none is dropped; kept, it went through the meeting and was raised as the caller's block ended,
+        # after it (a launched predict saying "before the launch's processes met"), until the review r127
+        raise_a_dropped_interrupt()
         watcher.start()
         yield
     finally:

@@ -378,3 +378,43 @@ def test_a_launched_ranks_ctrl_c_dropped_in_a_callback_before_the_processes_meet
     else:  # rank 1 alone ended 130, the agent's SIGTERM ended rank 0: the launcher's table, its one traceback
         assert launch.returncode == 1 and "exitcode  : 130" in output and "exitcode  : -15" in output, output[-3000:]
         assert output.count("Traceback") == 1 and f"traceback : {line}" in output, output[-3000:]
+
+
+def test_the_rendezvous_raises_an_interrupt_dropped_as_it_marks_itself_coming_before_it_waits(monkeypatch):
+    """A launch's processes yet to meet: one dropped after the rendezvous' first look and before SIGINT is held there
+    (as the rank marks itself coming in the launch's store) was kept through the meeting, the rank waiting for the
+    others however late they came, and raised only as the caller's block ended, after it (a launched predict then
+    said "before the launch's processes met" of processes that had met); now it is raised before the wait too (review
+    r127)."""
+    import accelerated_seg.interrupt_in_the_rendezvous as rendezvous
+
+    class Marks:
+        def __init__(self):
+            self.marked = []
+
+        def coming(self):
+            _dropped_in_a_weakref_callback(KeyboardInterrupt())
+            self.marked.append("coming")
+
+        def another_leaving(self):
+            return False
+
+        def not_coming(self):
+            self.marked.append("not coming")
+
+    marks = Marks()
+    monkeypatch.setattr(rendezvous, "processes_yet_to_meet", lambda: True)
+    monkeypatch.setattr(rendezvous, "_Marks", lambda: marks)
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's, as a launched rank has; pytest's may differ
+    waited, raised = [], None
+    try:  # caught, not left to pytest
+        with interrupts_kept():
+            with rendezvous.ending_on_an_interrupt_in_the_rendezvous(lambda: None):
+                waited.append("the process group made")
+    except KeyboardInterrupt as interrupt:
+        raised = interrupt
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert raised is not None and waited == [] and marks.marked == ["coming", "not coming"]
+    assert signal.getsignal(signal.SIGINT) is handler
