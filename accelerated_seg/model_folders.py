@@ -180,10 +180,11 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                                    ("model.args", "model.args")),
                           length="Dataset.fit's max_steps")
 
-# The fields of Names that are templates, and the names each may use: the others are said as they are given
-_TEMPLATES = {"model_of_the_state": ("folder", "export", "step"),
-              "new_run_from_the_weights": ("checkpoint", "start_from"), "new_run_elsewhere": ("export",),
-              "giving": ("setting",)}
+# The fields of Names that are templates, and the names each may use, with a value of the type its message gives
+# (``{export.name}``, ``{step:d}``): the others are said as they are given
+_TEMPLATES = {"model_of_the_state": {"folder": "run", "export": Path("run/model"), "step": 1},
+              "new_run_from_the_weights": {"checkpoint": "run/checkpoints/step_1", "start_from": "init_from"},
+              "new_run_elsewhere": {"export": "run/model"}, "giving": {"setting": "lr=0.001"}}
 
 
 def callers_names(given, own: Names, caller: str) -> Names:
@@ -231,9 +232,9 @@ def _check_the_words(value, own, key: str, caller: str) -> None:
     elif not isinstance(value, str):
         raise ConfigError(f"{caller}: names[{key!r}] must be a str, the words said, got {value!r}")
     elif key in _TEMPLATES:
-        try:
-            value.format(**dict.fromkeys(_TEMPLATES[key], ""))
-        except (KeyError, IndexError, ValueError) as error:
+        try:  # with the types its message gives: one checked with "" for each was refused a format its message
+            value.format(**_TEMPLATES[key])  # takes ({step:d}) and let one it cannot out, AttributeError (r128)
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
             raise ConfigError(f"{caller}: names[{key!r}] is a template that may name "
                               f"{', '.join('{' + name + '}' for name in _TEMPLATES[key])} alone (double a brace "
                               f"said as it is: {{{{ }}}}), got {value!r} ({type(error).__name__}: {error})") from None

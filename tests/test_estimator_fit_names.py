@@ -75,3 +75,17 @@ def test_names_given_say_their_words_over_the_callers_own_and_none_keeps_them():
     assert callers_names(given, FIT_NAMES, "fit") == given
     renamed = callers_names({"renamed": [["train.resume", "--resume"]]}, FIT_NAMES, "fit")
     assert renamed.renamed == (("train.resume", "--resume"),) and renamed.setting("train.resume") == "--resume"
+
+
+def test_a_template_is_checked_with_the_types_its_message_gives():
+    """A template naming an attribute or format of what its message gives (``{export.name}``: a Path, ``{step:d}``:
+    an int) is taken and said; one its message cannot say is one ConfigError naming ``names``. Until review r128
+    each was checked with "" for every name: ``{step:d}`` was refused, ``{folder.name}`` escaped as an
+    AttributeError's traceback, and ``{export.name}`` with it, which the stop's line says."""
+    from pathlib import Path
+
+    names = callers_names({"model_of_the_state": "export {export.name} of {folder} at {step:d}"}, FIT_NAMES, "fit")
+    assert names.model_of_the_state.format(folder="run", export=Path("run/model"), step=4) == "export model of run at 4"
+    with pytest.raises(ConfigError, match=r"^fit: names\['model_of_the_state'\] is a template that may name "
+                                          r"\{folder\}, \{export\}, \{step\} alone .*AttributeError"):
+        callers_names({"model_of_the_state": "{folder.name}"}, FIT_NAMES, "fit")
