@@ -27,7 +27,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import complete_checkpoints
+from accelerated_seg.model_folders import ESTIMATOR_NAMES, complete_checkpoints
 from accelerated_seg.models import MODELS
 from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
@@ -35,10 +35,16 @@ from accelerated_seg.wording import counted
 
 # How the fit's messages (a stop's line, the run folder's refusals) name this script's ways on: its flags, in place of
 # the estimator's keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which a stopped run said
-# above this script's own line until the hundred-and-twenty-seventh session
+# above this script's own line until the hundred-and-twenty-seventh session. A stop before its first checkpoint said
+# fit's save_every, and a resume asking for fewer --steps than its checkpoint's step fit's init_from, neither a flag of
+# this script's (that session's review, r128).
+SAVE_EVERY = 100  # optimizer steps between checkpoints (the estimator's default, given so that the names say it)
 EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
-                "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
-                "folder": "the run folder under --out", "length": "--steps"}
+                 "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
+                 "folder": "the run folder under --out", "length": "--steps",
+                 "renamed": (*ESTIMATOR_NAMES.renamed, ("train.save_every", f"it saves every {SAVE_EVERY} steps")),
+                 "new_run_from_the_weights": ("none in this script, whose runs start from scratch; for a model of "
+                                              "it, accelerated-seg export {checkpoint} --output <new folder>")}
 
 
 def main(argv=None):
@@ -81,7 +87,7 @@ def main(argv=None):
                                cache_dir=str(out / "cache"))
             .batch(2).augment("light"))
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
-                         overwrite=args.overwrite, val_every=max(1, args.steps // 2))
+                         overwrite=args.overwrite, val_every=max(1, args.steps // 2), save_every=SAVE_EVERY)
     say = print if writes else (lambda *_: None)
     # A Ctrl-C ends here, fit having said its newest checkpoint and this script's way on (130)
     model.fit(data, steps=args.steps, resume=args.resume, names=EXAMPLE_NAMES)

@@ -36,14 +36,20 @@ from accelerated_seg.wording import counted
 # How this script's refusals and fit's messages (a stop's line, the run folder's refusals) name its ways on: its
 # flags, in place of fit's keywords (resume='latest'), which a stopped run said above this script's own line until
 # the hundred-and-twenty-seventh session. It has no --steps, so the way to a model of a stopped run's state edits fit's
-# call here.
+# call here. A stop before its first checkpoint said fit's save_every, a resume fit's max_steps, and a resume asking for
+# fewer --epochs than its checkpoint's step fit's max_steps and checkpoint_dir (that session's review, r128).
+SAVE_EVERY = 10  # optimizer steps between checkpoints
 EXAMPLE_NAMES = dataclasses.replace(
     FIT_NAMES, resume="--resume=latest", elsewhere="another --out", overwrite="--overwrite", folder="--out",
-    renamed=(("train.resume", "--resume"),), resume_again="run the same command with --resume latest",
-    overwrite_again="--overwrite", length="--epochs",
+    renamed=(("train.resume", "--resume"), ("train.save_every", f"it saves every {SAVE_EVERY} steps"),
+             ("fit.max_steps", "the steps of --epochs")),
+    resume_again="run the same command with --resume latest", overwrite_again="--overwrite", length="--epochs",
     model_of_the_state=("for a model of it now, give fit max_steps={step} in place of max_epochs in "
                         "examples/fit_your_own.py and run it with --resume latest, which trains nothing and exports "
-                        "it to {export}"))
+                        "it to {export}"),
+    new_run_from_the_weights=("none in this script, whose runs start from scratch; for a model of it, give fit "
+                              "max_steps at its step in place of max_epochs in examples/fit_your_own.py and run it "
+                              "with --resume latest, which trains nothing and exports it"))
 
 
 def main(argv=None):
@@ -93,7 +99,7 @@ def main(argv=None):
     # returns preempted, said too: the state is saved (no weights exported to name), the job is ending
     result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
                  max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
-                 save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite, names=EXAMPLE_NAMES)
+                 save_every=SAVE_EVERY, log_every=2, resume=args.resume, overwrite=args.overwrite, names=EXAMPLE_NAMES)
     if not result["preempted"] and result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; "

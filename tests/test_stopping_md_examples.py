@@ -369,3 +369,101 @@ def test_the_estimators_fit_given_its_examples_names_says_the_scripts_way_on_onc
             f"{run} already holds a run (checkpoints up to step_{step}), which a new run there would replace: continue "
             f"it with --resume latest, train into another --out, or set --overwrite to delete it first")):
         model.fit(data, steps=4, names=names)
+
+
+def test_fit_given_fit_your_owns_names_names_no_setting_the_script_has_not(tmp_path, monkeypatch, capsys,
+                                                                           ctrl_c_raises):
+    """The fit examples/fit_your_own.py makes, stopped by Ctrl-C before its first checkpoint, then resumed asking for
+    fewer steps than its checkpoint's and for more: each line names the script's flags and its own saving, not fit's
+    keywords it gives in its code. Until review r128 the stop said ``(save_every)``, the refusal ``max_steps at its
+    step ... <checkpoint_dir>/model ... another checkpoint_dir`` and the note ``max_steps 4 -> 3``."""
+    from monai.losses import DiceCELoss
+    from monai.networks.nets import UNet
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from accelerated_seg.train import fit
+    from faults import loss_forward_with, signal_on
+
+    script = _the_scripts_top("fit_your_own")
+    names, every = script["EXAMPLE_NAMES"], script["SAVE_EVERY"]
+    images = torch.randn(6, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
+    torch.manual_seed(0)
+    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,))
+    pieces = (model, DataLoader(TensorDataset(images, (images > 0.5).long()), batch_size=2),
+              DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters()))
+    run = tmp_path / "run"
+    forward = DiceCELoss.forward
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGINT)))  # step 2's forward
+    with pytest.raises(KeyboardInterrupt):
+        fit(*pieces, max_steps=4, checkpoint_dir=run, save_every=every, progress_bar=False, names=names)
+    said = capsys.readouterr().out
+    assert (f"interrupted (Ctrl-C) after step 1; no checkpoint was saved yet (it saves every {every} steps), so a new "
+            f"run starts over") in said.splitlines(), said[-3000:]
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGTERM)))
+    assert fit(*pieces, max_steps=4, checkpoint_dir=run, save_every=every, progress_bar=False, overwrite=True,
+               names=names)["preempted"]
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+    with pytest.raises(ConfigError) as refused:
+        fit(*pieces, max_steps=1, checkpoint_dir=run, progress_bar=False, resume="latest", names=names)
+    assert str(refused.value).endswith(
+        "optimizer step this run asks for (--epochs): a resumed run goes on from its step and cannot go back. Ask "
+        "for more than 2 steps to train on, or start a new run from its weights: none in this script, whose runs "
+        "start from scratch; for a model of it, give fit max_steps at its step in place of max_epochs in "
+        "examples/fit_your_own.py and run it with --resume latest, which trains nothing and exports it"), refused.value
+    capsys.readouterr()
+    fit(*pieces, max_steps=3, checkpoint_dir=run, progress_bar=False, resume="latest", names=names)
+    said = capsys.readouterr().out
+    assert (f"resuming with settings other than {run / 'checkpoints' / 'step_2'}'s, this run's from here on: the steps "
+            f"of --epochs 4 -> 3") in said.splitlines(), said[-3000:]
+    assert "checkpoint_dir" not in said and "max_steps" not in said, said[-3000:]
+
+
+def test_the_estimators_fit_given_its_examples_names_names_no_setting_the_script_has_not(
+        tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """The fit examples/estimator.py makes, stopped by Ctrl-C before its first checkpoint (its line and repr), then
+    preempted and resumed asking for fewer steps than its checkpoint's: the script's flags and its own saving. Until
+    review r128 they said ``(save_every)`` and ``then fit(..., init_from=<folder>)``, neither of the script's."""
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset, Segmentation
+    from faults import loss_forward_with, signal_on
+
+    script = _the_scripts_top("estimator")
+    names, every = script["EXAMPLE_NAMES"], script["SAVE_EVERY"]
+    pairs = [(str(c.images[0]), str(c.label)) for c in load_msd(tiny_dataset).training]
+    data = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).batch(2)
+    run = tmp_path / "run"
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(run), val_every=0, save_every=every, trackers="none", progress_bar=False,
+                         warmup_steps=0)
+    forward = DiceCELoss.forward
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGINT)))  # step 2's forward
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=4, names=names)
+    said = capsys.readouterr().out
+    unsaved = f"no checkpoint was saved yet (it saves every {every} steps)"
+    assert f"interrupted (Ctrl-C) after step 1; {unsaved}, so a new run starts over" in said.splitlines(), said[-3000:]
+    assert f"; {unsaved}, so a new fit starts over>" in repr(model), repr(model)
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGTERM)))
+    model.fit(data, steps=4, overwrite=True, names=names)
+    assert model.summary["preempted"] and model.summary["step"] == 2
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+    with pytest.raises(ConfigError) as refused:
+        model.fit(data, steps=1, resume="latest", names=names)
+    assert str(refused.value).endswith(
+        "optimizer step this run asks for (--steps): a resumed run goes on from its step and cannot go back. Ask for "
+        "more than 2 steps to train on, or start a new run from its weights: none in this script, whose runs start "
+        f"from scratch; for a model of it, accelerated-seg export {run / 'checkpoints' / 'step_2'} --output <new "
+        "folder>"), refused.value
+    assert "init_from" not in str(refused.value) and "save_every" not in said
+
+
+def _the_scripts_top(example: str) -> dict:
+    """The names examples/<example>.py defines at its top (its imports and constants: no main)."""
+    import runpy
+
+    return runpy.run_path(str(ROOT / "examples" / f"{example}.py"))
