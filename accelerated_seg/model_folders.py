@@ -190,9 +190,9 @@ _TEMPLATES = {"model_of_the_state": {"folder": "run", "export": Path("run/model"
 def callers_names(given, own: Names, caller: str) -> Names:
     """The words ``caller``'s messages say its ways on in (``caller``: fit, Segmentation.fit's ``fit`` or Dataset.fit,
     each with its ``names=``): ``own`` (its Python keywords, ``FIT_NAMES``...) where None; a dict of Names' fields
-    said in place of ``own``'s (a script's flags: ``{"resume_again": "run the same command with --resume latest"}``);
-    a Names as it is. Until the hundred-and-twenty-seventh session none took its caller's, and a preempted
-    examples/estimator.py said its fit's Python call above the script's own line.
+    said in place of ``own``'s (a script's flags: ``{"resume_again": "run the same command with --resume latest"}``),
+    its ``renamed`` pairs over ``own``'s; a Names as it is. Until the hundred-and-twenty-seventh session none took its
+    caller's, and a preempted examples/estimator.py said its fit's Python call above the script's own line.
 
     Raises:
         ConfigError: naming ``names`` and what it takes, before anything is written: a template naming what its
@@ -207,6 +207,9 @@ def callers_names(given, own: Names, caller: str) -> Names:
                 raise ConfigError(f"{caller}: names[{key!r}] is not one of the words its messages say"
                                   f"{did_you_mean(str(key), fields)}; give Names' fields (accelerated_seg."
                                   f"model_folders.Names): {', '.join(fields)}")
+        if "renamed" in given:  # pairs over the caller's own (the estimator's block_shape, model_args): replaced
+            _check_the_words(given["renamed"], own.renamed, "renamed", caller)  # whole, they were lost (r128)
+            given = {**given, "renamed": tuple({**dict(own.renamed), **dict(map(tuple, given["renamed"]))}.items())}
         given = dataclasses.replace(own, **given)
     elif not isinstance(given, Names):
         raise ConfigError(f"{caller}: names must be a dict of the words its messages say in place of its own, such "

@@ -27,7 +27,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import ESTIMATOR_NAMES, complete_checkpoints
+from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.models import MODELS
 from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
@@ -42,7 +42,7 @@ SAVE_EVERY = 100  # optimizer steps between checkpoints (the estimator's default
 EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
                  "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
                  "folder": "the run folder under --out", "length": "--steps",
-                 "renamed": (*ESTIMATOR_NAMES.renamed, ("train.save_every", f"it saves every {SAVE_EVERY} steps")),
+                 "renamed": (("train.save_every", f"it saves every {SAVE_EVERY} steps"),),  # over the estimator's
                  "new_run_from_the_weights": ("none in this script, whose runs start from scratch; for a model of "
                                               "it, accelerated-seg export {checkpoint} --output <new folder>")}
 

@@ -89,3 +89,14 @@ def test_a_template_is_checked_with_the_types_its_message_gives():
     with pytest.raises(ConfigError, match=r"^fit: names\['model_of_the_state'\] is a template that may name "
                                           r"\{folder\}, \{export\}, \{step\} alone .*AttributeError"):
         callers_names({"model_of_the_state": "{folder.name}"}, FIT_NAMES, "fit")
+
+
+def test_a_dicts_renamed_pairs_go_over_the_callers_own():
+    """A script naming one setting its way (``("train.save_every", "it saves every 100 steps")``, examples/
+    estimator.py's) keeps the estimator's others: block_shape, model_args. Until review r128 a dict's ``renamed``
+    replaced the caller's pairs whole, and the estimator's messages then said ``patch_size`` for its block_shape."""
+    names = callers_names({"renamed": [("train.save_every", "it saves every 100 steps")]}, ESTIMATOR_NAMES, "fit")
+    assert names.setting("train.save_every") == "it saves every 100 steps"
+    assert names.setting("data.patch_size") == "block_shape" and names.setting("model.args") == "model_args"
+    assert callers_names({"renamed": [("data.patch_size", "--patch")]}, ESTIMATOR_NAMES, "fit").renamed[0] == \
+        ("data.patch_size", "--patch")
