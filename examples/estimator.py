@@ -36,13 +36,14 @@ from accelerated_seg.wording import counted
 # How the fit's messages (a stop's line, the run folder's refusals) name this script's ways on: its flags, in place of
 # the estimator's keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which a stopped run said
 # above this script's own line until the hundred-and-twenty-seventh session. A stop before its first checkpoint said
-# fit's save_every, and a resume asking for fewer --steps than its checkpoint's step fit's init_from, neither a flag of
-# this script's (that session's review, r128).
+# fit's save_every, a resume at its last step max_steps, and a resume asking for fewer --steps than its checkpoint's
+# step fit's init_from, none a flag of this script's (that session's review, r128). renamed: over the estimator's own.
 SAVE_EVERY = 100  # optimizer steps between checkpoints (the estimator's default, given so that the names say it)
 EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
                  "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
                  "folder": "the run folder under --out", "length": "--steps",
-                 "renamed": (("train.save_every", f"it saves every {SAVE_EVERY} steps"),),  # over the estimator's
+                 "renamed": (("train.save_every", f"it saves every {SAVE_EVERY} steps"),
+                             ("train.max_steps", "--steps")),
                  "new_run_from_the_weights": ("none in this script, whose runs start from scratch; for a model of "
                                               "it, accelerated-seg export {checkpoint} --output <new folder>")}
 

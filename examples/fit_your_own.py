@@ -36,13 +36,14 @@ from accelerated_seg.wording import counted
 # How this script's refusals and fit's messages (a stop's line, the run folder's refusals) name its ways on: its
 # flags, in place of fit's keywords (resume='latest'), which a stopped run said above this script's own line until
 # the hundred-and-twenty-seventh session. It has no --steps, so the way to a model of a stopped run's state edits fit's
-# call here. A stop before its first checkpoint said fit's save_every, a resume fit's max_steps, and a resume asking for
-# fewer --epochs than its checkpoint's step fit's max_steps and checkpoint_dir (that session's review, r128).
+# call here. A stop before its first checkpoint said fit's save_every, a resume fit's max_steps (another length, or at
+# its last step), and a resume asking for fewer --epochs than its checkpoint's step fit's max_steps and checkpoint_dir
+# (that session's review, r128).
 SAVE_EVERY = 10  # optimizer steps between checkpoints
 EXAMPLE_NAMES = dataclasses.replace(
     FIT_NAMES, resume="--resume=latest", elsewhere="another --out", overwrite="--overwrite", folder="--out",
     renamed=(("train.resume", "--resume"), ("train.save_every", f"it saves every {SAVE_EVERY} steps"),
-             ("fit.max_steps", "the steps of --epochs")),
+             ("fit.max_steps", "the steps of --epochs"), ("train.max_steps", "the steps of --epochs")),
     resume_again="run the same command with --resume latest", overwrite_again="--overwrite", length="--epochs",
     model_of_the_state=("for a model of it now, give fit max_steps={step} in place of max_epochs in "
                         "examples/fit_your_own.py and run it with --resume latest, which trains nothing and exports "

@@ -376,7 +376,8 @@ def test_fit_given_fit_your_owns_names_names_no_setting_the_script_has_not(tmp_p
     """The fit examples/fit_your_own.py makes, stopped by Ctrl-C before its first checkpoint, then resumed asking for
     fewer steps than its checkpoint's and for more: each line names the script's flags and its own saving, not fit's
     keywords it gives in its code. Until review r128 the stop said ``(save_every)``, the refusal ``max_steps at its
-    step ... <checkpoint_dir>/model ... another checkpoint_dir`` and the note ``max_steps 4 -> 3``."""
+    step ... <checkpoint_dir>/model ... another checkpoint_dir``, the note ``max_steps 4 -> 3`` and a resume at its end
+    ``which is max_steps already``."""
     from monai.losses import DiceCELoss
     from monai.networks.nets import UNet
     from torch.utils.data import DataLoader, TensorDataset
@@ -416,6 +417,10 @@ def test_fit_given_fit_your_owns_names_names_no_setting_the_script_has_not(tmp_p
     said = capsys.readouterr().out
     assert (f"resuming with settings other than {run / 'checkpoints' / 'step_2'}'s, this run's from here on: the steps "
             f"of --epochs 4 -> 3") in said.splitlines(), said[-3000:]
+    fit(*pieces, max_steps=3, checkpoint_dir=run, progress_bar=False, resume="latest", names=names)  # at its end
+    said += capsys.readouterr().out
+    assert (f"resumed from {run / 'checkpoints' / 'step_3'} at step 3, which is the steps of --epochs already: nothing "
+            f"to train; the export is written from it") in said.splitlines(), said[-3000:]
     assert "checkpoint_dir" not in said and "max_steps" not in said, said[-3000:]
 
 
@@ -423,7 +428,8 @@ def test_the_estimators_fit_given_its_examples_names_names_no_setting_the_script
         tiny_dataset, tmp_path, monkeypatch, capsys, ctrl_c_raises):
     """The fit examples/estimator.py makes, stopped by Ctrl-C before its first checkpoint (its line and repr), then
     preempted and resumed asking for fewer steps than its checkpoint's: the script's flags and its own saving. Until
-    review r128 they said ``(save_every)`` and ``then fit(..., init_from=<folder>)``, neither of the script's."""
+    review r128 they said ``(save_every)``, ``then fit(..., init_from=<folder>)`` and, resumed at its last step,
+    ``which is max_steps already``, none of the script's."""
     from monai.losses import DiceCELoss
 
     from accelerated_seg.data.manifest import load_msd
@@ -460,6 +466,12 @@ def test_the_estimators_fit_given_its_examples_names_names_no_setting_the_script
         f"from scratch; for a model of it, accelerated-seg export {run / 'checkpoints' / 'step_2'} --output <new "
         "folder>"), refused.value
     assert "init_from" not in str(refused.value) and "save_every" not in said
+    capsys.readouterr()
+    model.fit(data, steps=2, resume="latest", names=names)  # at its last step
+    said = capsys.readouterr().out
+    assert (f"resumed from {run / 'checkpoints' / 'step_2'} at step 2, which is --steps already: nothing to train; the "
+            f"export and summary are written from it") in said.splitlines(), said[-3000:]
+    assert "max_steps" not in said, said[-3000:]
 
 
 def _the_scripts_top(example: str) -> dict:
