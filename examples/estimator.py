@@ -37,7 +37,8 @@ from accelerated_seg.wording import counted
 # the estimator's keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which a stopped run said
 # above this script's own line until the hundred-and-twenty-seventh session. A stop before its first checkpoint said
 # fit's save_every, a resume at its last step max_steps, and a resume asking for fewer --steps than its checkpoint's
-# step fit's init_from, none a flag of this script's (that session's review, r128). renamed: over the estimator's own.
+# step (or one that cannot go on with its data) fit's init_from, none a flag of this script's (that session's review,
+# r128). renamed: over the estimator's own.
 SAVE_EVERY = 100  # optimizer steps between checkpoints (the estimator's default, given so that the names say it)
 EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
                  "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
@@ -45,7 +46,8 @@ EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same comm
                  "renamed": (("train.save_every", f"it saves every {SAVE_EVERY} steps"),
                              ("train.max_steps", "--steps")),
                  "new_run_from_the_weights": ("none in this script, whose runs start from scratch; for a model of "
-                                              "it, accelerated-seg export {checkpoint} --output <new folder>")}
+                                              "it, accelerated-seg export {checkpoint} --output <new folder>"),
+                 "new_run_elsewhere": "none in this script, whose runs start from scratch (--overwrite)"}
 
 
 def main(argv=None):

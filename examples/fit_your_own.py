@@ -50,7 +50,8 @@ EXAMPLE_NAMES = dataclasses.replace(
                         "it to {export}"),
     new_run_from_the_weights=("none in this script, whose runs start from scratch; for a model of it, give fit "
                               "max_steps at its step in place of max_epochs in examples/fit_your_own.py and run it "
-                              "with --resume latest, which trains nothing and exports it"))
+                              "with --resume latest, which trains nothing and exports it"),
+    new_run_elsewhere="none in this script, whose runs start from scratch (--overwrite)")
 
 
 def main(argv=None):

@@ -479,3 +479,23 @@ def _the_scripts_top(example: str) -> dict:
     import runpy
 
     return runpy.run_path(str(ROOT / "examples" / f"{example}.py"))
+
+
+@pytest.mark.parametrize("example", ["estimator", "fit_your_own"])
+def test_the_names_a_fit_example_gives_name_no_keyword_of_its_fit(example):
+    """Every way on the script's fit may say in its names (a stop's, a rerun's refusal, a resume's refusals: the way to
+    a new run from its weights, or elsewhere where its data changed) and the settings it names there: none a keyword
+    of the fit's, which the script's user does not write. Until review r128 estimator.py's said ``fit(...,
+    init_from=...)`` (``Left`` of the hundred-and-twenty-seventh session's entry, for a resume whose data changed),
+    ``save_every`` and ``max_steps``, fit_your_own.py's ``save_every``, ``max_steps`` and ``checkpoint_dir``."""
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, FIT_NAMES, callers_names
+
+    names = callers_names(_the_scripts_top(example)["EXAMPLE_NAMES"],
+                          ESTIMATOR_NAMES if example == "estimator" else FIT_NAMES, "fit")
+    said = [names.resume, names.resume_again, names.overwrite, names.overwrite_again, names.elsewhere, names.folder,
+            names.length, names.elsewhere_from(), names.way_to_a_new_run_from(Path("run/checkpoints/step_2")),
+            names.model_of_the_state.format(folder="run", export=Path("run/model"), step=2),
+            *(names.setting(key) for key in ("train.save_every", "train.max_steps", "train.resume"))]
+    keywords = ("fit(", "init_from", "output_dir", "checkpoint_dir", "save_every", "resume='", "overwrite=True")
+    assert not [(words, keyword) for words in said for keyword in keywords if keyword in words], said
+    assert not [words for words in said if re.search(r"(?<!give fit )max_steps", words)], said
