@@ -214,6 +214,49 @@ def test_a_filter_equal_to_a_blocks_own_put_in_while_it_lasts_stays_after_it(blo
         assert len(warnings.filters) == len(entries) + 3 and all(map(operator.is_, warnings.filters[3:], entries))
 
 
+@pytest.mark.parametrize("behind", ["the caller's error", "the warner's silenced"])
+def test_another_threads_block_ending_as_a_warning_is_judged_passes_no_entry_by(behind):
+    """Another thread's ``quieted`` (build_from_spec's MONAI words, which a scan's warning does not match) ending
+    while a warning is judged, at the first Python code the judging runs (a thread switch simulated there through
+    ``sys.settrace``): the entry behind it still judges the warning, the caller's "error" raising it, the warner's own
+    ``silenced`` ignoring it. CPython walks the filters by index; the mark's ``match``, a function of Python's, let
+    the other thread's take-out shift the list under the walk, which passed the next entry by: the warning said by
+    the default, and the line's registry then kept the caller's "error" from that line for good (until r126's
+    review)."""
+    def warned() -> bool:
+        """The scan's warning, the other thread's block ending at the first Python call inside; raised or not."""
+        others, ended, tracer = quieted(("MONAI's words", UserWarning)), [], sys.gettrace()
+        others.__enter__()
+
+        def at_a_call(frame, event, arg):
+            if event == "call" and not ended:
+                ended.append(frame.f_code.co_name)
+                others.__exit__(None, None, None)
+
+        sys.settrace(at_a_call)
+        try:
+            warnings.warn("a scan's words", UserWarning)
+            raised = False
+        except UserWarning:
+            raised = True
+        finally:
+            sys.settrace(tracer)
+            if not ended:
+                others.__exit__(None, None, None)
+        return raised
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        if behind == "the caller's error":
+            warnings.simplefilter("error", UserWarning)
+            assert warned() and warned(), warnings.filters  # and again: no registry of the line keeps it from it
+        else:
+            with silenced():
+                assert not warned()
+    assert said == []
+    assert not any(isinstance(entry[3], own_warnings._EveryModule) for entry in warnings.filters)
+
+
 @pytest.mark.parametrize("block", [silenced, lambda: quieted(("MONAI's words", UserWarning))],
                          ids=["silenced", "quieted"])
 def test_a_threads_record_takes_its_own_and_its_pipelines_warnings_not_those_another_thread_ignores(block):
