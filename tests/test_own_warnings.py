@@ -185,12 +185,13 @@ def test_a_reset_by_another_thread_as_a_block_ends_is_no_error(block):
     empty, as the reset left them. Between the block's finding of its entry and its deleting, an IndexError
     (until the hundred-and-twenty-seventh session)."""
     with warnings.catch_warnings():
+        warnings.resetwarnings()  # the filters as each run below finds them: the take-out reads them all
         warnings.simplefilter("default")
         filters = warnings.filters
         ends = _ended_with_a_switch_at(block, -1, None)
         for k in range(ends):
             warnings.simplefilter("default")
-            _ended_with_a_switch_at(block, k, warnings.resetwarnings)
+            assert _ended_with_a_switch_at(block, k, warnings.resetwarnings) > k
             assert warnings.filters is filters and warnings.filters == [], k
 
 
@@ -212,6 +213,50 @@ def test_a_filter_equal_to_a_blocks_own_put_in_while_it_lasts_stays_after_it(blo
                                                                  ("always", None), ("ignore", None)]
         assert all(entry[3] is None for entry in warnings.filters[:3])
         assert len(warnings.filters) == len(entries) + 3 and all(map(operator.is_, warnings.filters[3:], entries))
+
+
+class _ModuleGlob:
+    """A library's module matcher, put in the filters by hand, compared in Python."""
+
+    def __init__(self, glob: str):
+        self.glob = glob
+
+    def match(self, module: str) -> bool:
+        return module.startswith(self.glob.rstrip("*"))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _ModuleGlob) and other.glob == self.glob
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_NAMES)
+def test_a_blocks_entry_is_taken_out_past_an_entry_compared_in_python_while_another_threads_ends(block):
+    """An entry of a library's before the block's own, equal to it but for its module, a matcher whose ``__eq__`` is
+    Python's, and before that another thread's ``silenced`` entry, which ends at that ``__eq__`` (a thread switch
+    simulated there through ``sys.settrace``): the block's entry is taken out all the same, the library's kept.
+    ``list.remove`` went on at the next index, past the block's entry shifted back: left in for good, no error said
+    (h148's Left, until r126's review)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        entries = list(warnings.filters)
+        others, ended, tracer = silenced(), [], sys.gettrace()
+        others.__enter__()
+
+        def at_its_eq(frame, event, arg):
+            if event == "call" and frame.f_code is _ModuleGlob.__eq__.__code__ and not ended:
+                ended.append(1)
+                others.__exit__(None, None, None)
+
+        with block():
+            ours = warnings.filters[0]
+            theirs = (*ours[:3], _ModuleGlob("somelib.*"), 0)
+            warnings.filters[:2] = [warnings.filters[1], theirs, ours]  # the other thread's first, then theirs, ours
+            sys.settrace(at_its_eq)
+        sys.settrace(tracer)
+        assert ended
+        assert warnings.filters[0] is theirs and all(map(operator.is_, warnings.filters[1:], entries))
+        assert len(warnings.filters) == len(entries) + 1, warnings.filters
 
 
 @pytest.mark.parametrize("behind", ["the caller's error", "the warner's silenced"])
