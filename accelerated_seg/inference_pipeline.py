@@ -20,9 +20,12 @@ one case's steps).
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+from .own_warnings import working_for
 
 Item = TypeVar("Item")
 
@@ -49,7 +52,10 @@ def pipelined(items: Sequence[Item], prepare: Callable[[Item], Any], compute: Ca
         [None, None]
     """
     items = list(items)
-    with ThreadPoolExecutor(1, thread_name_prefix="prepare") as preparer, _started_finisher() as finisher:
+    # each stage's warnings recorded as this thread's, where a record is in progress (own_warnings.working_for)
+    preparer = ThreadPoolExecutor(1, thread_name_prefix="prepare", initializer=working_for,
+                                  initargs=(threading.get_ident(),))
+    with preparer, _started_finisher() as finisher:
         ahead = preparer.submit(prepare, items[0]) if items else None
         behind: tuple[Item, Future] | None = None  # the previous item, being finished
         try:
@@ -130,7 +136,8 @@ def _interrupt_on_closing() -> Iterator[None]:
 def _started_finisher() -> ThreadPoolExecutor:
     """The finishing stage's executor, its thread started: the first item's hand-over started it, and waited for
     it, and an interrupt in that wait left the item finishing on a thread that leaving did not wait for."""
-    finisher = ThreadPoolExecutor(1, thread_name_prefix="finish")
+    finisher = ThreadPoolExecutor(1, thread_name_prefix="finish", initializer=working_for,
+                                  initargs=(threading.get_ident(),))
     finisher.submit(int).result()
     return finisher
 

@@ -224,29 +224,46 @@ def _records() -> list[list]:
 
 def _record(message, category, filename, lineno, file=None, line=None) -> None:
     """``warnings.showwarning`` while ``recorded`` records: the warning goes to the newest record of the thread that
-    raised it, or, raised by a thread of none (predict's pipeline threads), to the newest of all; with none in
-    progress (the hook put back by a catch_warnings of another thread that saw it), to the caller's. One that a
-    ``silenced`` or ``quieted`` of its own thread ignores, newer than that thread's record, is dropped, as that
-    block's "ignore" would: only another thread's "always", put in later and so before it in the filters (every
-    thread's), let it by; that thread's record took it until the hundred-and-twenty-seventh session (a
-    ``predict_file``'s MONAI words of building its model, said by a Segmentation.predict of another thread)."""
-    thread = threading.get_ident()
+    raised it, or of the thread that thread works for (``working_for``: predict's pipeline threads), or, raised by
+    a thread of neither (another caller's), to the newest of all; with none in progress (the hook put back by a
+    catch_warnings of another thread that saw it), to the caller's. One that a ``silenced`` or ``quieted`` of its
+    own thread ignores, newer than that thread's record, is dropped, as that block's "ignore" would: only another
+    thread's "always", put in later and so before it in the filters (every thread's), let it by; that thread's record
+    took it until the hundred-and-twenty-seventh session (a ``predict_file``'s MONAI words of building its model,
+    said by a Segmentation.predict of another thread). A pipeline thread's warning went to the newest record of all
+    until r126's review: two threads' ``Segmentation.predict`` at once said each other's scans' warnings
+    (benchmarks/results/review_own_warnings_take_out_2026-12-07/threads.py)."""
+    threads = [threading.get_ident(), getattr(_WORKING_FOR, "thread", None)]
     with _RECORDING_LOCK:
         hook, records = _CALLERS_HOOK[0], _records()[-1:]
-        for began, raised, entries in reversed(_RECORDINGS):
-            if began != thread:
+        for thread in threads:
+            blocks = [(raised, entries) for began, raised, entries in reversed(_RECORDINGS) if began == thread]
+            for raised, entries in blocks:
+                if raised is not None:
+                    records = [raised]
+                    break
+                if any(_ignores(entry, message, category) for entry in entries):
+                    return
+            else:
                 continue
-            if raised is not None:
-                records = [raised]
-                break
-            if any(_ignores(entry, message, category) for entry in entries):
-                return
+            break
     if records:
         records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
     elif hook is not None and hook is not _record:
         hook(message, category, filename, lineno, file, line)
     else:
         warnings._showwarning_orig(message, category, filename, lineno, file, line)
+
+
+def working_for(thread: int) -> None:
+    """The calling thread's warnings, while a record is in progress, go where those of ``thread`` go (``_record``):
+    the initializer of predict's pipeline threads (``inference_pipeline.pipelined``), given the ident of the thread
+    that starts them. Python keeps no thread's parent."""
+    _WORKING_FOR.thread = thread
+
+
+#: The thread the calling thread works for (``working_for``), one value a thread.
+_WORKING_FOR = threading.local()
 
 
 def _ignores(entry: tuple, message, category) -> bool:

@@ -338,3 +338,38 @@ def test_a_threads_record_takes_its_own_and_its_pipelines_warnings_not_those_ano
             other.join(30)
     assert [str(warning.message) for warning in raised] == ["the record's own thread's", "its pipeline's"]
     assert said == []
+
+
+def test_two_threads_records_each_take_their_own_pipelines_warnings():
+    """Two threads' records at once (a thread pool's Segmentation.predicts), each thread's pipeline
+    (``inference_pipeline.pipelined``, which reads its scans) warning while the other's record is the newer: each
+    record takes its own pipeline's warning alone. A pipeline thread's warning went to the newest record of all,
+    said by the other thread's predict as its own, and not by its own (until r126's review:
+    benchmarks/results/review_own_warnings_take_out_2026-12-07/threads.py)."""
+    from accelerated_seg.inference_pipeline import pipelined
+
+    began, records = [threading.Event(), threading.Event()], {}
+
+    def predicts(index: int) -> None:
+        with recorded() as raised:
+            began[index].set()
+            assert began[1 - index].wait(30)  # both records in progress, the other's newer for thread 0
+            if index == 1:
+                assert done.wait(30)
+            list(pipelined([f"scan {index}"], lambda scan: warnings.warn(f"{scan}: no orientation", UserWarning),
+                           lambda scan, prepared: None, lambda scan, prepared, computed: None))
+            if index == 0:
+                done.set()
+        records[index] = [str(warning.message) for warning in raised]
+
+    done = threading.Event()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("default")
+        threads = [threading.Thread(target=predicts, args=(index,)) for index in range(2)]
+        threads[0].start()
+        assert began[0].wait(30)
+        threads[1].start()
+        for thread in threads:
+            thread.join(60)
+    assert records == {0: ["scan 0: no orientation"], 1: ["scan 1: no orientation"]}
+    assert said == []
