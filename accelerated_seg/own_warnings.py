@@ -106,7 +106,7 @@ def _in_place(*entries: tuple, record: list | None = None) -> Iterator[None]:
     of a line's warnings is emptied, and "always" and "ignore" write in none (CPython's ``_warnings.c`` reads the
     filters at each warning, 3.11 to 3.14, and looks in the line's registry first; the version is what tells a
     registry the filters changed, nothing else keeps them). Each entry is taken out of the list it went in by
-    ``list.remove``, one step of C, which no other thread's change of the list comes between (the GIL held
+    ``list.remove`` (``_taken_out``), one step of C, which no other thread's change of the list comes between (the GIL held
     throughout, as no Python code runs in it: ``_entry`` says why; a free-threaded build's lock of the list alike),
     and which, an entry being equal to itself alone, takes ours and not an equal entry of the caller's. Found by its
     index and then deleted until the hundred-and-twenty-seventh session: another thread's ``warnings.simplefilter``
@@ -233,12 +233,13 @@ def _record(message, category, filename, lineno, file=None, line=None) -> None:
     said by a Segmentation.predict of another thread). A pipeline thread's warning went to the newest record of all
     until r126's review: two threads' ``Segmentation.predict`` at once said each other's scans' warnings
     (benchmarks/results/review_own_warnings_take_out_2026-12-07/threads.py)."""
-    threads = [threading.get_ident(), getattr(_WORKING_FOR, "thread", None)]
+    threads = [threading.get_ident(), _WORKING_FOR.thread]
     with _RECORDING_LOCK:
         hook, records = _CALLERS_HOOK[0], _records()[-1:]
         for thread in threads:
-            blocks = [(raised, entries) for began, raised, entries in reversed(_RECORDINGS) if began == thread]
-            for raised, entries in blocks:
+            for began, raised, entries in reversed(_RECORDINGS):
+                if began != thread:
+                    continue
                 if raised is not None:
                     records = [raised]
                     break
@@ -262,8 +263,14 @@ def working_for(thread: int) -> None:
     _WORKING_FOR.thread = thread
 
 
-#: The thread the calling thread works for (``working_for``), one value a thread.
-_WORKING_FOR = threading.local()
+class _WorkingFor(threading.local):
+    """The thread the calling thread works for (``working_for``), one value a thread; None where it works for
+    none (a class's default: a missing attribute's AttributeError cost a record about 0.5 us a warning)."""
+
+    thread: int | None = None
+
+
+_WORKING_FOR = _WorkingFor()
 
 
 def _ignores(entry: tuple, message, category) -> bool:

@@ -9,18 +9,12 @@ and with a position, pytest.warns inside a block, and whether Python code runs i
 (sys.setprofile's 'call' events during a warnings.warn that matches no block's entry).
 """
 
-import importlib.util
 import sys
 import warnings
 
-path = sys.argv[1] if len(sys.argv) > 1 else None
-if path:
-    spec = importlib.util.spec_from_file_location("own_warnings_probed", path)
-    own_warnings = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(own_warnings)
-else:
-    from accelerated_seg import own_warnings
-print(f"python {sys.version.split()[0]}; {own_warnings.__file__}")
+from probed import own_warnings_of_the_argument
+
+own_warnings = own_warnings_of_the_argument()
 blocks = {"recorded": own_warnings.recorded, "silenced": own_warnings.silenced,
           "quieted": lambda: own_warnings.quieted(("MONAI's words", UserWarning))}
 

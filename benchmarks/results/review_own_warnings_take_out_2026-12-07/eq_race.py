@@ -16,20 +16,14 @@ out) shifts the list, and ``list.remove`` goes on past ours: ours left in for go
     the block under test with such an entry put first inside each; blocks whose entry was left in counted.
 """
 
-import importlib.util
 import sys
 import threading
 import time
 import warnings
 
-path = sys.argv[1] if len(sys.argv) > 1 else None
-if path:
-    spec = importlib.util.spec_from_file_location("own_warnings_probed", path)
-    own_warnings = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(own_warnings)
-else:
-    from accelerated_seg import own_warnings
-print(f"python {sys.version.split()[0]}; {own_warnings.__file__}")
+from probed import own_warnings_of_the_argument
+
+own_warnings = own_warnings_of_the_argument()
 
 
 class ModuleGlob:

@@ -1,6 +1,7 @@
 """Segmentation.load in one thread while another builds a network (review r126; met by threads.py).
 
-    OMP_NUM_THREADS=1 PYTHONPATH=.:tests python benchmarks/results/review_own_warnings_take_out_2026-12-07/meta_race.py \
+    OMP_NUM_THREADS=1 PYTHONPATH=.:tests python \
+        benchmarks/results/review_own_warnings_take_out_2026-12-07/meta_race.py \
         > benchmarks/results/review_own_warnings_take_out_2026-12-07/meta_race.txt
 
 ``exported_model.check_export_fits`` (Segmentation.load's check) builds the network under accelerate's

@@ -72,7 +72,7 @@ def thread_b(start, how):
         elif how == "predict":
             model.predict(str(scan_b))
         else:
-            model.evaluate(dataset, output_dir=root / f"eval_{call}")
+            model.evaluate(dataset, output_dir=Path(tempfile.mkdtemp(prefix="r126_eval_")))
 
 
 print(f"python {sys.version.split()[0]}")
