@@ -106,15 +106,15 @@ def _in_place(*entries: tuple, record: list | None = None) -> Iterator[None]:
     of a line's warnings is emptied, and "always" and "ignore" write in none (CPython's ``_warnings.c`` reads the
     filters at each warning, 3.11 to 3.14, and looks in the line's registry first; the version is what tells a
     registry the filters changed, nothing else keeps them). Each entry is taken out of the list it went in by
-    ``list.remove`` (``_taken_out``), one step of C, which no other thread's change of the list comes between (the GIL held
-    throughout, as no Python code runs in it: ``_entry`` says why; a free-threaded build's lock of the list alike),
-    and which, an entry being equal to itself alone, takes ours and not an equal entry of the caller's. Found by its
-    index and then deleted until the hundred-and-twenty-seventh session: another thread's ``warnings.simplefilter``
-    between the two (Python's ``_add_filter`` takes no lock before 3.14) had that thread's entry deleted and ours
-    left in for good, a ``resetwarnings`` an IndexError raised
-    (benchmarks/results/own_warnings_take_out_race_2026-12-07/). An entry no longer there (a ``resetwarnings``, a
-    catch_warnings of another thread putting its list back) is no error. Not as Python's catch_warnings, which puts
-    back the whole list it found as it ends: what other threads put in meanwhile would go with it, and its
+    ``list.remove`` (``_taken_out``), one step of C, which no other thread's change of the list comes between (the
+    GIL held throughout, as no Python code runs in it: ``_entry`` says why; a free-threaded build's lock of the list
+    alike), and which, an entry being equal to itself alone, takes ours and not an equal entry of the caller's. Found by
+    its index and then deleted until the hundred-and-twenty-seventh session: another thread's ``warnings.simplefilter``
+    between the two (Python's ``_add_filter`` takes no lock before 3.14) had that thread's entry deleted and ours left
+    in for good, a ``resetwarnings`` an IndexError raised (benchmarks/results/own_warnings_take_out_race_2026-12-07/).
+    An entry no longer there (a ``resetwarnings``, a catch_warnings of another thread putting its list back) is no
+    error. Not as Python's catch_warnings, which puts back the whole list it found as it ends: what other threads put in
+    meanwhile would go with it, and its
     ``_filters_mutated`` empties every line's registry, the reset these blocks are here to avoid. The block noted
     as the calling thread's meanwhile (``_noted``): ``record``, where it records."""
     lists = _filter_lists()
