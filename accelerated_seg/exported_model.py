@@ -33,6 +33,7 @@ from .files import (by_a_utf8_name, finish_an_interrupted_replace, folders_to_ma
                     sync_folder, with_the_usual_mode, written_through)
 from .model_folders import Names, read_export_json, unreadable_safetensors
 from .models import ModelSpec, build_from_spec
+from .parameters_on_meta import parameters_on_meta
 from .ranks import on_main
 
 
@@ -273,9 +274,9 @@ def check_export_fits(model_dir: str | Path, config: dict) -> None:
     its attention's position tables at build), of 0.107 s for the whole load; 0.009-0.024 s for the other
     networks (benchmarks/results/export_check_cost.json). What ``Segmentation.load`` checks, so that a mismatch
     is said there, not at a predict."""
-    from accelerate import init_empty_weights  # buffers stay real: MONAI's SwinUNETR computes with some at build
-
-    with init_empty_weights():
+    # buffers stay real (MONAI's SwinUNETR computes with some at build), and other threads' networks are not touched:
+    # accelerate's init_empty_weights, used until the hundred-and-twenty-seventh session, was process-wide
+    with parameters_on_meta():
         model = build_exported_network(config, model_dir)
     check_weights_fit(model, model_dir)
 
