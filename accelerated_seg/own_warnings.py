@@ -233,27 +233,37 @@ def _record(message, category, filename, lineno, file=None, line=None) -> None:
     said by a Segmentation.predict of another thread). A pipeline thread's warning went to the newest record of all
     until r126's review: two threads' ``Segmentation.predict`` at once said each other's scans' warnings
     (benchmarks/results/review_own_warnings_take_out_2026-12-07/threads.py)."""
-    threads = [threading.get_ident(), _WORKING_FOR.thread]
     with _RECORDING_LOCK:
         hook, records = _CALLERS_HOOK[0], _records()[-1:]
-        for thread in threads:
-            for began, raised, entries in reversed(_RECORDINGS):
-                if began != thread:
-                    continue
-                if raised is not None:
-                    records = [raised]
-                    break
-                if any(_ignores(entry, message, category) for entry in entries):
-                    return
-            else:
-                continue
-            break
+        for thread in (threading.get_ident(), _WORKING_FOR.thread):
+            own = _threads_own_record(thread, message, category)
+            if own is _IGNORED:
+                return
+            if own is not None:
+                records = [own]
+                break
     if records:
         records[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
     elif hook is not None and hook is not _record:
         hook(message, category, filename, lineno, file, line)
     else:
         warnings._showwarning_orig(message, category, filename, lineno, file, line)
+
+
+_IGNORED = object()  # _threads_own_record's answer for a warning a block of the thread ignores
+
+
+def _threads_own_record(thread: int | None, message, category) -> list | object | None:
+    """The newest record of ``thread``'s blocks in progress (under the lock), ``_IGNORED`` where a ``silenced`` or
+    ``quieted`` of its, newer than that record, takes the warning, or None where the thread has no record."""
+    for began, raised, entries in reversed(_RECORDINGS):
+        if began != thread:
+            continue
+        if raised is not None:
+            return raised
+        if any(_ignores(entry, message, category) for entry in entries):
+            return _IGNORED
+    return None
 
 
 def working_for(thread: int) -> None:
