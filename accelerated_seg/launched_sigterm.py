@@ -125,7 +125,7 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
 
     forget_the_last_wait()  # an earlier run's in this process, if any, says nothing of this one's
     # reentrant: a second SIGTERM (a job's stop reaches the process and its agent, which sends it on) may run the
-    # handler again inside the first's, on the main thread, while it decides
+    # handler again inside the first's, on the main thread, just as it begins to decide (``in_the_handler``)
     deciding, decided = threading.RLock(), []
 
     def ended_at_once_where_one_has_ended(signum: int) -> None:
@@ -139,11 +139,26 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         if decided[0]:
             end_at_once()
 
-    handled, woken = threading.Event(), []  # the handler has run on the main thread; it was woken once
+    # the handler has run on the main thread; it was woken once; the handler runs now. Lists, not threading.Event:
+    # a handler runs between any two steps of the main thread, those of its own lines among them, and holds no lock
+    # that it may meet again inside itself
+    handled, woken, handling = [], [], []
 
     def in_the_handler(signum: int) -> None:
-        handled.set()
-        ended_at_once_where_one_has_ended(signum)
+        # Nothing in a handler run inside itself (a second stop as the first is decided: a job's SIGTERM and the
+        # agent's, sent on, come together): the first decides and acts, and its handler raises nothing into the
+        # first's (``raised_once``). ``handled`` was a threading.Event until the hundred-and-twenty-eighth session:
+        # the second SIGTERM ran the handler inside the first's ``Event.set``, the Event's lock held, and its own
+        # ``set`` waited for that lock for ever: no line said, the launch killed by the agent 30 s on (a CI run of the
+        # hundred-and-twenty-seventh session: benchmarks/results/ci_sigterm_kill_hang_2026-12-07/).
+        if handling:
+            return
+        handling.append(True)
+        try:
+            handled.append(True)
+            ended_at_once_where_one_has_ended(signum)
+        finally:
+            handling.clear()
 
     def as_it_comes(signum: int) -> None:
         if signum == signal.SIGINT:  # Ctrl-C's: its own handler (Python's, the last wait's) runs on the main thread
@@ -163,7 +178,7 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
             _SPAN.clear()
 
 
-def _main_thread_woken_once(handled: threading.Event, woken: list, signum: int = signal.SIGTERM) -> None:
+def _main_thread_woken_once(handled: list, woken: list, signum: int = signal.SIGTERM) -> None:
     """``signum`` (the stop that came: SIGTERM, SIGUSR1) sent to the main thread, once, where it has come but its
     handler has not run there. The kernel hands a signal sent to the process to any of its threads that does not block
     it; where that is not the main thread, Python's C handler runs on that thread and wakes no wait of the main thread's
@@ -177,7 +192,7 @@ def _main_thread_woken_once(handled: threading.Event, woken: list, signum: int =
     wakes such a wait, as one the kernel hands there does; a second SIGTERM raises nothing (``raised_once``), and one to
     a main thread in a C call that runs no handler (a collective) changes nothing. Once: this signal's own byte comes
     back to the thread that calls this."""
-    if handled.is_set() or woken:
+    if handled or woken:
         return
     woken.append(True)
     with contextlib.suppress(Exception):  # noqa: BLE001 - the main thread ended meanwhile: nothing to wake

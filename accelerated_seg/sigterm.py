@@ -64,13 +64,17 @@ def raised_once(first: Callable[[int], object] = lambda signum: None) -> Callabl
     (launched_sigterm.py, which ends it at once for the agent's SIGTERM alone, never for a SIGUSR1). Set for several
     signals (``stops_as_an_interrupt``), it raises the interrupt of the one it is called for (SIGUSR1's
     ``StoppedBySIGUSR1``), the first of them alone."""
-    raised = False  # handlers run on the main thread alone, one at a time
+    raised = False  # handlers run on the main thread alone, one inside another at most
 
     def raise_terminated(signum: int, frame: FrameType | None) -> None:
         nonlocal raised
+        # Marked before ``first``: a handler run inside this one (a second signal as ``first`` decides, which the
+        # agent's SIGTERM sent on after a job's makes likely) raises nothing into it. Raised there until the
+        # hundred-and-twenty-eighth session, it cut ``first``'s decision short (launched_sigterm's: whether a process
+        # beside this one died, ending this one at once), the stop raised on the main thread as the thread decided.
+        first_one, raised = not raised, True
         first(signum)
-        if not raised:
-            raised = True
+        if first_one:
             raise INTERRUPTS[signum](signal.Signals(signum).name)
 
     raise_terminated.raises_a_stop = True  # ``raises_a_stop``

@@ -433,3 +433,25 @@ def test_a_last_wait_whose_barrier_ended_in_an_error_is_not_every_process_come(b
 
     monkeypatch.setattr(last_wait, "_last_barrier", [barrier])
     assert last_wait.every_process_came_to_the_last_wait() is came
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+@pytest.mark.parametrize("first, second", [("SIGTERM", "SIGTERM"), ("SIGUSR1", "SIGTERM"), ("SIGTERM", "SIGUSR1")])
+def test_a_stop_handler_run_inside_itself_at_any_step_raises_the_first_stop_once_and_never_waits(first, second):
+    """A job's SIGTERM reaches the process and its agent, which sends it on: the second ran the handler inside the
+    first's, and a CI run of the hundred-and-twenty-seventh session found the main process waiting for ever inside
+    its own handler (a threading.Event's lock, held by the first's ``set``, taken again by the second's), its stop
+    never said, the launch killed 30 s on. Here the second's handler runs at each traced step of the first's in turn
+    (tests/stop_handler_inside_itself.py, a process of its own, bounded): the first stop alone is raised, by the outer
+    handler, once; the inner raises nothing into it (it cut the first's decision short) and returns. At the first
+    step, before the outer has done anything, the inner is the first: its stop alone is raised."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    script = Path(__file__).with_name("stop_handler_inside_itself.py")
+    done = subprocess.run([sys.executable, str(script), first, second], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    steps = json.loads(done.stdout)
+    raised = {"SIGTERM": "Terminated", "SIGUSR1": "StoppedBySIGUSR1"}
+    assert len(steps) > 5, steps  # the handler's lines, with its decision's
+    assert [(step["outer"], step["inner"]) for step in steps] == [
+        (None, raised[second])] + [(raised[first], None)] * (len(steps) - 1), steps
