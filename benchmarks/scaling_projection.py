@@ -27,8 +27,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import statistics
 import sys
+from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -122,7 +124,7 @@ def what_it_measured(parser, option: str, path) -> dict:
     measured = {**{key: run[key] for key in SAME_IN_THE_RUN if key in run},
                 **{key: settings[key] for key in SAME_IN_THE_SETTINGS if key in settings},
                 **{key: machine[key] for key in SAME_IN_THE_MACHINE if key in machine},
-                "processes": run.get("processes")}
+                "processes": run.get("processes"), "session": session_of(result)}
     if device := re.search(r"device (\w+)", str(run.get("strategy", ""))):  # "device cpu:0", "device cuda"
         measured["device"] = device.group(1)
     return measured
@@ -166,6 +168,8 @@ def refuse_unlike_runs(parser, ones: list[str], manys: list[str]) -> None:
             if got["processes"] is not None and (got["processes"] == 1) != one_wanted:
                 parser.error(f"{option} {path} is a run of {got['processes']} process(es): --one takes runs of one "
                              "process, --measured runs of several")
+            if path != first:
+                refuse_another_session(parser, option, path, got, first, wanted)
 
 
 def _difference(got: dict, wanted: dict, key: str) -> str:
@@ -183,6 +187,80 @@ def _value(measured: dict, key: str) -> str:
     if key not in measured:
         return "not recorded"
     return "null" if measured[key] is None else repr(measured[key])
+
+
+# What a file records of the session that measured it: the `session_<NAME>` folder its command wrote it to
+# (cpu_session.sh's SESSION, record_train_cpu.sh's OUT=.../session_<NAME>, since the third session), the day (no time
+# of day), the commit of the code measured (since the session 2026-12-02g) and the stack's versions. Until the
+# hundred-and-twenty-eighth session two sessions' files of one host CPU passed as one machine's: a pair of other
+# code, under another load, days apart.
+STACK = ("python", "torch", "cuda", "accelerate", "monai")
+
+
+def session_of(result: dict) -> dict:
+    """The session's name, date, commit (its first 8 characters) and stack, those the file records."""
+    machine = result["machine"] if isinstance(result.get("machine"), dict) else {}
+    recorded = {key: result[key] for key in ("date",) if key in result}
+    if (name := session_name(result.get("command"))) is not None:
+        recorded["session"] = name
+    if "accelerated_seg_commit" in machine:
+        commit = machine["accelerated_seg_commit"]
+        recorded["commit"] = re.sub(r"^([0-9a-f]{8})[0-9a-f]{32}", r"\1", commit) if isinstance(commit, str) else commit
+    return {**recorded, **{key: machine[key] for key in STACK if key in machine}}
+
+
+def session_name(command) -> str | None:
+    """NAME of the last `session_<NAME>` folder of the command's --output, or None."""
+    try:
+        words = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:  # an unbalanced quote: its words as they stand
+        words = command.split()
+    outputs = [after for word, after in zip(words, words[1:]) if word == "--output"]
+    outputs += [word.removeprefix("--output=") for word in words if word.startswith("--output=")]
+    folders = [part for output in outputs[-1:] for part in Path(output).parent.parts if part.startswith("session_")]
+    return folders[-1].removeprefix("session_") if folders else None
+
+
+def _days_apart(got: dict, wanted: dict) -> int:
+    """Days between the two files' dates, 0 where either records none or no ISO date."""
+    try:
+        return abs((date.fromisoformat(got["date"]) - date.fromisoformat(wanted["date"])).days)
+    except (KeyError, TypeError, ValueError):
+        return 0
+
+
+def refuse_another_session(parser, option: str, path, got: dict, first, wanted: dict) -> None:
+    """One usage error where the files are two sessions' (their session names differ, their dates are more than a day
+    apart or their stacks differ), a warning on stderr where they share neither a session name nor a commit, as
+    nothing else they record tells one session's pair (a session's own may straddle a commit: 2026-12-07h's did)."""
+    mine, theirs = got["session"], wanted["session"]
+    stack = [key for key in STACK if key in mine and key in theirs and mine[key] != theirs[key]]
+    said = "; ".join(f"{key} {_value(mine, key)} against {_value(theirs, key)}"
+                     for key in ("session", "date", "commit", *stack))
+    if "cuda" in (got.get("device"), wanted.get("device")):
+        how = "the one-GPU run, then its `accelerate launch`, as performance.md's \"Scaling projection\" shows"
+    else:
+        how = "`SESSION=<date and a letter> bash benchmarks/cpu_session.sh` measures the unet 64³ pair and projects it"
+    names = {mine.get("session"), theirs.get("session")}
+    if (None not in names and len(names) == 2) or _days_apart(mine, theirs) > 1 or stack:
+        parser.error(f"{option} {path} is of another session than --one {first} ({said}): an efficiency needs runs of "
+                     f"one session, one code under one load; measure both in one session ({how})")
+    commits = {mine.get("commit"), theirs.get("commit")}
+    if (len(names) == 1 and None not in names) or (len(commits) == 1 and None not in commits):
+        return
+    if None not in commits:
+        why = (f"their commits differ, as two sessions' do and one session's may (`git diff --stat "
+               f"{theirs['commit']} {mine['commit']} -- accelerated_seg` says whether the code measured differs)")
+    else:
+        lacking = {where: " and no ".join(what for what, key in (("session name", "session"), ("commit", "commit"))
+                                          if of.get(key) is None) for where, of in ((path, mine), (first, theirs))}
+        if lacking[path] == lacking[first]:  # both lack the same: said once
+            why = f"{path} and {first} record no {lacking[path]}"
+        else:
+            why = ", ".join(f"{where} records no {what}" for where, what in lacking.items() if what)
+        why += " (written by an older `benchmark train`, or to no `session_<NAME>` folder)"
+    print(f"{parser.prog}: warning: {option} {path} may be of another session than --one {first} ({said}): {why}; "
+          f"taken as one session's: if they are two, measure both in one session ({how})", file=sys.stderr)
 
 
 def median(values) -> float:

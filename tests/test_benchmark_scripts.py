@@ -535,6 +535,93 @@ def test_scaling_projection_refuses_files_of_two_machines_or_two_networks(tmp_pa
     assert script.main(["--one", gpu_one, "--measured", changed("h200_8.json", 8, h200, **on_gpu)]) == 0
 
 
+def test_scaling_projection_refuses_two_sessions_files_of_one_host_naming_what_each_records(tmp_path, capsys):
+    """Two sessions' files of one host CPU passed as one machine's until the hundred-and-twenty-eighth session (the
+    Left of r125's review): other code, under another load, days apart. A file records its session's name (the
+    `session_<NAME>` folder of its command's --output), its date, its commit and its stack: two names, dates more
+    than a day apart or two stacks are refused in one line saying what each records; a pair sharing neither a name nor
+    a commit is taken with a warning saying so; a session's own pair across midnight and a commit is taken."""
+    script = _load_script("scaling_projection")
+
+    def of(name: str, processes: int, session: str | None, day: str, commit: str | None = None, **stack) -> str:
+        path = Path(_train_result(tmp_path / name, processes, 10.0 * processes))
+        result = json.loads(path.read_text())
+        folder = f"benchmarks/results/train_2cpu/session_{session}" if session else "benchmarks/results/train_2cpu"
+        machine = {"cpu": "AMD EPYC", "torch": "2.13.0+cpu", "accelerate": "1.16.0", **stack,
+                   **({"accelerated_seg_commit": commit} if commit else {})}
+        command = f"accelerated-seg benchmark train --model unet --output {folder}/{name}"
+        path.write_text(json.dumps({**result, "date": day, "machine": machine, "command": command}))
+        return str(path)
+
+    commit, other_commit = "64d73a927d8d27b005767fcd2c2b5878f726bbfd", "82aaa70de4c3fdd4d1bd0b1c07c4ae85c5e0c7a2"
+    one = of("unet64_1proc_r1.json", 1, "2026-12-07h", "2026-12-07", commit)
+    how = ("measure both in one session (`SESSION=<date and a letter> bash benchmarks/cpu_session.sh` measures the "
+           "unet 64³ pair and projects it)")
+    for args, said in [
+            (["--one", one, "--measured", of("a_2proc.json", 2, "2026-12-07g", "2026-12-07", commit)],
+             "(session '2026-12-07g' against '2026-12-07h'; date '2026-12-07' against '2026-12-07'; commit '64d73a92' "
+             "against '64d73a92'): an efficiency needs runs of one session, one code under one load; " + how),
+            (["--one", one, "--measured", of("b_2proc.json", 2, None, "2026-11-22")],  # the first session's
+             "(session not recorded against '2026-12-07h'; date '2026-11-22' against '2026-12-07'; commit not recorded "
+             "against '64d73a92'): an efficiency needs runs of one session"),
+            (["--one", one, "--measured", of("c_2proc.json", 2, "2026-12-07h", "2026-12-07", commit,
+                                             accelerate="1.15.0")],
+             "(session '2026-12-07h' against '2026-12-07h'; date '2026-12-07' against '2026-12-07'; commit '64d73a92' "
+             "against '64d73a92'; accelerate '1.15.0' against '1.16.0'): an efficiency needs runs of one session")]:
+        with pytest.raises(SystemExit) as stop:
+            script.main(args)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and f"error: --measured {args[-1]} is of another session than --one {one} {said}" \
+            in err, (args, err)
+    other_one = of("unet64_1proc_r2.json", 1, "2026-11-30b", "2026-11-30")  # --one's repeats are one session's too
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--one", one, other_one])
+    assert stop.value.code == 2 and (f"--one {other_one} is of another session than --one {one} (session "
+                                     "'2026-11-30b' against '2026-12-07h'; date '2026-11-30' against '2026-12-07'; "
+                                     "commit not recorded against '64d73a92')") in capsys.readouterr().err
+
+    # the session 2026-12-07h's own pair: its two processes ran past midnight and past a commit (docs alone)
+    assert script.main(["--one", one, "--measured", of("unet64_2proc_r1.json", 2, "2026-12-07h", "2026-12-08",
+                                                       other_commit)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    called = [of(f"called_{n}proc.json", n, None, "2026-12-07", commit) for n in (1, 2)]  # one commit, no folder
+    assert script.main(["--one", called[0], "--measured", called[1]]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+    first = [of(f"first_{n}proc.json", n, None, "2026-11-22") for n in (1, 2)]  # nothing to tell one session by
+    assert script.main(["--one", first[0], "--measured", first[1]]) == 0
+    said = capsys.readouterr()
+    assert "2 processes here: measured speedup 2.0" in said.out
+    assert (f"warning: --measured {first[1]} may be of another session than --one {first[0]} (session not recorded "
+            "against not recorded; date '2026-11-22' against '2026-11-22'; commit not recorded against not recorded): "
+            f"{first[1]} and {first[0]} record no session name and no commit (written by an older `benchmark train`, "
+            f"or to no `session_<NAME>` folder); taken as one session's: if they are two, {how}") in said.err, said.err
+    named = of("named_2proc.json", 2, "2026-11-22c", "2026-11-22")  # the third session's, against the first's
+    assert script.main(["--one", first[0], "--measured", named]) == 0
+    assert (f"(session '2026-11-22c' against not recorded; date '2026-11-22' against '2026-11-22'; commit not recorded "
+            f"against not recorded): {named} records no commit, {first[0]} records no session name and no commit "
+            "(written by") in capsys.readouterr().err
+    unnamed = of("unnamed_2proc.json", 2, None, "2026-12-07", other_commit)
+    assert script.main(["--one", called[0], "--measured", unnamed]) == 0
+    assert ("(session not recorded against not recorded; date '2026-12-07' against '2026-12-07'; commit '82aaa70d' "
+            "against '64d73a92'): their commits differ, as two sessions' do and one session's may (`git diff --stat "
+            "64d73a92 82aaa70d -- accelerated_seg` says whether the code measured differs); taken as one session's"
+            ) in capsys.readouterr().err
+
+    on_gpus = []  # a GPU's pair is told what to run on GPUs
+    for n, day in ((1, "2026-11-27"), (8, "2026-11-30")):
+        path = Path(of(f"gpu_{n}.json", n, None, day, commit))
+        result = json.loads(path.read_text())
+        result["runs"][0]["strategy"] = f"DDP on {n} process(es), device cuda, mixed precision bf16"
+        path.write_text(json.dumps(result))
+        on_gpus.append(str(path))
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--one", on_gpus[0], "--measured", on_gpus[1]])
+    assert stop.value.code == 2 and ("one code under one load; measure both in one session (the one-GPU run, then its "
+                                     "`accelerate launch`, as performance.md's \"Scaling projection\" shows)"
+                                     ) in capsys.readouterr().err
+
+
 def test_scaling_projection_refuses_a_run_not_measured_to_its_end_naming_the_file(tmp_path, capsys):
     """What the projection and the efficiency read of a file's first run, null or absent, ended in a TypeError's or
     KeyError's traceback until the review of the hundred-and-twenty-seventh session (r125); a samples/s of 0 in a
