@@ -9,10 +9,10 @@ files are repeats, and medians over them are used):
 
 - ``--one``: one process. Our loop's step time (per-device batch / samples/s), the plain loop's
   backward time (the window DDP can hide its all-reduce in) and the gradient bytes.
-- ``--measured`` (optional): the same settings under N processes, on the same machine, repeats in the same order as
-  ``--one``. Gives the measured weak-scaling efficiency, global samples/s / (N x one-process
-  samples/s), per repeat pair and from the medians, and the all-reduce bus bandwidth measured there,
-  with which the model below is checked against the measurement.
+- ``--measured`` (optional): the same settings under N processes, on the same machine in the same session (files of
+  two sessions are refused: ``refuse_another_session``), repeats in the same order as ``--one``. Gives the measured
+  weak-scaling efficiency, global samples/s / (N x one-process samples/s), per repeat pair and from the medians, and
+  the all-reduce bus bandwidth measured there, with which the model below is checked against the measurement.
 - ``--assume NAME STEP_MS BACKWARD_MS GRADIENT_MB`` (optional, repeatable): a step not measured here,
   e.g. from a published GPU figure; labelled as an assumption in the output.
 
@@ -249,8 +249,9 @@ def refuse_another_session(parser, option: str, path, got: dict, first, wanted: 
     if (len(names) == 1 and None not in names) or (len(commits) == 1 and None not in commits):
         return
     if None not in commits:
-        why = (f"their commits differ, as two sessions' do and one session's may (`git diff --stat "
-               f"{theirs['commit']} {mine['commit']} -- accelerated_seg` says whether the code measured differs)")
+        commits_of = [str(of["commit"]).removesuffix("+modified") for of in (theirs, mine)]  # a checkout's changes
+        why = (f"their commits differ, as two sessions' do and one session's may (`git diff --stat {commits_of[0]} "
+               f"{commits_of[1]} -- accelerated_seg` says whether the code measured differs)")
     else:
         lacking = {where: " and no ".join(what for what, key in (("session name", "session"), ("commit", "commit"))
                                           if of.get(key) is None) for where, of in ((path, mine), (first, theirs))}
