@@ -13,11 +13,7 @@ from .config import ConfigError, did_you_mean, is_whole_number
 from .data.errors import DataError
 from .data.manifest import Manifest
 from .estimator_dataset import Dataset
-
-
-# predict's keyword options, passed on to inference.predict_file.
-PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device",
-                   "keep_largest")
+from .estimator_settings import PREDICT_OPTIONS  # predict's keyword options, passed on to inference.predict_file
 
 
 #: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.

@@ -61,6 +61,13 @@ FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_
                          "channel_names", "label_values")
 
 
+# predict's and evaluate's keyword options, passed on to inference.predict_file. Here, so that one given to
+# Segmentation(...), fit(...) or from_files is told where it goes: keep_largest=True was offered keep_last (the
+# checkpoints kept), device='cpu' multi_gpu=True, and tta= the fifty settings alone (h153's walk, 128th session).
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device",
+                   "keep_largest")
+
+
 # Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
 _TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
              (TrainConfig, "a training setting: give it to Segmentation(...) or fit(...)"),
@@ -74,6 +81,11 @@ def _where_it_goes(name: str) -> str | None:
     if name in ("precision", "multi_gpu"):  # Segmentation's own, not a config's: fit(precision=...) listed every field
         return (f"an argument of Segmentation: give it there, Segmentation(..., {name}=...)"
                 + (" (or launch with accelerate launch --mixed_precision)" if name == "precision" else ""))
+    if name in PREDICT_OPTIONS:
+        also = {"overlap": " (validation's during training is sw_overlap)",
+                "device": " (fit trains on the device accelerate chooses: a GPU where one is visible)"}.get(name, "")
+        return (f"an option of predict and evaluate: give it there, model.predict(x, ..., {name}=...) or "
+                f"model.evaluate(dataset, ..., {name}=...){also}")
     if name in FROM_FILES_OWN:
         return f"a data setting: give it to Dataset.from_files as {FROM_FILES_OWN[name]}"
     if name in FROM_FILES_ARGUMENTS:  # fit(data, block_shape=32) listed every training setting before

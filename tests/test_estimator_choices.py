@@ -83,3 +83,25 @@ def test_an_unknown_network_argument_is_named_as_the_caller_wrote_it():
     with pytest.raises(ConfigError, match=r"^Segmentation: model_args\['channel'\] is not an argument of "
                                           r"monai\.networks\.nets\.UNet \(did you mean 'channels'\?\)"):
         Segmentation(model_args={"channel": [1, 2]})
+
+
+@pytest.mark.parametrize("keyword, value", [("keep_largest", True), ("device", "cpu"), ("tta", "axes"),
+                                            ("overlap", 0.5), ("aggregate_on_cpu", True)])
+def test_a_predict_option_given_to_the_estimator_is_told_it_goes_to_predict_and_evaluate(tiny_dataset, keyword,
+                                                                                         value):
+    """keep_largest=True was offered keep_last (the checkpoints a run keeps), device='cpu' multi_gpu=True, and tta=
+    the fifty training settings alone (the thirteenth new user's walk, h153)."""
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset
+
+    told = (rf"is not a {{}} setting but an option of predict and evaluate: give it there, "
+            rf"model\.predict\(x, \.\.\., {keyword}=\.\.\.\) or model\.evaluate\(dataset, \.\.\., {keyword}=\.\.\.\)")
+    training = told.format("training or optimizer")
+    with pytest.raises(ConfigError, match=rf"^Segmentation: {keyword} {training}") as raised:
+        Segmentation("unet", **{keyword: value})
+    assert "did you mean" not in str(raised.value)
+    pairs = [(str(case.images[0]), str(case.label)) for case in load_msd(tiny_dataset).training]
+    with pytest.raises(ConfigError, match=rf"^fit: {keyword} {training}"):
+        Segmentation("unet").fit(Dataset.from_files(pairs, block_shape=16, n_classes=3), steps=1, **{keyword: value})
+    with pytest.raises(ConfigError, match=rf"^Dataset.from_files: {keyword} {told.format('data')}"):
+        Dataset.from_files(pairs, block_shape=16, n_classes=3, **{keyword: value})
