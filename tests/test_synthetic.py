@@ -327,3 +327,44 @@ def test_phantoms_already_there_whole_are_not_written_again(tmp_path):
     (out / "labelsTr" / "case_001.nii.gz").unlink()  # a case gone: written again
     ensure_synthetic_dataset(out, num_cases=3, num_validation=1, **small)
     assert (out / "labelsTr" / "case_001.nii.gz").is_file()
+
+
+def test_two_callers_at_once_write_the_phantoms_once_the_second_waiting_for_the_first(tmp_path, monkeypatch):
+    """docs/python_api.md's first block launched on 2 processes had both write the phantoms at once, and one died
+    in the other's removal of the marker (FileNotFoundError: '.phantoms_being_written'; h153's walk). Here two
+    threads (flock excludes two open files of one process as it does two processes): the first held after its first
+    case, the second asks meanwhile; it waits, and finds the phantoms whole once the first has written them."""
+    import threading
+
+    from accelerated_seg.data import synthetic
+    from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+
+    out, small = tmp_path / "phantoms", dict(num_cases=3, num_validation=1, size_mm=(32.0, 32.0, 32.0), spacing_mm=4.0)
+    first_case, go_on, renders = threading.Event(), threading.Event(), []
+
+    def render_held(*args, **kwargs):
+        renders.append(threading.current_thread().name)
+        if threading.current_thread().name == "first" and len(renders) == 2:  # the first's first case is written
+            first_case.set()
+            go_on.wait(10)
+        return _render_on_grid(*args, **kwargs)
+
+    monkeypatch.setattr(synthetic, "_render_on_grid", render_held)
+    errors = []
+
+    def ensure() -> None:
+        try:
+            ensure_synthetic_dataset(out, **small)
+        except Exception as error:  # noqa: BLE001 - said by the test
+            errors.append(repr(error))
+
+    first, second = (threading.Thread(target=ensure, name=name) for name in ("first", "second"))
+    first.start()
+    assert first_case.wait(30)
+    second.start()
+    second.join(1.5)  # unguarded, the second wrote every case meanwhile
+    go_on.set()
+    first.join(30)
+    second.join(30)
+    assert errors == [] and renders.count("second") == 0, (errors, renders)
+    assert json.loads((out / "dataset.json").read_text())["numTraining"] == 2

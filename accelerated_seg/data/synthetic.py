@@ -17,8 +17,10 @@ Decathlon style ``dataset.json``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import nibabel as nib
@@ -278,11 +280,40 @@ def ensure_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valid
     there whole already (:func:`holds_the_phantoms`); returns the path of their dataset.json. A rewrite gives
     every case file a new modification time, and the preprocessing cache then builds every case again,
     keeping the arrays of before: examples/estimator.py, run twice into one --out, grew its cache by all 12
-    cases each time (until the ninety-third session)."""
-    if not holds_the_phantoms(out_dir, num_cases, num_validation, seed, size_mm, spacing_mm):
-        write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
-                                size_mm=size_mm, spacing_mm=spacing_mm)
+    cases each time (until the ninety-third session). Called by several processes at once (each of a launch,
+    two jobs given one folder), one writes and the others wait for it, then find the phantoms whole
+    (``_one_writer_at_a_time``)."""
+    with _one_writer_at_a_time(Path(out_dir)):
+        if not holds_the_phantoms(out_dir, num_cases, num_validation, seed, size_mm, spacing_mm):
+            write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
+                                    size_mm=size_mm, spacing_mm=spacing_mm)
     return Path(out_dir) / "dataset.json"
+
+
+#: The file in a folder of the phantoms whose lock the process writing them holds (``_one_writer_at_a_time``).
+WRITER_LOCK = ".phantoms.lock"
+
+
+@contextlib.contextmanager
+def _one_writer_at_a_time(out: Path) -> Iterator[None]:
+    """Inside, this process alone of those asking for ``out`` (an exclusive ``flock`` on its ``WRITER_LOCK``, which
+    the kernel drops however the process ends): docs/python_api.md's first block, launched on 2 processes, had both
+    write the phantoms at once, and one died in the other's removal of the marker (``FileNotFoundError: ...
+    '.phantoms_being_written'``; helper h153's walk, the hundred-and-twenty-eighth session). The lock file stays,
+    hidden: removed, a process waiting on it would go on beside one that made it anew. Unguarded where the folder
+    cannot be made (a file in its way: the write's own refusal says so), or the filesystem has no ``flock``."""
+    try:
+        import fcntl
+
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / WRITER_LOCK, "ab")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:  # its close drops the lock
+        with contextlib.suppress(OSError):  # no flock here (Lustre without -o flock, some FUSE mounts)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _declared_labels() -> dict[str, str]:
