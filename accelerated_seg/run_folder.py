@@ -183,9 +183,12 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
     before) or another program's files. train() checks all of it again, and what the run reads among
     what it would delete, before it deletes anything; nothing here deletes or writes. Then a
     data.dataset that is not there, with what ``config_file``'s comments say of it (refuse_a_missing_dataset),
-    and a data.fold without data.num_folds where the dataset gives no folds (refuse_a_fold_without_folds).
+    and a data.fold without data.num_folds where the dataset gives no folds (refuse_a_fold_without_folds), and
+    data.labels beside the embedded phantoms (refuse_labels_beside_the_phantoms: after the imports until the
+    hundred-and-twenty-eighth session).
     """
-    from .data.manifest import refuse_a_fold_without_folds, refuse_a_missing_dataset
+    from .data.manifest import dataset_source, refuse_a_fold_without_folds, refuse_a_missing_dataset
+    from .data.synthetic import refuse_labels_beside_the_phantoms
 
     train = cfg.train
     check_init_from(train)
@@ -195,6 +198,8 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_length(resume_from, train.max_steps)
     refuse_a_missing_dataset(cfg.data, config_file)
+    if cfg.data.dataset == "synthetic":
+        refuse_labels_beside_the_phantoms(cfg.data.labels, dataset_source(cfg.data, train.output_dir).parent)
     refuse_a_fold_without_folds(cfg.data, train.output_dir)
 
 

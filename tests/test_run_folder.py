@@ -1011,3 +1011,40 @@ def test_a_model_moved_aside_by_hand_is_neither_renamed_back_nor_replaced_unsaid
     assert f"note: left alone in {run}, as it may be yours: model.previous/ with no model/ beside it" in out, out
     assert (run / "model.previous" / "notes.txt").read_text() == "mine"
     assert read_export_config(run / "model.previous")["step"] == 2 and read_export_config(run / "model")["step"] == 4
+
+
+def test_data_labels_beside_the_embedded_phantoms_are_refused_before_the_imports_naming_their_classes(tmp_path):
+    """data.labels with data.dataset: synthetic (the default) was refused after torch's and MONAI's imports (8-11 s)
+    as any dataset.json's: "<run>/synthetic_data/dataset.json: labels are declared by dataset.json; ... or edit
+    'labels' in dataset.json", a file not yet written, which the run writes itself (the eleventh new user's walk).
+    Now by the command line's first look, naming data.labels, the phantoms' classes and the ways on; and in the same
+    words by training's own reading where the phantoms are written already (a run into a folder a run used)."""
+    import subprocess
+    import sys
+
+    from accelerated_seg.config import load_config
+    from accelerated_seg.data.prepare import counts_before_writing
+    from accelerated_seg.data.synthetic import LABELS, MODALITY
+
+    run = tmp_path / "run"
+    said = (rf"^data\.labels gives the classes of a CSV .*, and data\.dataset is synthetic: the embedded phantoms, "
+            rf"which the run writes to {re.escape(str(run / 'synthetic_data'))}, declare their own \(0 background, "
+            r"1 ventricles, 2 lesion\)\. Drop data\.labels, or give data\.dataset your own dataset$")
+    labels = "--data.labels={0: background, 1: tumour}"
+    with pytest.raises(DataError, match=said):
+        check_before_the_imports(load_config(None, [f"--train.output_dir={run}", labels]))
+    probe = ("import sys\nfrom accelerated_seg.cli import main\ntry:\n"
+             f"    main(['train', '--train.output_dir={run}', {labels!r}])\n"
+             "except SystemExit as refused:\n"
+             "    print(refused.code, sorted({'torch', 'accelerate', 'monai'} & sys.modules.keys()))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] == "2 []", done.stdout + done.stderr
+    assert "declare their own" in done.stderr and "edit 'labels'" not in done.stderr and not run.exists()
+    phantoms = run / "synthetic_data"  # written by an earlier run: as the phantoms' writer records them
+    phantoms.mkdir(parents=True)
+    (phantoms / "dataset.json").write_text(json.dumps({
+        "labels": {str(value): name for value, name in LABELS.items()}, "modality": MODALITY, "training": [],
+        "seed": 0, "generator": {"num_cases": 24, "num_validation": 4, "size_mm": [96.0, 96.0, 72.0],
+                                 "spacing_mm": 1.5}}))
+    with pytest.raises(DataError, match=said):
+        counts_before_writing(load_config(None, [f"--train.output_dir={run}", labels]).data, run)

@@ -19,13 +19,16 @@ from .manifest import Manifest, dataset_source, load_manifest, with_regions
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
 from .spacing import target_spacing_and_unit
-from .synthetic import holds_the_phantoms, phantoms_without_cases, write_synthetic_dataset
+from .synthetic import (holds_the_phantoms, phantoms_without_cases, refuse_labels_beside_the_phantoms,
+                        write_synthetic_dataset)
 
 
 def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None) -> Manifest:
     """Synthesise if asked, then read the cases (unless given): the manifest, not yet checked."""
     if manifest is None:
         path = dataset_source(cfg, output_dir)
+        if cfg.dataset == "synthetic":  # written or not: their dataset.json's refusal named a file the run rewrites
+            refuse_labels_beside_the_phantoms(cfg.labels, path.parent)
         if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
             write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
@@ -46,6 +49,8 @@ def counts_before_writing(cfg: DataConfig, output_dir: str | Path, manifest: Man
     """
     if manifest is None:
         path = dataset_source(cfg, output_dir)
+        if cfg.dataset == "synthetic":  # written or not: their dataset.json's refusal named a file the run rewrites
+            refuse_labels_beside_the_phantoms(cfg.labels, path.parent)
         if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
             manifest = phantoms_without_cases(path.parent, cfg.binarize, cfg.labels)
         else:

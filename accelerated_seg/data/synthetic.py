@@ -320,6 +320,23 @@ def _declared_labels() -> dict[str, str]:
     return {str(value): name for value, name in LABELS.items()}
 
 
+def refuse_labels_beside_the_phantoms(labels, folder: str | Path) -> None:
+    """Refuse ``data.labels`` (check's ``--labels``) given for the embedded phantoms written to ``folder``, which
+    declare their own classes. Said until the hundred-and-twenty-eighth session as any dataset.json's refusal,
+    "<folder>/dataset.json: labels are declared by dataset.json; drop the labels argument (data.labels) or edit
+    'labels' in dataset.json", a file not yet written and rewritten by the run, after torch's and MONAI's imports
+    (8-11 s; run_folder.check_before_the_imports says it before them now).
+
+    Raises:
+        DataError: naming data.labels, the phantoms' classes and the ways on.
+    """
+    if labels is not None:
+        classes = ", ".join(f"{value} {name}" for value, name in LABELS.items())
+        raise DataError(f"data.labels gives the classes of a CSV (or of a datalist that declares none), and "
+                        f"data.dataset is synthetic: the embedded phantoms, which the run writes to {folder}, declare "
+                        f"their own ({classes}). Drop data.labels, or give data.dataset your own dataset")
+
+
 def phantoms_without_cases(folder: str | Path, binarize: bool = False, labels=None):
     """The phantoms' channel and classes as the dataset.json that ``write_synthetic_dataset`` writes into
     ``folder`` declares them, with no case: what ``accelerated-seg check --config`` builds the network
@@ -328,16 +345,15 @@ def phantoms_without_cases(folder: str | Path, binarize: bool = False, labels=No
 
     Raises:
         DataError: ``labels`` (data.labels) given, which training refuses beside that dataset.json's
-            own declaration: check passed it here ("by construction") until a review of that session.
+            own declaration: check passed it here ("by construction") until a review of that session
+            (``refuse_labels_beside_the_phantoms``).
     """
     from .cases import Manifest
     from .formats.dataset_json import parse_channels
-    from .formats.msd import labels_declared_twice
     from .labels import parse_labels
 
     json_path = Path(folder) / "dataset.json"
-    if labels is not None:
-        raise labels_declared_twice(json_path)
+    refuse_labels_beside_the_phantoms(labels, folder)
     labels, label_values = parse_labels(_declared_labels(), f'{json_path}: "labels"', binarize)
     return Manifest(root=Path(folder), labels=labels, channels=parse_channels({"modality": MODALITY}, json_path),
                     training=[], validation=[], label_values=label_values, binarized=binarize, source_file=json_path)
