@@ -184,8 +184,8 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
     what it would delete, before it deletes anything; nothing here deletes or writes. Then a
     data.dataset that is not there, with what ``config_file``'s comments say of it (refuse_a_missing_dataset),
     and a data.fold without data.num_folds where the dataset gives no folds (refuse_a_fold_without_folds), and
-    data.labels beside the embedded phantoms (refuse_labels_beside_the_phantoms: after the imports until the
-    hundred-and-twenty-eighth session).
+    data.labels beside the embedded phantoms (refuse_labels_beside_the_phantoms) and a data.cache_dir that cannot be
+    a folder (check_folder_path), each after the imports until the hundred-and-twenty-eighth session.
     """
     from .data.manifest import dataset_source, refuse_a_fold_without_folds, refuse_a_missing_dataset
     from .data.synthetic import refuse_labels_beside_the_phantoms
@@ -194,6 +194,8 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
     check_init_from(train)
     refuse_a_live_run(Path(train.output_dir))
     resume_from, _ = resume_or_replace(Path(train.output_dir), train.resume, train.overwrite)
+    if cfg.data.cache_dir is not None:  # after the imports until the 128th session (the default: train()'s, below them)
+        check_folder_path(Path(cfg.data.cache_dir), "data.cache_dir")
     if resume_from is not None:
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_length(resume_from, train.max_steps)
