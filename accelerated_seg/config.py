@@ -1005,7 +1005,8 @@ def _coerce(hint, value, key: str, names: Names | None = None):
         if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
             value = value.tolist()
         if not isinstance(value, (list, tuple)) or len(value) != len(args):
-            raise ConfigError(f"{setting} must be a list of {len(args)} values, got {value!r}")
+            raise ConfigError(f"{setting} must be a list of {len(args)} values, got {value!r}"
+                              + _on_every_axis(value, len(args)))
         return tuple(_coerce(a, v, key, names) for a, v in zip(args, value))
     if origin is list:  # any length, each value of the element type
         if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
@@ -1047,6 +1048,15 @@ def _coerce(hint, value, key: str, names: Names | None = None):
     if key in NAME_LISTS:  # "must be str" of a list, which it takes, until review r116
         raise ConfigError(_not_tracker_names(setting, value))
     raise ConfigError(f"{setting} must be {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def _on_every_axis(value, length: int) -> str:
+    """"; [16, 16, 16] for the same on every axis" where one number was given for a setting of three (a patch edge,
+    a voxel size, as MONAI's ``roi_size=96`` and ``plan --patch`` take one): "must be a list of 3 values, got 16"
+    alone said nothing of the list meant (the eleventh new user's walk). "" for any other value."""
+    if length != 3 or isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+        return ""
+    return f"; [{value:g}, {value:g}, {value:g}] for the same on every axis"
 
 
 def _as_a_mapping(key: str, value) -> str:

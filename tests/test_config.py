@@ -739,3 +739,20 @@ def test_accelerates_logger_types_are_taken_as_their_names_and_a_tracker_object_
         with pytest.raises(ConfigError, match=r"^fit's trackers must be tracker names, .*; a tracker object of your "
                                               r"own \(accelerate's GeneralTracker\) is not taken"):
             _trackers(given, "fit's trackers")
+
+
+@pytest.mark.parametrize("given, said", [
+    ("--data.patch_size=16", "setting data.patch_size must be a list of 3 values, got 16; [16, 16, 16] for the same "
+                             "on every axis"),
+    ("--data.spacing=1.5", "setting data.spacing must be a list of 3 values, got 1.5; [1.5, 1.5, 1.5] for the same "
+                           "on every axis"),
+    ("--data.spacing=[1.5, 1.5]", "setting data.spacing must be a list of 3 values, got [1.5, 1.5]"),
+    ("--data.spacing=-1", "setting data.spacing must be a list of 3 values, got -1"),
+    ("--data.ct_window=400", "setting data.ct_window must be a list of 2 values, got 400"),
+])
+def test_one_number_for_a_setting_of_three_is_told_the_list_it_means(given, said):
+    """A patch edge or voxel size given as one number, as MONAI's roi_size=96 and plan --patch take one, was told
+    "must be a list of 3 values, got 16" alone (the eleventh new user's walk): the list meant is offered where one
+    number can be the same on every axis, and nothing is where it cannot (two values, a size below 0, a window)."""
+    with pytest.raises(ConfigError, match=f"^{re.escape(said)}$"):
+        load_config(None, [given])
