@@ -690,20 +690,27 @@ def test_a_misspelt_tracker_is_refused_before_torch_and_accelerate_are_imported_
         tmp_path):
     """The command line's refusal, as `accelerated-seg train --train.trackers=tensorbord` meets it in a folder an
     earlier run used: the typo first, in the process that has imported neither torch nor accelerate."""
-    import subprocess
-    import sys
-
     used = tmp_path / "run"
     used.mkdir()
     for name in ("run_info.json", "summary.json"):  # a finished run's (run_folder.earlier_run)
         (used / name).write_text("{}")
+    status, said = refused_in_a_fresh_process(["train", "--train.trackers=tensorbord", f"--train.output_dir={used}"])
+    assert status == "2 []", said
+    assert "did you mean 'tensorboard'?" in said and "earlier run" not in said
+
+
+def refused_in_a_fresh_process(arguments: list[str]) -> tuple[str, str]:
+    """``accelerated-seg <arguments>`` refused in a process of its own: its exit status and which of torch, accelerate
+    and MONAI it had imported by then ("2 []" for a refusal before them all), and all it printed."""
+    import subprocess
+    import sys
+
     probe = ("import sys\nfrom accelerated_seg.cli import main\ntry:\n"
-             f"    main(['train', '--train.trackers=tensorbord', '--train.output_dir={used}'])\n"
+             f"    main({arguments!r})\n"
              "except SystemExit as refused:\n"
              "    print(refused.code, sorted({'torch', 'accelerate', 'monai'} & sys.modules.keys()))\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines()[-1] == "2 []", done.stdout + done.stderr
-    assert "did you mean 'tensorboard'?" in done.stderr and "earlier run" not in done.stderr
+    return (done.stdout.splitlines() or [""])[-1], done.stdout + done.stderr
 
 
 def test_accelerates_logger_types_are_taken_as_their_names_and_a_tracker_object_is_told_why_not():

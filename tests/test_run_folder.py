@@ -25,7 +25,8 @@ from accelerated_seg.run_folder import (check_before_the_imports, check_output_f
                                        resume_or_replace)
 from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
 from accelerated_seg.train import train
-from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
+from test_config import refused_in_a_fresh_process  # tests/ is on sys.path, as for conftest
+from test_preemption import _OneProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -1032,9 +1033,6 @@ def test_data_labels_beside_the_embedded_phantoms_are_refused_before_the_imports
     'labels' in dataset.json", a file not yet written, which the run writes itself (the eleventh new user's walk).
     Now by the command line's first look, naming data.labels, the phantoms' classes and the ways on; and in the same
     words by training's own reading where the phantoms are written already (a run into a folder a run used)."""
-    import subprocess
-    import sys
-
     from accelerated_seg.config import load_config
     from accelerated_seg.data.prepare import counts_before_writing
     from accelerated_seg.data.synthetic import LABELS, MODALITY
@@ -1046,13 +1044,9 @@ def test_data_labels_beside_the_embedded_phantoms_are_refused_before_the_imports
     labels = "--data.labels={0: background, 1: tumour}"
     with pytest.raises(DataError, match=said):
         check_before_the_imports(load_config(None, [f"--train.output_dir={run}", labels]))
-    probe = ("import sys\nfrom accelerated_seg.cli import main\ntry:\n"
-             f"    main(['train', '--train.output_dir={run}', {labels!r}])\n"
-             "except SystemExit as refused:\n"
-             "    print(refused.code, sorted({'torch', 'accelerate', 'monai'} & sys.modules.keys()))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines()[-1] == "2 []", done.stdout + done.stderr
-    assert "declare their own" in done.stderr and "edit 'labels'" not in done.stderr and not run.exists()
+    status, printed = refused_in_a_fresh_process(["train", f"--train.output_dir={run}", labels])
+    assert status == "2 []", printed
+    assert "declare their own" in printed and "edit 'labels'" not in printed and not run.exists()
     phantoms = run / "synthetic_data"  # written by an earlier run: as the phantoms' writer records them
     phantoms.mkdir(parents=True)
     (phantoms / "dataset.json").write_text(json.dumps({
