@@ -538,9 +538,11 @@ def channels_last_error(accelerator: Accelerator, setting: str = "train.channels
         strategy = "DeepSpeed broadcasts and partitions parameters as contiguous buffers"
     else:
         return None
+    # FSDP1 as its profiles are named: "fsdp.yaml's fsdp_version: 1 profiles" named the FSDP2 profile (walk of the
+    # hundred-and-twenty-eighth session)
     return (f"{setting} makes the weights channels-last, but {strategy}; leave it off under this "
-            f"accelerate config, or train with DDP (configs/accelerate/ddp.yaml) or FSDP1 (fsdp.yaml's "
-            f"fsdp_version: 1 profiles, e.g. fsdp_full_shard.yaml), which keep it")
+            f"accelerate config, or train with DDP (configs/accelerate/ddp.yaml) or FSDP1 (a profile of "
+            f"fsdp_version: 1, e.g. configs/accelerate/fsdp_full_shard.yaml), which keep it")
 
 
 def check_the_ranks_start_alike(accelerator: Accelerator, model: torch.nn.Module) -> None:

@@ -129,6 +129,15 @@ def honour_fsdp1_sharding(accelerator) -> str | None:
             f"have run its FULL_SHARD default)")
 
 
+def _the_accelerate_config(article: str = "the") -> str:
+    """"the accelerate config" with the file the launch read where the rank can tell it
+    (``launched_profile.launched_config_file``), as the profile's other refusals name it: the refusals of a profile
+    this machine cannot run (FSDP without a GPU, processes not joined) named no file until the hundred-and-twenty-
+    eighth session's walk of docs/strategies.md."""
+    profile = launched_profile.launched_config_file()
+    return f"{article} accelerate config" + (f" {profile}" if profile else "")
+
+
 def lone_process_warning(accelerator) -> str | None:
     """A warning when the launcher was set up for several processes but this is the only one, else None.
 
@@ -158,7 +167,7 @@ def launch_error(accelerator) -> str | None:
     launched = launched_processes()  # a cluster's WORLD_SIZE around a plain `python` is no launch
     if launched > accelerator.num_processes:
         return (f"{launched} processes were launched but accelerate joined {accelerator.num_processes} "
-                f"(distributed type {accelerator.distributed_type.value}): this accelerate config needs GPUs "
+                f"(distributed type {accelerator.distributed_type.value}): {_the_accelerate_config('this')} needs GPUs "
                 f"and none was found, so each process would train alone over the same output folder. "
                 f"On a machine without GPUs run DDP over gloo with `ACCELERATE_USE_CPU=true accelerate launch "
                 f"--config_file configs/accelerate/ddp.yaml --mixed_precision no ...`, or use "
@@ -233,7 +242,7 @@ def construction_error() -> str | None:
              if parse_flag_from_env(f"FSDP_{name}")]
     if not asked:
         return None
-    return (f"the accelerate config asks for FSDP1 with {' and '.join(asked)}, which accelerate can set up only "
+    return (f"{_the_accelerate_config()} asks for FSDP1 with {' and '.join(asked)}, which accelerate can set up only "
             f"on a GPU, and no GPU is visible. On a machine without GPUs use configs/accelerate/cpu.yaml, or "
             f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) launched with --num_processes 1 "
             f"falls back to one process where train.allow_strategy_fallback allows it.")
@@ -706,8 +715,8 @@ def fallback_warning(accelerator) -> str | None:
     # {requested} and why it is not in effect said once: the strategy line (strategy_in_effect), said after "asked
     # for DeepSpeed, but it is NOT in effect", told of DeepSpeed a second time ("in place of DeepSpeed", until the
     # ninety-third session)
-    return (f"the accelerate config asked for {requested}, {_why_not_in_effect(requested)}, so it is NOT in effect: "
-            f"this run is {_what_runs(accelerator)}, without the memory savings and sharded checkpoints of "
+    return (f"{_the_accelerate_config()} asked for {requested}, {_why_not_in_effect(requested)}, so it is NOT in "
+            f"effect: this run is {_what_runs(accelerator)}, without the memory savings and sharded checkpoints of "
             f"{requested}.{remedy}")
 
 

@@ -137,3 +137,66 @@ def test_the_gpu_part_runs_the_profiles_the_page_lists():
     assert set(re.findall(r"`(\w+)`", said[3])) == levered
     source = (ROOT / "benchmarks" / "verify_strategies.py").read_text(encoding="utf-8")
     assert re.search(rf'"--steps", type=int, default={said[4]}\)', source), said[4]
+
+
+def _launch_env(monkeypatch, **variables) -> None:
+    """What accelerate launch exports, as ``variables``, and nothing else of accelerate's or FSDP's."""
+    for key in list(__import__("os").environ):
+        if key.startswith(("ACCELERATE_", "FSDP_")):
+            monkeypatch.delenv(key)
+    for key, value in variables.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_the_refusals_of_a_profile_this_machine_cannot_run_name_the_file_the_launch_read(monkeypatch, tmp_path):
+    """The page's first rows ("FSDP without GPUs", "the FSDP1 profiles ... without a GPU", "a GPU profile with N
+    processes and no GPU"): their errors said "the accelerate config" and named no file, where the profile's other
+    refusals name the one the launch read (twelfth new user's walk, 2026-12-08). Where a rank cannot tell it, the
+    words stay as they were."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg import launched_profile, strategy
+
+    profile = tmp_path / "my_fsdp.yaml"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="1", FSDP_SYNC_MODULE_STATES="true")
+    assert strategy.construction_error().startswith(f"the accelerate config {profile} asks for FSDP1 with "
+                                                    f"fsdp_sync_module_states: true, which accelerate can set up")
+    _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="2", ACCELERATE_USE_CPU="true")
+    ddp = SimpleNamespace(state=SimpleNamespace(distributed_type=DistributedType.MULTI_CPU, num_processes=2),
+                          device="cpu:0", mixed_precision="no")
+    assert strategy.fallback_warning(ddp).startswith(f"the accelerate config {profile} asked for FSDP, which "
+                                                     f"accelerate enables only on GPUs, so it is NOT in effect")
+    _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="2")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    alone = SimpleNamespace(num_processes=1, distributed_type=DistributedType.NO)
+    assert f"(distributed type NO): this accelerate config {profile} needs GPUs and none" in \
+        strategy.launch_error(alone)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)
+    assert "(distributed type NO): this accelerate config needs GPUs and none" in strategy.launch_error(alone)
+
+
+def test_the_channels_last_refusal_names_profiles_that_run_what_it_says():
+    """`train.channels_last` under FSDP2 or DeepSpeed: the page's "DDP or FSDP1 (named)". The error named FSDP1's as
+    "fsdp.yaml's fsdp_version: 1 profiles", and fsdp.yaml is FSDP2's, refused there itself (twelfth new user's
+    walk, 2026-12-08): each profile it names is one that keeps channels-last weights."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.preparation import channels_last_error
+
+    deepspeed = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, state=SimpleNamespace())
+    error = channels_last_error(deepspeed)
+    named = re.findall(r"(\w+)\.yaml", error)
+    assert named, error
+    for name in named:
+        profile = PROFILES[f"{name}.yaml"]
+        kept = profile["distributed_type"] in ("MULTI_GPU", "NO") or (
+            profile["distributed_type"] == "FSDP" and profile["fsdp_config"].get("fsdp_version") == 1)
+        assert kept, (name, error)
+    assert "DDP or FSDP1 (named)" in _row("`train.channels_last` under FSDP2 or DeepSpeed")[-1]
