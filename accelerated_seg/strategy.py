@@ -129,6 +129,12 @@ def honour_fsdp1_sharding(accelerator) -> str | None:
             f"have run its FULL_SHARD default)")
 
 
+def _named_with_the_profile(problem: str) -> str:
+    """``problem`` said of the profile the launch read, "/abs/fsdp.yaml: ...", where the rank can tell it
+    (``launched_profile.launched_config_file``), as plan names it; else ``problem`` alone."""
+    return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
+
+
 def _the_accelerate_config(article: str = "the") -> str:
     """"the accelerate config" with the file the launch read where the rank can tell it
     (``launched_profile.launched_config_file``), as the profile's other refusals name it: the refusals of a profile
@@ -230,12 +236,12 @@ def construction_error() -> str | None:
         # the profile's own keys before the json it names, as plan says them
         return _unknown_deepspeed_fields() or profile_keys_error() or parallelism_error() or deepspeed_launch_error()
     if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
-        return error
+        return _named_with_the_profile(error)  # as plan names it (no file until the walk of 2026-12-08)
     if error := profile_keys_error() or parallelism_error():
         return error
     if os.environ.get("ACCELERATE_USE_MEGATRON_LM", "false").lower() == "true":  # accelerate's ImportError else
         problem = unlaunched_distributed_type_problem("MEGATRON_LM")  # after the profile's keys, as plan says them
-        return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
+        return _named_with_the_profile(problem)
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
     asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")
@@ -333,7 +339,7 @@ def parallelism_error() -> str | None:
         sizes = {key: os.environ[key.upper()] for key in MODEL_PARALLEL_SIZES if key.upper() in os.environ}
     if (problem := parallelism_problem(sizes or launched_profile.launched_parallelism_config())) is None:
         return None
-    return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
+    return _named_with_the_profile(problem)
 
 
 #: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its
@@ -355,7 +361,7 @@ def deepspeed_launch_error() -> str | None:
     unreadable json was, and a json without zero_optimization named the json alone.
     """
     if problem := _deepspeed_launch_problem():
-        return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
+        return _named_with_the_profile(problem)
     return None
 
 

@@ -150,9 +150,9 @@ def _launch_env(monkeypatch, **variables) -> None:
 
 def test_the_refusals_of_a_profile_this_machine_cannot_run_name_the_file_the_launch_read(monkeypatch, tmp_path):
     """The page's first rows ("FSDP without GPUs", "the FSDP1 profiles ... without a GPU", "a GPU profile with N
-    processes and no GPU"): their errors said "the accelerate config" and named no file, where the profile's other
-    refusals name the one the launch read (twelfth new user's walk, 2026-12-08). Where a rank cannot tell it, the
-    words stay as they were."""
+    processes and no GPU") and FSDP2's sharding strategy: their errors said "the accelerate config" and named no file,
+    where the profile's other refusals (and plan's of the FSDP2 one) name the one the launch read (twelfth new user's
+    walk, 2026-12-08). Where a rank cannot tell it, the words stay as they were."""
     from types import SimpleNamespace
 
     from accelerate.utils import DistributedType
@@ -165,6 +165,11 @@ def test_the_refusals_of_a_profile_this_machine_cannot_run_name_the_file_the_lau
     _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="1", FSDP_SYNC_MODULE_STATES="true")
     assert strategy.construction_error().startswith(f"the accelerate config {profile} asks for FSDP1 with "
                                                     f"fsdp_sync_module_states: true, which accelerate can set up")
+    # an FSDP2 profile naming an FSDP1 sharding strategy (the table's FSDP2 row): plan named the file, training not
+    _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="2", FSDP_SHARDING_STRATEGY="SHARD_GRAD_OP",
+                FSDP_RESHARD_AFTER_FORWARD="true")
+    assert strategy.construction_error().startswith(f"{profile}: the accelerate config asks FSDP2 (fsdp_version: 2) "
+                                                    f"for fsdp_sharding_strategy SHARD_GRAD_OP")
     _launch_env(monkeypatch, ACCELERATE_USE_FSDP="true", FSDP_VERSION="2", ACCELERATE_USE_CPU="true")
     ddp = SimpleNamespace(state=SimpleNamespace(distributed_type=DistributedType.MULTI_CPU, num_processes=2),
                           device="cpu:0", mixed_precision="no")
