@@ -313,8 +313,8 @@ def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names
         way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
                                        names.setting("data.num_folds"))
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
-                          f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
-                          f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
+                          f"{names.set_to('train.val_every', cfg.train.val_every)}: "
+                          f"{names.to_set('train.val_every', 0)} to train without validation, or {way}")
 
 
 def _network_notes(cfg: Config, accelerator: Accelerator, spec: ModelSpec, manifest: Manifest,

@@ -54,7 +54,8 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
     loader and the cache come on top), so the check refuses only runs that cannot fit; one within the
     bound may still not fit (``accelerated-seg plan`` counts the rest). ``names``: how the caller names the
     patch, batch and activation checkpointing (the estimator's block_shape, batch_size, activation_checkpointing=True
-    since the ninety-second session).
+    since the ninety-second session; examples/estimator.py's --patch and its Segmentation call since the
+    hundred-and-twenty-eighth).
     """
     if (shortfall := step_memory_shortfall(name, patch, precision, in_channels, classes, model_args, batch,
                                            processes)) is None:
@@ -67,8 +68,8 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
     raise ConfigError(f"{patch_setting} {list(patch)} at {batch_setting} {batch} cannot train in this machine's "
                       f"memory: the forward and backward pass of {name} at {precision} hold at least {need} "
                       f"and {_gib(available)} is available, so the out-of-memory killer would end the "
-                      f"run in its first step. Lower {patch_setting} or {batch_setting}, or set "
-                      f"{names.set_to('train.activation_checkpointing', True)} (`accelerated-seg plan` estimates a "
+                      f"run in its first step. Lower {patch_setting} or {batch_setting}, or "
+                      f"{names.to_set('train.activation_checkpointing', True)} (`accelerated-seg plan` estimates a "
                       f"patch and batch)")
 
 

@@ -64,6 +64,10 @@ class Names:
     # a new run elsewhere from a checkpoint's export ({export}), where a resume cannot go on with its data
     new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
     giving: str = "--{setting}"  # how a run is given a setting ({setting}: as set_to writes it)
+    # how a message tells its caller's user to set a setting ({setting}: as set_to writes it): in the config or as a
+    # keyword; a script with no flag for it names its own call to edit (examples/estimator.py's Segmentation(...)),
+    # whose user was told the estimator's keyword until the hundred-and-twenty-eighth session
+    set_in: str = "set {setting}"
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build. {folder} is quoted for a
     # shell, {export} (the run's model/) is the path as prose names it
@@ -128,6 +132,11 @@ class Names:
         ``fit(..., head_only_steps=50)`` to the estimator."""
         return self.giving.format(setting=self.set_to(key, value))
 
+    def to_set(self, key: str, value) -> str:
+        """``set_in`` of ``key`` = ``value``: ``set train.activation_checkpointing=true`` on the command line, ``set
+        activation_checkpointing=True`` to the estimator, the script's own call to edit where it has no flag."""
+        return self.set_in.format(setting=self.set_to(key, value))
+
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
         return self.new_run_from_the_weights.format(checkpoint=shell_word(checkpoint), start_from=self.start_from)
@@ -184,7 +193,8 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
 # (``{export.name}``, ``{step:d}``): the others are said as they are given
 _TEMPLATES = {"model_of_the_state": {"folder": "run", "export": Path("run/model"), "step": 1},
               "new_run_from_the_weights": {"checkpoint": "run/checkpoints/step_1", "start_from": "init_from"},
-              "new_run_elsewhere": {"export": "run/model"}, "giving": {"setting": "lr=0.001"}}
+              "new_run_elsewhere": {"export": "run/model"}, "giving": {"setting": "lr=0.001"},
+              "set_in": {"setting": "lr=0.001"}}
 
 
 def callers_names(given, own: Names, caller: str) -> Names:

@@ -283,11 +283,12 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool, names: Names = 
         accelerator.print(f"warning: {warning}")
     if warning := fallback_warning(accelerator):
         if not allow_fallback:
-            # the command line's words name fit's keyword too, said to both until the ninety-second session
-            allowed = names.set_to("train.allow_strategy_fallback", True) + (
+            # the command line's words name fit's keyword too, said to both until the ninety-second session; a script
+            # with no flag for it names its own call (set_in), told the estimator's keyword until the 128th session
+            allowed = names.to_set("train.allow_strategy_fallback", True) + (
                 " (fit: allow_strategy_fallback=True)" if names.prefix else "")
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
-                              f"with ACCELERATE_USE_CPU=true), or set {allowed} to run anyway.")
+                              f"with ACCELERATE_USE_CPU=true), or {allowed} to run anyway.")
         accelerator.print(f"warning: {warning}")
     if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision,
                                         fp32="; ".join(filter(None, (names.fp32, names.predict_fp32)))):
@@ -371,8 +372,8 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"{names.set_to('train.head_only_steps', cfg.train.head_only_steps)} trains the output "
                               f"layers that start afresh alone, but every layer of {cfg.train.init_from} fits this "
-                              f"run's network (the same {spec.args['out_channels']} outputs): set "
-                              f"{names.set_to('train.head_only_steps', 0)}")
+                              f"run's network (the same {spec.args['out_channels']} outputs): "
+                              f"{names.to_set('train.head_only_steps', 0)}")
     trained_alone = _layers_trained_alone(cfg, spec, model, accelerator, names)
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
@@ -461,8 +462,8 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
     if not trained_alone:  # MONAI's UNet keeps every layer in its one part, `model`
         raise ConfigError(f"{names.set_to('train.head_only_steps', cfg.train.head_only_steps)} trains the layers "
                           f"outside {names.set_to('train.init_into', part)} alone, but {part} holds every parameter of "
-                          f"this run's {spec.name}: name a smaller part, or set "
-                          f"{names.set_to('train.head_only_steps', 0)}")
+                          f"this run's {spec.name}: name a smaller part, or "
+                          f"{names.to_set('train.head_only_steps', 0)}")
     warmup = cfg.optim.warmup_steps
     first = ("the first step trains" if cfg.train.head_only_steps == 1 else
              f"the first {cfg.train.head_only_steps} steps train")
@@ -483,7 +484,7 @@ def check_groups_apart(fsdp_plugin, names: Names = Names()) -> None:
         raise ConfigError(f"{names.setting('train.head_only_steps')} under FSDP1 needs fsdp_use_orig_params: true in "
                           f"the accelerate config (as the shipped FSDP1 profiles set it): FSDP1 otherwise flattens the "
                           f"output layers and the rest into one parameter, with one rate. Set it, use an FSDP2 "
-                          f"profile, or set {names.set_to('train.head_only_steps', 0)}")
+                          f"profile, or {names.to_set('train.head_only_steps', 0)}")
 
 
 def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,

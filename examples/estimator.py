@@ -23,6 +23,7 @@ from accelerate import PartialState
 from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg import Dataset, Segmentation
+from accelerated_seg.checkpoint import exported_step
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
@@ -38,13 +39,23 @@ from accelerated_seg.wording import counted
 # above this script's own line until the hundred-and-twenty-seventh session. A stop before its first checkpoint said
 # fit's save_every, a resume at its last step max_steps, and a resume asking for fewer --steps than its checkpoint's
 # step (or one that cannot go on with its data) fit's init_from, none a flag of this script's (that session's review,
-# r128). renamed: over the estimator's own.
+# r128). renamed: over the estimator's own. The settings it has no flag for are said as its Segmentation(...) call
+# below given them (set_in, giving), its patch as --patch and its precision as the launch's: a step too large for
+# host memory said block_shape and activation_checkpointing=True, bf16 on a CPU Segmentation(precision='fp32') and
+# predict(..., precision='fp32') (predict is fp32 here), a warm-up as long as the run fit(..., warmup_steps=0), until
+# the hundred-and-twenty-eighth session.
 SAVE_EVERY = 100  # optimizer steps between checkpoints (the estimator's default, given so that the names say it)
+THE_CALL = "examples/estimator.py's Segmentation(...)"  # where a setting without a flag is given
 EXAMPLE_NAMES = {"resume": "--resume latest", "resume_again": "run the same command with --resume latest",
                  "overwrite": "--overwrite", "overwrite_again": "--overwrite", "elsewhere": "another --out",
                  "folder": "the run folder under --out", "length": "--steps",
                  "renamed": (("train.save_every", f"it saves every {SAVE_EVERY} steps"),
-                             ("train.max_steps", "--steps")),
+                             ("train.max_steps", "--steps"), ("data.patch_size", "--patch"),
+                             ("train.batch_size", "the batch size")),
+                 "set_in": f"give {THE_CALL} {{setting}}", "giving": f"{{setting}} in {THE_CALL}",
+                 "rate": f"the lr of {THE_CALL}",
+                 "fp32": "accelerate launch's --mixed_precision no, whose precision this script trains in",
+                 "predict_fp32": "",
                  "new_run_from_the_weights": ("none in this script, whose runs start from scratch; for a model of "
                                               "it, accelerated-seg export {checkpoint} --output <new folder>"),
                  "new_run_elsewhere": "none in this script, whose runs start from scratch (--overwrite)"}
@@ -144,9 +155,12 @@ def _refuse_an_earlier_run(run: Path, resume: str | None, overwrite: bool) -> No
         raise ConfigError(f"--resume {resume}: {run} holds no checkpoint to continue from; run without --resume "
                           f"(with --overwrite where it holds an earlier run)")
     if not resume and not overwrite and (found := earlier_run(run)):
-        # a stopped run (checkpoints, no export of its end) goes on; a finished one has nothing to continue
-        stopped = checkpoints and not (run / "model" / "model.safetensors").is_file()
-        go_on = "--resume latest to continue it, " if stopped else ""
+        # a stopped run (its newest checkpoint past its export, or no export) goes on; one that ended goes on only
+        # for more --steps. One resumed for more after its end and stopped was told it had ended, its --resume left
+        # unsaid, until the hundred-and-twenty-eighth session (its end's export was still there)
+        ended = checkpoints and exported_step(run / "model") == int(checkpoints[-1].name.removeprefix("step_"))
+        go_on = ("--resume latest and more --steps to train it further, " if ended else
+                 "--resume latest to continue it, " if checkpoints else "")
         raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give {go_on}--overwrite to "
                           f"replace it (and its prediction, evaluation and saved model), or another --out")
 

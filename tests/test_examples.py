@@ -428,8 +428,15 @@ def test_estimator_example_offers_and_takes_resume_latest_for_a_stopped_run(tmp_
         _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
     assert "give --resume latest to continue it, --overwrite to replace it" in str(refused.value), refused.value
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no phantoms written
-    (tmp_path / "run" / "model").mkdir()  # a run ended whole: its export; nothing to continue
+    (tmp_path / "run" / "model").mkdir()  # a run ended whole: its export of step 2; continued only for more --steps
     (tmp_path / "run" / "model" / "model.safetensors").write_bytes(b"")
+    (tmp_path / "run" / "model" / "config.json").write_text(json.dumps({"model": {}, "step": 2}))
     with pytest.raises(ConfigError, match="holds the run of an earlier invocation") as refused:
         _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
-    assert "--resume" not in str(refused.value) and "--overwrite" in str(refused.value), refused.value
+    assert "give --resume latest and more --steps to train it further, --overwrite" in str(refused.value), refused.value
+    # resumed for more steps since and stopped after step 3, its end's export still there: --resume goes on with it
+    # (until the hundred-and-twenty-eighth session it was taken for a run that ended, --resume unsaid)
+    (tmp_path / "run" / "checkpoints" / "step_3").mkdir()
+    with pytest.raises(ConfigError, match="holds the run of an earlier invocation") as refused:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "4", "--patch", "32"])
+    assert "give --resume latest to continue it, --overwrite to replace it" in str(refused.value), refused.value
