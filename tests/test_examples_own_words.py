@@ -138,3 +138,18 @@ def test_fit_your_owns_rerun_over_a_run_that_ended_offers_a_longer_run_and_over_
         script["main"](["--out", str(tmp_path), "--epochs", "1", "--patch", "32"])
     assert "continue it with --resume=latest, train into another --out" in str(refused.value), refused.value
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]  # no phantoms written
+
+
+def test_the_estimator_examples_patch_longer_than_its_cases_is_said_as_its_flag_and_the_sizes_alone():
+    """examples/estimator.py's default --patch 64 over its phantoms (at most 48 voxels along axis 2): the warning names
+    --patch and suggests the sizes, which --patch, one edge, cannot take as ``--patch=(64, 64, 48)``, as it said once
+    the script named its patch --patch (the hundred-and-twenty-eighth session); the estimator keeps its keyword."""
+    from accelerated_seg.data.patch_fit import patch_padding_warning
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, callers_names
+
+    names = callers_names(_the_scripts_top("estimator")["EXAMPLE_NAMES"], ESTIMATOR_NAMES, "fit")
+    said = patch_padding_warning((64, 64, 64), [(64, 64, 48)], (1.5, 1.5, 1.5), names=names)
+    assert said.startswith("warning: --patch [64, 64, 64] is longer than every") and said.endswith(
+        "A patch such as (64, 64, 48) sees as much of each case"), said
+    said = patch_padding_warning((64, 64, 64), [(64, 64, 48)], (1.5, 1.5, 1.5), names=ESTIMATOR_NAMES)
+    assert said.endswith("A patch such as block_shape=(64, 64, 48) sees as much of each case"), said

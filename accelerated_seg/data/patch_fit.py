@@ -57,8 +57,12 @@ def _named(names) -> tuple[str, str, str]:
 
 def _set(names, patch: str, suggested: list[int]) -> str:
     """The suggested patch as the caller writes it: YAML's ``data.patch_size: [64, 64, 16]`` in a config, the
-    keyword's ``block_shape=(64, 64, 16)`` in Python."""
-    return f"{patch}: {suggested}" if names is None or names.prefix else f"{patch}={tuple(suggested)}"
+    keyword's ``block_shape=(64, 64, 16)`` in Python; the sizes alone where the caller's patch is no keyword
+    (examples/estimator.py's ``--patch``, one edge: ``--patch=(64, 64, 48)`` until the hundred-and-twenty-eighth
+    session, which no flag takes)."""
+    if names is None or names.prefix:
+        return f"{patch}: {suggested}"
+    return f"{patch}={tuple(suggested)}" if patch.isidentifier() else str(tuple(suggested))
 
 
 def _shortest_taken(patch_size, enough: list[int], axes: list[int],
