@@ -495,7 +495,9 @@ def test_the_names_a_fit_example_gives_name_no_keyword_of_its_fit(example):
     said = [names.resume, names.resume_again, names.overwrite, names.overwrite_again, names.elsewhere, names.folder,
             names.length, names.elsewhere_from(), names.way_to_a_new_run_from(Path("run/checkpoints/step_2")),
             names.model_of_the_state.format(folder="run", export=Path("run/model"), step=2),
-            *(names.setting(key) for key in ("train.save_every", "train.max_steps", "train.resume"))]
-    keywords = ("fit(", "init_from", "output_dir", "checkpoint_dir", "save_every", "resume='", "overwrite=True")
+            *(names.setting(key) for key in ("train.save_every", "train.max_steps", "train.resume", "data.patch_size")),
+            names.fp32, names.predict_fp32, names.rate]  # bf16's way to fp32, a non-finite loss's (the 128th session)
+    keywords = ("fit(", "init_from", "output_dir", "checkpoint_dir", "save_every", "resume='", "overwrite=True",
+                "precision='", "block_shape")
     assert not [(words, keyword) for words in said for keyword in keywords if keyword in words], said
     assert not [words for words in said if re.search(r"(?<!give fit )max_steps", words)], said
