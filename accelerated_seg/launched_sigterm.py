@@ -72,6 +72,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from .early_signals import at_pythons_default, taken_over
@@ -129,8 +130,8 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
     deciding, decided = threading.RLock(), []
 
     def ended_at_once_where_one_has_ended(signum: int) -> None:
-        # Decided once, as the first stop comes (by the thread or the handler, whichever runs first): the handler may
-        # run long after, once the main thread leaves a C++ call, when the stop under way has ended the others. A
+        # Decided once, as the first stop comes (by the thread, or the handler where no thread watches): the handler
+        # may run long after, once the main thread leaves a C++ call, when the stop under way has ended the others. A
         # SIGUSR1 first is a stop: the agent's SIGTERM after the ends it brings (138) is that stop's, not a death's.
         with deciding:
             if not decided:
@@ -139,10 +140,24 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         if decided[0]:
             end_at_once()
 
+    def decided_by_the_thread() -> None:
+        # The handler's, while the thread watches (it has each signal's byte before the handler runs): its decision
+        # waited for, within DECIDED_WITHIN_S, and acted on; none by then, the stop is raised and the thread acts on
+        # its own once it has decided. Not decided on the main thread: the question asks the store (a lock of
+        # ranks_stop_together's, a thread started and joined), and the main thread, interrupted, may hold what it
+        # takes: in a fresh store client's making (``_made_within``, _STAND_IN_LOCK held around its thread's start)
+        # the handler waited for that lock for ever, and the thread, which had begun to decide, for the handler
+        # (review r130: benchmarks/results/review_handler_inside_itself_2026-12-08/store_lock_probe*).
+        until = time.monotonic() + DECIDED_WITHIN_S
+        while not decided and time.monotonic() < until:
+            time.sleep(_LOOK_S)
+        if decided and decided[0]:
+            end_at_once()
+
     # the handler has run on the main thread; it was woken once; the handler runs now. Lists, not threading.Event:
     # a handler runs between any two steps of the main thread, those of its own lines among them, and holds no lock
     # that it may meet again inside itself
-    handled, woken, handling = [], [], []
+    handled, woken, handling, watched = [], [], [], []
 
     def in_the_handler(signum: int) -> None:
         # Nothing in a handler run inside itself (a second stop as the first is decided: a job's SIGTERM and the
@@ -156,7 +171,10 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
         handling.append(True)
         try:
             handled.append(True)
-            ended_at_once_where_one_has_ended(signum)
+            if watched:
+                decided_by_the_thread()
+            else:  # the span's first and last steps, the thread not yet or no longer given the signals
+                ended_at_once_where_one_has_ended(signum)
         finally:
             handling.clear()
 
@@ -172,10 +190,20 @@ def sigterm_as_an_interrupt_unless_one_has_ended() -> Iterator[None]:
             _asked_as_it_comes(as_it_comes, taken + ((signal.SIGINT,) if wake is not None else ()),
                                own=(WAKE,) if wake is not None else ()):
         _SPAN[:] = [beside]
+        watched.append(True)
         try:
             yield
         finally:
+            watched.clear()
             _SPAN.clear()
+
+
+#: How long a launched predict's stop handler waits for its thread's decision (``decided_by_the_thread``), where the
+#: longest it takes is about 5 s: the last wait's ``CATCH_UP_S`` (1 s), then the store asked (``ANSWER_S``, 1 s), a
+#: fresh client made after a blip (``CONNECT_S`` twice, 1 s each) and asked again (1 s). Waited for in full only where
+#: the main thread holds what the decision takes; it then raises its stop, lets go, and the thread decides and acts.
+DECIDED_WITHIN_S = 10.0
+_LOOK_S = 0.005
 
 
 def _main_thread_woken_once(handled: list, woken: list, signum: int = signal.SIGTERM) -> None:

@@ -13,8 +13,9 @@ from accelerated_seg.sigterm import StoppedBySIGUSR1, Terminated
 
 
 def run_with_the_second_at(step: int, first: int, second: int) -> dict:
-    """The first signal's handler called as Python calls it, the second's called inside it at its ``step``-th traced
-    line (in the handler or anything it calls; 0: never); what each raised, and how many lines the handler ran."""
+    """The first signal sent (its handler run by Python, its byte given to the span's thread, which decides), the
+    second's handler called inside the first's at its ``step``-th traced line (in the handler or anything it calls;
+    0: never); what each raised, and how many lines the handler ran."""
     raised = {"outer": None, "inner": None, "lines": 0}
     with sigterm_as_an_interrupt_unless_one_has_ended():
         handler = signal.getsignal(first)
@@ -32,7 +33,7 @@ def run_with_the_second_at(step: int, first: int, second: int) -> dict:
 
         sys.settrace(trace)
         try:
-            handler(first, None)
+            signal.raise_signal(first)
         except (Terminated, StoppedBySIGUSR1) as interrupt:
             raised["outer"] = type(interrupt).__name__
         finally:

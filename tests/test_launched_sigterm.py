@@ -455,3 +455,18 @@ def test_a_stop_handler_run_inside_itself_at_any_step_raises_the_first_stop_once
     assert len(steps) > 5, steps  # the handler's lines, with its decision's
     assert [(step["outer"], step["inner"]) for step in steps] == [
         (None, raised[second])] + [(raised[first], None)] * (len(steps) - 1), steps
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the processes beside this one read in /proc")
+def test_a_sigterm_as_the_main_thread_holds_the_stores_lock_is_decided_by_the_thread_and_waits_for_nothing():
+    """The decision asks the store whether an error is published, and the store's client is behind a lock of
+    ranks_stop_together's (_STAND_IN_LOCK) that the main thread holds while a fresh client is made after a blip. A
+    SIGTERM there, a process beside this one ended, ran the decision in the handler, on the main thread, whose ask
+    waited for that lock for ever, and the thread, which had begun to decide, for the handler (review r130): no line
+    said, the launch killed by the agent 30 s on. The handler now waits for the thread's decision, within
+    DECIDED_WITHIN_S (1 s here), then raises its stop; the main thread lets the lock go, and the thread decides and
+    ends the process with SIGTERM's default (tests/stop_while_the_store_lock_is_held.py, a process of its own)."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    script = Path(__file__).with_name("stop_while_the_store_lock_is_held.py")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (-signal.SIGTERM, "raised Terminated\n"), done.stderr[-3000:]
