@@ -64,7 +64,7 @@ class _HeldDuringImports:
         self.came = False  # an interrupt is held until the import is done
         self.stopped = False  # the call is ending: an interrupt is noted, and raised once the handler is put back
         self.asked = False  # the handler runs for its own ask, not a Ctrl-C
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # taken again by a second Ctrl-C's handler run inside the first's hold
         self.timer: threading.Timer | None = None
 
     def __call__(self, signum, frame) -> None:

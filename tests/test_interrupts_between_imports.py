@@ -6,10 +6,14 @@ the main thread as Ctrl-C does; pytest runs each test in its process's main thre
 """
 
 import _thread
+import json
+import os
 import signal
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -234,3 +238,19 @@ def test_the_held_interrupts_line_is_one_write_with_its_newline(python_handler, 
             __import__(module_interrupted_as_imported)
     assert writes == ["interrupt: a module is being imported; stopping once it is (an import stopped half way leaves "
                       "its package broken for this session; Ctrl-C again to stop at once)\n"]
+
+
+def test_a_second_ctrl_c_inside_the_first_ones_hold_stops_at_once_and_never_waits():
+    """A second Ctrl-C lands between any two steps of the main thread, those of the first's handler among them: the
+    handler takes its lock to start the timer that asks again, and a second Ctrl-C's handler there, raising it at
+    once (``_raise``), waited for that lock, a plain Lock, for ever: the process held for good, every later Ctrl-C
+    waiting for it too (review r130). Here the second's handler runs at each of the first's traced steps in turn
+    (tests/held_interrupt_inside_itself.py, a process of its own, bounded): a KeyboardInterrupt is raised each time,
+    by the second where the first has held its own, and nothing waits."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    script = Path(__file__).with_name("held_interrupt_inside_itself.py")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    raised = [step["raised"] for step in json.loads(done.stdout)]
+    assert len(raised) > 5 and None not in raised and "inner" in raised, raised
