@@ -2,8 +2,9 @@
 test's): a SIGTERM to a launched predict's process whose main thread holds ranks_stop_together's _STAND_IN_LOCK (a
 fresh client of the store being made after a blip: ``_made_within`` holds it around its maker thread's start), a
 process beside this one ended (simulated), so that the decision asks the store, which takes that lock. The launch is a
-one-process gloo group with LOCAL_RANK and WORLD_SIZE=2, its watcher a stand-in. Prints what the main thread raised;
-the thread's decision (a death, no error published) then ends the process with SIGTERM's default. Every thread's
+one-process gloo group with LOCAL_RANK and WORLD_SIZE=2, its watcher a stand-in. Prints what the main thread raised
+(where it gets there first): the thread's decision (a death, no error published) ends the process with SIGTERM's
+default once the lock is let go. Every thread's
 stack is printed, and the process ended, status 1, should it still run 20 s on."""
 
 import faulthandler

@@ -465,8 +465,10 @@ def test_a_sigterm_as_the_main_thread_holds_the_stores_lock_is_decided_by_the_th
     waited for that lock for ever, and the thread, which had begun to decide, for the handler (review r130): no line
     said, the launch killed by the agent 30 s on. The handler now waits for the thread's decision, within
     DECIDED_WITHIN_S (1 s here), then raises its stop; the main thread lets the lock go, and the thread decides and
-    ends the process with SIGTERM's default (tests/stop_while_the_store_lock_is_held.py, a process of its own)."""
+    ends the process with SIGTERM's default (tests/stop_while_the_store_lock_is_held.py, a process of its own; 1 run
+    of 10 ended before the main thread said the stop it raised)."""
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     script = Path(__file__).with_name("stop_while_the_store_lock_is_held.py")
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (-signal.SIGTERM, "raised Terminated\n"), done.stderr[-3000:]
+    # the stop raised is said as the main thread goes on, unless the thread, given the lock, has ended it first
+    assert done.returncode == -signal.SIGTERM and done.stdout in ("", "raised Terminated\n"), done.stderr[-3000:]
