@@ -47,14 +47,15 @@ process -9 first, this one -15). A process that the job's stop reaches after ano
 end for a death and ends with the default, saying nothing: the line was said by the first. Training keeps SIGTERM's
 default until its processes meet (early_signals.py).
 
-The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, as well as in the
-handler: the handler runs on the main thread only between two of its Python steps, and a main thread in a C++ call
-(a collective whose other process has died: NCCL's waits for its timeout) would have held the process until the
-agent's SIGKILL, 30 s later, where the default ended it at once. That thread also sends the signal on to the main
-thread where the kernel handed it to another, whose handler then ran only once the main thread's wait returned by
-itself (``_main_thread_woken_once``, since the hundred-and-fifteenth session). A SIGINT the kernel hands to another
-thread wakes the main thread too, since the hundred-and-twenty-fourth session, its handler left to run there once
-(``_a_wake_for_the_main_thread``).
+The question is asked as the signal comes, on a thread of its own woken by Python's wakeup fd, whose answer the
+handler waits for and acts on (``DECIDED_WITHIN_S``; it asked too until review r130, and waited for ever where the
+main thread it interrupted held the store's lock): the handler runs on the main thread only between two of its Python
+steps, and a main thread in a C++ call (a collective whose other process has died: NCCL's waits for its timeout) would
+have held the process until the agent's SIGKILL, 30 s later, where the default ended it at once. That thread also
+sends the signal on to the main thread where the kernel handed it to another, whose handler then ran only once the
+main thread's wait returned by itself (``_main_thread_woken_once``, since the hundred-and-fifteenth session). A
+SIGINT the kernel hands to another thread wakes the main thread too, since the hundred-and-twenty-fourth session, its
+handler left to run there once (``_a_wake_for_the_main_thread``).
 
 SIGUSR1 (a requeue's notice, Slurm's ``--signal=USR1@60``) is taken as a job's SIGTERM in both spans, its line naming
 it, status 138, since the hundred-and-twentieth session: it had Python's default from the command's start on, and
