@@ -1006,7 +1006,7 @@ def _coerce(hint, value, key: str, names: Names | None = None):
             value = value.tolist()
         if not isinstance(value, (list, tuple)) or len(value) != len(args):
             raise ConfigError(f"{setting} must be a list of {len(args)} values, got {value!r}"
-                              + _on_every_axis(value, len(args)))
+                              + _on_every_axis(value, args))
         return tuple(_coerce(a, v, key, names) for a, v in zip(args, value))
     if origin is list:  # any length, each value of the element type
         if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
@@ -1050,13 +1050,27 @@ def _coerce(hint, value, key: str, names: Names | None = None):
     raise ConfigError(f"{setting} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 
-def _on_every_axis(value, length: int) -> str:
+def _on_every_axis(value, args: tuple) -> str:
     """"; [16, 16, 16] for the same on every axis" where one number was given for a setting of three (a patch edge,
     a voxel size, as MONAI's ``roi_size=96`` and ``plan --patch`` take one): "must be a list of 3 values, got 16"
-    alone said nothing of the list meant (the eleventh new user's walk). "" for any other value."""
-    if length != 3 or isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+    alone said nothing of the list meant (the eleventh new user's walk). "" for any other value, and for one the list
+    would not take (a patch edge of 16.5). The number is written as given: ``{:g}`` offered a spacing of 0.7421875 mm
+    (a 512-voxel CT row) as 0.742188 and a patch of 1234567 as 1.23457e+06, until the review r131."""
+    if len(args) != 3 or isinstance(value, bool):
         return ""
-    return f"; [{value:g}, {value:g}, {value:g}] for the same on every axis"
+    number = value
+    if isinstance(value, str) and all(a is float for a in args):  # YAML 1.1 reads 1e-3 (no dot) as a string
+        try:
+            number = float(value)
+        except ValueError:
+            return ""
+    if not isinstance(number, numbers.Real) or not 0 < number < math.inf:
+        return ""
+    if all(a is int for a in args):
+        if not float(number).is_integer():
+            return ""
+        value = int(number)  # 16.0: [16, 16, 16], which the setting takes
+    return f"; [{value}, {value}, {value}] for the same on every axis"
 
 
 def _as_a_mapping(key: str, value) -> str:

@@ -756,6 +756,13 @@ def test_accelerates_logger_types_are_taken_as_their_names_and_a_tracker_object_
     ("--data.spacing=[1.5, 1.5]", "setting data.spacing must be a list of 3 values, got [1.5, 1.5]"),
     ("--data.spacing=-1", "setting data.spacing must be a list of 3 values, got -1"),
     ("--data.ct_window=400", "setting data.ct_window must be a list of 2 values, got 400"),
+    # the review r131: the number as given ({:g} offered 0.742188, a spacing of another scan), and no list the setting
+    # refuses in turn (a patch edge of 16.5: "must be int")
+    ("--data.spacing=0.7421875", "setting data.spacing must be a list of 3 values, got 0.7421875; [0.7421875, "
+                                 "0.7421875, 0.7421875] for the same on every axis"),
+    ("--data.patch_size=16.5", "setting data.patch_size must be a list of 3 values, got 16.5"),
+    ("--data.patch_size=16.0", "setting data.patch_size must be a list of 3 values, got 16.0; [16, 16, 16] for the "
+                               "same on every axis"),
 ])
 def test_one_number_for_a_setting_of_three_is_told_the_list_it_means(given, said):
     """A patch edge or voxel size given as one number, as MONAI's roi_size=96 and plan --patch take one, was told
