@@ -8,7 +8,8 @@ import copy
 import dataclasses
 import difflib
 
-from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values, did_you_mean
+from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, _closest_key, check_values,
+                     did_you_mean)
 from .model_folders import Names
 
 
@@ -104,6 +105,12 @@ def refuse_unknown(settings: dict, fields_of, message: str, not_listed=(), own=(
             if (where := _where_it_goes(name)) is not None:
                 raise ConfigError(f"{message.format(name)} but {where}")
         names = [n for cls in classes for n in field_names(cls) if n not in not_listed]
+        # a predict option misspelt (keep_largst, overlaps) was offered the training setting nearest in spelling,
+        # keep_last (the checkpoints kept) or sw_overlap (validation's), as the option itself was until the 128th
+        # session (the review r131): told the option it is nearest, and where that goes
+        near = _closest_key(unknown[0], [*names, *own, *PREDICT_OPTIONS])
+        if near in PREDICT_OPTIONS and near not in (*names, *own):
+            raise ConfigError(f"{message.format(unknown[0])}; did you mean {near!r}, {_where_it_goes(near)}")
         listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(n for n in field_names(cls) if n not in not_listed)}"
                            for cls in classes)
         raise ConfigError(message.format(", ".join(unknown)) + _closest(unknown[0], [*names, *own])

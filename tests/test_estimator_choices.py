@@ -105,3 +105,19 @@ def test_a_predict_option_given_to_the_estimator_is_told_it_goes_to_predict_and_
         Segmentation("unet").fit(Dataset.from_files(pairs, block_shape=16, n_classes=3), steps=1, **{keyword: value})
     with pytest.raises(ConfigError, match=rf"^Dataset.from_files: {keyword} {told.format('data')}"):
         Dataset.from_files(pairs, block_shape=16, n_classes=3, **{keyword: value})
+
+
+@pytest.mark.parametrize("keyword, meant", [("keep_largst", "keep_largest"), ("keeplargest", "keep_largest"),
+                                            ("overlaps", "overlap"), ("devise", "device")])
+def test_a_misspelt_predict_option_given_to_the_estimator_is_offered_that_option_not_a_training_setting(keyword,
+                                                                                                      meant):
+    """keep_largst=True was offered keep_last (the checkpoints a run keeps) and overlaps=0.5 sw_overlap (validation's),
+    the fault the option itself was told until the hundred-and-twenty-eighth session, one letter off (the review
+    r131); a training setting misspelt is still offered itself."""
+    told = (rf"^Segmentation: {keyword} is not a training or optimizer setting; did you mean '{meant}', an option of "
+            rf"predict and evaluate: give it there, model\.predict\(x, \.\.\., {meant}=\.\.\.\)")
+    with pytest.raises(ConfigError, match=told):
+        Segmentation("unet", **{keyword: 1})
+    with pytest.raises(ConfigError, match=r"^Segmentation: keep_lst is not a training or optimizer setting \(did you "
+                                          r"mean 'keep_last'\?\)"):
+        Segmentation("unet", keep_lst=1)
