@@ -1452,6 +1452,27 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_refuses_data_labels
         assert "by construction" not in said.out and "edit 'labels'" not in said.err, given
 
 
+def test_data_labels_beside_the_phantoms_already_written_is_refused_in_their_words(tmp_path, capsys):
+    """Once a run had written the phantoms, check --config and cache --config refused data.labels as any dataset.json's
+    ("edit 'labels' in dataset.json", a file the run rewrites), where train says the phantoms' words (the review r131
+    of the eleventh new user's fix)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    write_synthetic_dataset(tmp_path / "run" / "synthetic_data", num_cases=2, num_validation=0, seed=0,
+                            size_mm=(24.0, 24.0, 18.0), spacing_mm=3.0)
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\n  labels: {{0: background, 1: ventricles, 2: lesion}}\n"
+                      f"train:\n  output_dir: {tmp_path / 'run'}\n")
+    for command, status in (("check", 1), ("cache", 2)):
+        assert main([command, "--config", str(config)]) == status, command
+        said = capsys.readouterr().err
+        assert ("data.dataset is synthetic: the embedded phantoms, which the run writes to "
+                f"{tmp_path / 'run' / 'synthetic_data'}, declare their own (0 background, 1 ventricles, 2 lesion). "
+                "Drop data.labels") in said, command
+        assert "edit 'labels'" not in said, command
+
+
 def test_check_binarize_of_the_synthetic_dataset_before_it_is_written_checks_the_two_classes(tmp_path, capsys):
     """check --binarize checks "as data.binarize=true would train", and did so once the phantoms were
     written; before, their three classes were checked, and a class weight of three values, which

@@ -280,8 +280,16 @@ def _is_nnunet(content: dict[str, Any]) -> bool:
 
 def load_manifest(cfg: DataConfig, output_dir: str | Path, source: str | Path | None = None) -> Manifest:
     """The cases of ``data.dataset`` (or of ``source``), split as the data settings say, and said to be
-    (``SplitOrigin.by_the_config``): the way to validation cases is those settings' (``ways_to_validation_cases``)."""
-    manifest = load_cases(source if source is not None else dataset_source(cfg, output_dir),
+    (``SplitOrigin.by_the_config``): the way to validation cases is those settings' (``ways_to_validation_cases``).
+    data.labels beside the embedded phantoms is refused in their words (``refuse_labels_beside_the_phantoms``), written
+    or not: once a run had written them, ``check --config`` and ``cache --config`` said any dataset.json's refusal,
+    "edit 'labels' in dataset.json", a file the run rewrites, until the review r131."""
+    source = source if source is not None else dataset_source(cfg, output_dir)
+    if cfg.dataset == "synthetic":
+        from .synthetic import refuse_labels_beside_the_phantoms
+
+        refuse_labels_beside_the_phantoms(cfg.labels, Path(source).parent)
+    manifest = load_cases(source,
                           validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
                           seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels, names=Names())
     return dataclasses.replace(manifest, split_origin=dataclasses.replace(manifest.split_origin, by_the_config=True))
