@@ -284,11 +284,12 @@ def load_manifest(cfg: DataConfig, output_dir: str | Path, source: str | Path | 
     data.labels beside the embedded phantoms is refused in their words (``refuse_labels_beside_the_phantoms``), written
     or not: once a run had written them, ``check --config`` and ``cache --config`` said any dataset.json's refusal,
     "edit 'labels' in dataset.json", a file the run rewrites, until the review r131."""
-    source = source if source is not None else dataset_source(cfg, output_dir)
-    if cfg.dataset == "synthetic":
+    phantoms = dataset_source(cfg, output_dir)
+    source = source if source is not None else phantoms
+    if cfg.dataset == "synthetic" and Path(source) == phantoms:  # not check's DATASET given beside --labels
         from .synthetic import refuse_labels_beside_the_phantoms
 
-        refuse_labels_beside_the_phantoms(cfg.labels, Path(source).parent)
+        refuse_labels_beside_the_phantoms(cfg.labels, phantoms.parent)
     manifest = load_cases(source,
                           validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
                           seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels, names=Names())
