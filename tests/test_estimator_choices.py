@@ -121,3 +121,6 @@ def test_a_misspelt_predict_option_given_to_the_estimator_is_offered_that_option
     with pytest.raises(ConfigError, match=r"^Segmentation: keep_lst is not a training or optimizer setting \(did you "
                                           r"mean 'keep_last'\?\)"):
         Segmentation("unet", keep_lst=1)
+    with pytest.raises(ConfigError, match=r"^Segmentation: devices is not a training or optimizer setting \(did you "
+                                          r"mean Segmentation\(model, multi_gpu=True\)\?\)"):
+        Segmentation("unet", devices=2)  # Lightning's, which means multi_gpu here, not predict's device

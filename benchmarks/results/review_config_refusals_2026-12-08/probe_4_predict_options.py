@@ -2,7 +2,7 @@
 # Every PREDICT_OPTIONS name given to Segmentation(...), fit(...) and Dataset.from_files: told it goes to predict and
 # evaluate? Training keywords that merely resemble one: no "give it to predict". Then the message's example calls,
 # model.predict(x, ..., name=...) and model.evaluate(dataset, ..., name=...), run as written on a model fitted 1 step.
-import csv, os, re
+import csv, os
 from accelerated_seg.config import ConfigError
 from accelerated_seg.estimator import Dataset, Segmentation
 from accelerated_seg.estimator_settings import PREDICT_OPTIONS
