@@ -33,6 +33,7 @@ def run(args, _) -> int:
         # dataset was said after it, 1.7-5.8 s in on 2 cores, where training says it before (ninety-ninth session)
         if not unwritten_phantoms and (refused := _before_the_imports(args, cfg.data)) is not None:
             raise _Refused(*refused)
+        _refuse_folders_that_cannot_be_made(args, cfg)
         warnings_of_the_network = _warnings_of_the_network(args, cfg)
         if unwritten_phantoms:
             return _check_the_unwritten_phantoms(args, cfg, dataset, warnings_of_the_network)
@@ -88,6 +89,23 @@ def _dataset_to_check(args, cfg):
     if args.dataset is None and args.config is None:
         raise _Refused("give the DATASET to check, or --config with the experiment whose data.dataset it is", 2)
     return args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
+
+
+def _refuse_folders_that_cannot_be_made(args, cfg) -> None:
+    """With --config, the experiment's train.output_dir and data.cache_dir where either cannot be made as a folder (a
+    file at its path or a parent's), refused (2) in training's words: training refuses them at its first look, and
+    check said "0 error(s)" of them until the hundred-and-twenty-eighth session (review r131)."""
+    from .config import ConfigError
+    from .data.prepare import cache_root
+    from .run_folder import check_folder_path
+
+    if args.config is None:
+        return
+    try:
+        check_folder_path(Path(cfg.train.output_dir), "train.output_dir")
+        check_folder_path(cache_root(cfg.data), "data.cache_dir")
+    except ConfigError as error:
+        raise _Refused(str(error), 2)
 
 
 def _before_the_imports(args, data) -> tuple[str, int] | None:

@@ -2542,3 +2542,21 @@ def test_a_listed_macos_resource_fork_is_told_to_be_left_out_not_to_be_downloade
     # a real scan that happens to start with "._" is read as any other
     save(tmp_path / "._real.nii.gz", clean_image())
     np.testing.assert_array_equal(np.asanyarray(read_nifti(tmp_path / "._real.nii.gz").dataobj), clean_image())
+
+
+@pytest.mark.parametrize("setting", ["train.output_dir", "data.cache_dir"])
+def test_check_refuses_a_run_or_cache_folder_below_a_file_as_training_does(tmp_path, capsys, setting):
+    """A train.output_dir or data.cache_dir below a file: training refuses it at its first look, naming the setting
+    and the file; check --config said "0 error(s)" of it (the review r131 of the hundred-and-twenty-eighth
+    session). Now refused (2) in training's words."""
+    from accelerated_seg.cli import main
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a file\n")
+    folders = {"train.output_dir": tmp_path / "run", "data.cache_dir": tmp_path / "cache", setting: notes / "below"}
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\n  cache_dir: {folders['data.cache_dir']}\n"
+                      f"train:\n  output_dir: {folders['train.output_dir']}\n")
+    assert main(["check", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == (f"error: {setting}={str(notes / 'below')!r}: {notes} is a file, so the folder "
+                                       f"cannot be made there; give a folder path\n")
