@@ -34,7 +34,8 @@ from .files import remove_stale_temporaries, sync_directory, sync_folder, with_t
 from . import launcher_death
 from .launch_env import processes_yet_to_meet
 from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
-from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints, unreadable_folder
+from .model_folders import (LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints, exported_step,  # noqa: F401
+                            recorded_export_step, unreadable_folder)  # exported_step: imported from here too
 from .ranks import on_every_rank, on_main
 from .ranks_stop_together import changing_what_the_line_names
 from .strategy import checkpoint_layout
@@ -270,7 +271,7 @@ def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:
         for unfinished in _set_aside_folders(resume_from):  # killed after its last move: all is moved
             (unfinished / UNFINISHED_SET_ASIDE).unlink(missing_ok=True)
         return None
-    later = [out / name for name in ("model", "best_model") if _export_step(out / name) > step] + later
+    later = [out / name for name in ("model", "best_model") if recorded_export_step(out / name) > step] + later
     aside = _set_aside_folder(resume_from, {path.name for path in later})
     for path in later:
         path.rename(aside / path.name)  # atomic: each checkpoint or export is whole here or there
@@ -308,25 +309,6 @@ def _set_aside_folder(resume_from: Path, names: set[str]) -> Path:
         aside.mkdir()
     (aside / UNFINISHED_SET_ASIDE).touch()
     return aside
-
-
-def exported_step(folder: Path) -> int | None:
-    """The step whose weights the export ``folder`` (``best_model/``, ``model/``) holds: None where
-    there is no whole export, -1 where it records no step (written before the thirty-first session)
-    or its config.json cannot be read."""
-    if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
-        return None
-    return _export_step(folder)
-
-
-def _export_step(folder: Path) -> int:
-    """The step an export's config.json records; -1 where it records none or cannot be read."""
-    try:
-        # utf-8-sig: a byte-order mark of a hand edit, which predict and Segmentation.load read past (hand_edited.py)
-        step = json.loads((folder / "config.json").read_text(encoding="utf-8-sig")).get("step")
-    except (OSError, ValueError, AttributeError):
-        return -1
-    return step if isinstance(step, int) and not isinstance(step, bool) else -1
 
 
 class PreemptionSignals:

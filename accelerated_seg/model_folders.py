@@ -13,6 +13,7 @@ Kept apart from exported_model.py and checkpoint.py, which import torch, acceler
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -619,3 +620,31 @@ def check_init_from(train, names: Names = Names()) -> None:
         check_initial_weights(train.init_from, names)
     elif Path(train.init_from).is_file() or _unfetched_link(Path(train.init_from)):
         check_weights_file(Path(train.init_from), names)
+
+
+def exported_step(folder: Path) -> int | None:
+    """The step whose weights the export ``folder`` (``best_model/``, ``model/``) holds: None where
+    there is no whole export, -1 where it records no step (written before the thirty-first session)
+    or its config.json cannot be read."""
+    if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
+        return None
+    return recorded_export_step(folder)
+
+
+def recorded_export_step(folder: Path) -> int:
+    """The step an export's config.json records, its weights whole or not; -1 where it records none or cannot be
+    read."""
+    try:
+        # utf-8-sig: a byte-order mark of a hand edit, which predict and Segmentation.load read past (hand_edited.py)
+        step = json.loads((folder / "config.json").read_text(encoding="utf-8-sig")).get("step")
+    except (OSError, ValueError, AttributeError):
+        return -1
+    return step if isinstance(step, int) and not isinstance(step, bool) else -1
+
+
+def ended_at_its_length(run: Path) -> bool:
+    """Whether ``run`` (a run's folder) holds a run that ended at its length: its export (``model/``) is of its newest
+    checkpoint's step. A stopped run's newest checkpoint is past its export (or it has none), and so is one resumed
+    since its end and stopped, which a resume alone continues."""
+    checkpoints = complete_checkpoints(run / "checkpoints")
+    return bool(checkpoints) and exported_step(run / "model") == int(STEP_DIR.match(checkpoints[-1].name).group(1))

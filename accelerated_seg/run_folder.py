@@ -19,7 +19,8 @@ from pathlib import Path
 from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way, link_problem
-from .model_folders import Names, check_init_from, complete_checkpoints, saved_by_fit, unreadable_folder
+from .model_folders import (Names, check_init_from, complete_checkpoints, ended_at_its_length, saved_by_fit,
+                            unreadable_folder)
 from .own_warnings import AcceleratedSegWarning
 from .resume_config_changes import check_resume_length, check_resume_settings
 from .run_lock import hold_run_folder, in_use, live_holder
@@ -242,7 +243,11 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
         # Resume is a way on only where a checkpoint is: a run with exports but none (killed between its
         # first export and its first checkpoint, or save_every=0) was told to resume, and that was refused.
         resumable = bool(complete_checkpoints(out / "checkpoints"))
-        ways = (f"continue it with {names.resume}, train into {names.elsewhere}," if resumable else
+        # A run that ended goes on only for more steps: its resume alone is at its last step, trains nothing and
+        # exports it again, which this offered as the way on until the hundred-and-twenty-eighth session (h154's
+        # Left; the fit examples told it apart first)
+        further = f" and a larger {names.length}" if resumable and ended_at_its_length(out) else ""
+        ways = (f"continue it with {names.resume}{further}, train into {names.elsewhere}," if resumable else
                 f"it saved no checkpoint to continue from, so train into {names.elsewhere}")
         raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: {ways} "
                           f"or set {names.overwrite} to delete it first")

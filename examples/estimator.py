@@ -23,12 +23,11 @@ from accelerate import PartialState
 from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg import Dataset, Segmentation
-from accelerated_seg.checkpoint import exported_step
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import complete_checkpoints
+from accelerated_seg.model_folders import complete_checkpoints, ended_at_its_length
 from accelerated_seg.models import MODELS
 from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
@@ -158,7 +157,7 @@ def _refuse_an_earlier_run(run: Path, resume: str | None, overwrite: bool) -> No
         # a stopped run (its newest checkpoint past its export, or no export) goes on; one that ended goes on only
         # for more --steps. One resumed for more after its end and stopped was told it had ended, its --resume left
         # unsaid, until the hundred-and-twenty-eighth session (its end's export was still there)
-        ended = checkpoints and exported_step(run / "model") == int(checkpoints[-1].name.removeprefix("step_"))
+        ended = ended_at_its_length(run)
         go_on = ("--resume latest and more --steps to train it further, " if ended else
                  "--resume latest to continue it, " if checkpoints else "")
         raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give {go_on}--overwrite to "

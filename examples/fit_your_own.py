@@ -23,12 +23,11 @@ from monai.networks.nets import SegResNet
 from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, NormalizeIntensityd, Orientationd,
                               RandCropByPosNegLabeld, Spacingd, SpatialPadd)
 
-from accelerated_seg.checkpoint import exported_step
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
-from accelerated_seg.model_folders import FIT_NAMES, complete_checkpoints
+from accelerated_seg.model_folders import FIT_NAMES
 from accelerated_seg.run_folder import FIT_OUTPUTS, resume_or_replace
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
@@ -56,10 +55,6 @@ EXAMPLE_NAMES = dataclasses.replace(
     # the settings it has no flag for, said as its fit(...) call below given them (allow_strategy_fallback=True
     # where a launch's strategy fell back, told as fit's keyword until the hundred-and-twenty-eighth session)
     set_in="give examples/fit_your_own.py's fit(...) {setting}", rate="the lr of examples/fit_your_own.py's AdamW")
-# A run that ended is continued by a longer one: --resume latest alone resumes it at its last step, which trains
-# nothing and exports it again, where the refusal of a rerun offered "continue it with --resume=latest" alone until the
-# hundred-and-twenty-eighth session
-ENDED_RUN_NAMES = dataclasses.replace(EXAMPLE_NAMES, resume="--resume=latest and a larger --epochs")
 
 
 def main(argv=None):
@@ -75,7 +70,7 @@ def main(argv=None):
     # fit refuses an earlier run there, or a resume with nothing to resume, in its keywords and after the
     # phantoms; the same check here says it in this script's flags, before anything is written
     resume_or_replace(out / "run", args.resume, args.overwrite, marker=None, outputs=FIT_OUTPUTS,
-                      names=ENDED_RUN_NAMES if _ended(out / "run") else EXAMPLE_NAMES)
+                      names=EXAMPLE_NAMES)  # a run that ended is offered a larger --epochs (its length)
 
     # One process writes the phantoms and the others wait: each rank writing them itself would
     # overwrite files that another rank is already reading. (PartialState does not read the launch's
@@ -116,13 +111,6 @@ def main(argv=None):
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; "
               f"weights: {result['model']}")
     return result
-
-
-def _ended(run: Path) -> bool:
-    """Whether ``run`` holds a run that ended: its export (model/) is of its newest checkpoint's step. One resumed
-    since and stopped has a newer checkpoint, which --resume latest continues."""
-    checkpoints = complete_checkpoints(run / "checkpoints")
-    return bool(checkpoints) and exported_step(run / "model") == int(checkpoints[-1].name.removeprefix("step_"))
 
 
 def _check_the_options(args) -> None:

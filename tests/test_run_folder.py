@@ -235,7 +235,15 @@ def test_a_second_run_into_a_used_folder_is_refused_before_any_work_unless_overw
         train(tiny_config(run, train__max_steps=2))
     for way in ("--train.resume=latest", "another --train.output_dir", "train.overwrite=true"):
         assert way in str(refused.value)
+    # the run ended at its length (its export of its newest checkpoint's step): a resume alone trains nothing and
+    # exports it again, so a longer one is offered (the resume alone until the hundred-and-twenty-eighth session)
+    assert "continue it with --train.resume=latest and a larger train.max_steps, train into" in str(refused.value)
     assert {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == before
+    shutil.copytree(run / "checkpoints" / "step_4", run / "checkpoints" / "step_5")  # resumed since, and stopped
+    with pytest.raises(ConfigError) as refused:
+        train(tiny_config(run, train__max_steps=2))
+    assert "continue it with --train.resume=latest, train into" in str(refused.value), refused.value
+    shutil.rmtree(run / "checkpoints" / "step_5")
 
     # Through the command line: one error line, exit 2.
     with pytest.raises(SystemExit) as stop:
