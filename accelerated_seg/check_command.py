@@ -95,15 +95,15 @@ def _refuse_folders_that_cannot_be_made(args, cfg) -> None:
     """With --config, the experiment's train.output_dir and data.cache_dir where either cannot be made as a folder (a
     file at its path or a parent's), refused (2) in training's words: training refuses them at its first look, and
     check said "0 error(s)" of them until the hundred-and-twenty-eighth session (review r131)."""
+    if args.config is None:  # a dataset checked alone: neither folder is the user's to give, nor torch imported
+        return
     from .config import ConfigError
-    from .data.prepare import cache_root
     from .run_folder import check_folder_path
 
-    if args.config is None:
-        return
     try:
         check_folder_path(Path(cfg.train.output_dir), "train.output_dir")
-        check_folder_path(cache_root(cfg.data), "data.cache_dir")
+        if cfg.data.cache_dir is not None:  # as training's first look (run_folder.check_before_the_imports)
+            check_folder_path(Path(cfg.data.cache_dir), "data.cache_dir")
     except ConfigError as error:
         raise _Refused(str(error), 2)
 
