@@ -775,11 +775,11 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
 
 def did_you_mean(name: str, choices, cutoff: float = 0.75) -> str:
     """" (did you mean 'x'?)" for the closest of ``choices`` to a misspelled ``name``, else ""."""
-    close = _closest_key(name, choices, cutoff)
+    close = closest_key(name, choices, cutoff)
     return f" (did you mean {close!r}?)" if close else ""
 
 
-def _closest_key(name: str, choices, cutoff: float = 0.75) -> str | None:
+def closest_key(name: str, choices, cutoff: float = 0.75) -> str | None:
     """The closest of ``choices`` to a misspelled ``name`` in spelling, else None. One written in other case or
     without (or with other) separators is that choice whatever the cutoff: MONAI's and accelerate's spellings
     (UNet, SegResNet, DiceCE, AdamW, BF16) were offered nothing, or were told the list alone, until the
@@ -860,7 +860,7 @@ def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool, sai
     if said is None and (meant := NAMED_IN_SECTION.get(prefix + str(name))):
         return f" ({meant})"
     sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
-    if section and (close := _closest_key(name, sections, cutoff=0.6)):
+    if section and (close := closest_key(name, sections, cutoff=0.6)):
         return f" (did you mean {setting(prefix + close)!r}?)"
     # The same name in another section before a close spelling in this one: data.batch_size was "did you
     # mean 'data.patch_size'?" (until the hundred-and-fourth session), where train.batch_size was meant
@@ -868,7 +868,7 @@ def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool, sai
     if elsewhere:
         return f" (it is {' or '.join(map(setting, elsewhere))})"
     # a mapping may also be a setting's value (model.args, data.labels, train.loss_args)
-    if close := _closest_key(name, names):
+    if close := closest_key(name, names):
         return f" (did you mean {setting(prefix + close)!r}?)"
     if setting("optim.lr") != "optim.lr":  # keywords: these ways are not theirs
         return ""
@@ -973,7 +973,7 @@ def _not_tracker_names(setting: str, value) -> str:
 
 def _each_closest(names, choices) -> str:
     """" (did you mean 'x' for 'y', ...?)" for those of several misspelt ``names`` that have a closest choice."""
-    pairs = [f"{close!r} for {name!r}" for name in names if (close := _closest_key(name, choices))]
+    pairs = [f"{close!r} for {name!r}" for name in names if (close := closest_key(name, choices))]
     return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
 
 

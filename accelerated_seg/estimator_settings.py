@@ -8,7 +8,7 @@ import copy
 import dataclasses
 import difflib
 
-from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, _closest_key,
+from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, closest_key,
                      check_values, did_you_mean)
 from .model_folders import Names
 
@@ -109,7 +109,7 @@ def refuse_unknown(settings: dict, fields_of, message: str, not_listed=(), own=(
         # keep_last (the checkpoints kept) or sw_overlap (validation's), as the option itself was until the 128th
         # session (the review r131): told the option it is nearest, and where that goes. Not another tool's name
         # that means something here: Lightning's devices=2 is multi_gpu, not predict's device
-        near = _closest_key(unknown[0], [*names, *own, *PREDICT_OPTIONS])
+        near = closest_key(unknown[0], [*names, *own, *PREDICT_OPTIONS])
         if near in PREDICT_OPTIONS and near not in (*names, *own) and unknown[0] not in _OTHER_TOOLS_NAMES:
             raise ConfigError(f"{message.format(unknown[0])}; did you mean {near!r}, {_where_it_goes(near)}")
         listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(n for n in field_names(cls) if n not in not_listed)}"
